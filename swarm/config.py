@@ -232,7 +232,9 @@ def load_config(
         except yaml.YAMLError as exc:
             raise ConfigError(f"config file {path} is not valid YAML: {exc}") from exc
         if content is not None and not isinstance(content, dict):
-            raise ConfigError(f"config file {path} must hold a mapping of sections, not {type(content).__name__}")
+            raise ConfigError(
+                f"config file {path} must hold a mapping of sections, not {type(content).__name__}"
+            )
     token = _YAML_PATH.set(path)
     try:
         return Config(_env_file=env_file, **parse_overrides(overrides))
