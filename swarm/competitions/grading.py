@@ -1,0 +1,122 @@
+"""Grading a submission: validate, score, and place the score on the competition's leaderboard."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel
+
+from swarm.competitions.competition import Competition
+from swarm.competitions.errors import CompetitionError
+from swarm.competitions.leaderboard import read_leaderboard
+from swarm.competitions.medals import (
+    Medal,
+    Thresholds,
+    is_above_median,
+    leaderboard_rank,
+    medal_for,
+    thresholds,
+)
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.validation import InvalidSubmission, align, read_answers, read_submission
+
+SCORE_DIGITS = 6
+
+
+class GradeReport(BaseModel):
+    """The outcome of grading one submission. Thresholds are None when the competition has no leaderboard."""
+
+    competition_id: str
+    submission_path: str
+    metric: str
+    lower_is_better: bool
+    valid: bool
+    reason: str | None = None
+    score: float | None = None
+    gold_threshold: float | None = None
+    silver_threshold: float | None = None
+    bronze_threshold: float | None = None
+    median_threshold: float | None = None
+    num_teams: int | None = None
+    rank: int | None = None
+    medal: Medal | None = None
+    any_medal: bool = False
+    above_median: bool = False
+
+
+def _require_gradable(competition: Competition) -> None:
+    if competition.metric is None:
+        raise CompetitionError(
+            f"competition {competition.id!r} names no metric: pass one explicitly "
+            "(e.g. --metric rmse, or metric='rmse'), or add it to competition.json"
+        )
+    if competition.answers is None:
+        raise CompetitionError(
+            f"no answers file in {competition.private_dir}: expected one of answers.csv, test.csv, "
+            "gold_submission.csv (or name it in competition.json)"
+        )
+
+
+def score_submission(competition: Competition, submission_path: Path) -> float:
+    """The submission's score; raises InvalidSubmission with the reason when it cannot be scored."""
+    _require_gradable(competition)
+    spec = competition.metric
+    metric = get_metric(spec.name)
+    answers = read_answers(competition.answers, spec)
+    submission = read_submission(Path(submission_path))
+    columns = align(submission, answers, spec, metric)
+    try:
+        scores = [metric.score(c.y_true, c.y_pred) for c in columns]
+    except ValueError as exc:
+        if isinstance(exc, CompetitionError):
+            raise InvalidSubmission(str(exc)) from exc
+        raise InvalidSubmission(f"{metric.name} could not be computed: {exc}") from exc
+    value = float(np.mean(scores))
+    if not np.isfinite(value):
+        raise InvalidSubmission(f"{metric.name} is not finite ({value})")
+    return round(value, SCORE_DIGITS)
+
+
+def _leaderboard_thresholds(competition: Competition, lower: bool) -> tuple[Thresholds | None, list[float]]:
+    if competition.leaderboard is None:
+        return None, []
+    scores = read_leaderboard(competition.leaderboard)["score"].astype(float).tolist()
+    return thresholds(scores, lower), scores
+
+
+def grade_submission(competition: Competition, submission_path: str | Path) -> GradeReport:
+    """Validate and score `submission_path`, and compare the score with the leaderboard's medal thresholds.
+
+    An invalid submission gives `valid=False` and a `reason`; a broken competition raises CompetitionError.
+    """
+    _require_gradable(competition)
+    spec = competition.metric
+    lower = spec.lower_is_better
+    limits, scores = _leaderboard_thresholds(competition, lower)
+    report = GradeReport(
+        competition_id=competition.id,
+        submission_path=str(submission_path),
+        metric=spec.name,
+        lower_is_better=lower,
+        valid=False,
+    )
+    if limits is not None:
+        report.gold_threshold = limits.gold
+        report.silver_threshold = limits.silver
+        report.bronze_threshold = limits.bronze
+        report.median_threshold = limits.median
+        report.num_teams = limits.num_teams
+    try:
+        score = score_submission(competition, Path(submission_path))
+    except InvalidSubmission as exc:
+        report.reason = str(exc)
+        return report
+    report.valid = True
+    report.score = score
+    if limits is not None:
+        report.medal = medal_for(score, limits, lower)
+        report.any_medal = report.medal is not None
+        report.above_median = is_above_median(score, limits, lower)
+        report.rank = leaderboard_rank(score, scores, lower)
+    return report
