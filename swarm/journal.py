@@ -238,16 +238,16 @@ class Journal:
         except KeyError:
             raise KeyError(f"no node with id {node_id!r} in the journal") from None
 
-    @property
     def draft_nodes(self) -> list[Node]:
+        """Nodes written from scratch (task_type draft), in step order."""
         return [n for n in self.nodes if n.task_type == "draft"]
 
-    @property
     def buggy_nodes(self) -> list[Node]:
+        """Nodes a review found buggy."""
         return [n for n in self.nodes if n.is_buggy is True]
 
-    @property
     def good_nodes(self) -> list[Node]:
+        """Nodes a review found not buggy (unreviewed nodes are in neither list)."""
         return [n for n in self.nodes if n.is_buggy is False]
 
     def parents(self, node: Node | str) -> list[Node]:
@@ -290,14 +290,14 @@ class Journal:
 
     def best_node(self, only_good: bool = True) -> Node | None:
         """The node with the best valid metric (earliest on ties), or None."""
-        pool = self.good_nodes if only_good else self.nodes
+        pool = self.good_nodes() if only_good else self.nodes
         return pick_best(pool, key=lambda n: n.metric)
 
     def best_k(self, k: int, only_good: bool = True) -> list[Node]:
         """Up to `k` nodes with valid metrics, best first (earlier steps first on ties)."""
         if k < 0:
             raise ValueError(f"k must be >= 0, got {k}")
-        pool = self.good_nodes if only_good else self.nodes
+        pool = self.good_nodes() if only_good else self.nodes
         scored = [n for n in pool if n.metric is not None and n.metric.is_valid]
         return heapq.nsmallest(k, scored, key=lambda n: (n.metric.sort_key(), n.step))  # type: ignore[union-attr]
 

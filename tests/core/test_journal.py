@@ -142,9 +142,9 @@ def test_append_rejects_unknown_parent_and_duplicate(tree):
 
 def test_node_lists(tree):
     j, n = tree
-    assert j.draft_nodes == [n["d1"], n["d2"]]
-    assert j.buggy_nodes == [n["d2"], n["g1"], n["g2"]]
-    assert j.good_nodes == [n["d1"], n["i1"], n["i2"], n["g3"], n["m1"]]
+    assert j.draft_nodes() == [n["d1"], n["d2"]]
+    assert j.buggy_nodes() == [n["d2"], n["g1"], n["g2"]]
+    assert j.good_nodes() == [n["d1"], n["i1"], n["i2"], n["g3"], n["m1"]]
 
 
 def test_children_parents_siblings(tree):
@@ -207,7 +207,7 @@ def test_best_node_ties_pick_earliest_and_none_when_empty():
 
 def test_unreviewed_nodes_are_neither_good_nor_buggy():
     j = Journal([Node(code="x=1")])
-    assert j.good_nodes == [] and j.buggy_nodes == []
+    assert j.good_nodes() == [] and j.buggy_nodes() == []
     assert j.memory_summary() == "No solutions have been tried yet."
 
 
