@@ -1,0 +1,212 @@
+"""Split an LLM reply into its plan (prose) and its Python code.
+
+How the code is chosen:
+1. Line endings are normalised (CRLF/CR -> LF) and a BOM is dropped.
+2. Fenced blocks are found: ``` or ~~~ (3 or more, up to 3 spaces of indent), closed by a line of the same
+   fence character at least as long; an unclosed fence runs to the end of the reply. Blocks tagged with
+   another language (bash, json, text, ...) are ignored.
+3. Candidates are blocks tagged python/py/python3/py3/ipython (any case) and untagged blocks. A candidate
+   counts as code only if `ast.parse` accepts it and it is more than a bare name or constant.
+4. The pick, best first: a parsing Python-tagged block, then a parsing untagged block; within a tier the block
+   with the most distinct gene-section markers, then the longest, then the later one. If no block parses, a
+   Python-tagged block that fails to parse is returned with its `syntax_error` set (so a debug step can fix it);
+   empty blocks and blocks of bare names/constants (`...`) never count.
+5. Without fences, the whole reply is code if it parses; otherwise the reply minus leading and trailing prose
+   lines is tried (starting at a line that looks like code: import/from/def/class/@/#/if __name__).
+The plan is the reply with the chosen code removed, stripped of surplus blank lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from dataclasses import dataclass
+
+from swarm.protocol import SECTION_MARKER_RE
+
+PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "ipython", "pycon", "python-code"})
+
+_FENCE_OPEN_RE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
+_CODE_START_RE = re.compile(r"^(import |from \S+ import |def |class |async def |@|#|if __name__)")
+_MAX_PROSE_TRIALS = 40
+_EMPTY = "empty code"
+_TRIVIAL = "only bare names or constants, not a program"
+
+
+class ResponseParseError(ValueError):
+    """The reply holds no usable Python code; the message says what was found instead."""
+
+
+@dataclass(frozen=True)
+class ParsedResponse:
+    """A reply split into plan text and code; `syntax_error` is set when the code does not parse."""
+
+    plan: str
+    code: str
+    syntax_error: str | None = None
+
+
+@dataclass(frozen=True)
+class _Block:
+    lang: str  # lower-cased first word of the info string; "" when untagged
+    code: str
+    start: int  # character span of the whole block, fences included
+    end: int
+    closed: bool
+
+
+def normalise(text: str) -> str:
+    """LF line endings, no BOM."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
+
+
+def find_fenced_blocks(text: str) -> list[_Block]:
+    """All fenced blocks in `text` (already normalised), in order."""
+    blocks: list[_Block] = []
+    lines = text.split("\n")
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line) + 1)
+    i = 0
+    while i < len(lines):
+        match = _FENCE_OPEN_RE.match(lines[i])
+        if not match or (match["fence"][0] == "`" and "`" in match["info"]):
+            i += 1
+            continue
+        fence, indent = match["fence"], len(match["indent"])
+        close_re = re.compile(r"^ {0,3}" + re.escape(fence[0]) + "{" + str(len(fence)) + r",}[ \t]*$")
+        body_start = i + 1
+        j = body_start
+        while j < len(lines) and not close_re.match(lines[j]):
+            j += 1
+        closed = j < len(lines)
+        body = [_drop_indent(line, indent) for line in lines[body_start:j]]
+        end = min(offsets[j + 1] if closed else len(text), len(text))
+        blocks.append(_Block(_language(match["info"]), "\n".join(body), offsets[i], end, closed))
+        i = j + 1
+    return blocks
+
+
+def _drop_indent(line: str, indent: int) -> str:
+    """Remove up to `indent` leading spaces (the fence's own indent) from a body line."""
+    spaces = len(line) - len(line.lstrip(" "))
+    return line[min(spaces, indent) :]
+
+
+def _language(info: str) -> str:
+    word = re.split(r"[\s:,{}=]+", info.strip().strip("{}").strip(), maxsplit=1)[0] if info.strip() else ""
+    return word.lstrip(".").lower()
+
+
+def syntax_error_of(code: str) -> str | None:
+    """None when `code` is a real Python program, else a short reason."""
+    if not code.strip():
+        return _EMPTY
+    try:
+        tree = ast.parse(code)
+    except SyntaxError as exc:
+        return f"SyntaxError: {exc.msg} (line {exc.lineno})"
+    except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting
+        return f"{type(exc).__name__}: {exc}"
+    if all(_is_trivial(stmt) for stmt in tree.body):
+        return _TRIVIAL
+    return None
+
+
+def _is_trivial(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name | ast.Constant)
+
+
+def _gene_count(code: str) -> int:
+    return len(set(SECTION_MARKER_RE.findall(code)))
+
+
+def _rank(block: _Block) -> tuple[int, int, int]:
+    return (_gene_count(block.code), len(block.code.strip()), block.start)
+
+
+def _plan_without(text: str, start: int, end: int) -> str:
+    plan = text[:start].rstrip() + "\n\n" + text[end:].lstrip()
+    return re.sub(r"\n{3,}", "\n\n", plan).strip()
+
+
+def _from_blocks(text: str, blocks: list[_Block]) -> ParsedResponse | None:
+    python_ok, untagged_ok, python_bad = [], [], []
+    for block in blocks:
+        code = textwrap.dedent(block.code).strip("\n")
+        if block.lang and block.lang not in PYTHON_TAGS:
+            continue
+        candidate = _Block(block.lang, code, block.start, block.end, block.closed)
+        error = syntax_error_of(code)
+        if error is None:
+            (python_ok if block.lang else untagged_ok).append(candidate)
+        elif block.lang and error not in (_EMPTY, _TRIVIAL):
+            python_bad.append(candidate)
+    for tier in (python_ok, untagged_ok):
+        if tier:
+            best = max(tier, key=_rank)
+            return ParsedResponse(_plan_without(text, best.start, best.end), best.code + "\n")
+    if python_bad:
+        best = max(python_bad, key=_rank)
+        return ParsedResponse(
+            _plan_without(text, best.start, best.end), best.code + "\n", syntax_error_of(best.code)
+        )
+    return None
+
+
+def _from_bare_text(text: str) -> ParsedResponse | None:
+    """Code without fences: the whole reply, or the reply with leading/trailing prose lines dropped."""
+    stripped = text.strip("\n")
+    if syntax_error_of(stripped) is None:
+        return ParsedResponse("", stripped + "\n")
+    lines = stripped.split("\n")
+    starts = [i for i, line in enumerate(lines) if _CODE_START_RE.match(line)]
+    trials = 0
+    for start in starts:
+        for end in range(len(lines), start, -1):
+            if end < len(lines) and lines[end - 1].strip() == "":
+                continue
+            trials += 1
+            if trials > _MAX_PROSE_TRIALS:
+                return None
+            code = "\n".join(lines[start:end]).strip("\n")
+            if syntax_error_of(code) is None:
+                plan = "\n".join(lines[:start] + [""] + lines[end:]).strip()
+                return ParsedResponse(re.sub(r"\n{3,}", "\n\n", plan), code + "\n")
+    return None
+
+
+def extract(text: str) -> ParsedResponse | None:
+    """The reply's plan and code, or None when it holds no Python code."""
+    if not isinstance(text, str):
+        raise TypeError(f"an LLM reply must be a str, got {type(text).__name__}")
+    text = normalise(text)
+    blocks = find_fenced_blocks(text)
+    if blocks:
+        return _from_blocks(text, blocks)
+    return _from_bare_text(text)
+
+
+def extract_code(text: str) -> str | None:
+    """Only the code (None when there is none)."""
+    parsed = extract(text)
+    return parsed.code if parsed is not None else None
+
+
+def parse_response(text: str) -> ParsedResponse:
+    """The reply's plan and code; ResponseParseError saying what the reply held when there is no code."""
+    parsed = extract(text)
+    if parsed is not None:
+        return parsed
+    blocks = find_fenced_blocks(normalise(text))
+    if not normalise(text).strip():
+        raise ResponseParseError("the reply is empty; expected a plan and a ```python code block")
+    if blocks:
+        langs = ", ".join(b.lang or "untagged" for b in blocks)
+        raise ResponseParseError(
+            f"no Python code in the reply: {len(blocks)} fenced block(s) ({langs}) but none is Python that parses"
+        )
+    raise ResponseParseError(
+        f"no Python code in the reply ({len(text)} chars of prose, no fenced block and no text that parses as Python)"
+    )
