@@ -1,0 +1,26 @@
+"""Running untrusted solution code: Docker and local backends behind one interface, and per-run workspaces.
+
+from sandbox import ExecutionResult, Workspace, make_sandbox
+
+ws = Workspace(root, public_dir)
+sb = make_sandbox(cfg.execution)
+result = sb.run(code, ws.node_dirs("node-1"))
+"""
+
+from sandbox.base import Sandbox, SandboxUnavailable
+from sandbox.factory import make_sandbox
+from sandbox.local import LocalSandbox
+from sandbox.result import ExecutionResult, StackFrame
+from sandbox.workspace import NodeDirs, Workspace, WorkspaceError
+
+__all__ = [
+    "ExecutionResult",
+    "LocalSandbox",
+    "NodeDirs",
+    "Sandbox",
+    "SandboxUnavailable",
+    "StackFrame",
+    "Workspace",
+    "WorkspaceError",
+    "make_sandbox",
+]

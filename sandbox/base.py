@@ -1,0 +1,96 @@
+"""The interface both backends implement, and the steps they share."""
+
+from __future__ import annotations
+
+import os
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+from sandbox.result import ExecutionResult, OutputCollector, list_files, parse_traceback
+from sandbox.workspace import NodeDirs
+from swarm.config import ExecutionConfig
+
+SANDBOX_UID = 10001
+
+
+class SandboxUnavailable(RuntimeError):
+    """The requested backend cannot run here (for example no Docker engine answers)."""
+
+
+@dataclass
+class RawRun:
+    """What a backend observed, before it is turned into an ExecutionResult."""
+
+    collector: OutputCollector
+    exit_code: int | None
+    exec_time: float
+    timed_out: bool = False
+    oom_killed: bool = False
+    isolated: bool = True
+
+
+class Sandbox(ABC):
+    """Runs untrusted solution code in a node's dirs and reports what happened."""
+
+    name: str = "abstract"
+
+    def __init__(self, cfg: ExecutionConfig) -> None:
+        self.cfg = cfg
+
+    def run(self, code: str, node_dirs: NodeDirs, timeout_s: float | None = None) -> ExecutionResult:
+        """Save `code` as the node's solution.py, run it with `python`, and return the result."""
+        if not isinstance(code, str):
+            raise TypeError(f"code must be a str, got {type(code).__name__}")
+        if not isinstance(node_dirs, NodeDirs):
+            raise TypeError(
+                f"node_dirs must be a NodeDirs from Workspace.node_dirs, got {type(node_dirs).__name__}"
+            )
+        timeout = self.cfg.timeout_s if timeout_s is None else float(timeout_s)
+        if timeout <= 0:
+            raise ValueError(f"timeout_s must be positive, got {timeout_s}")
+        node_dirs.code_path.write_text(code, encoding="utf-8")
+        node_dirs.code_path.chmod(0o644)
+        self._prepare_dirs(node_dirs)
+        raw = self._execute(node_dirs, timeout)
+        return self._finish(raw, node_dirs)
+
+    @abstractmethod
+    def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+        """Run node_dirs.code_path with cwd = node_dirs.root; never leave a process or container behind."""
+
+    def _prepare_dirs(self, node_dirs: NodeDirs) -> None:
+        """Make the node's working and submission dirs writable by the sandbox uid (when we are root)."""
+        if os.geteuid() != 0:
+            return
+        for top in (node_dirs.working, node_dirs.submission):
+            for dirpath, dirnames, filenames in os.walk(top):
+                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
+                    os.lchown(name, SANDBOX_UID, SANDBOX_UID)
+
+    def _finish(self, raw: RawRun, node_dirs: NodeDirs) -> ExecutionResult:
+        output, truncated = raw.collector.text()
+        exc_type = exc_info = None
+        stack = []
+        if raw.exit_code != 0 or raw.timed_out:
+            exc_type, exc_info, stack = parse_traceback(output)
+        oom = raw.oom_killed or bool(exc_type and exc_type.endswith("MemoryError"))
+        if raw.timed_out and exc_type is None:
+            exc_type, exc_info = "TimeoutError", "execution exceeded the time limit and was killed"
+        elif oom and exc_type is None:
+            exc_type, exc_info = "MemoryError", "killed for exceeding the memory limit"
+        submission = node_dirs.submission_file
+        return ExecutionResult(
+            output=output,
+            output_truncated=truncated,
+            exit_code=raw.exit_code,
+            exc_type=exc_type,
+            exc_info=exc_info,
+            exc_stack=stack,
+            exec_time=round(raw.exec_time, 4),
+            timed_out=raw.timed_out,
+            oom_killed=oom,
+            files=list_files(node_dirs.root, ("working", "submission")),
+            submission_path=submission if submission.is_file() and not submission.is_symlink() else None,
+            backend=self.name,
+            isolated=raw.isolated,
+        )

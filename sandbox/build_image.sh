@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Build the sandbox image without a container registry: debootstrap rootfs + host pip wheels + docker import.
+#
+# Usage: sandbox/build_image.sh [--torch] [--force] [--tag NAME:TAG]
+#   --torch   also install the local CPU torch wheel (/opt/wheels/torch-*+cpu-*.whl); off by default (large)
+#   --force   rebuild even when an image with the same content hash exists
+# Env: SWARM_SANDBOX_IMAGE (default tag), SWARM_SANDBOX_CACHE (default /var/cache/swarm-sandbox),
+#      SWARM_TORCH_WHEEL_GLOB (default /opt/wheels/torch-2.13.0+cpu-*.whl).
+# Idempotent: the image carries a label swarm.content_hash (script + package pins + flags); when the tag already
+# has that label the script exits at once. The debootstrap base is cached as a tarball between builds.
+# The Debian mirror is read from this machine's apt sources at run time.
+set -euo pipefail
+
+TAG=${SWARM_SANDBOX_IMAGE:-swarm-ev2-sandbox:latest}
+CACHE=${SWARM_SANDBOX_CACHE:-/var/cache/swarm-sandbox}
+TORCH_GLOB=${SWARM_TORCH_WHEEL_GLOB:-/opt/wheels/torch-2.13.0+cpu-*.whl}
+SUITE=bookworm
+BASE_INCLUDE=python3,libgomp1,ca-certificates
+SANDBOX_UID=10001
+WITH_TORCH=0
+FORCE=0
+
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --torch) WITH_TORCH=1 ;;
+        --force) FORCE=1 ;;
+        --tag) TAG=$2; shift ;;
+        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        *) echo "[build_image] error: unknown argument $1 (see --help)" >&2; exit 2 ;;
+    esac
+    shift
+done
+
+log() { echo "[build_image] $(date +%T) $*"; }
+die() { echo "[build_image] error: $*" >&2; exit 1; }
+
+docker info >/dev/null 2>&1 || die "no Docker engine answers; run sandbox/setup_engine.sh first"
+
+# Package pins: follow the host's versions where it has them, so solutions behave the same in both backends.
+host_version() { python3 -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null || true; }
+PACKAGES=()
+for pkg in numpy pandas scipy scikit-learn lightgbm joblib threadpoolctl; do
+    v=$(host_version "$pkg")
+    if [ -n "$v" ]; then PACKAGES+=("$pkg==$v"); else PACKAGES+=("$pkg"); fi
+done
+PACKAGES+=("xgboost-cpu==3.2.0")
+
+TORCH_WHEEL=""
+if [ "$WITH_TORCH" = 1 ]; then
+    # shellcheck disable=SC2086
+    TORCH_WHEEL=$(ls $TORCH_GLOB 2>/dev/null | head -n 1 || true)
+    [ -n "$TORCH_WHEEL" ] || die "--torch given but no wheel matches $TORCH_GLOB"
+fi
+
+HASH=$( { cat "$0"; printf '%s\n' "${PACKAGES[@]}" "$BASE_INCLUDE" "$SUITE" "torch=$(basename "${TORCH_WHEEL:-none}")"; } \
+    | sha256sum | cut -c1-16)
+
+if [ "$FORCE" = 0 ]; then
+    have=$(docker image inspect --format '{{ index .Config.Labels "swarm.content_hash" }}' "$TAG" 2>/dev/null || true)
+    if [ "$have" = "$HASH" ]; then
+        log "image $TAG is up to date (content hash $HASH)"
+        exit 0
+    fi
+fi
+log "building $TAG (content hash $HASH, torch=$WITH_TORCH)"
+
+mirror_url() {
+    # First Debian URI serving the suite, from deb822 (.sources) or one-line (.list) apt sources.
+    python3 - "$SUITE" <<'PY'
+import glob, sys
+suite = sys.argv[1]
+files = glob.glob("/etc/apt/sources.list.d/*.sources")
+for path in files:
+    for stanza in open(path, encoding="utf-8").read().split("\n\n"):
+        fields = {}
+        for line in stanza.splitlines():
+            if ":" in line and not line.startswith(("#", " ")):
+                key, _, value = line.partition(":")
+                fields[key.strip().lower()] = value.split()
+        if suite in fields.get("suites", []) and "deb" in fields.get("types", []):
+            print(fields["uris"][0]); sys.exit(0)
+for path in ["/etc/apt/sources.list", *glob.glob("/etc/apt/sources.list.d/*.list")]:
+    try:
+        lines = open(path, encoding="utf-8").read().splitlines()
+    except OSError:
+        continue
+    for line in lines:
+        words = [w for w in line.split() if not w.startswith("[")]
+        if len(words) >= 3 and words[0] == "deb" and words[2] == suite:
+            print(words[1]); sys.exit(0)
+sys.exit(1)
+PY
+}
+
+mkdir -p "$CACHE"
+BASE_TAR="$CACHE/base-$SUITE-$(echo "$BASE_INCLUDE" | sha256sum | cut -c1-8).tar"
+if [ ! -s "$BASE_TAR" ]; then
+    command -v debootstrap >/dev/null 2>&1 || die "debootstrap is missing; run sandbox/setup_engine.sh first"
+    MIRROR=$(mirror_url) || die "no apt source for $SUITE found under /etc/apt"
+    BASE_DIR=$(mktemp -d "$CACHE/base.XXXXXX")
+    log "debootstrap $SUITE (minbase + $BASE_INCLUDE)"
+    debootstrap --variant=minbase --include="$BASE_INCLUDE" "$SUITE" "$BASE_DIR" "$MIRROR" \
+        >"$CACHE/debootstrap.log" 2>&1 || { tail -n 20 "$CACHE/debootstrap.log" >&2; die "debootstrap failed"; }
+    rm -rf "$BASE_DIR"/var/cache/apt/archives/*.deb "$BASE_DIR"/var/lib/apt/lists/* \
+        "$BASE_DIR"/usr/share/doc/* "$BASE_DIR"/usr/share/man/* "$BASE_DIR"/usr/share/locale/*
+    tar -C "$BASE_DIR" -cf "$BASE_TAR.tmp" .
+    mv "$BASE_TAR.tmp" "$BASE_TAR"
+    rm -rf "$BASE_DIR"
+else
+    log "reusing cached base $BASE_TAR"
+fi
+
+ROOT=$(mktemp -d "$CACHE/rootfs.XXXXXX")
+trap 'rm -rf "$ROOT"' EXIT
+tar -C "$ROOT" -xf "$BASE_TAR"
+
+SITE="$ROOT/usr/local/lib/python3.11/dist-packages"
+mkdir -p "$SITE"
+PIP_ARGS=(--quiet --no-compile --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311
+    --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64
+    --target "$SITE")
+log "pip install ${PACKAGES[*]}"
+python3 -m pip install "${PIP_ARGS[@]}" "${PACKAGES[@]}"
+if [ -n "$TORCH_WHEEL" ]; then
+    log "pip install $(basename "$TORCH_WHEEL")"
+    python3 -m pip install "${PIP_ARGS[@]}" --upgrade "$TORCH_WHEEL"
+fi
+rm -rf "$SITE"/bin
+
+# The container user, a `python` command, and the mount points the sandbox uses.
+echo "sandbox:x:$SANDBOX_UID:$SANDBOX_UID:sandbox:/tmp:/usr/sbin/nologin" >>"$ROOT/etc/passwd"
+echo "sandbox:x:$SANDBOX_UID:" >>"$ROOT/etc/group"
+ln -sf /usr/bin/python3 "$ROOT/usr/local/bin/python"
+mkdir -p "$ROOT/sandbox"
+chmod 0755 "$ROOT/sandbox"
+
+log "docker import"
+tar -C "$ROOT" -c . | docker import \
+    --change "USER $SANDBOX_UID:$SANDBOX_UID" \
+    --change "WORKDIR /sandbox" \
+    --change "ENV HOME=/tmp PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 MPLCONFIGDIR=/tmp LANG=C.UTF-8" \
+    --change "LABEL swarm.content_hash=$HASH swarm.torch=$WITH_TORCH" \
+    --change 'CMD ["python"]' \
+    - "$TAG" >/dev/null
+docker run --rm --network none "$TAG" python -c \
+    "import numpy, pandas, sklearn, lightgbm, xgboost; print('image ok: numpy', numpy.__version__, 'pandas', pandas.__version__, 'sklearn', sklearn.__version__)"
+log "built $TAG: $(docker image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1/1e6}')"

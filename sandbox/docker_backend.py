@@ -1,0 +1,230 @@
+"""The Docker backend: one locked-down, throw-away container per execution (docker Python SDK).
+
+Each container: no network, memory == memswap limit, pids and CPU limits, all capabilities dropped,
+no-new-privileges, uid 10001, read-only root filesystem, a size-limited /tmp tmpfs, an fsize ulimit, input
+mounted read-only, only the node's working/ and submission/ writable, and an init process. Containers are
+labelled and always removed (also when the caller is cancelled); leftovers of dead processes are reaped.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import logging
+import math
+import os
+import socket
+import threading
+import time
+
+import docker
+import requests
+from docker.errors import APIError, DockerException, ImageNotFound, NotFound
+from docker.types import LogConfig, Mount, Ulimit
+
+from sandbox.base import SANDBOX_UID, RawRun, Sandbox, SandboxUnavailable
+from sandbox.result import OutputCollector
+from sandbox.workspace import CODE_FILE, NodeDirs
+from swarm.config import ExecutionConfig
+
+log = logging.getLogger(__name__)
+
+LABEL = "swarm.sandbox"
+LABEL_PID = "swarm.sandbox.pid"
+LABEL_HOST = "swarm.sandbox.host"
+CONTAINER_ROOT = "/sandbox"
+
+_active: set[str] = set()
+_active_lock = threading.Lock()
+
+
+def docker_client(timeout: int = 60) -> docker.DockerClient:
+    """A client for the local engine; raises SandboxUnavailable when none answers."""
+    try:
+        client = docker.from_env(timeout=timeout)
+        client.ping()
+    except (DockerException, requests.exceptions.RequestException) as exc:
+        raise SandboxUnavailable(f"no Docker engine answers ({exc}); run sandbox/setup_engine.sh") from exc
+    return client
+
+
+def image_exists(client: docker.DockerClient, image: str) -> bool:
+    try:
+        client.images.get(image)
+    except ImageNotFound:
+        return False
+    return True
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def reap_stale_containers(client: docker.DockerClient) -> int:
+    """Remove sandbox containers of this host whose owning process is gone. Returns how many were removed."""
+    removed = 0
+    host = socket.gethostname()
+    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+        labels = container.labels or {}
+        if labels.get(LABEL_HOST) != host:
+            continue
+        try:
+            owner = int(labels.get(LABEL_PID, "0"))
+        except ValueError:
+            owner = 0
+        if owner and _pid_alive(owner):
+            continue
+        _remove(container)
+        removed += 1
+    return removed
+
+
+def _remove(container) -> None:
+    for attempt in range(5):
+        try:
+            container.remove(force=True)
+            break
+        except NotFound:
+            break
+        except (APIError, requests.exceptions.RequestException) as exc:
+            if attempt == 4:
+                log.error("could not remove sandbox container %s: %s", container.id[:12], exc)
+            time.sleep(0.2 * (attempt + 1))
+    with _active_lock:
+        _active.discard(container.id)
+
+
+def _remove_active_at_exit() -> None:
+    with _active_lock:
+        ids = list(_active)
+    if not ids:
+        return
+    try:
+        client = docker.from_env(timeout=10)
+    except DockerException:
+        return
+    for cid in ids:
+        with contextlib.suppress(DockerException, requests.exceptions.RequestException):
+            client.containers.get(cid).remove(force=True)
+
+
+atexit.register(_remove_active_at_exit)
+
+
+class DockerSandbox(Sandbox):
+    """Runs solutions in containers of `cfg.image`."""
+
+    name = "docker"
+
+    def __init__(self, cfg: ExecutionConfig, client: docker.DockerClient | None = None) -> None:
+        super().__init__(cfg)
+        self.client = client or docker_client()
+        if not image_exists(self.client, cfg.image):
+            raise SandboxUnavailable(
+                f"sandbox image {cfg.image!r} does not exist; build it with sandbox/build_image.sh"
+            )
+        reap_stale_containers(self.client)
+
+    def container_kwargs(self, node_dirs: NodeDirs) -> dict:
+        """The create() arguments: every limit and mount of one execution."""
+        cfg = self.cfg
+        disk = cfg.disk_mb * 1024 * 1024
+        threads = str(max(1, math.ceil(cfg.cpus)))
+        input_src = node_dirs.input.resolve()
+        log_bytes = max(10 * 1024 * 1024, 8 * cfg.max_output_chars)
+        return {
+            "image": cfg.image,
+            "command": ["python", CODE_FILE],
+            "working_dir": CONTAINER_ROOT,
+            "user": f"{SANDBOX_UID}:{SANDBOX_UID}",
+            "network_mode": "none",
+            "mem_limit": f"{cfg.memory_mb}m",
+            "memswap_limit": f"{cfg.memory_mb}m",
+            "pids_limit": cfg.pids_limit,
+            "nano_cpus": int(cfg.cpus * 1e9),
+            "cap_drop": ["ALL"],
+            "security_opt": ["no-new-privileges"],
+            "read_only": True,
+            "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={cfg.disk_mb}m,mode=1777"},
+            "ulimits": [Ulimit(name="fsize", soft=disk, hard=disk), Ulimit(name="core", soft=0, hard=0)],
+            "mounts": [
+                Mount(f"{CONTAINER_ROOT}/input", str(input_src), type="bind", read_only=True),
+                Mount(f"{CONTAINER_ROOT}/working", str(node_dirs.working), type="bind"),
+                Mount(f"{CONTAINER_ROOT}/submission", str(node_dirs.submission), type="bind"),
+                Mount(f"{CONTAINER_ROOT}/{CODE_FILE}", str(node_dirs.code_path), type="bind", read_only=True),
+            ],
+            "init": True,
+            "environment": {
+                "HOME": "/tmp",
+                "TMPDIR": "/tmp",
+                "MPLCONFIGDIR": "/tmp",
+                "PYTHONUNBUFFERED": "1",
+                "PYTHONDONTWRITEBYTECODE": "1",
+                "OMP_NUM_THREADS": threads,
+                "OPENBLAS_NUM_THREADS": threads,
+                "MKL_NUM_THREADS": threads,
+            },
+            "labels": {LABEL: "1", LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()},
+            "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "1"}),
+            "stdin_open": False,
+            "tty": False,
+        }
+
+    def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+        if os.geteuid() != 0:  # the container uid must be able to write the rw mounts
+            node_dirs.working.chmod(0o777)
+            node_dirs.submission.chmod(0o777)
+        collector = OutputCollector(self.cfg.max_output_chars)
+        container = None
+        reader = None
+        try:
+            container = self.client.containers.create(**self.container_kwargs(node_dirs))
+            with _active_lock:
+                _active.add(container.id)
+            start = time.monotonic()
+            container.start()
+            reader = threading.Thread(target=_pump_logs, args=(container, collector), daemon=True)
+            reader.start()
+            timed_out = False
+            try:
+                container.wait(timeout=timeout_s)
+            except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+                # docker SDK 7.x may report a wait timeout as ConnectionError instead of ReadTimeout.
+                timed_out = True
+            elapsed = time.monotonic() - start
+            if timed_out:
+                _kill(container)
+                container.wait(timeout=30)
+            reader.join(timeout=10)
+            container.reload()
+            state = container.attrs["State"]
+            return RawRun(
+                collector=collector,
+                exit_code=state.get("ExitCode"),
+                exec_time=elapsed,
+                timed_out=timed_out,
+                oom_killed=bool(state.get("OOMKilled")),
+            )
+        finally:
+            if container is not None:
+                _remove(container)
+
+
+def _kill(container) -> None:
+    with contextlib.suppress(NotFound, APIError):  # it may have stopped on its own meanwhile
+        container.kill()
+
+
+def _pump_logs(container, collector: OutputCollector) -> None:
+    """Stream the container's interleaved stdout+stderr into the collector until it stops."""
+    try:
+        for chunk in container.logs(stdout=True, stderr=True, stream=True, follow=True):
+            collector.feed(chunk)
+    except (DockerException, requests.exceptions.RequestException) as exc:
+        collector.feed(f"\n[sandbox: log stream ended early: {exc}]\n".encode())

@@ -1,0 +1,143 @@
+"""The outcome of one execution, and the helpers that build it: bounded output capture and traceback parsing."""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from pathlib import Path
+
+from pydantic import BaseModel, Field
+
+CUT_MARKER = "\n... [{n} characters cut] ...\n"
+
+
+class StackFrame(BaseModel):
+    """One frame of a Python traceback."""
+
+    file: str
+    line: int
+    function: str
+    code: str = ""
+
+
+class ExecutionResult(BaseModel):
+    """What one run of a solution produced. JSON-serialisable (`model_dump_json`)."""
+
+    output: str = Field(description="stdout+stderr interleaved, head+tail trimmed to max_output_chars.")
+    output_truncated: bool = False
+    exit_code: int | None = Field(description="None when the process never reported a status.")
+    exc_type: str | None = None
+    exc_info: str | None = Field(None, description="The exception message.")
+    exc_stack: list[StackFrame] = Field(default_factory=list)
+    exec_time: float = Field(description="Wall-clock seconds of the execution itself.")
+    timed_out: bool = False
+    oom_killed: bool = False
+    files: list[str] = Field(default_factory=list, description="Files produced, relative to the node dir.")
+    submission_path: Path | None = None
+    backend: str
+    isolated: bool = Field(True, description="False when the code ran with the caller's privileges.")
+
+    @property
+    def succeeded(self) -> bool:
+        """True when the code exited 0 within its limits."""
+        return self.exit_code == 0 and not self.timed_out and not self.oom_killed
+
+
+class OutputCollector:
+    """Collects a byte stream, keeping only a head and a tail so memory stays bounded by `max_chars`."""
+
+    def __init__(self, max_chars: int) -> None:
+        if max_chars < 100:
+            raise ValueError(f"max_chars must be at least 100, got {max_chars}")
+        self.max_chars = max_chars
+        self._head_limit = max_chars // 2
+        self._tail_limit = max_chars - self._head_limit
+        self._head: list[str] = []
+        self._head_len = 0
+        self._tail = ""
+        self._total = 0
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def feed(self, data: bytes) -> None:
+        """Add a chunk of raw output."""
+        self._add(self._decoder.decode(data))
+
+    def _add(self, text: str) -> None:
+        if not text:
+            return
+        self._total += len(text)
+        room = self._head_limit - self._head_len
+        if room > 0:
+            self._head.append(text[:room])
+            self._head_len += min(room, len(text))
+            text = text[room:]
+        if text:
+            self._tail = (self._tail + text)[-self._tail_limit :]
+
+    @property
+    def total_chars(self) -> int:
+        return self._total
+
+    def text(self) -> tuple[str, bool]:
+        """The kept output and whether anything was cut."""
+        self._add(self._decoder.decode(b"", final=True))
+        head = "".join(self._head)
+        cut = self._total - len(head) - len(self._tail)
+        if cut <= 0:
+            return head + self._tail, False
+        return head + CUT_MARKER.format(n=cut) + self._tail, True
+
+
+_TRACEBACK_START = "Traceback (most recent call last):"
+_FRAME_RE = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+))?$')
+_EXC_LINE_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
+
+
+def parse_traceback(output: str) -> tuple[str | None, str | None, list[StackFrame]]:
+    """Exception type, message and frames of the last Python traceback in `output` (Nones if there is none)."""
+    start = output.rfind(_TRACEBACK_START)
+    if start < 0:
+        return None, None, []
+    lines = output[start:].splitlines()[1:]
+    frames: list[StackFrame] = []
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        match = _FRAME_RE.match(line)
+        if match:
+            code = ""
+            if i + 1 < len(lines) and lines[i + 1].startswith("    ") and not _FRAME_RE.match(lines[i + 1]):
+                code = lines[i + 1].strip()
+                i += 1
+            frames.append(
+                StackFrame(
+                    file=match["file"], line=int(match["line"]), function=match["func"] or "", code=code
+                )
+            )
+        elif line and not line[0].isspace():
+            exc = _EXC_LINE_RE.match(line)
+            if exc:
+                return exc["type"], (exc["msg"] or "").strip() or None, frames
+            return None, None, frames
+        i += 1
+    return None, None, frames
+
+
+def list_files(root: Path, subdirs: tuple[str, ...], limit: int = 1000) -> list[str]:
+    """Regular files (not symlinks) under root/<subdir>, as sorted paths relative to root, at most `limit`."""
+    found: list[str] = []
+    for sub in subdirs:
+        base = root / sub
+        if not base.is_dir() or base.is_symlink():
+            continue
+        for dirpath, dirnames, filenames in os.walk(base):  # never follows symlinked dirs
+            dirnames.sort()
+            for name in sorted(filenames):
+                path = Path(dirpath) / name
+                if path.is_symlink() or not path.is_file():
+                    continue
+                found.append(path.relative_to(root).as_posix())
+                if len(found) >= limit:
+                    return found
+    return found
