@@ -10,7 +10,7 @@ computed *within a population* (the scored nodes of a run) and is invariant to t
 - `blend`:  the mean of both (default): ordering from ranks, some sense of distance from the robust score.
 
 Missing, NaN or infinite values (buggy nodes, diverged runs) get fitness 0.0 and do not affect the others.
-A population with one valid value gives it 1.0; all-equal values all get 0.5 (`robust`) / 1.0 (`rank`).
+A population with one valid value gives it 1.0, and so do all-equal values (every one is the best).
 
 API:
     normalise(values, *, lower_is_better, method="blend") -> list[float]
@@ -103,7 +103,9 @@ def normalise(
         return out
     sign = -1.0 if lower_is_better else 1.0
     vals = [sign * float(values[i]) for i in idx]  # type: ignore[arg-type]
-    if method == "rank":
+    if max(vals) == min(vals):  # one valid value, or all equal: all are the best
+        scores = [1.0] * len(vals)
+    elif method == "rank":
         scores = _rank_scores(vals)
     elif method == "robust":
         scores = _robust_scores(vals)

@@ -95,11 +95,13 @@ class PromptBudget:
     packages: int = 800
     review_output: int = 8_000
     evolution_text: int = 6_000
+    max_examples: int = 5  # a count, not chars
 
     def __post_init__(self) -> None:
         for name, value in vars(self).items():
-            if not isinstance(value, int) or value < 100:
-                raise PromptError(f"PromptBudget.{name} must be an int >= 100, got {value!r}")
+            least = 0 if name == "max_examples" else 100
+            if not isinstance(value, int) or value < least:
+                raise PromptError(f"PromptBudget.{name} must be an int >= {least}, got {value!r}")
 
 
 @dataclass(frozen=True)
@@ -264,7 +266,7 @@ class PromptBuilder:
                 "metric": r.metric,
                 "summary": trim_middle(r.strategy_summary, self.budget.example),
             }
-            for r in examples
+            for r in list(examples)[: self.budget.max_examples]
         ]
 
     # -- code prompts --------------------------------------------------------------------------------

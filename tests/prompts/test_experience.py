@@ -1,0 +1,208 @@
+"""The experience pool: persistence, queries, bounds, torn writes, killed writers, concurrent writers."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from swarm.experience import ExperienceError, ExperiencePool, ExperienceRecord, input_hash
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def rec(
+    node: str,
+    *,
+    agent: str = "agent_0",
+    task: str = "improve",
+    quality: float = 0.5,
+    success: bool = True,
+    ts: float | None = None,
+    h: str | None = None,
+) -> ExperienceRecord:
+    return ExperienceRecord(
+        agent_id=agent,
+        task_type=task,
+        input_hash=h or input_hash(node),
+        quality=quality,
+        success=success,
+        strategy_summary=f"summary of {node}",
+        node_id=node,
+        timestamp=ts if ts is not None else time.time(),
+    )
+
+
+def _valid_lines(path: Path) -> list[dict]:
+    out = []
+    for line in path.read_bytes().splitlines():
+        with contextlib.suppress(ValueError):
+            out.append(json.loads(line))
+    return out
+
+
+def test_records_persist_and_reload(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    pool = ExperiencePool(path)
+    pool.add(rec("n1", quality=0.2))
+    pool.add(rec("n2", quality=0.9, agent="agent_1"))
+    again = ExperiencePool(path)
+    assert [r.node_id for r in again.records()] == ["n1", "n2"]
+    assert again.records()[1] == pool.records()[1]
+
+
+def test_top_k_orders_filters_and_skips_failures(tmp_path: Path) -> None:
+    pool = ExperiencePool(tmp_path / "pool.jsonl")
+    pool.add(rec("a", quality=0.6, ts=1))
+    pool.add(rec("b", quality=0.9, ts=2, agent="agent_1"))
+    pool.add(rec("c", quality=0.95, ts=3, success=False))
+    pool.add(rec("d", quality=0.6, ts=4))
+    pool.add(rec("e", quality=0.8, ts=5, task="merge"))
+    pool.add(rec("f", quality=0.7, ts=6, h=input_hash("b")))  # same input as b: shown once
+    assert [r.node_id for r in pool.top_k("improve", 3)] == ["b", "d", "a"]
+    assert [r.node_id for r in pool.top_k("improve", 10, agent_id="agent_0")] == ["f", "d", "a"]
+    assert [r.node_id for r in pool.top_k(("improve", "merge"), 2)] == ["b", "e"]
+    assert [r.node_id for r in pool.top_k(None, 10, min_quality=0.75)] == ["b", "e"]
+    assert pool.top_k("improve", 0) == []
+
+
+def test_stats_per_agent(tmp_path: Path) -> None:
+    pool = ExperiencePool(tmp_path / "pool.jsonl")
+    for node, q, ok in [("a", 0.8, True), ("b", 0.0, False), ("c", 0.4, True), ("d", 0.0, False)]:
+        pool.add(rec(node, quality=q, success=ok))
+    pool.add(rec("e", agent="agent_2", quality=1.0))
+    s = pool.stats("agent_0")
+    assert (s.count, s.success_rate) == (4, 0.5)
+    assert s.mean_quality == pytest.approx(0.3)
+    assert pool.stats("agent_9").count == 0
+    assert set(pool.stats_by_agent()) == {"agent_0", "agent_2"}
+
+
+def test_pool_is_bounded_by_compaction(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    pool = ExperiencePool(path, max_records=10, compact_margin=0.2)
+    for i in range(50):
+        pool.add(rec(f"n{i}"))
+        assert len(path.read_bytes().splitlines()) <= 12
+    kept = [r.node_id for r in pool.records()]
+    assert 10 <= len(kept) <= 12 and kept[-1] == "n49"
+    assert kept == [f"n{i}" for i in range(50 - len(kept), 50)]
+    assert [r.node_id for r in ExperiencePool(path, max_records=10).records()] == kept
+
+
+def test_torn_last_line_is_skipped_with_a_warning_and_healed(tmp_path: Path, caplog) -> None:
+    path = tmp_path / "pool.jsonl"
+    pool = ExperiencePool(path)
+    pool.add(rec("n1"))
+    pool.add(rec("n2"))
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) - 25])  # cut the last record mid-line, as a kill would
+    with caplog.at_level(logging.WARNING, logger="swarm.experience"):
+        reloaded = ExperiencePool(path)
+    assert [r.node_id for r in reloaded.records()] == ["n1"]
+    assert "unterminated" in caplog.text
+    reloaded.add(rec("n3"))  # must not be glued onto the torn line
+    with caplog.at_level(logging.WARNING, logger="swarm.experience"):
+        assert [r.node_id for r in ExperiencePool(path).records()] == ["n1", "n3"]
+    assert "skipping bad line 2" in caplog.text
+
+
+_WRITER = """
+import sys, time
+from swarm.experience import ExperiencePool, ExperienceRecord
+pool = ExperiencePool(sys.argv[1], max_records=int(sys.argv[2]))
+i = 0
+print("ready", flush=True)
+while True:
+    pool.add(ExperienceRecord("agent_1", "draft", str(i), 0.5, True, "x" * 2000, f"k{i}", time.time()))
+    i += 1
+"""
+
+
+def test_pool_survives_a_writer_killed_mid_write(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", _WRITER, str(path), "300"], cwd=REPO, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    time.sleep(0.4)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    pool = ExperiencePool(path, max_records=300)
+    before = len(pool.records())
+    assert before > 0
+    assert before == len(_valid_lines(path))
+    pool.add(rec("after-kill"))
+    assert ExperiencePool(path, max_records=300).records()[-1].node_id == "after-kill"
+
+
+def test_concurrent_threads(tmp_path: Path) -> None:
+    pool = ExperiencePool(tmp_path / "pool.jsonl")
+
+    def work(t: int) -> None:
+        for i in range(40):
+            pool.add(rec(f"t{t}-{i}", agent=f"agent_{t % 4}"))
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    nodes = [r.node_id for r in ExperiencePool(tmp_path / "pool.jsonl").records()]
+    assert len(nodes) == 320 and len(set(nodes)) == 320
+
+
+def _process_writer(path: str, worker: int, n: int, max_records: int) -> None:
+    pool = ExperiencePool(path, max_records=max_records)
+    for i in range(n):
+        pool.add(rec(f"p{worker}-{i}", agent=f"agent_{worker}"))
+
+
+@pytest.mark.parametrize("max_records", [10_000, 40])
+def test_concurrent_processes(tmp_path: Path, max_records: int) -> None:
+    path = tmp_path / "pool.jsonl"
+    ctx = multiprocessing.get_context("fork")
+    procs = [ctx.Process(target=_process_writer, args=(str(path), w, 60, max_records)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join()
+    assert all(p.exitcode == 0 for p in procs)
+    lines = path.read_bytes().splitlines()
+    assert len(lines) == len(_valid_lines(path))  # no interleaved or torn lines
+    nodes = [r.node_id for r in ExperiencePool(path, max_records=max_records).records()]
+    assert len(set(nodes)) == len(nodes)
+    if max_records == 10_000:
+        assert len(nodes) == 240
+    else:
+        assert max_records <= len(nodes) <= 48
+        for w in range(4):  # each writer's surviving records are its newest, in order
+            mine = [int(n.split("-")[1]) for n in nodes if n.startswith(f"p{w}-")]
+            assert mine == sorted(mine)
+
+
+def test_bad_records_and_arguments_are_named(tmp_path: Path) -> None:
+    with pytest.raises(ExperienceError, match="quality must be in"):
+        rec("x", quality=1.5)
+    with pytest.raises(ExperienceError, match="agent_id must be a non-empty string"):
+        rec("x", agent="")
+    with pytest.raises(ExperienceError, match="success must be a bool"):
+        rec("x", success=1)  # type: ignore[arg-type]
+    with pytest.raises(ExperienceError, match="max_records must be"):
+        ExperiencePool(tmp_path / "p.jsonl", max_records=0)
+    pool = ExperiencePool(tmp_path / "p.jsonl")
+    with pytest.raises(ExperienceError, match="takes an ExperienceRecord"):
+        pool.add({"agent_id": "a"})  # type: ignore[arg-type]
+    with pytest.raises(ExperienceError, match="k must be"):
+        pool.top_k("draft", -1)
+    assert os.path.exists(tmp_path / "p.jsonl.lock")
