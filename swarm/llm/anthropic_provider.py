@@ -1,0 +1,97 @@
+"""The `anthropic` provider: the Messages API with `system=` and forced tool use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+
+from swarm.llm.base import Message, ToolSpec
+from swarm.llm.provider import ProviderClient, RawReply, error_detail
+from swarm.llm.retry import ProviderError, is_retryable_status, parse_retry_after
+
+
+class AnthropicClient(ProviderClient):
+    """Claude models; tool use is forced with `tool_choice={"type": "tool", "name": ...}`."""
+
+    provider = "anthropic"
+
+    def __init__(self, *, api_key: str, base_url: str | None = None, **kwargs: Any) -> None:
+        super().__init__(secret=api_key, base_url=base_url, **kwargs)
+        self._sdk = anthropic.Anthropic(
+            api_key=api_key, base_url=base_url, timeout=self.timeout_s, max_retries=0
+        )
+        self._send_temperature = True
+
+    def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
+        system, turns = to_anthropic_messages(messages)
+        params: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": turns}
+        if system:
+            params["system"] = system
+        if self._send_temperature:
+            # newer SDKs dropped the keyword; the API still takes the field for the models that support it
+            params["extra_body"] = {"temperature": self.temperature}
+        if tool is not None:
+            params["tools"] = [
+                {"name": tool.name, "description": tool.description, "input_schema": tool.json_schema()}
+            ]
+            params["tool_choice"] = {"type": "tool", "name": tool.name}
+        response = self._sdk.messages.create(**params)
+        texts = [block.text for block in response.content if getattr(block, "type", None) == "text"]
+        uses = [block for block in response.content if getattr(block, "type", None) == "tool_use"]
+        chosen = next((u for u in uses if tool and u.name == tool.name), uses[0] if uses else None)
+        usage = response.usage
+        prompt = 0
+        if usage is not None:
+            prompt = sum(
+                getattr(usage, name, None) or 0
+                for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+            )
+        return RawReply(
+            text="".join(texts) if texts else None,
+            tool_called=chosen is not None,
+            tool_args=chosen.input if chosen is not None else None,
+            prompt_tokens=prompt,
+            completion_tokens=(usage.output_tokens or 0) if usage else 0,
+        )
+
+    def _classify(self, exc: Exception) -> ProviderError | None:
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, anthropic.APITimeoutError):
+            return self._error(f"timed out after {self.timeout_s:g} s", None, retryable=True)
+        if isinstance(exc, anthropic.APIConnectionError):
+            return self._error(f"connection failed: {exc}", None, retryable=True)
+        if isinstance(exc, anthropic.APIStatusError):
+            status = exc.status_code
+            return self._error(
+                f"HTTP {status}: {error_detail(exc)}",
+                status,
+                retryable=is_retryable_status(status),
+                retry_after_s=parse_retry_after(exc.response.headers.get("retry-after")),
+            )
+        return None
+
+    def _adapt(self, error: ProviderError) -> bool:
+        if error.status == 400 and "temperature" in str(error) and self._send_temperature:
+            self._send_temperature = False
+            return True
+        return False
+
+
+def to_anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:
+    """(system prompt, alternating user/assistant turns); system messages are joined, same-role turns merged."""
+    system = "\n\n".join(m.content for m in messages if m.role == "system")
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            continue
+        if turns and turns[-1]["role"] == message.role:
+            turns[-1]["content"] += "\n\n" + message.content
+        else:
+            turns.append({"role": message.role, "content": message.content})
+    if not turns:
+        raise ValueError("an Anthropic request needs at least one user or assistant message")
+    if turns[0]["role"] != "user":
+        turns.insert(0, {"role": "user", "content": "(continue)"})
+    return system, turns

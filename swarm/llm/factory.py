@@ -1,0 +1,151 @@
+"""`make_client`: the LLM client for one stage's configuration.
+
+Provider `auto` picks by model family (names starting with `claude` are Anthropic's, everything else speaks
+the OpenAI protocol): the real provider when its API key is set in the environment, or an OpenAI-compatible
+server when `base_url` is set (local servers need no key); otherwise the offline coder.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from swarm.config import DEFAULT_KEY_ENV, ModelPrice, StageLLMConfig
+from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
+from swarm.llm.retry import RetryPolicy
+from swarm.llm.usage import UsageLedger, UsageRecord
+
+OfflineFactory = Callable[[StageLLMConfig], LLMClient]
+
+
+def model_family(model: str) -> str:
+    """`anthropic` for Claude models, `openai` for everything else."""
+    return "anthropic" if model.lower().startswith("claude") else "openai"
+
+
+def resolve_provider(stage_cfg: StageLLMConfig) -> str:
+    """The concrete provider (`openai`, `anthropic` or `offline`) that `make_client` would use."""
+    if stage_cfg.provider != "auto":
+        return stage_cfg.provider
+    family = model_family(stage_cfg.model)
+    key_env = stage_cfg.api_key_env or DEFAULT_KEY_ENV[family]
+    if os.environ.get(key_env):
+        return family
+    if stage_cfg.base_url and family == "openai":
+        return "openai"
+    return "offline"
+
+
+def make_client(
+    stage_cfg: StageLLMConfig,
+    prices: Mapping[str, ModelPrice] | None,
+    ledger: UsageLedger | None,
+    offline_factory: OfflineFactory | None = None,
+    *,
+    retry: RetryPolicy | None = None,
+) -> LLMClient:
+    """The client for one stage. API keys come from the environment only and are never stored in the config."""
+    provider = resolve_provider(stage_cfg)
+    common: dict[str, Any] = {
+        "model": stage_cfg.model,
+        "temperature": stage_cfg.temperature,
+        "max_tokens": stage_cfg.max_tokens,
+        "timeout_s": stage_cfg.timeout_s,
+        "max_retries": stage_cfg.max_retries,
+        "prices": prices,
+        "ledger": ledger,
+        "retry": retry,
+        "base_url": stage_cfg.base_url,
+    }
+    if provider == "offline":
+        return RecordingClient(_offline_client(stage_cfg, offline_factory), ledger)
+    key_env = stage_cfg.api_key_env or DEFAULT_KEY_ENV[provider]
+    key = os.environ.get(key_env) or None
+    if provider == "openai":
+        if key is None and not stage_cfg.base_url:
+            raise LLMError(
+                f"provider openai (model {stage_cfg.model}) needs an API key in ${key_env}, which is not set "
+                "(or set base_url to an OpenAI-compatible server that needs none)"
+            )
+        from swarm.llm.openai_provider import OpenAIClient
+
+        return OpenAIClient(api_key=key, **common)
+    if provider == "anthropic":
+        if key is None:
+            raise LLMError(
+                f"provider anthropic (model {stage_cfg.model}) needs an API key in ${key_env}, which is not set"
+            )
+        from swarm.llm.anthropic_provider import AnthropicClient
+
+        return AnthropicClient(api_key=key, **common)
+    raise LLMError(f"unknown LLM provider {provider!r}; expected auto, openai, anthropic or offline")
+
+
+def _offline_client(stage_cfg: StageLLMConfig, offline_factory: OfflineFactory | None) -> LLMClient:
+    if offline_factory is not None:
+        return offline_factory(stage_cfg)
+    try:
+        module = importlib.import_module("swarm.offline")
+    except ModuleNotFoundError as exc:
+        if exc.name not in ("swarm.offline", "swarm"):
+            raise
+        raise LLMError(
+            "no API key is set and the offline coder (swarm.offline) is not available yet; set "
+            f"${stage_cfg.key_env_name() or 'OPENAI_API_KEY'} or pass offline_factory"
+        ) from None
+    offline_client = getattr(module, "OfflineClient", None)
+    if offline_client is None:
+        raise LLMError("swarm.offline has no OfflineClient; the offline coder is incomplete")
+    return offline_client(stage_cfg)
+
+
+class RecordingClient:
+    """Wraps a client without its own accounting (the offline coder) so its calls reach the ledger too."""
+
+    def __init__(self, inner: LLMClient, ledger: UsageLedger | None) -> None:
+        self.inner = inner
+        self.ledger = ledger
+        self.provider = getattr(inner, "provider", "offline")
+        self.model = getattr(inner, "model", "offline")
+
+    def __repr__(self) -> str:
+        return f"RecordingClient({self.inner!r})"
+
+    def complete(self, messages: list[Message], ctx: CallContext) -> str:
+        return self._run(ctx, "complete", lambda: self.inner.complete(messages, ctx))
+
+    def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
+        return self._run(ctx, "tool", lambda: self.inner.call_tool(messages, tool, ctx))
+
+    def _run(self, ctx: CallContext, mode: str, call: Callable[[], Any]) -> Any:
+        if self.ledger is not None:
+            self.ledger.check_cap()
+        start = time.perf_counter()
+        ok, error = True, None
+        try:
+            return call()
+        except Exception as exc:
+            ok, error = False, f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            if self.ledger is not None:
+                self.ledger.record(
+                    UsageRecord.for_call(
+                        ctx,
+                        self.provider,
+                        self.model,
+                        ts=time.time(),
+                        mode=mode,
+                        attempt=1,
+                        prompt_tokens=0,
+                        completion_tokens=0,
+                        latency_s=round(time.perf_counter() - start, 6),
+                        cost_usd=0.0,
+                        priced=True,
+                        ok=ok,
+                        error=error,
+                    )
+                )

@@ -1,0 +1,321 @@
+"""A scripted loopback HTTP server that speaks enough of the OpenAI and Anthropic wire protocols.
+
+Tests and benchmarks point the real SDK clients at it (`server.openai_base_url`, `server.anthropic_base_url`)
+and queue replies: text, a tool call (well-formed or with malformed arguments), an HTTP error status, or a
+delay that makes the client time out. Every request received is recorded with its headers and JSON body.
+
+    with LoopbackServer() as server:
+        server.enqueue(Reply.error(429), Reply.say("hello", prompt_tokens=12, completion_tokens=3))
+        ...  # call the SDK against server.openai_base_url
+        assert len(server.requests) == 2
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal
+
+OPENAI_PATH = "/v1/chat/completions"
+ANTHROPIC_PATH = "/v1/messages"
+Protocol = Literal["openai", "anthropic"]
+
+_ANTHROPIC_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    413: "request_too_large",
+    429: "rate_limit_error",
+    500: "api_error",
+    529: "overloaded_error",
+}
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One scripted reply. Build it with the class methods rather than by hand."""
+
+    status: int = 200
+    text: str | None = None
+    tool_name: str | None = None
+    tool_args: dict[str, Any] | str | None = None
+    error_message: str | None = None
+    delay_s: float = 0.0
+    prompt_tokens: int = 10
+    completion_tokens: int = 5
+    headers: dict[str, str] = field(default_factory=dict)
+    echo_auth: bool = False
+
+    @classmethod
+    def say(cls, text: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
+        """A plain text reply."""
+        return cls(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+
+    @classmethod
+    def tool_call(
+        cls,
+        name: str,
+        args: dict[str, Any] | str,
+        prompt_tokens: int = 10,
+        completion_tokens: int = 5,
+        text: str | None = None,
+    ) -> Reply:
+        """A tool call; `args` as a string is sent verbatim (use it for malformed arguments)."""
+        return cls(
+            text=text,
+            tool_name=name,
+            tool_args=args,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+        )
+
+    @classmethod
+    def error(
+        cls,
+        status: int,
+        message: str | None = None,
+        headers: dict[str, str] | None = None,
+        echo_auth: bool = False,
+    ) -> Reply:
+        """An HTTP error; `echo_auth` puts the received credential in the message, as careless servers do."""
+        if status < 400:
+            raise ValueError(f"an error reply needs a status >= 400, got {status}")
+        return cls(
+            status=status,
+            error_message=message or f"scripted error {status}",
+            headers=headers or {},
+            echo_auth=echo_auth,
+        )
+
+    @classmethod
+    def slow(cls, delay_s: float, then: Reply | None = None) -> Reply:
+        """`then` (default: a text reply) sent only after `delay_s` seconds."""
+        base = then or cls(text="late reply")
+        return cls(**{**base.__dict__, "delay_s": delay_s})
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the server received."""
+
+    protocol: Protocol | None
+    path: str
+    headers: dict[str, str]
+    body: Any
+    received_at: float
+
+
+class LoopbackServer:
+    """A threaded HTTP server on 127.0.0.1 with a random port that plays a queue of scripted replies."""
+
+    def __init__(
+        self, latency_s: float = 0.0, default_reply: Reply | None = None, model_echo: bool = True
+    ) -> None:
+        self.latency_s = latency_s
+        self.default_reply = default_reply
+        self.model_echo = model_echo
+        self._queue: deque[Reply] = deque()
+        self._requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def openai_base_url(self) -> str:
+        return self.url + "/v1"
+
+    @property
+    def anthropic_base_url(self) -> str:
+        return self.url
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def pending(self) -> int:
+        """Scripted replies not yet played."""
+        with self._lock:
+            return len(self._queue)
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self._lock:
+            self._queue.extend(replies)
+
+    def start(self) -> LoopbackServer:
+        if self._thread is None:
+            self._thread = threading.Thread(
+                target=self._httpd.serve_forever, args=(0.02,), name="loopback-llm", daemon=True
+            )
+            self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._closing.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+            self._thread = None
+        self._httpd.server_close()
+
+    def __enter__(self) -> LoopbackServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- used by the handler -------------------------------------------------------------------------------
+
+    def _next_reply(self) -> Reply:
+        with self._lock:
+            if self._queue:
+                return self._queue.popleft()
+        if self.default_reply is not None:
+            return self.default_reply
+        return Reply.error(500, "loopback server: no scripted reply left")
+
+    def _record(self, request: RecordedRequest) -> None:
+        with self._lock:
+            self._requests.append(request)
+
+    def _sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            self._closing.wait(seconds)
+
+
+def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the default stderr log
+            pass
+
+        def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            try:
+                body: Any = json.loads(raw) if raw else None
+            except json.JSONDecodeError:
+                body = raw.decode("utf-8", "replace")
+            path = self.path.split("?", 1)[0]
+            proto: Protocol | None = (
+                "openai" if path == OPENAI_PATH else "anthropic" if path == ANTHROPIC_PATH else None
+            )
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            server._record(RecordedRequest(proto, path, headers, body, time.time()))
+            if proto is None:
+                self._send(404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}, {})
+                return
+            reply = server._next_reply()
+            server._sleep(server.latency_s + reply.delay_s)
+            if server._closing.is_set():
+                return
+            model = body.get("model", "loopback") if isinstance(body, dict) else "loopback"
+            if reply.status >= 400:
+                message = reply.error_message or "error"
+                if reply.echo_auth:
+                    message += f" (credential received: {_credential(headers)})"
+                payload = _error_payload(proto, reply.status, message)
+            else:
+                payload = _openai_body(reply, model) if proto == "openai" else _anthropic_body(reply, model)
+            self._send(reply.status, payload, reply.headers)
+
+        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                for key, value in headers.items():
+                    self.send_header(key, value)
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (e.g. it timed out); nothing to do
+
+    return Handler
+
+
+def _credential(headers: dict[str, str]) -> str:
+    auth = headers.get("authorization", "")
+    return auth.removeprefix("Bearer ").strip() or headers.get("x-api-key", "")
+
+
+def _error_payload(proto: Protocol, status: int, message: str) -> dict[str, Any]:
+    if proto == "anthropic":
+        kind = _ANTHROPIC_ERROR_TYPES.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+    return {"error": {"message": message, "type": "loopback_error", "code": str(status)}}
+
+
+def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    finish = "stop"
+    if reply.tool_name is not None:
+        args = reply.tool_args if isinstance(reply.tool_args, str) else json.dumps(reply.tool_args)
+        message["tool_calls"] = [
+            {
+                "id": "call_" + uuid.uuid4().hex[:12],
+                "type": "function",
+                "function": {"name": reply.tool_name, "arguments": args},
+            }
+        ]
+        finish = "tool_calls"
+    return {
+        "id": "chatcmpl-" + uuid.uuid4().hex[:12],
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": model,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+        "usage": {
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
+        },
+    }
+
+
+def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
+    content: list[dict[str, Any]] = []
+    if reply.text is not None:
+        content.append({"type": "text", "text": reply.text})
+    stop = "end_turn"
+    if reply.tool_name is not None:
+        args: Any = reply.tool_args
+        if isinstance(args, str):
+            with contextlib.suppress(json.JSONDecodeError):  # else sent verbatim: a malformed `input`
+                args = json.loads(args)
+        content.append(
+            {
+                "type": "tool_use",
+                "id": "toolu_" + uuid.uuid4().hex[:12],
+                "name": reply.tool_name,
+                "input": args,
+            }
+        )
+        stop = "tool_use"
+    return {
+        "id": "msg_" + uuid.uuid4().hex[:12],
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
+    }

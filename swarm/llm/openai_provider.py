@@ -1,0 +1,92 @@
+"""The `openai` provider: the openai SDK against OpenAI or any OpenAI-compatible server (vLLM, Ollama, …)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import openai
+
+from swarm.llm.base import Message, ToolSpec
+from swarm.llm.provider import ProviderClient, RawReply, error_detail
+from swarm.llm.retry import ProviderError, is_retryable_status, parse_retry_after
+
+# Placeholder key for local servers that need none (the SDK refuses an empty key).
+NO_KEY = "not-needed"
+
+
+class OpenAIClient(ProviderClient):
+    """Chat Completions with forced function calling (`tool_choice` naming the function)."""
+
+    provider = "openai"
+
+    def __init__(self, *, api_key: str | None, base_url: str | None = None, **kwargs: Any) -> None:
+        super().__init__(secret=api_key, base_url=base_url, **kwargs)
+        self._sdk = openai.OpenAI(
+            api_key=api_key or NO_KEY, base_url=base_url, timeout=self.timeout_s, max_retries=0
+        )
+        self._token_param = "max_tokens"
+        self._send_temperature = True
+
+    def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
+        params: dict[str, Any] = {
+            "model": self.model,
+            "messages": [{"role": m.role, "content": m.content} for m in messages],
+            self._token_param: self.max_tokens,
+        }
+        if self._send_temperature:
+            params["temperature"] = self.temperature
+        if tool is not None:
+            params["tools"] = [
+                {
+                    "type": "function",
+                    "function": {
+                        "name": tool.name,
+                        "description": tool.description,
+                        "parameters": tool.json_schema(),
+                    },
+                }
+            ]
+            params["tool_choice"] = {"type": "function", "function": {"name": tool.name}}
+        response = self._sdk.chat.completions.create(**params)
+        if not response.choices:
+            raise self._error("the reply has no choices", None, retryable=True)
+        message = response.choices[0].message
+        calls = [c for c in (message.tool_calls or []) if getattr(c, "function", None) is not None]
+        chosen = next(
+            (c for c in calls if tool and c.function.name == tool.name), calls[0] if calls else None
+        )
+        usage = response.usage
+        return RawReply(
+            text=message.content,
+            tool_called=chosen is not None,
+            tool_args=chosen.function.arguments if chosen is not None else None,
+            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
+            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+        )
+
+    def _classify(self, exc: Exception) -> ProviderError | None:
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, openai.APITimeoutError):
+            return self._error(f"timed out after {self.timeout_s:g} s", None, retryable=True)
+        if isinstance(exc, openai.APIConnectionError):
+            return self._error(f"connection failed: {exc}", None, retryable=True)
+        if isinstance(exc, openai.APIStatusError):
+            status = exc.status_code
+            return self._error(
+                f"HTTP {status}: {error_detail(exc)}",
+                status,
+                retryable=is_retryable_status(status),
+                retry_after_s=parse_retry_after(exc.response.headers.get("retry-after")),
+            )
+        return None
+
+    def _adapt(self, error: ProviderError) -> bool:
+        text = str(error)
+        if error.status == 400 and "max_completion_tokens" in text and self._token_param == "max_tokens":
+            self._token_param = "max_completion_tokens"
+            return True
+        if error.status == 400 and "temperature" in text and self._send_temperature:
+            self._send_temperature = False
+            return True
+        return False

@@ -1,0 +1,358 @@
+"""What every real provider shares: retries, usage records, the spend cap, tool-call validation and fallback.
+
+A provider subclass only turns messages into one SDK request (`_request`) and SDK exceptions into
+`ProviderError`s (`_classify`). This class wraps each request in tenacity (the SDK's own retries are off, so
+every attempt is counted and recorded), validates tool arguments with the tool's pydantic schema (one re-ask
+on invalid ones), and falls back to asking for JSON when the endpoint rejects tools or replies without a call.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt
+
+from swarm.config import ModelPrice
+from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, ToolSpec
+from swarm.llm.json_tools import (
+    ToolArgsError,
+    extract_json_object,
+    json_instruction,
+    repair_messages,
+    validate_tool_args,
+)
+from swarm.llm.retry import ProviderError, RetryPolicy
+from swarm.llm.usage import UsageLedger, UsageRecord, cost_usd
+
+Mode = Literal["complete", "tool", "json"]
+# Statuses with which an endpoint may reject a request only because it carries tools.
+_TOOL_REJECT_STATUS = frozenset({400, 404, 422, 501})
+_KEYLIKE_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|sk-ant-[A-Za-z0-9_\-*]{6,})")
+
+
+@dataclass(frozen=True)
+class RawReply:
+    """One provider reply, reduced to what the client needs."""
+
+    text: str | None
+    tool_called: bool
+    tool_args: Any
+    prompt_tokens: int
+    completion_tokens: int
+
+
+def redact(text: str, secrets: tuple[str, ...]) -> str:
+    """`text` with every secret and anything shaped like an API key replaced by [redacted]."""
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "[redacted]")
+    return _KEYLIKE_RE.sub("[redacted]", text)
+
+
+class ProviderClient:
+    """Base of the openai and anthropic clients; implements the `LLMClient` protocol."""
+
+    provider = "base"
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        temperature: float,
+        max_tokens: int,
+        timeout_s: float,
+        max_retries: int,
+        prices: Mapping[str, ModelPrice] | None = None,
+        ledger: UsageLedger | None = None,
+        retry: RetryPolicy | None = None,
+        secret: str | None = None,
+        base_url: str | None = None,
+    ) -> None:
+        if max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, got {max_retries}")
+        self.model = model
+        self.temperature = temperature
+        self.max_tokens = max_tokens
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.prices = dict(prices or {})
+        self.ledger = ledger
+        self.retry = retry or RetryPolicy()
+        self.base_url = base_url
+        self._secrets = (secret,) if secret else ()
+        self._tools_supported: bool | None = None  # None: not known yet
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        where = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"{type(self).__name__}(provider={self.provider!r}, model={self.model!r}{where})"
+
+    # -- the LLMClient protocol -----------------------------------------------------------------------------
+
+    def complete(self, messages: list[Message], ctx: CallContext) -> str:
+        """The model's text reply to `messages`."""
+        _check_messages(messages)
+        reply, _ = self._send(ctx, "complete", lambda: self._request(messages, None), check=_check_text)
+        return reply.text or ""
+
+    def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
+        """Force one call of `tool`; return its arguments validated by `tool.schema`."""
+        _check_messages(messages)
+        convo = list(messages)
+        use_json = self._tools_supported is False
+        problem = ""
+        for round_number in (1, 2):
+            if not use_json:
+                try:
+                    reply, result = self._send(
+                        ctx, "tool", lambda c=convo: self._request(c, tool), check=_tool_check(tool)
+                    )
+                except ProviderError as exc:
+                    if exc.status not in _TOOL_REJECT_STATUS or self._tools_supported:
+                        raise
+                    use_json = True  # the endpoint rejects tool calling: ask for JSON instead
+                    reply, result = self._json_round(convo, tool, ctx, rejected=exc)
+                if reply.tool_called:
+                    self._tools_supported = True
+            else:
+                reply, result = self._json_round(convo, tool, ctx)
+            if isinstance(result, dict):
+                return result
+            problem = result
+            if round_number == 1:
+                if not reply.tool_called:
+                    use_json = True  # it answered in prose: the repair asks for JSON
+                convo = convo + repair_messages(_shown(reply), problem, tool)
+        raise LLMError(
+            f"{self.provider} model {self.model} gave invalid arguments for {tool.name} twice: {problem}"
+        )
+
+    # -- provider hooks -------------------------------------------------------------------------------------
+
+    def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
+        """Send one request (tool forced when given); raise SDK exceptions unchanged."""
+        raise NotImplementedError
+
+    def _classify(self, exc: Exception) -> ProviderError | None:
+        """A ProviderError for an SDK exception, or None when `exc` is not a provider failure."""
+        raise NotImplementedError
+
+    def _adapt(self, error: ProviderError) -> bool:
+        """Change request parameters the endpoint rejected (e.g. `temperature`); True when something changed."""
+        return False
+
+    # -- shared machinery -----------------------------------------------------------------------------------
+
+    def _json_round(
+        self, convo: list[Message], tool: ToolSpec, ctx: CallContext, rejected: ProviderError | None = None
+    ) -> tuple[RawReply, dict[str, Any] | str]:
+        try:
+            reply, result = self._send(
+                ctx,
+                "json",
+                lambda: self._request(convo + [json_instruction(tool)], None),
+                check=_json_check(tool),
+            )
+        except ProviderError as exc:
+            if rejected is not None and exc.status == rejected.status:
+                raise rejected from None  # the request fails with or without tools: report the original
+            raise
+        if rejected is not None:
+            self._tools_supported = False
+        return reply, result
+
+    def _send(
+        self, ctx: CallContext, mode: Mode, request: Callable[[], RawReply], check: Callable[[RawReply], Any]
+    ) -> tuple[RawReply, Any]:
+        """Run `request` with retries; record every attempt; return the reply and `check(reply)`.
+
+        `check` returns a validated result, or a string describing why the reply is unusable (recorded as a
+        failed attempt, not retried here).
+        """
+        attempts = self.max_retries + 1
+        retrying = Retrying(
+            stop=stop_after_attempt(attempts),
+            wait=self.retry.wait,
+            retry=retry_if_exception(lambda e: isinstance(e, ProviderError) and e.retryable),
+            reraise=True,
+        )
+        adaptations = 0
+        while True:
+            try:
+                for attempt in retrying:
+                    with attempt:
+                        return self._attempt(ctx, mode, request, check, attempt.retry_state.attempt_number)
+            except ProviderError as exc:
+                exc.attempts = retrying.statistics.get("attempt_number", 1)
+                if adaptations < 2 and not exc.retryable and self._adapt(exc):
+                    adaptations += 1
+                    continue
+                if exc.retryable:
+                    raise ProviderError(
+                        f"{exc} (gave up after {exc.attempts} attempts)",
+                        provider=exc.provider,
+                        model=exc.model,
+                        status=exc.status,
+                        retryable=True,
+                        attempts=exc.attempts,
+                    ) from None
+                raise
+            except (
+                RetryError
+            ) as exc:  # pragma: no cover - reraise=True makes tenacity re-raise the last error
+                raise LLMError(f"{self.provider} model {self.model}: {exc}") from None
+
+    def _attempt(
+        self,
+        ctx: CallContext,
+        mode: Mode,
+        request: Callable[[], RawReply],
+        check: Callable[[RawReply], Any],
+        number: int,
+    ) -> tuple[RawReply, Any]:
+        if self.ledger is not None:
+            self.ledger.check_cap()
+        start = time.perf_counter()
+        try:
+            reply = request()
+        except SpendCapReached:
+            raise
+        except Exception as exc:  # noqa: BLE001 - classified below; unknown ones re-raised as LLMError
+            latency = time.perf_counter() - start
+            error = self._classify(exc)
+            if error is None:
+                error = ProviderError(
+                    f"{self.provider} model {self.model}: unexpected {type(exc).__name__}: "
+                    f"{redact(str(exc), self._secrets)}",
+                    provider=self.provider,
+                    model=self.model,
+                )
+            self._record(ctx, mode, number, latency, 0, 0, ok=False, error=str(error), status=error.status)
+            raise error from None
+        latency = time.perf_counter() - start
+        result = check(reply)
+        problem = result if isinstance(result, str) else None
+        self._record(
+            ctx,
+            mode,
+            number,
+            latency,
+            reply.prompt_tokens,
+            reply.completion_tokens,
+            ok=problem is None,
+            error=f"unusable reply: {problem}" if problem else None,
+        )
+        return reply, result
+
+    def _record(
+        self,
+        ctx: CallContext,
+        mode: Mode,
+        number: int,
+        latency: float,
+        prompt_tokens: int,
+        completion_tokens: int,
+        *,
+        ok: bool,
+        error: str | None = None,
+        status: int | None = None,
+    ) -> None:
+        if self.ledger is None:
+            return
+        cost, priced = cost_usd(self.model, prompt_tokens, completion_tokens, self.prices)
+        self.ledger.record(
+            UsageRecord.for_call(
+                ctx,
+                self.provider,
+                self.model,
+                ts=time.time(),
+                mode=mode,
+                attempt=number,
+                prompt_tokens=prompt_tokens,
+                completion_tokens=completion_tokens,
+                latency_s=round(latency, 6),
+                cost_usd=cost,
+                priced=priced,
+                ok=ok,
+                error=redact(error, self._secrets) if error else None,
+                status=status,
+            )
+        )
+
+    def _error(
+        self, what: str, status: int | None, retryable: bool, retry_after_s: float | None = None
+    ) -> ProviderError:
+        """A ProviderError naming provider and model, with secrets removed from the message."""
+        where = f" at {self.base_url}" if self.base_url else ""
+        return ProviderError(
+            redact(f"{self.provider} model {self.model}{where}: {what}", self._secrets),
+            provider=self.provider,
+            model=self.model,
+            status=status,
+            retryable=retryable,
+            retry_after_s=retry_after_s,
+        )
+
+
+def error_detail(exc: Exception) -> str:
+    """The server's error message from an SDK status error (its JSON body), else the exception text."""
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])
+    return str(getattr(exc, "message", None) or exc)
+
+
+def _check_messages(messages: list[Message]) -> None:
+    if not messages:
+        raise ValueError("messages must not be empty")
+    for i, message in enumerate(messages):
+        if not isinstance(message, Message):
+            raise TypeError(f"messages[{i}] must be a swarm.llm.base.Message, got {type(message).__name__}")
+        if message.role not in ("system", "user", "assistant"):
+            raise ValueError(f"messages[{i}] has unknown role {message.role!r}")
+
+
+def _check_text(reply: RawReply) -> str | None:
+    return "the model returned no text" if not (reply.text or "").strip() else None
+
+
+def _tool_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
+    def check(reply: RawReply) -> dict[str, Any] | str:
+        try:
+            if reply.tool_called:
+                return validate_tool_args(tool, reply.tool_args)
+            # no tool call: a model that cannot call tools may still have written the JSON as text
+            return validate_tool_args(tool, extract_json_object(reply.text or ""))
+        except ToolArgsError as exc:
+            if not reply.tool_called:
+                return f"the model replied without calling {tool.name} ({exc})"
+            return str(exc)
+
+    return check
+
+
+def _json_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
+    def check(reply: RawReply) -> dict[str, Any] | str:
+        try:
+            raw = reply.tool_args if reply.tool_called else extract_json_object(reply.text or "")
+            return validate_tool_args(tool, raw)
+        except ToolArgsError as exc:
+            return str(exc)
+
+    return check
+
+
+def _shown(reply: RawReply) -> str:
+    """How an unusable reply is replayed to the model in the repair turn."""
+    if reply.tool_called:
+        args = reply.tool_args if isinstance(reply.tool_args, str) else json.dumps(reply.tool_args)
+        return args[:4000]
+    return (reply.text or "")[:4000]

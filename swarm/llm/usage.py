@@ -1,0 +1,204 @@
+"""Usage accounting: one record per model-call attempt, priced from the config's price table.
+
+`UsageLedger` appends each record as a JSON line to a file in the run dir (thread-safe), keeps running totals
+by stage / agent / model, and enforces the run's spend cap: once the total cost reaches the cap,
+`cap_reached` is true and `check_cap()` raises `SpendCapReached`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from swarm.config import ModelPrice
+from swarm.llm.base import CallContext, SpendCapReached
+
+GroupBy = Literal["stage", "agent", "model", "provider", "kind"]
+
+
+@dataclass(frozen=True)
+class UsageRecord:
+    """One attempt at a model call, successful or not. Tokens are what the server reported (0 if none)."""
+
+    ts: float
+    provider: str
+    model: str
+    stage: str
+    kind: str
+    run_id: str | None
+    epoch: int | None
+    node_id: str | None
+    agent_id: str | None
+    mode: str
+    attempt: int
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    cost_usd: float
+    priced: bool
+    ok: bool
+    error: str | None = None
+    status: int | None = None
+
+    @classmethod
+    def for_call(cls, ctx: CallContext, provider: str, model: str, **fields: Any) -> UsageRecord:
+        """A record attributed from `ctx` (hints are never copied)."""
+        return cls(
+            provider=provider,
+            model=model,
+            stage=ctx.stage,
+            kind=ctx.kind,
+            run_id=ctx.run_id,
+            epoch=ctx.epoch,
+            node_id=ctx.node_id,
+            agent_id=ctx.agent_id,
+            **fields,
+        )
+
+
+@dataclass
+class UsageTotals:
+    """Sums over a group of records."""
+
+    calls: int = 0
+    failed: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+    unpriced_calls: int = 0
+    latency_s: float = 0.0
+
+    def add(self, record: UsageRecord) -> None:
+        self.calls += 1
+        self.failed += 0 if record.ok else 1
+        self.prompt_tokens += record.prompt_tokens
+        self.completion_tokens += record.completion_tokens
+        self.cost_usd += record.cost_usd
+        self.latency_s += record.latency_s
+        if not record.priced and (record.prompt_tokens or record.completion_tokens):
+            self.unpriced_calls += 1
+
+
+def find_price(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | None:
+    """The price of `model`: an exact entry, else the longest entry that prefixes it (dated snapshots)."""
+    if model in prices:
+        return prices[model]
+    matches = [name for name in prices if model.startswith(name)]
+    return prices[max(matches, key=len)] if matches else None
+
+
+def cost_usd(
+    model: str, prompt_tokens: int, completion_tokens: int, prices: Mapping[str, ModelPrice]
+) -> tuple[float, bool]:
+    """(cost in USD, whether the model was in the price table). Unknown models cost 0."""
+    price = find_price(model, prices)
+    if price is None:
+        return 0.0, False
+    cost = prompt_tokens * price.input_per_mtok / 1e6 + completion_tokens * price.output_per_mtok / 1e6
+    return cost, True
+
+
+_GROUP_FIELDS: dict[str, str] = {
+    "stage": "stage",
+    "agent": "agent_id",
+    "model": "model",
+    "provider": "provider",
+    "kind": "kind",
+}
+
+
+@dataclass
+class UsageLedger:
+    """All attempts of a run. `path=None` keeps records in memory only.
+
+    With `resume=True` an existing file is read first, so totals and the spend cap carry over a restart.
+    """
+
+    path: Path | None = None
+    spend_cap_usd: float | None = None
+    resume: bool = True
+    _records: list[UsageRecord] = field(default_factory=list, init=False, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
+    _total_cost: float = field(default=0.0, init=False)
+
+    def __post_init__(self) -> None:
+        if self.spend_cap_usd is not None and self.spend_cap_usd < 0:
+            raise ValueError(f"spend_cap_usd must be >= 0, got {self.spend_cap_usd}")
+        if self.path is not None:
+            self.path = Path(self.path)
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if self.resume and self.path.exists():
+                for record in read_records(self.path):
+                    self._records.append(record)
+                    self._total_cost += record.cost_usd
+
+    def record(self, record: UsageRecord) -> None:
+        """Append one record (to memory and, when a path is set, as one JSON line)."""
+        line = json.dumps(asdict(record), sort_keys=True)
+        with self._lock:
+            self._records.append(record)
+            self._total_cost += record.cost_usd
+            if self.path is not None:
+                with self.path.open("a", encoding="utf-8") as fh:
+                    fh.write(line + "\n")
+
+    @property
+    def records(self) -> list[UsageRecord]:
+        with self._lock:
+            return list(self._records)
+
+    @property
+    def total_cost_usd(self) -> float:
+        with self._lock:
+            return self._total_cost
+
+    @property
+    def cap_reached(self) -> bool:
+        return self.spend_cap_usd is not None and self.total_cost_usd >= self.spend_cap_usd
+
+    def check_cap(self) -> None:
+        """Raise SpendCapReached when the spend cap is reached."""
+        if self.cap_reached:
+            raise SpendCapReached(
+                f"spend cap reached: ${self.total_cost_usd:.4f} spent of a ${self.spend_cap_usd:.4f} cap"
+            )
+
+    def totals(self, by: GroupBy | None = None) -> dict[str, UsageTotals]:
+        """Totals per group (`stage`, `agent`, `model`, `provider`, `kind`); `by=None` gives {"all": ...}."""
+        if by is not None and by not in _GROUP_FIELDS:
+            raise ValueError(f"cannot group usage by {by!r}; expected one of {', '.join(_GROUP_FIELDS)}")
+        groups: dict[str, UsageTotals] = {}
+        for record in self.records:
+            key = "all" if by is None else str(getattr(record, _GROUP_FIELDS[by]))
+            groups.setdefault(key, UsageTotals()).add(record)
+        return groups
+
+    def summary(self) -> dict[str, Any]:
+        """A JSON-ready summary: overall totals and totals by stage, agent and model."""
+        overall = self.totals().get("all", UsageTotals())
+        return {
+            "total": asdict(overall),
+            "spend_cap_usd": self.spend_cap_usd,
+            "cap_reached": self.cap_reached,
+            **{
+                f"by_{by}": {k: asdict(v) for k, v in self.totals(by).items()}
+                for by in ("stage", "agent", "model")
+            },
+        }
+
+
+def read_records(path: Path) -> list[UsageRecord]:
+    """Records from a ledger file; a line that does not parse raises ValueError naming the line."""
+    records = []
+    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append(UsageRecord(**json.loads(line)))
+        except (json.JSONDecodeError, TypeError) as exc:
+            raise ValueError(f"{path}:{number} is not a usage record: {exc}") from None
+    return records
