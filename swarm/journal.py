@@ -40,6 +40,7 @@ def trim_middle(text: str, max_chars: int, head_ratio: float = 0.4) -> str:
     """`text` cut to at most `max_chars` by dropping its middle, with a marker saying what was cut.
 
     Cuts snap to line ends where that loses little; the tail gets the larger share (errors are at the end).
+    A budget too small for the marker keeps only the last `max_chars` characters.
     """
     if max_chars < 0:
         raise ValueError(f"max_chars must be >= 0, got {max_chars}")
