@@ -114,8 +114,9 @@ class ExperiencePool:
         self._thread_lock = threading.RLock()
         self._records: list[ExperienceRecord] = []
         self._offset = 0
-        self._inode: int | None = None
         self._lines_on_disk = 0
+        self._identity: tuple[int, bytes] | None = None
+        self._torn_warned_at = -1
         with self._locked(exclusive=False):
             self._refresh()
 
@@ -131,17 +132,22 @@ class ExperiencePool:
                 fcntl.flock(lock_file.fileno(), fcntl.LOCK_UN)
 
     def _refresh(self) -> None:
-        """Read what other writers appended since the last read (the caller holds the lock)."""
+        """Read what other writers appended since the last read (the caller holds the lock).
+
+        The file's identity is its inode plus its first line: compaction always drops the oldest line, so a
+        compacted file is recognised even if the file system reuses the old inode number."""
         try:
-            st = self.path.stat()
+            f = open(self.path, "rb")  # noqa: SIM115 - closed by the `with f:` below
         except FileNotFoundError:
-            self._records, self._offset, self._inode, self._lines_on_disk = [], 0, None, 0
+            self._reset(None)
             return
-        if st.st_ino != self._inode or st.st_size < self._offset:
-            self._records, self._offset, self._inode, self._lines_on_disk = [], 0, st.st_ino, 0
-        if st.st_size == self._offset:
-            return
-        with open(self.path, "rb") as f:
+        with f:
+            identity = (os.fstat(f.fileno()).st_ino, f.readline())
+            size = os.fstat(f.fileno()).st_size
+            if identity != self._identity or size < self._offset:
+                self._reset(identity)
+            if size == self._offset:
+                return
             f.seek(self._offset)
             chunk = f.read()
         end = chunk.rfind(b"\n") + 1  # only complete lines; a torn tail is read again next time
@@ -153,9 +159,14 @@ class ExperiencePool:
                 self._records.append(ExperienceRecord.from_dict(json.loads(raw)))
             except (ValueError, TypeError) as exc:
                 log.warning("experience pool %s: skipping bad line %d: %s", self.path, lineno, exc)
-        if end < len(chunk):
-            log.warning("experience pool %s: ignoring an unterminated last line (a torn write)", self.path)
         self._offset += end
+        if end < len(chunk) and self._torn_warned_at != self._offset:
+            self._torn_warned_at = self._offset
+            log.warning("experience pool %s: ignoring an unterminated last line (a torn write)", self.path)
+
+    def _reset(self, identity: tuple[int, bytes] | None) -> None:
+        self._records, self._offset, self._lines_on_disk = [], 0, 0
+        self._identity, self._torn_warned_at = identity, -1
 
     # -- writing -------------------------------------------------------------------------------------
 
@@ -188,7 +199,7 @@ class ExperiencePool:
             os.fsync(f.fileno())
         os.replace(tmp, self.path)
         _fsync_dir(self.path.parent)
-        self._inode = None
+        self._identity = None
         self._refresh()
 
     # -- queries -------------------------------------------------------------------------------------

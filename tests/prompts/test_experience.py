@@ -206,3 +206,18 @@ def test_bad_records_and_arguments_are_named(tmp_path: Path) -> None:
     with pytest.raises(ExperienceError, match="k must be"):
         pool.top_k("draft", -1)
     assert os.path.exists(tmp_path / "p.jsonl.lock")
+
+
+def test_a_second_pool_follows_appends_and_compaction(tmp_path: Path) -> None:
+    path = tmp_path / "pool.jsonl"
+    reader = ExperiencePool(path, max_records=10)
+    writer = ExperiencePool(path, max_records=10)
+    for i in range(5):
+        writer.add(rec(f"n{i}"))
+    assert [r.node_id for r in reader.records()] == [f"n{i}" for i in range(5)]
+    for i in range(5, 60):
+        writer.add(rec(f"n{i}"))
+        if i % 7 == 0:
+            assert reader.records() == writer.records()
+    assert reader.records() == writer.records()
+    assert reader.records()[-1].node_id == "n59"
