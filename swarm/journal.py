@@ -11,6 +11,7 @@ A journal is written by one process at a time; `save` replaces the file atomical
 
 from __future__ import annotations
 
+import functools
 import heapq
 import json
 import math
@@ -167,8 +168,7 @@ class Node:
         """The inverse of `to_dict`; unknown or missing keys are reported by name."""
         if not isinstance(data, dict):
             raise JournalError(f"a node must be a JSON object, got {type(data).__name__}")
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - _node_field_names())
         node_id = data.get("id", "?")
         if unknown:
             raise JournalError(f"node {node_id}: unknown fields {unknown}")
@@ -184,6 +184,11 @@ class Node:
             return cls(**kwargs)
         except TypeError as exc:
             raise JournalError(f"node {node_id}: {exc}") from exc
+
+
+@functools.cache
+def _node_field_names() -> frozenset[str]:
+    return frozenset(f.name for f in fields(Node))
 
 
 class Journal:
