@@ -1,0 +1,78 @@
+"""The competition flow: create (or resume) a run, run epochs until a limit, then select, grade, report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from prefect import flow
+from pydantic import BaseModel, Field
+
+from flows.epoch import EpochParams, epoch_flow
+from swarm.config import load_config
+from swarm.journal import Journal
+from swarm.pipeline.context import create_run
+from swarm.pipeline.finalize import finalize
+from swarm.pipeline.progress import PROGRESS
+from swarm.pipeline.snapshots import write_snapshot
+from swarm.pipeline.state import RunPaths, load_state, save_state
+from tasks.runs import forget_context, get_context
+
+
+class CompetitionParams(BaseModel):
+    """Parameters of a competition run (the Prefect UI shows them as a form)."""
+
+    competition: str | None = Field(None, description="A bundled competition id (e.g. titanic).")
+    data_dir: str | None = Field(None, description="An MLE-bench prepared competition dir, instead of an id.")
+    config_path: str | None = Field(None, description="A YAML config file.")
+    overrides: list[str] = Field(default_factory=list, description="Config overrides: section.field=value.")
+    run_dir: str | None = Field(None, description="Where the run lives (default: project.runs_dir/<run id>).")
+    resume: bool = Field(False, description="Continue the run in run_dir from its last completed step.")
+
+
+def prepare_run(params: CompetitionParams) -> RunPaths:
+    """Create the run dir, or check that the one to resume exists (applying overrides to its config)."""
+    if params.resume:
+        if not params.run_dir:
+            raise ValueError("resume needs the run dir to continue")
+        paths = RunPaths(Path(params.run_dir))
+        state = load_state(paths)
+        if params.overrides:
+            cfg = load_config(paths.config, params.overrides, env_file=None)
+            paths.config.write_text(cfg.to_yaml(), encoding="utf-8")
+        state.stopped_reason, state.finished = None, False
+        save_state(paths, state)
+        return paths
+    overrides = list(params.overrides)
+    if params.competition:
+        overrides.append(f"data.competition={params.competition}")
+    if params.data_dir:
+        overrides.append(f"data.data_dir={params.data_dir}")
+    cfg = load_config(params.config_path, overrides)
+    paths = create_run(cfg, Path(params.run_dir) if params.run_dir else None)
+    write_snapshot(paths, 0, Journal.load(paths.journal), load_state(paths))
+    return paths
+
+
+@flow(name="competition", log_prints=True)
+def competition_flow(params: CompetitionParams) -> dict[str, Any]:
+    paths = prepare_run(params)
+    run_dir = str(paths.root)
+    forget_context(run_dir)
+    rc = get_context(run_dir)
+    PROGRESS.update(run_dir=run_dir, competition=rc.competition.id)
+    while True:
+        state = load_state(paths)
+        state.stopped_reason = state.stopped_reason or rc.limit_reason(state)
+        if state.stopped_reason:
+            save_state(paths, state)
+            break
+        summary = epoch_flow(EpochParams(run_dir=run_dir, epoch=state.epochs_done + 1))
+        if summary.stopped_reason:
+            break
+    state = load_state(paths)
+    journal = Journal.load(paths.journal)
+    result = finalize(rc, journal, state)
+    state.finished = True
+    save_state(paths, state)
+    return result

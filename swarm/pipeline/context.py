@@ -1,0 +1,205 @@
+"""Create or open a run dir and hold everything its steps need (`RunContext`).
+
+`create_run` lays out a new run dir from a config; `open_run` rebuilds the context from a run dir alone (its
+saved `config.yaml`), so a resumed run, a rerun, or a task in another process sees the same run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sandbox import Workspace, make_sandbox
+from swarm.agent_store import AgentStore
+from swarm.atomic import write_json_atomic, write_text_atomic
+from swarm.competitions import Competition, load_competition
+from swarm.config import Config, load_config
+from swarm.data_preview import preview
+from swarm.experience import ExperiencePool
+from swarm.journal import Journal, Node
+from swarm.llm.base import LLMClient, Message
+from swarm.llm.factory import make_client
+from swarm.llm.usage import UsageLedger
+from swarm.pipeline.state import RunPaths, RunState, StepPlan, load_state, save_state
+from swarm.prompting import ParentView, PromptBuilder
+
+log = logging.getLogger(__name__)
+
+STAGES = ("code", "feedback", "evolution")
+
+
+def new_run_id(competition: str) -> str:
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
+    return f"{competition}-{stamp}-{uuid.uuid4().hex[:6]}"
+
+
+def resolve_competition(cfg: Config) -> Competition:
+    """The competition the config names: a data dir if given, else a bundled id."""
+    target = cfg.data.data_dir or cfg.data.competition
+    if target is None:
+        raise ValueError("no competition: set data.competition (a bundled id) or data.data_dir")
+    return load_competition(target, cfg.project.cache_dir)
+
+
+def create_run(cfg: Config, run_dir: Path | None = None) -> RunPaths:
+    """Lay out a new run dir: config, state, agent config copies, workspace with the public inputs."""
+    competition = resolve_competition(cfg)
+    run_id = cfg.project.run_name or new_run_id(competition.id)
+    paths = RunPaths(Path(run_dir) if run_dir else cfg.project.runs_dir / run_id)
+    if paths.state.exists():
+        raise FileExistsError(f"{paths.root} already holds a run; resume it with --resume {paths.root}")
+    paths.root.mkdir(parents=True, exist_ok=True)
+    saved = cfg.model_copy(deep=True)
+    saved.data.data_dir = competition.root if cfg.data.data_dir else None
+    write_text_atomic(paths.config, saved.to_yaml())
+    AgentStore.seed_run(paths.root)
+    Workspace(paths.workspace, competition.public_dir)
+    Journal().save(paths.journal)
+    save_state(paths, RunState(run_id=run_id, competition=competition.id))
+    return paths
+
+
+class RunContext:
+    """Everything the steps of one run need, built once per process from the run dir."""
+
+    def __init__(self, paths: RunPaths, cfg: Config, state: RunState) -> None:
+        self.paths = paths
+        self.cfg = cfg
+        self.run_id = state.run_id
+        self.started_monotonic = time.monotonic()
+        self.competition = resolve_competition(cfg)
+        self.task_desc = self.competition.description
+        self.workspace = Workspace(paths.workspace, self.competition.public_dir)
+        self.data_preview = preview(self.workspace.input_dir)
+        self.sandbox = make_sandbox(cfg.execution)
+        self.ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
+        self.clients: dict[str, LLMClient] = {
+            stage: make_client(getattr(cfg.llm, stage), cfg.llm.prices, self.ledger, self._offline)
+            for stage in STAGES
+        }
+        self.agents = AgentStore(paths.root)
+        self.agent_ids = self.agents.agent_ids()[: cfg.evolution.num_agents]
+        skills = paths.root / "skills"
+        self.prompts = (
+            PromptBuilder(skills_dir=skills)
+            if (skills / "meta" / "index.json").is_file()
+            else PromptBuilder()
+        )
+        self.pool = ExperiencePool(paths.experience, max_records=cfg.evolution.experience_max_records)
+        metric = self.competition.metric
+        self.lower_is_better = bool(metric.lower_is_better) if metric else False
+        self.sandbox_kind = type(self.sandbox).__name__
+        self._data_hash: str | None = None
+
+    @property
+    def data_hash(self) -> str:
+        """A hash of the public input files (names and contents), computed once."""
+        if self._data_hash is None:
+            digest = hashlib.sha256()
+            root = self.workspace.input_dir.resolve()
+            for path in sorted(p for p in root.rglob("*") if p.is_file()):
+                digest.update(str(path.relative_to(root)).encode() + b"\0")
+                with path.open("rb") as handle:
+                    for chunk in iter(lambda h=handle: h.read(1 << 20), b""):
+                        digest.update(chunk)
+            self._data_hash = digest.hexdigest()
+        return self._data_hash
+
+    def _offline(self, stage_cfg: Any) -> LLMClient:
+        from swarm.offline import OfflineClient
+
+        return OfflineClient(seed=self.cfg.project.seed)
+
+    # -- prompts ----------------------------------------------------------------------------------------
+
+    def parent_view(self, node: Node) -> ParentView:
+        return ParentView(
+            code=node.code,
+            output=node.term_out_for_prompt(),
+            is_buggy=bool(node.is_buggy),
+            bug_reason=node.bug_reason or "",
+            metric=node.metric.value if node.metric else None,
+            lower_is_better=node.lower_is_better,
+            node_id=node.id,
+            summary=node.analysis or "",
+        )
+
+    def build_prompt(
+        self, plan: StepPlan, parents: list[Node], journal: Journal
+    ) -> tuple[list[Message], dict[str, Any], dict[str, str]]:
+        """The messages for a step, the offline coder's hints, and the agent text versions used."""
+        profile = self.agents.current(plan.agent_id)
+        views = [self.parent_view(p) for p in parents]
+        examples = self.pool.top_k(plan.task_type, self.cfg.evolution.experience_top_k)
+        kwargs: dict[str, Any] = {
+            "task_desc": self.task_desc,
+            "memory": journal.memory_summary(),
+            "data_preview": self.data_preview,
+            "examples": examples,
+            "time_remaining_s": plan.time_remaining_s,
+            "steps_remaining": plan.steps_remaining,
+        }
+        if plan.task_type == "merge":
+            kwargs.update(parents=(views[0], views[1]), crossover_plan=plan.crossover_plan)
+        elif plan.task_type == "mutate":
+            kwargs.update(parent=views[0], gene=plan.gene)
+        elif views:
+            kwargs.update(parent=views[0])
+        messages = self.prompts.build(plan.task_type, profile, **kwargs)
+        hints: dict[str, Any] = {"input_dir": str(self.workspace.input_dir), "seed": plan.seed}
+        if parents:
+            hints["parent_code"] = parents[0].code
+            hints["parent_output"] = parents[0].term_out
+            hints["parent_codes"] = [p.code for p in parents]
+        if plan.gene:
+            hints["gene"] = plan.gene
+        if plan.crossover_plan:
+            hints["crossover_plan"] = plan.crossover_plan
+        return messages, hints, dict(profile.versions)
+
+    # -- persistence ------------------------------------------------------------------------------------
+
+    def limit_reason(self, state: RunState) -> str | None:
+        """Why the run must stop now (step, time or spend limit), or None."""
+        if state.next_step >= self.cfg.agent.max_steps:
+            return "step limit reached"
+        if self.elapsed_now(state) >= self.cfg.agent.time_limit_s:
+            return "time limit reached"
+        if self.ledger.cap_reached:
+            return "spend cap reached"
+        return None
+
+    def elapsed_now(self, state: RunState) -> float:
+        return state.elapsed_s + (time.monotonic() - self.started_monotonic)
+
+    def save(self, journal: Journal, state: RunState) -> None:
+        """Journal first, then state; both atomic. Also banks the elapsed time."""
+        now = time.monotonic()
+        state.elapsed_s += now - self.started_monotonic
+        self.started_monotonic = now
+        journal.save(self.paths.journal)
+        save_state(self.paths, state)
+
+    def pending_path(self, node_id: str) -> Path:
+        return self.paths.root / "pending" / f"{node_id}.json"
+
+    def save_pending(self, planned: Any) -> None:
+        """Keep a planned step's prompt until its node is recorded, so a resume can replay it."""
+        write_json_atomic(self.pending_path(planned.plan.node_id), planned.model_dump())
+
+    def drop_pending(self, node_id: str) -> None:
+        self.pending_path(node_id).unlink(missing_ok=True)
+
+
+def open_run(run_dir: Path) -> tuple[RunContext, Journal, RunState]:
+    """Rebuild the context, journal and state of an existing run dir."""
+    paths = RunPaths(Path(run_dir))
+    state = load_state(paths)
+    cfg = load_config(paths.config, env_file=None)
+    journal = Journal.load(paths.journal)
+    return RunContext(paths, cfg, state), journal, state

@@ -1,0 +1,152 @@
+"""After the search: pick the best node, copy it to best_solution/, grade it, write report.md.
+
+The private answers are read here and only here, after the search, by the grader; they never reach a prompt
+or a sandbox.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+from swarm.atomic import write_json_atomic, write_text_atomic
+from swarm.competitions import CompetitionError, GradeReport, grade_submission
+from swarm.journal import Journal, Node
+from swarm.pipeline.context import RunContext
+from swarm.pipeline.state import RunState
+
+SUBMISSION = "submission.csv"
+
+
+def promote(rc: RunContext, node: Node) -> Path:
+    """Copy the node's submission, code and id into the run's best_solution/."""
+    best = rc.workspace.best_solution_dir
+    best.mkdir(parents=True, exist_ok=True)
+    for old in best.iterdir():
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    source = node.meta.get("submission_path")
+    if not source or not Path(source).is_file():
+        raise FileNotFoundError(f"best node {node.id} has no submission file ({source})")
+    shutil.copyfile(source, best / SUBMISSION)
+    write_text_atomic(best / "solution.py", node.code)
+    write_text_atomic(best / "node_id.txt", node.id + "\n")
+    return best / SUBMISSION
+
+
+def grade_best(rc: RunContext, submission: Path) -> GradeReport | None:
+    """Grade with the hidden answers; None (with a note in the report) when the competition can't be graded."""
+    try:
+        return grade_submission(rc.competition, submission)
+    except CompetitionError as exc:
+        rc.grade_error = str(exc)
+        return None
+
+
+def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any]:
+    """Select, promote, grade and report; returns the summary the flow returns."""
+    best = journal.best_node(only_good=True)
+    report: GradeReport | None = None
+    submission: Path | None = None
+    if best is not None and best.meta.get("submission_path"):
+        submission = promote(rc, best)
+        report = grade_best(rc, submission)
+    if report is not None:
+        write_json_atomic(rc.paths.grade, report.model_dump(mode="json"))
+    summary = {
+        "run_dir": str(rc.paths.root),
+        "competition": rc.competition.id,
+        "steps": len(journal),
+        "good_nodes": len(journal.good_nodes()),
+        "best_node": best.id if best else None,
+        "validation_metric": best.metric.value if best and best.metric else None,
+        "submission": str(submission) if submission else None,
+        "grade": report.model_dump(mode="json") if report else None,
+        "stopped_reason": state.stopped_reason,
+        "cost_usd": rc.ledger.total_cost_usd,
+    }
+    write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report))
+    return summary
+
+
+def score_curve(journal: Journal) -> list[tuple[int, float | None]]:
+    """Best validation metric so far after each step (None until a good node exists)."""
+    curve, best = [], None
+    for node in journal:
+        if node.is_good and node.metric is not None and node.metric.value is not None:
+            if best is None or node.metric > best:
+                best = node.metric
+        curve.append((node.step or 0, best.value if best else None))
+    return curve
+
+
+def tree_lines(journal: Journal) -> list[str]:
+    """The journal as an indented tree (merge nodes appear under their first parent)."""
+    lines: list[str] = []
+
+    def walk(node: Node, depth: int) -> None:
+        status = f"[BUGGY] {node.bug_reason}" if node.is_buggy else f"metric {_fmt(node)}"
+        lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type} by {node.agent_id}: {status}")
+        for child in journal.children(node):
+            if child.parent_ids and child.parent_ids[0] == node.id:
+                walk(child, depth + 1)
+
+    for root in (n for n in journal if not n.parent_ids):
+        walk(root, 0)
+    return lines
+
+
+def _fmt(node: Node) -> str:
+    return f"{node.metric.value:.5g}" if node.metric and node.metric.value is not None else "n/a"
+
+
+def render_report(
+    rc: RunContext, journal: Journal, state: RunState, best: Node | None, grade: GradeReport | None
+) -> str:
+    usage = rc.ledger.summary()
+    out = [
+        f"# Run {state.run_id}",
+        "",
+        f"Competition: `{rc.competition.id}`  ",
+        f"Run dir: `{rc.paths.root}`",
+    ]
+    out += [f"Steps: {len(journal)} ({len(journal.good_nodes())} good, {len(journal.buggy_nodes())} buggy)  "]
+    out += [f"Stopped: {state.stopped_reason or 'limits not reached'}", ""]
+    out += ["## Result", ""]
+    if best is None:
+        out += ["No node produced a valid solution.", ""]
+    else:
+        out += [
+            f"Best node `{best.id}` ({best.task_type} by {best.agent_id}), validation metric {_fmt(best)}.",
+            "",
+        ]
+    if grade is not None:
+        out += [
+            "| score | valid | medal | gold | silver | bronze | median |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+            f"| {grade.score} | {grade.valid} | {grade.medal or 'none'} | {grade.gold_threshold} | "
+            f"{grade.silver_threshold} | {grade.bronze_threshold} | {grade.median_threshold} |",
+            "",
+        ]
+        if grade.reason:
+            out += [f"Grader: {grade.reason}", ""]
+    elif getattr(rc, "grade_error", None):
+        out += [f"Not graded: {rc.grade_error}", ""]
+    out += ["## Best score over steps", "", "| step | best so far |", "| --- | --- |"]
+    out += [
+        f"| {step} | {'n/a' if value is None else f'{value:.5g}'} |" for step, value in score_curve(journal)
+    ]
+    out += ["", "## Tree", "", *tree_lines(journal), "", "## Model usage", ""]
+    total = usage["total"]
+    out += [
+        "| stage | calls | prompt tokens | completion tokens | cost (USD) |",
+        "| --- | --- | --- | --- | --- |",
+        f"| all | {total.get('calls', 0)} | {total.get('prompt_tokens', 0)} | "
+        f"{total.get('completion_tokens', 0)} | {total.get('cost_usd', 0.0):.4f} |",
+    ]
+    for stage, t in usage["by_stage"].items():
+        out += [
+            f"| {stage} | {t.get('calls', 0)} | {t.get('prompt_tokens', 0)} | {t.get('completion_tokens', 0)} | "
+            f"{t.get('cost_usd', 0.0):.4f} |"
+        ]
+    return "\n".join(out) + "\n"

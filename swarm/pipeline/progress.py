@@ -1,0 +1,45 @@
+"""What a run is doing right now, for the terminal's live view (updated by the flows, read by the CLI)."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Progress:
+    run_dir: str = ""
+    competition: str = ""
+    epoch: int = 0
+    steps_done: int = 0
+    max_steps: int = 0
+    best_metric: float | None = None
+    best_node: str | None = None
+    lower_is_better: bool = False
+    running: dict[str, str] = field(default_factory=dict)
+    spend_usd: float = 0.0
+    last_event: str = ""
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def update(self, **changes: object) -> None:
+        with self._lock:
+            for key, value in changes.items():
+                setattr(self, key, value)
+
+    def start(self, node_id: str, label: str) -> None:
+        with self._lock:
+            self.running[node_id] = label
+
+    def finish(self, node_id: str, event: str) -> None:
+        with self._lock:
+            self.running.pop(node_id, None)
+            self.last_event = event
+
+    def snapshot(self) -> dict[str, object]:
+        with self._lock:
+            return {k: v for k, v in vars(self).items() if not k.startswith("_")} | {
+                "running": dict(self.running)
+            }
+
+
+PROGRESS = Progress()

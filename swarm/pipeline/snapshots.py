@@ -1,0 +1,78 @@
+"""Epoch snapshots and rerun branches.
+
+After epoch k the run writes `epochs/<k>/state.json` (state, journal, and how many experience records and
+which agent text versions existed). Rerunning epoch k starts a new branch `branches/<name>/` from the
+snapshot of epoch k-1; the original run is never touched. Epoch 0's snapshot is the empty run.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from swarm.atomic import read_json, write_json_atomic, write_text_atomic
+from swarm.journal import Journal
+from swarm.pipeline.state import RunPaths, RunState, save_state
+
+
+def write_snapshot(paths: RunPaths, epoch: int, journal: Journal, state: RunState) -> Path:
+    target = paths.epoch_snapshot(epoch)
+    experience_lines = 0
+    if paths.experience.is_file():
+        with paths.experience.open("rb") as handle:
+            experience_lines = sum(1 for line in handle if line.endswith(b"\n"))
+    lineage = paths.root / "skills" / "meta" / "lineage.json"
+    write_json_atomic(
+        target,
+        {
+            "epoch": epoch,
+            "written_at": time.time(),
+            "state": state.model_dump(mode="json"),
+            "journal": journal.to_dict(),
+            "experience_lines": experience_lines,
+            "agent_lineage": read_json(lineage) if lineage.is_file() else None,
+        },
+    )
+    return target
+
+
+def branch_from_snapshot(paths: RunPaths, epoch: int, name: str | None = None) -> RunPaths:
+    """A new branch of the run holding the state from before `epoch`, ready to run `epoch` again."""
+    source = paths.epoch_snapshot(epoch - 1)
+    if not source.is_file():
+        raise FileNotFoundError(
+            f"cannot rerun epoch {epoch} of {paths.root}: its starting snapshot {source} does not exist"
+        )
+    snapshot = read_json(source)
+    name = name or f"epoch{epoch}-{time.strftime('%Y%m%d-%H%M%S')}"
+    branch = paths.branch(name)
+    if branch.state.exists():
+        raise FileExistsError(f"branch {branch.root} already exists; pick another name")
+    branch.root.mkdir(parents=True)
+    shutil.copyfile(paths.config, branch.config)
+    for sub in ("agent_configs", "skills"):
+        if (paths.root / sub).is_dir():
+            shutil.copytree(paths.root / sub, branch.root / sub)
+    _copy_lines(paths.experience, branch.experience, snapshot["experience_lines"])
+    Journal.from_dict(snapshot["journal"]).save(branch.journal)
+    state = RunState.model_validate(snapshot["state"])
+    state.branch = name
+    state.pending = []
+    state.stopped_reason = None
+    state.finished = False
+    state.meta["branched_from"] = {"run": str(paths.root), "epoch": epoch - 1}
+    save_state(branch, state)
+    write_json_atomic(branch.epoch_snapshot(epoch - 1), snapshot)
+    return branch
+
+
+def _copy_lines(source: Path, target: Path, count: int) -> None:
+    lines: list[str] = []
+    if source.is_file():
+        with source.open(encoding="utf-8") as handle:
+            for line in handle:
+                if len(lines) >= count:
+                    break
+                lines.append(line)
+    write_text_atomic(target, "".join(lines))

@@ -1,0 +1,300 @@
+"""The steps of a search, as plain functions over a `RunContext`.
+
+    plan_step -> generate -> execute -> review -> record
+
+Prefect tasks in `tasks/` wrap these one to one; `run_steps_plainly` chains them without Prefect (for tests
+and for measuring what orchestration costs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from sandbox import ExecutionResult
+from swarm.experience import ExperienceRecord, input_hash
+from swarm.fitness import score_against
+from swarm.genes import split_genes
+from swarm.journal import Journal, Node
+from swarm.llm.base import CallContext, Message
+from swarm.llm.review import ReviewOutcome, review_execution
+from swarm.metric import MetricValue
+from swarm.pipeline.context import RunContext
+from swarm.pipeline.policy import choose_next
+from swarm.pipeline.state import RunState, StepPlan
+from swarm.protocol import GENE_SECTIONS
+from swarm.response import ResponseParseError, parse_response
+
+STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
+
+
+class PlannedStep(BaseModel):
+    """A step with the exact prompt it will send; persisted before the model call so a resume replays it."""
+
+    plan: StepPlan
+    messages: list[dict[str, str]]
+    hints: dict[str, Any] = Field(default_factory=dict)
+    agent_versions: dict[str, str] = Field(default_factory=dict)
+
+    def message_objects(self) -> list[Message]:
+        return [Message(role=m["role"], content=m["content"]) for m in self.messages]  # type: ignore[arg-type]
+
+
+class Generation(BaseModel):
+    """What the model wrote for a step, parsed."""
+
+    node_id: str
+    raw: str
+    plan_text: str = ""
+    code: str = ""
+    parse_error: str | None = None
+
+
+def generation_cache_key(planned: PlannedStep, model: str, provider: str, temperature: float) -> str:
+    """The generation cache key: the full prompt and the model that answers it."""
+    payload = json.dumps(
+        {"messages": planned.messages, "model": model, "provider": provider, "temperature": temperature},
+        sort_keys=True,
+    )
+    return "generate-" + hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _sha(*parts: str) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(part.encode())
+        digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def execution_cache_key(rc: RunContext, code: str) -> str:
+    """The execution cache key: the code, the input data and the sandbox settings."""
+    settings = json.dumps(rc.cfg.execution.model_dump(mode="json"), sort_keys=True)
+    return "execute-" + _sha(code, rc.data_hash, settings, rc.sandbox_kind)
+
+
+def review_cache_key(
+    rc: RunContext, planned: PlannedStep, generation: Generation, result: ExecutionResult | None
+) -> str:
+    """The review cache key: the node, its code, what it printed, and the feedback model."""
+    output = result.output if result is not None else f"no code: {generation.parse_error}"
+    model = rc.cfg.llm.feedback
+    return "review-" + _sha(planned.plan.node_id, generation.code, output, model.provider, model.model)
+
+
+# -- select parent + build prompt -------------------------------------------------------------------------
+
+
+def plan_step(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
+    """Decide the next step (AIDE policy) and build its prompt."""
+    rng = random.Random(f"{rc.cfg.project.seed}-{state.branch}-{state.next_step}")
+    task_type, parent_ids = choose_next(journal, state.pending, rc.cfg, rng)
+    agent_id = rc.agent_ids[state.next_step % len(rc.agent_ids)]
+    elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
+    plan = StepPlan(
+        step=state.next_step,
+        epoch=state.epochs_done,
+        task_type=task_type,
+        parent_ids=parent_ids,
+        agent_id=agent_id,
+        time_remaining_s=max(0.0, rc.cfg.agent.time_limit_s - elapsed),
+        steps_remaining=max(0, rc.cfg.agent.max_steps - state.next_step),
+        seed=rng.randrange(2**31),
+    )
+    parents = [journal.get(pid) for pid in parent_ids]
+    messages, hints, versions = rc.build_prompt(plan, parents, journal)
+    state.next_step += 1
+    return PlannedStep(
+        plan=plan,
+        messages=[{"role": m.role, "content": m.content} for m in messages],
+        hints=hints,
+        agent_versions=versions,
+    )
+
+
+# -- generate -----------------------------------------------------------------------------------------------
+
+
+def generate(rc: RunContext, planned: PlannedStep) -> Generation:
+    """Ask the code model for a solution and parse the reply. A reply without code is not an error here:
+    the step records a buggy node saying so, and the search debugs or moves on."""
+    plan = planned.plan
+    ctx = CallContext(
+        stage="code",
+        kind=plan.task_type,  # type: ignore[arg-type]
+        run_id=rc.run_id,
+        epoch=plan.epoch,
+        node_id=plan.node_id,
+        agent_id=plan.agent_id,
+        hints=dict(planned.hints),
+    )
+    raw = rc.clients["code"].complete(planned.message_objects(), ctx)
+    try:
+        parsed = parse_response(raw)
+    except ResponseParseError as exc:
+        return Generation(node_id=plan.node_id, raw=raw, parse_error=str(exc))
+    # Code with a syntax error still runs, so that its traceback reaches the debug step.
+    return Generation(node_id=plan.node_id, raw=raw, plan_text=parsed.plan, code=parsed.code)
+
+
+# -- execute ------------------------------------------------------------------------------------------------
+
+
+def execute(rc: RunContext, plan: StepPlan, generation: Generation) -> ExecutionResult | None:
+    """Run the generated code in the sandbox, in the node's own dirs. None when there was no code."""
+    if not generation.code:
+        return None
+    node_dirs = rc.workspace.node_dirs(plan.node_id)
+    return rc.sandbox.run(generation.code, node_dirs, timeout_s=rc.cfg.execution.timeout_s)
+
+
+def failure_message(result: ExecutionResult) -> str:
+    """One line on why a solution failed, then its traceback: what the UI shows for a failed execute."""
+    if result.timed_out:
+        head = f"timed out after {result.exec_time:.0f} s"
+    elif result.oom_killed:
+        head = "killed: out of memory"
+    elif result.exc_type:
+        head = f"raised {result.exc_type}: {result.exc_info or ''}".strip()
+    else:
+        head = f"exited with status {result.exit_code}"
+    tail = result.output[-3000:] if result.exc_type else ""
+    return f"{head}\n{tail}".strip()
+
+
+def adopt_outputs(rc: RunContext, plan: StepPlan, result: ExecutionResult | None) -> ExecutionResult | None:
+    """A cached execution may come from another node with the same code: copy its outputs into this node's
+    dirs so every node owns its submission."""
+    if result is None or result.submission_path is None:
+        return result
+    dirs = rc.workspace.node_dirs(plan.node_id)
+    source = Path(result.submission_path)
+    if source.resolve() == dirs.submission_file.resolve():
+        return result
+    if source.is_file():
+        shutil.copyfile(source, dirs.submission_file)
+        return result.model_copy(update={"submission_path": dirs.submission_file})
+    return result.model_copy(update={"submission_path": None})
+
+
+# -- review -------------------------------------------------------------------------------------------------
+
+
+def review(
+    rc: RunContext, plan: StepPlan, generation: Generation, result: ExecutionResult | None
+) -> ReviewOutcome:
+    """Judge an executed node: the model's review checked against hard facts."""
+    if result is None:
+        return ReviewOutcome(
+            is_buggy=True,
+            bug_reason=f"the reply had no runnable code: {generation.parse_error}",
+            metric=None,
+            lower_is_better=rc.lower_is_better,
+            summary="no code to run",
+        )
+    ctx = CallContext(
+        stage="feedback",
+        kind="review",
+        run_id=rc.run_id,
+        epoch=plan.epoch,
+        node_id=plan.node_id,
+        agent_id=plan.agent_id,
+        hints={"output": result.output, "submission_exists": result.submission_path is not None},
+    )
+    return review_execution(
+        rc.clients["feedback"],
+        ctx,
+        task_description=rc.task_desc,
+        code=generation.code,
+        output=result.output,
+        exit_code=result.exit_code,
+        exc_type=result.exc_type,
+        timed_out=result.timed_out,
+        oom_killed=result.oom_killed,
+        submission_exists=result.submission_path is not None,
+        timeout_s=rc.cfg.execution.timeout_s,
+        exec_time_s=result.exec_time,
+    )
+
+
+# -- record (update population) -----------------------------------------------------------------------------
+
+
+@dataclass
+class StepOutcome:
+    planned: PlannedStep
+    generation: Generation
+    result: ExecutionResult | None
+    outcome: ReviewOutcome
+
+
+def make_node(step: StepOutcome) -> Node:
+    """The journal node for a finished step."""
+    plan, gen, result, outcome = step.planned.plan, step.generation, step.result, step.outcome
+    genes = split_genes(gen.code) if gen.code else {}
+    node = Node(
+        id=plan.node_id,
+        code=gen.code,
+        plan=gen.plan_text,
+        task_type=plan.task_type,
+        parent_ids=tuple(plan.parent_ids),
+        genes={k: v for k, v in genes.items() if k in GENE_SECTIONS},
+        agent_id=plan.agent_id,
+        epoch=plan.epoch,
+        analysis=outcome.summary,
+        is_buggy=outcome.is_buggy,
+        bug_reason=outcome.bug_reason,
+        lower_is_better=outcome.lower_is_better,
+        metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
+        metric_conflict=bool(outcome.metric_conflict),
+        meta={"agent_versions": step.planned.agent_versions, "plan_step": plan.step},
+    )
+    if result is not None:
+        node.term_out = result.output
+        node.exec_time = result.exec_time
+        node.exit_code = result.exit_code
+        node.timed_out = result.timed_out
+        node.oom_killed = result.oom_killed
+        node.exc_type = result.exc_type
+        node.exc_info = {"message": result.exc_info} if result.exc_info else None
+        node.exc_stack = [(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None
+        node.meta["submission_path"] = str(result.submission_path) if result.submission_path else None
+        node.meta["sandbox"] = result.backend
+    if gen.parse_error:
+        node.meta["parse_error"] = gen.parse_error
+    return node
+
+
+def record(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome) -> Node:
+    """Add the node to the journal, feed the experience pool, persist journal and state."""
+    node = journal.append(make_node(step))
+    good = [n.metric.value for n in journal.good_nodes() if n.metric and n.metric.value is not None]
+    quality = 0.0
+    if not node.is_buggy and node.metric is not None and node.metric.value is not None:
+        quality = score_against(node.metric.value, good, lower_is_better=bool(node.lower_is_better))
+    node.fitness = quality
+    rc.pool.add(
+        ExperienceRecord(
+            agent_id=node.agent_id or "agent_0",
+            task_type=node.task_type,
+            input_hash=input_hash(*(m["content"] for m in step.planned.messages)),
+            quality=quality,
+            success=not node.is_buggy,
+            strategy_summary=(node.plan or node.bug_reason or "")[:500],
+            node_id=node.id,
+            metric=node.metric.value if node.metric else None,
+        )
+    )
+    state.pending = [p for p in state.pending if p.node_id != node.id]
+    state.steps_done += 1
+    rc.save(journal, state)
+    rc.drop_pending(node.id)
+    return node

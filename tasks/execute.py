@@ -1,0 +1,37 @@
+"""execute: run the solution in the sandbox. A solution's crash is a Failed task run whose message is its
+traceback (visible in the UI) but never retried: it goes to the debug path. Engine faults are retried."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prefect import task
+from prefect.states import Failed, State
+
+from sandbox import ExecutionResult
+from swarm.pipeline import steps
+from tasks.naming import step_name
+from tasks.retry import SOLUTION_FAILED, worth_retrying
+from tasks.runs import get_context
+
+
+def execution_key(context: Any, parameters: dict[str, Any]) -> str:
+    rc = get_context(parameters["run_dir"])
+    return steps.execution_cache_key(rc, parameters["generation"].code)
+
+
+@task(
+    task_run_name=step_name("execute"),
+    cache_key_fn=execution_key,
+    persist_result=True,
+    retries=2,
+    retry_delay_seconds=[2, 10],
+    retry_condition_fn=worth_retrying,
+)
+def execute(
+    run_dir: str, planned: steps.PlannedStep, generation: steps.Generation
+) -> ExecutionResult | None | State:
+    result = steps.execute(get_context(run_dir), planned.plan, generation)
+    if result is not None and not result.succeeded:
+        return Failed(message=f"{SOLUTION_FAILED}: {steps.failure_message(result)}", data=result)
+    return result
