@@ -73,9 +73,9 @@ def score_curve(journal: Journal) -> list[tuple[int, float | None]]:
     """Best validation metric so far after each step (None until a good node exists)."""
     curve, best = [], None
     for node in journal:
-        if node.is_good and node.metric is not None and node.metric.value is not None:
-            if best is None or node.metric > best:
-                best = node.metric
+        scored = node.is_good and node.metric is not None and node.metric.value is not None
+        if scored and (best is None or node.metric > best):
+            best = node.metric
         curve.append((node.step or 0, best.value if best else None))
     return curve
 
