@@ -1,0 +1,298 @@
+"""Reviewing one execution: the model's opinion, checked against the hard facts of the run.
+
+The model is asked (forced function `submit_review`) whether the run is buggy and what its validation metric
+is. The facts win: a run that raised, timed out, was OOM-killed, wrote no submission file or reported no
+metric is buggy whatever the model says. The printed `SWARM_METRIC` line is preferred over the model's
+metric; when the two disagree the outcome records the conflict. If the review call fails for good, the
+outcome is built from the facts alone and says so. A buggy outcome may still carry a metric: do not rank it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
+from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
+
+REVIEW_SYSTEM = (
+    "You review the execution of a Python script written to solve a machine-learning competition. "
+    "Judge from the code and its output whether it ran correctly, whether it wrote its predictions to "
+    "submission.csv, and what validation metric it reported. Report by calling submit_review."
+)
+
+
+class SubmitReview(BaseModel):
+    """Arguments of the forced function `submit_review`."""
+
+    is_bug: bool = Field(description="True if the run failed or has a bug that makes its result invalid.")
+    has_csv_submission: bool = Field(
+        description="True if the script wrote its predictions to submission.csv."
+    )
+    summary: str = Field(description="Two or three sentences: what happened, and what to fix if it is buggy.")
+    metric: float | None = Field(
+        description="The validation metric the script reported, or null if it reported none."
+    )
+    lower_is_better: bool = Field(description="True if a lower value of the metric is better (e.g. RMSE).")
+
+
+SUBMIT_REVIEW = ToolSpec(
+    name="submit_review",
+    description="Submit the review of the script's execution.",
+    schema=SubmitReview,
+)
+
+
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """The verdict on one execution. `llm_said` is the model's raw arguments (None if the call failed)."""
+
+    is_buggy: bool
+    bug_reason: str | None
+    metric: float | None
+    lower_is_better: bool
+    summary: str
+    metric_conflict: str | None = None
+    llm_said: dict[str, Any] | None = None
+    review_error: str | None = None
+
+
+def review_execution(
+    client: LLMClient,
+    ctx: CallContext,
+    *,
+    task_description: str,
+    code: str,
+    output: str,
+    exit_code: int | None,
+    exc_type: str | None,
+    timed_out: bool,
+    oom_killed: bool,
+    submission_exists: bool,
+    timeout_s: float | None = None,
+    exec_time_s: float | None = None,
+    submission_name: str = "submission.csv",
+    rel_tol: float = 5e-3,
+    max_output_chars: int = 8000,
+    max_code_chars: int = 20000,
+) -> ReviewOutcome:
+    """Ask the model for a review, then overrule it with the facts of the run."""
+    if rel_tol < 0:
+        raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
+    messages = [
+        Message("system", REVIEW_SYSTEM),
+        Message(
+            "user",
+            _review_prompt(
+                task_description,
+                clip(code, max_code_chars),
+                clip(output, max_output_chars),
+                exit_code=exit_code,
+                exc_type=exc_type,
+                timed_out=timed_out,
+                oom_killed=oom_killed,
+                submission_exists=submission_exists,
+                exec_time_s=exec_time_s,
+                submission_name=submission_name,
+            ),
+        ),
+    ]
+    llm_said: dict[str, Any] | None = None
+    review_error: str | None = None
+    try:
+        llm_said = client.call_tool(messages, SUBMIT_REVIEW, ctx)
+    except LLMError as exc:
+        review_error = str(exc)
+    return combine_review(
+        llm_said,
+        output=output,
+        exit_code=exit_code,
+        exc_type=exc_type,
+        timed_out=timed_out,
+        oom_killed=oom_killed,
+        submission_exists=submission_exists,
+        timeout_s=timeout_s,
+        submission_name=submission_name,
+        rel_tol=rel_tol,
+        review_error=review_error,
+    )
+
+
+def combine_review(
+    llm_said: dict[str, Any] | None,
+    *,
+    output: str,
+    exit_code: int | None,
+    exc_type: str | None,
+    timed_out: bool,
+    oom_killed: bool,
+    submission_exists: bool,
+    timeout_s: float | None = None,
+    submission_name: str = "submission.csv",
+    rel_tol: float = 5e-3,
+    review_error: str | None = None,
+) -> ReviewOutcome:
+    """The outcome from the model's review (None if it failed) and the facts; the facts win."""
+    said = SubmitReview.model_validate(llm_said) if llm_said is not None else None
+    printed = parse_metric_line(output)
+    llm_metric = said.metric if said is not None and _finite(said.metric) else None
+
+    if printed is not None:
+        metric, lower = printed.value, printed.lower_is_better
+    elif llm_metric is not None and said is not None:
+        metric, lower = llm_metric, said.lower_is_better
+    else:
+        metric, lower = None, said.lower_is_better if said is not None else False
+
+    reasons = fact_reasons(
+        output,
+        exit_code=exit_code,
+        exc_type=exc_type,
+        timed_out=timed_out,
+        oom_killed=oom_killed,
+        submission_exists=submission_exists,
+        timeout_s=timeout_s,
+        submission_name=submission_name,
+    )
+    if metric is None:
+        reasons.append(f"no validation metric was reported (no {METRIC_LINE_PREFIX} line in the output)")
+    if not reasons and said is not None and said.is_bug:
+        reasons.append(f"the reviewer judged the run buggy: {said.summary.strip() or 'no reason given'}")
+
+    if said is not None:
+        summary = said.summary.strip()
+    else:
+        summary = (
+            f"The review call failed ({review_error}); this outcome is built from the execution facts only."
+        )
+    conflict = metric_conflict(printed, llm_metric, said.lower_is_better if said else None, rel_tol)
+    return ReviewOutcome(
+        is_buggy=bool(reasons),
+        bug_reason="; ".join(reasons) if reasons else None,
+        metric=metric,
+        lower_is_better=lower,
+        summary=summary,
+        metric_conflict=conflict,
+        llm_said=llm_said,
+        review_error=review_error,
+    )
+
+
+def fact_reasons(
+    output: str,
+    *,
+    exit_code: int | None,
+    exc_type: str | None,
+    timed_out: bool,
+    oom_killed: bool,
+    submission_exists: bool,
+    timeout_s: float | None = None,
+    submission_name: str = "submission.csv",
+) -> list[str]:
+    """Why the facts alone make the run buggy, in words a user can read (empty when they do not)."""
+    reasons = []
+    if timed_out:
+        reasons.append(f"timed out after {timeout_s:g} s" if timeout_s else "timed out")
+    if oom_killed:
+        reasons.append("was killed for running out of memory")
+    if exc_type:
+        reasons.append(describe_exception(exc_type, output))
+    elif exit_code not in (0, None) and not timed_out and not oom_killed:
+        reasons.append(f"the script exited with code {exit_code}")
+    if not submission_exists:
+        reasons.append(f"no {submission_name} was written")
+    return reasons
+
+
+def describe_exception(exc_type: str, output: str) -> str:
+    """E.g. "the script raised KeyError: 'Age' at line 12", read from the traceback in `output`."""
+    name = exc_type.rsplit(".", 1)[-1]
+    message = ""
+    pattern = re.compile(rf"^(?:[\w.]+\.)?{re.escape(name)}(?::[ \t]*(.*))?$", re.MULTILINE)
+    matches = pattern.findall(output or "")
+    if matches:
+        message = matches[-1].strip()
+    line = _script_line(output or "")
+    text = f"the script raised {name}" + (f": {message[:200]}" if message else "")
+    return text + (f" at line {line}" if line else "")
+
+
+def metric_conflict(
+    printed: ReportedMetric | None, llm_metric: float | None, llm_lower: bool | None, rel_tol: float
+) -> str | None:
+    """A description of how the printed metric and the model's disagree, or None when they agree."""
+    if printed is None or llm_metric is None:
+        return None
+    problems = []
+    scale = max(abs(printed.value), abs(llm_metric), 1e-12)
+    if abs(printed.value - llm_metric) / scale > rel_tol:
+        problems.append(
+            f"the printed {printed.name} is {printed.value:g} but the reviewer said {llm_metric:g}"
+        )
+    if llm_lower is not None and llm_lower != printed.lower_is_better:
+        problems.append(
+            f"the printed line says {_direction(printed.lower_is_better)} but the reviewer said "
+            f"{_direction(llm_lower)}"
+        )
+    return "; ".join(problems) + " (the printed line is used)" if problems else None
+
+
+def clip(text: str, limit: int) -> str:
+    """`text` cut to about `limit` characters, keeping its head and its tail."""
+    text = text or ""
+    if len(text) <= limit:
+        return text
+    head = limit // 3
+    tail = limit - head
+    return f"{text[:head]}\n... [{len(text) - limit} characters cut] ...\n{text[-tail:]}"
+
+
+def _review_prompt(
+    task: str,
+    code: str,
+    output: str,
+    *,
+    exit_code: int | None,
+    exc_type: str | None,
+    timed_out: bool,
+    oom_killed: bool,
+    submission_exists: bool,
+    exec_time_s: float | None,
+    submission_name: str,
+) -> str:
+    facts = [
+        f"exit code: {exit_code}",
+        f"exception: {exc_type or 'none'}",
+        f"timed out: {'yes' if timed_out else 'no'}",
+        f"killed for memory: {'yes' if oom_killed else 'no'}",
+        f"{submission_name} written: {'yes' if submission_exists else 'no'}",
+    ]
+    if exec_time_s is not None:
+        facts.append(f"run time: {exec_time_s:.1f} s")
+    return (
+        f"# Task\n{task.strip()}\n\n# Code\n```python\n{code}\n```\n\n# Output\n```\n{output}\n```\n\n"
+        "# Facts of the run\n" + "\n".join(f"- {fact}" for fact in facts) + "\n\n"
+        "Call submit_review. Report the validation metric exactly as the script printed it "
+        f"(its `{METRIC_LINE_PREFIX}` line, if any), or null if it printed none."
+    )
+
+
+def _script_line(output: str) -> int | None:
+    """The line number of the innermost traceback frame that is not inside an installed library."""
+    frames = re.findall(r'^\s*File "([^"]+)", line (\d+)', output, re.MULTILINE)
+    for filename, line in reversed(frames):
+        if not any(part in filename for part in ("site-packages", "/lib/python", "<frozen")):
+            return int(line)
+    return int(frames[-1][1]) if frames else None
+
+
+def _direction(lower_is_better: bool) -> str:
+    return "lower is better" if lower_is_better else "higher is better"
+
+
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)

@@ -1,0 +1,121 @@
+"""The review: the model's verdict overruled by the facts, conflicts recorded, failures survived."""
+
+from __future__ import annotations
+
+import pytest
+
+from swarm.llm.base import CallContext
+from swarm.llm.loopback_server import Reply
+from swarm.llm.review import SUBMIT_REVIEW, combine_review, describe_exception, review_execution
+from swarm.protocol import metric_line
+
+CTX = CallContext(stage="feedback", kind="review", node_id="n1")
+TRACEBACK = """Traceback (most recent call last):
+  File "/work/runfile.py", line 12, in <module>
+    df["Age"]
+  File "/usr/lib/python3.11/site-packages/pandas/core/frame.py", line 4102, in __getitem__
+    raise KeyError(key)
+KeyError: 'Age'
+"""
+CLEAN = dict(exit_code=0, exc_type=None, timed_out=False, oom_killed=False, submission_exists=True)
+
+
+def said(**overrides):
+    base = dict(is_bug=False, has_csv_submission=True, summary="Fine.", metric=0.81, lower_is_better=False)
+    return {**base, **overrides}
+
+
+def test_clean_run_uses_the_printed_metric():
+    out = combine_review(said(metric=0.8123), output=metric_line("accuracy", 0.8123, False), **CLEAN)
+    assert (out.is_buggy, out.bug_reason, out.metric, out.lower_is_better) == (False, None, 0.8123, False)
+    assert out.metric_conflict is None
+
+
+@pytest.mark.parametrize(
+    ("facts", "reason"),
+    [
+        ({"exc_type": "KeyError", "exit_code": 1}, "the script raised KeyError: 'Age' at line 12"),
+        ({"timed_out": True, "exit_code": None}, "timed out after 600 s"),
+        ({"oom_killed": True, "exit_code": 137}, "was killed for running out of memory"),
+        ({"submission_exists": False}, "no submission.csv was written"),
+        ({"exit_code": 2}, "the script exited with code 2"),
+    ],
+)
+def test_hard_facts_override_a_happy_reviewer(facts, reason):
+    output = TRACEBACK + metric_line("acc", 0.9, False)
+    out = combine_review(said(is_bug=False), output=output, **{**CLEAN, **facts}, timeout_s=600)
+    assert out.is_buggy
+    assert reason in out.bug_reason
+
+
+def test_no_metric_anywhere_is_a_bug():
+    out = combine_review(said(metric=None), output="training done\n", **CLEAN)
+    assert out.is_buggy and "no validation metric" in out.bug_reason
+    assert out.metric is None
+
+
+def test_reviewer_metric_is_used_when_nothing_was_printed():
+    out = combine_review(said(metric=1.5, lower_is_better=True), output="rmse 1.5\n", **CLEAN)
+    assert (out.is_buggy, out.metric, out.lower_is_better) == (False, 1.5, True)
+
+
+def test_reviewer_can_still_flag_a_bug():
+    out = combine_review(
+        said(is_bug=True, summary="It trains on the test labels."), output=metric_line("a", 1, False), **CLEAN
+    )
+    assert out.is_buggy and "trains on the test labels" in out.bug_reason
+
+
+def test_value_conflict_is_recorded_and_the_printed_line_wins():
+    out = combine_review(said(metric=0.75), output=metric_line("auc", 0.8123, False), **CLEAN)
+    assert out.metric == 0.8123
+    assert "0.8123" in out.metric_conflict and "0.75" in out.metric_conflict
+
+
+def test_direction_conflict_is_recorded():
+    out = combine_review(
+        said(metric=0.3, lower_is_better=False), output=metric_line("rmse", 0.3, True), **CLEAN
+    )
+    assert out.lower_is_better is True
+    assert "lower is better" in out.metric_conflict and "higher is better" in out.metric_conflict
+
+
+def test_small_rounding_is_not_a_conflict():
+    out = combine_review(said(metric=0.8123), output=metric_line("auc", 0.81234, False), **CLEAN)
+    assert out.metric_conflict is None
+
+
+def test_describe_exception_handles_qualified_names_and_missing_traceback():
+    output = '  File "/w/run.py", line 3, in <module>\npandas.errors.ParserError: bad line\n'
+    assert describe_exception("ParserError", output) == "the script raised ParserError: bad line at line 3"
+    assert describe_exception("MemoryError", "") == "the script raised MemoryError"
+
+
+def test_review_through_a_real_client(make, server, provider):
+    server.enqueue(Reply.tool_call("submit_review", said(metric=0.5)))
+    out = review_execution(
+        make(provider),
+        CTX,
+        task_description="Predict survival.",
+        code="print('hi')",
+        output=metric_line("accuracy", 0.8, False),
+        **CLEAN,
+    )
+    assert out.metric == 0.8 and out.llm_said["metric"] == 0.5 and out.metric_conflict
+    body = server.requests[0].body
+    assert SUBMIT_REVIEW.name in str(body.get("tool_choice"))
+
+
+def test_failed_review_falls_back_to_the_facts(make, server, provider):
+    server.enqueue(Reply.error(401, "bad key"))
+    out = review_execution(
+        make(provider),
+        CTX,
+        task_description="t",
+        code="c",
+        output=TRACEBACK,
+        **{**CLEAN, "exc_type": "KeyError", "exit_code": 1},
+    )
+    assert out.is_buggy and "KeyError: 'Age' at line 12" in out.bug_reason
+    assert out.llm_said is None and "401" in out.review_error
+    assert "facts only" in out.summary
