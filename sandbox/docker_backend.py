@@ -140,7 +140,8 @@ class DockerSandbox(Sandbox):
         log_bytes = max(10 * 1024 * 1024, 8 * cfg.max_output_chars)
         return {
             "image": cfg.image,
-            "command": ["python", CODE_FILE],
+            # One stream keeps stdout and stderr in order (two are copied by racing goroutines).
+            "command": ["/bin/sh", "-c", f"exec python {CODE_FILE} 2>&1"],
             "working_dir": CONTAINER_ROOT,
             "user": f"{SANDBOX_UID}:{SANDBOX_UID}",
             "network_mode": "none",
@@ -171,7 +172,7 @@ class DockerSandbox(Sandbox):
                 "MKL_NUM_THREADS": threads,
             },
             "labels": {LABEL: "1", LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()},
-            "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "1"}),
+            "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "2"}),
             "stdin_open": False,
             "tty": False,
         }
@@ -202,6 +203,12 @@ class DockerSandbox(Sandbox):
                 _kill(container)
                 container.wait(timeout=30)
             reader.join(timeout=10)
+            if collector.cut:
+                # A follow stream stops at a log rotation; read the end again from the stopped container.
+                tail_entries = collector.max_chars // 2 + 1
+                collector.replace_tail(
+                    container.logs(stdout=True, stderr=True, stream=True, tail=tail_entries)
+                )
             container.reload()
             state = container.attrs["State"]
             return RawRun(

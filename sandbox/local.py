@@ -48,6 +48,14 @@ def uid_can_run(python: str, uid: int) -> bool:
     return done.returncode == 0
 
 
+def unreachable_parent(path: Path) -> Path | None:
+    """The first ancestor of `path` that other users cannot traverse (no o+x), or None."""
+    for parent in [*reversed(path.resolve().parents), path.resolve()]:
+        if not parent.stat().st_mode & 0o001:
+            return parent
+    return None
+
+
 def _count_user_processes(uid: int) -> int:
     count = 0
     for entry in Path("/proc").iterdir():
@@ -128,6 +136,13 @@ class LocalSandbox(Sandbox):
         ]
 
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+        if self.drop_privileges:
+            blocked = unreachable_parent(node_dirs.root)
+            if blocked is not None:
+                raise PermissionError(
+                    f"local sandbox: uid {self.uid} cannot reach {node_dirs.root} because {blocked} is not "
+                    "traversable by others (chmod o+x it, or put the workspace elsewhere)"
+                )
         limits = self._limits(timeout_s)
 
         def set_limits() -> None:  # runs in the child, after the uid switch

@@ -42,23 +42,32 @@ def tree_members(root_pid: int) -> set[int]:
     return members
 
 
-def kill_tree(root_pid: int, rounds: int = 20) -> int:
-    """SIGKILL the process group of root_pid and every member of its tree until none is left.
-
-    Returns how many processes were signalled in total.
-    """
-    killed = 0
-    for _ in range(rounds):
+def _signal_all(root_pid: int, pids: set[int], sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(root_pid, sig)
+    for pid in pids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(root_pid, signal.SIGKILL)
+            os.kill(pid, sig)
+
+
+def kill_tree(root_pid: int, rounds: int = 20) -> int:
+    """Kill root_pid's process group and every descendant, including ones that left the group or session.
+
+    The tree is first frozen with SIGSTOP (so nobody forks or gets re-parented while we look), then every
+    member gets SIGKILL; this repeats until nothing is left. Returns how many distinct processes were found.
+    """
+    seen: set[int] = set()
+    for _ in range(rounds):
         members = tree_members(root_pid)
+        while True:  # freeze until the member set stops growing
+            _signal_all(root_pid, members, signal.SIGSTOP)
+            grown = members | tree_members(root_pid)
+            if grown == members:
+                break
+            members = grown
+        seen |= members
+        _signal_all(root_pid, members, signal.SIGKILL)
         if not members:
-            return killed
-        for pid in members:
-            try:
-                os.kill(pid, signal.SIGKILL)
-                killed += 1
-            except (ProcessLookupError, PermissionError):
-                pass
+            return len(seen)
         time.sleep(0.02)
-    return killed
+    return len(seen)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -76,6 +77,19 @@ class OutputCollector:
             self._tail = (self._tail + text)[-self._tail_limit :]
 
     @property
+    def cut(self) -> bool:
+        """Whether the output so far exceeds what is kept."""
+        return self._total > self._head_len + len(self._tail)
+
+    def replace_tail(self, chunks: Iterable[bytes]) -> None:
+        """Rebuild the tail from a fresh stream of the output's end (bounded memory; the total is unchanged)."""
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        tail = ""
+        for chunk in chunks:
+            tail = (tail + decoder.decode(chunk))[-self._tail_limit :]
+        self._tail = (tail + decoder.decode(b"", final=True))[-self._tail_limit :]
+
+    @property
     def total_chars(self) -> int:
         return self._total
 
@@ -139,5 +153,5 @@ def list_files(root: Path, subdirs: tuple[str, ...], limit: int = 1000) -> list[
                     continue
                 found.append(path.relative_to(root).as_posix())
                 if len(found) >= limit:
-                    return found
-    return found
+                    return sorted(found)
+    return sorted(found)

@@ -1,0 +1,278 @@
+"""Both backends against real processes / a real engine: results, limits and isolation."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
+SECRET = "sk-swarm-test-secret-0123456789"
+
+
+def src(code: str) -> str:
+    return textwrap.dedent(code).lstrip()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_hello_world_reads_input_and_writes_submission(backend, make_backend, workspace):
+    sb = make_backend(backend)
+    code = src(
+        """
+        import csv
+        rows = list(csv.DictReader(open("input/test.csv")))
+        with open("submission/submission.csv", "w") as f:
+            f.write("id,y\\n" + "".join(f"{r['id']},1\\n" for r in rows))
+        open("working/notes.txt", "w").write("scratch")
+        print("hello from", len(rows), "rows")
+        """
+    )
+    result = sb.run(code, workspace.node_dirs("hello"))
+    assert result.exit_code == 0, result.output
+    assert result.succeeded
+    assert "hello from 2 rows" in result.output
+    assert result.exc_type is None and result.exc_stack == []
+    assert result.backend == backend
+    assert result.files == ["submission/submission.csv", "working/notes.txt"]
+    assert result.submission_path == workspace.node_dirs("hello").submission_file
+    assert result.submission_path.read_text() == "id,y\n3,1\n4,1\n"
+    assert 0 < result.exec_time < 20
+    assert json.loads(result.model_dump_json())["backend"] == backend
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_exception_gives_type_message_and_stack(backend, make_backend, workspace):
+    sb = make_backend(backend)
+    code = src(
+        """
+        def load(name):
+            return {"a": 1}[name]
+
+        print("before")
+        load("missing-key")
+        """
+    )
+    result = sb.run(code, workspace.node_dirs("boom"))
+    assert result.exit_code == 1
+    assert not result.succeeded
+    assert result.exc_type == "KeyError"
+    assert result.exc_info == "'missing-key'"
+    assert [(f.function, f.line) for f in result.exc_stack] == [("<module>", 5), ("load", 2)]
+    assert result.exc_stack[-1].code == 'return {"a": 1}[name]'
+    assert result.output.startswith("before\n")
+    assert result.submission_path is None
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_timeout_kills_the_whole_tree(backend, make_backend, workspace):
+    sb = make_backend(backend)
+    code = src(
+        """
+        import os, subprocess, sys, time
+        pids = []
+        for _ in range(3):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(1000)
+                os._exit(0)
+            pids.append(pid)
+        # a grandchild that leaves the process group and session
+        p = subprocess.Popen([sys.executable, "-c", "import os, time; os.setsid(); time.sleep(1000)"])
+        pids.append(p.pid)
+        open("working/pids.txt", "w").write(" ".join(map(str, pids)))
+        print("children started", flush=True)
+        time.sleep(1000)
+        """
+    )
+    node = workspace.node_dirs("sleepy")
+    result = sb.run(code, node, timeout_s=3)
+    assert result.timed_out
+    assert result.exc_type == "TimeoutError"
+    assert 2.5 < result.exec_time < 15
+    assert "children started" in result.output
+    if backend == "local":
+        pids = [int(p) for p in (node.working / "pids.txt").read_text().split()]
+        assert len(pids) == 4
+        assert [pid for pid in pids if _alive(pid)] == []
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_memory_bomb_is_reported_as_oom(backend, make_backend, workspace):
+    sb = make_backend(backend, memory_mb=256)
+    code = src(
+        """
+        hog = []
+        while True:
+            hog.append(b"x" * (32 * 1024 * 1024))
+        """
+    )
+    result = sb.run(code, workspace.node_dirs("hog"), timeout_s=60)
+    assert result.oom_killed, result.output
+    assert not result.timed_out
+    assert result.exit_code != 0
+    assert result.exc_type is not None and result.exc_type.endswith("MemoryError")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_fork_bomb_is_contained(backend, make_backend, workspace):
+    if backend == "local" and os.geteuid() != 0:
+        pytest.skip("the local backend contains fork bombs only when it can drop to the sandbox uid")
+    sb = make_backend(backend, pids_limit=32)
+    code = src(
+        """
+        import os, time
+        failures = 0
+        while True:
+            try:
+                os.fork()
+            except OSError:
+                failures += 1
+                if failures == 1:
+                    print("fork refused", flush=True)
+                time.sleep(0.01)
+        """
+    )
+    result = sb.run(code, workspace.node_dirs("forkbomb"), timeout_s=4)
+    assert result.timed_out
+    assert "fork refused" in result.output
+    if backend == "local":
+        leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _owned_by_sandbox(p)]
+        assert leftovers == []
+
+
+def _owned_by_sandbox(proc: Path) -> bool:
+    try:
+        return proc.stat().st_uid == 10001 and _alive(int(proc.name))
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_disk_fill_is_stopped(backend, make_backend, workspace):
+    sb = make_backend(backend, disk_mb=16)
+    code = src(
+        """
+        import os
+        chunk = b"0" * (1024 * 1024)
+        for target in ("working/fill.bin", os.path.join(os.environ.get("TMPDIR", "/tmp"), "tmpfill.bin")):
+            written = 0
+            try:
+                with open(target, "wb") as f:
+                    for _ in range(200):
+                        f.write(chunk)
+                        f.flush()
+                        written += 1
+            except OSError as exc:
+                print(target, "stopped after", written, "MB:", type(exc).__name__, flush=True)
+            finally:
+                if target.endswith("tmpfill.bin"):
+                    os.remove(target)
+        """
+    )
+    node = workspace.node_dirs("filler")
+    result = sb.run(code, node, timeout_s=60)
+    assert result.exit_code == 0, result.output
+    assert (node.working / "fill.bin").stat().st_size <= 16 * 1024 * 1024
+    assert result.output.count("stopped after") == 2, result.output
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_output_flood_is_trimmed_with_bounded_memory(backend, make_backend, workspace):
+    max_chars = 10_000
+    sb = make_backend(backend, max_output_chars=max_chars)
+    code = src(
+        """
+        import sys
+        print("FIRST-LINE")
+        line = "y" * 999 + "\\n"
+        for _ in range(20_000):
+            sys.stdout.write(line)
+        print("LAST-LINE")
+        """
+    )
+    tracemalloc.start()
+    try:
+        result = sb.run(code, workspace.node_dirs("flood"), timeout_s=120)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert result.exit_code == 0
+    assert result.output_truncated
+    assert result.output.startswith("FIRST-LINE\n")
+    assert result.output.rstrip().endswith("LAST-LINE")
+    assert "characters cut]" in result.output
+    assert len(result.output) <= max_chars + 100
+    assert peak < 8 * 1024 * 1024, f"peak Python memory {peak} bytes for 20 MB of output"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_secrets_private_files_and_outside_writes_are_denied(
+    backend, make_backend, workspace, comp_dir, monkeypatch
+):
+    if backend == "local" and os.geteuid() != 0:
+        pytest.skip("the local backend isolates files only when it can drop to the sandbox uid")
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("SWARM_TEST_TOKEN", SECRET)
+    sb = make_backend(backend)
+    node = workspace.node_dirs("thief")
+    private = comp_dir / "private" / "answers.csv"
+    probes = {
+        "read_private": f"open({str(private)!r}).read()",
+        "list_root_home": "os.listdir('/root')",
+        "read_ssh_key": "open('/root/.ssh/id_rsa').read()",
+        "read_shadow": "open('/etc/shadow').read()",
+        "write_node_root": "open('stolen.py', 'w').write('x')",
+        "write_input": "open('input/train.csv', 'a').write('x')",
+        "write_best": f"open({str(workspace.best_solution_dir / 'x.py')!r}, 'w').write('x')",
+        "write_etc": "open('/etc/evil', 'w').write('x')",
+    }
+    code = "import json, os\nout = {}\n"
+    for name, expr in probes.items():
+        code += f"try:\n    {expr}\n    out[{name!r}] = 'ok'\nexcept Exception as e:\n    out[{name!r}] = type(e).__name__\n"
+    code += "print('ENV', json.dumps(dict(os.environ)))\nprint('PROBES', json.dumps(out))\n"
+    result = sb.run(code, node)
+    assert result.exit_code == 0, result.output
+    assert SECRET not in result.output
+    line = next(ln for ln in result.output.splitlines() if ln.startswith("PROBES "))
+    outcomes = json.loads(line[len("PROBES ") :])
+    allowed = {name: outcome for name, outcome in outcomes.items() if outcome == "ok"}
+    assert allowed == {}, f"the solution could do: {sorted(allowed)}"
+    assert not (node.root / "stolen.py").exists()
+    assert (comp_dir / "public" / "train.csv").read_text() == "id,x,y\n1,0.5,1\n2,0.1,0\n"
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_four_parallel_executions_keep_their_own_submission(backend, make_backend, workspace):
+    sb = make_backend(backend)
+    code = src(
+        """
+        import time
+        tag = open("working/tag.txt").read()
+        time.sleep(0.5)
+        with open("submission/submission.csv", "w") as f:
+            f.write("id,y\\n" + tag + "\\n")
+        """
+    )
+    nodes = [workspace.node_dirs(f"par-{i}") for i in range(4)]
+    for i, node in enumerate(nodes):
+        (node.working / "tag.txt").write_text(f"{i},{i * 11}")
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda n: sb.run(code, n), nodes))
+    for i, (node, result) in enumerate(zip(nodes, results, strict=True)):
+        assert result.exit_code == 0, result.output
+        assert result.submission_path == node.submission_file
+        assert node.submission_file.read_text() == f"id,y\n{i},{i * 11}\n"
