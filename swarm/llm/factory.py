@@ -13,8 +13,8 @@ import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from swarm.config import DEFAULT_KEY_ENV, ModelPrice, StageLLMConfig
-from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
+from swarm.config import DEFAULT_KEY_ENV, LLMConfig, ModelPrice, StageLLMConfig
+from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, ToolSpec
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger, UsageRecord
 
@@ -82,6 +82,25 @@ def make_client(
 
         return AnthropicClient(api_key=key, **common)
     raise LLMError(f"unknown LLM provider {provider!r}; expected auto, openai, anthropic or offline")
+
+
+def make_stage_clients(
+    llm: LLMConfig,
+    ledger: UsageLedger | None,
+    offline_factory: OfflineFactory | None = None,
+    *,
+    retry: RetryPolicy | None = None,
+) -> dict[Stage, LLMClient]:
+    """One client per stage (`code`, `feedback`, `evolution`), sharing the price table and the ledger."""
+    stages: dict[Stage, StageLLMConfig] = {
+        "code": llm.code,
+        "feedback": llm.feedback,
+        "evolution": llm.evolution,
+    }
+    return {
+        name: make_client(cfg, llm.prices, ledger, offline_factory, retry=retry)
+        for name, cfg in stages.items()
+    }
 
 
 def _offline_client(stage_cfg: StageLLMConfig, offline_factory: OfflineFactory | None) -> LLMClient:

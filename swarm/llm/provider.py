@@ -98,8 +98,13 @@ class ProviderClient:
     def complete(self, messages: list[Message], ctx: CallContext) -> str:
         """The model's text reply to `messages`."""
         _check_messages(messages)
-        reply, _ = self._send(ctx, "complete", lambda: self._request(messages, None), check=_check_text)
-        return reply.text or ""
+        for _ in range(2):  # an empty reply is recorded as unusable and asked for once more
+            reply, problem = self._send(
+                ctx, "complete", lambda: self._request(messages, None), check=_check_text
+            )
+            if problem is None:
+                return reply.text or ""
+        raise LLMError(f"{self.provider} model {self.model} returned no text twice")
 
     def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
         """Force one call of `tool`; return its arguments validated by `tool.schema`."""

@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from swarm.config import ModelPrice
+from swarm.config import LLMConfig, ModelPrice
 from swarm.llm.base import CallContext, SpendCapReached
 
+USAGE_FILE = "llm_usage.jsonl"
 GroupBy = Literal["stage", "agent", "model", "provider", "kind"]
 
 
@@ -189,6 +190,11 @@ class UsageLedger:
                 for by in ("stage", "agent", "model")
             },
         }
+
+
+def ledger_for_run(run_dir: Path, llm: LLMConfig) -> UsageLedger:
+    """The ledger of a run: `<run_dir>/llm_usage.jsonl`, capped at `llm.spend_cap_usd`, resumed if present."""
+    return UsageLedger(Path(run_dir) / USAGE_FILE, spend_cap_usd=llm.spend_cap_usd)
 
 
 def read_records(path: Path) -> list[UsageRecord]:

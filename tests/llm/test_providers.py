@@ -224,3 +224,29 @@ def test_openai_compatible_server_needs_no_key(server, ledger, monkeypatch):
     client = make_client(cfg, PRICES, ledger)
     assert client.provider == "openai"
     assert client.complete(MSGS, CTX) == "local"
+
+
+def test_empty_text_is_asked_once_more_then_fails(make, server, provider, ledger):
+    server.enqueue(Reply.say(""), Reply.say("second try"))
+    client = make(provider)
+    assert client.complete(MSGS, CTX) == "second try"
+    server.enqueue(Reply.say(""), Reply.say("  "))
+    with pytest.raises(LLMError, match="returned no text twice"):
+        client.complete(MSGS, CTX)
+    assert [r.ok for r in ledger.records] == [False, True, False, False]
+
+
+def test_concurrent_calls_share_one_client(make, server, provider, ledger):
+    from concurrent.futures import ThreadPoolExecutor
+
+    server.latency_s = 0.3
+    server.enqueue(*[Reply.say(f"r{i}", prompt_tokens=100) for i in range(6)])
+    client = make(provider)
+    start = time.perf_counter()
+    with ThreadPoolExecutor(6) as pool:
+        replies = list(
+            pool.map(lambda i: client.complete(MSGS, CallContext(stage="code", agent_id=f"a{i}")), range(6))
+        )
+    assert sorted(replies) == [f"r{i}" for i in range(6)]
+    assert time.perf_counter() - start < 6 * 0.3
+    assert len(ledger.records) == 6 and ledger.totals()["all"].prompt_tokens == 600

@@ -191,3 +191,17 @@ def test_missing_key_and_missing_offline_coder_give_clear_errors(monkeypatch):
     monkeypatch.setitem(sys.modules, "swarm.offline", None)
     with pytest.raises(LLMError, match="offline coder"):
         make_client(StageLLMConfig(provider="offline"), {}, None)
+
+
+def test_stage_clients_and_run_ledger(tmp_path, monkeypatch):
+    from swarm.config import LLMConfig
+    from swarm.llm.factory import make_stage_clients
+    from swarm.llm.usage import USAGE_FILE, ledger_for_run
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    llm = LLMConfig(spend_cap_usd=2.5)
+    ledger = ledger_for_run(tmp_path, llm)
+    assert ledger.path == tmp_path / USAGE_FILE and ledger.spend_cap_usd == 2.5
+    clients = make_stage_clients(llm, ledger, offline_factory=_Offline)
+    assert set(clients) == {"code", "feedback", "evolution"}
+    assert clients["feedback"].inner.cfg.temperature == 0.0
