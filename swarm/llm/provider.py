@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from tenacity import RetryError, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
 from swarm.config import ModelPrice
 from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, ToolSpec
@@ -188,7 +188,7 @@ class ProviderClient:
             reraise=True,
         )
         adaptations = 0
-        while True:
+        while True:  # reraise=True: tenacity re-raises the last ProviderError once attempts run out
             try:
                 for attempt in retrying:
                     with attempt:
@@ -208,10 +208,6 @@ class ProviderClient:
                         attempts=exc.attempts,
                     ) from None
                 raise
-            except (
-                RetryError
-            ) as exc:  # pragma: no cover - reraise=True makes tenacity re-raise the last error
-                raise LLMError(f"{self.provider} model {self.model}: {exc}") from None
 
     def _attempt(
         self,
