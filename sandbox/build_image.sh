@@ -116,16 +116,20 @@ tar -C "$ROOT" -xf "$BASE_TAR"
 
 SITE="$ROOT/usr/local/lib/python3.11/dist-packages"
 mkdir -p "$SITE"
-PIP_ARGS=(--quiet --no-compile --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311
+PIP_ARGS=(--quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311
     --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64
     --target "$SITE")
 log "pip install ${PACKAGES[*]}"
-python3 -m pip install "${PIP_ARGS[@]}" "${PACKAGES[@]}"
+python3 -m pip install "${PIP_ARGS[@]}" "${PACKAGES[@]}" >"$CACHE/pip.log" 2>&1 \
+    || { grep -v "is ignored: it is neither" "$CACHE/pip.log" | tail -n 20 >&2; die "pip install failed"; }
 if [ -n "$TORCH_WHEEL" ]; then
     log "pip install $(basename "$TORCH_WHEEL")"
-    python3 -m pip install "${PIP_ARGS[@]}" --upgrade "$TORCH_WHEEL"
+    python3 -m pip install "${PIP_ARGS[@]}" --upgrade "$TORCH_WHEEL" >>"$CACHE/pip.log" 2>&1 \
+        || { tail -n 20 "$CACHE/pip.log" >&2; die "pip install of torch failed"; }
 fi
 rm -rf "$SITE"/bin
+# The root filesystem is read-only at run time: ship bytecode so imports need not recompile every time.
+python3 -m compileall -q -j 0 "$SITE" >/dev/null 2>&1 || true
 
 # The container user, a `python` command, and the mount points the sandbox uses.
 echo "sandbox:x:$SANDBOX_UID:$SANDBOX_UID:sandbox:/tmp:/usr/sbin/nologin" >>"$ROOT/etc/passwd"

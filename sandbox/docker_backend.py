@@ -33,6 +33,7 @@ LABEL = "swarm.sandbox"
 LABEL_PID = "swarm.sandbox.pid"
 LABEL_HOST = "swarm.sandbox.host"
 CONTAINER_ROOT = "/sandbox"
+WAIT_SLICE_S = 1.0
 
 _active: set[str] = set()
 _active_lock = threading.Lock()
@@ -192,12 +193,7 @@ class DockerSandbox(Sandbox):
             container.start()
             reader = threading.Thread(target=_pump_logs, args=(container, collector), daemon=True)
             reader.start()
-            timed_out = False
-            try:
-                container.wait(timeout=timeout_s)
-            except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
-                # docker SDK 7.x may report a wait timeout as ConnectionError instead of ReadTimeout.
-                timed_out = True
+            timed_out = _wait(container, start + timeout_s)
             elapsed = time.monotonic() - start
             if timed_out:
                 _kill(container)
@@ -221,6 +217,24 @@ class DockerSandbox(Sandbox):
         finally:
             if container is not None:
                 _remove(container)
+
+
+def _wait(container, deadline: float) -> bool:
+    """Wait for the container to stop; True when the deadline passed first.
+
+    Waits in short slices so that an exception raised into this thread (a cancelled or timed-out Prefect
+    task) is delivered within about WAIT_SLICE_S and the caller's `finally` removes the container.
+    """
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        try:
+            container.wait(timeout=min(WAIT_SLICE_S, remaining))
+            return False
+        except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
+            # docker SDK 7.x may report a wait timeout as ConnectionError instead of ReadTimeout.
+            continue
 
 
 def _kill(container) -> None:

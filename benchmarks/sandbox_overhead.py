@@ -1,0 +1,96 @@
+"""Per-execution overhead of the sandbox backends: container vs local vs a bare `python -c pass`.
+
+    python benchmarks/sandbox_overhead.py [--runs 15] [--code "pass"]
+
+Prints the median wall time of each way to run the same snippet, and ratios to the bare interpreter.
+The Docker row is skipped (with the reason) when no engine or image is available.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sandbox import LocalSandbox, SandboxUnavailable, Workspace
+from swarm.config import ExecutionConfig
+
+
+def _median_s(fn: Callable[[int], None], runs: int) -> float:
+    fn(-1)  # warm-up
+    times = []
+    for i in range(runs):
+        start = time.perf_counter()
+        fn(i)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="timed executions per backend (default 15)")
+    parser.add_argument("--code", default="pass", help="the snippet every backend runs (default: pass)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+
+    base = Path(tempfile.mkdtemp(prefix="swarm-bench-", dir="/tmp"))
+    base.chmod(0o755)
+    (base / "public").mkdir()
+    try:
+        ws = Workspace(base / "ws", base / "public")
+        cfg = ExecutionConfig(timeout_s=60)
+        rows: list[tuple[str, float]] = []
+
+        python = sys.executable
+        rows.append(
+            (
+                "bare python -c",
+                _median_s(lambda i: subprocess.run([python, "-c", args.code], check=True), args.runs),
+            )
+        )
+
+        local = LocalSandbox(cfg)
+        rows.append(
+            (
+                f"local sandbox (isolated={local.drop_privileges})",
+                _median_s(lambda i: _check(local.run(args.code, ws.node_dirs(f"l{i + 1}"))), args.runs),
+            )
+        )
+        try:
+            from sandbox.docker_backend import DockerSandbox
+
+            docker_sb = DockerSandbox(cfg)
+            rows.append(
+                (
+                    "docker sandbox",
+                    _median_s(
+                        lambda i: _check(docker_sb.run(args.code, ws.node_dirs(f"d{i + 1}"))), args.runs
+                    ),
+                )
+            )
+        except SandboxUnavailable as exc:
+            print(f"docker sandbox: skipped ({exc})")
+
+        bare = rows[0][1]
+        print(f"{'backend':40s} {'median_s':>9s} {'ratio':>7s}   ({args.runs} runs of {args.code!r})")
+        for name, median in rows:
+            print(f"{name:40s} {median:9.4f} {median / bare:7.1f}x")
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    return 0
+
+
+def _check(result) -> None:
+    if result.exit_code != 0:
+        raise RuntimeError(f"{result.backend} run failed: {result.output[-500:]}")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
