@@ -18,6 +18,7 @@ from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, Too
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger, UsageRecord
 
+# Builds the offline coder for a stage; the default is `swarm.offline.OfflineClient()` (seed 0).
 OfflineFactory = Callable[[StageLLMConfig], LLMClient]
 
 
@@ -118,7 +119,7 @@ def _offline_client(stage_cfg: StageLLMConfig, offline_factory: OfflineFactory |
     offline_client = getattr(module, "OfflineClient", None)
     if offline_client is None:
         raise LLMError("swarm.offline has no OfflineClient; the offline coder is incomplete")
-    return offline_client(stage_cfg)
+    return offline_client()
 
 
 class RecordingClient:

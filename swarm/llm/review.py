@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -101,6 +101,13 @@ def review_execution(
             ),
         ),
     ]
+    facts = {
+        "output": output,
+        "has_submission": submission_exists,
+        "exit_code": exit_code,
+        "timed_out": timed_out,
+    }
+    ctx = replace(ctx, hints={**facts, **ctx.hints})  # for the offline coder; real models ignore hints
     llm_said: dict[str, Any] | None = None
     review_error: str | None = None
     try:

@@ -119,3 +119,17 @@ def test_failed_review_falls_back_to_the_facts(make, server, provider):
     assert out.is_buggy and "KeyError: 'Age' at line 12" in out.bug_reason
     assert out.llm_said is None and "401" in out.review_error
     assert "facts only" in out.summary
+
+
+def test_review_with_the_offline_coder_gets_the_facts_as_hints():
+    offline = pytest.importorskip("swarm.offline")
+    out = review_execution(
+        offline.OfflineClient(),
+        CallContext(stage="feedback", kind="review"),
+        task_description="t",
+        code="c",
+        output="fitting\n" + metric_line("rmse", 2.5, True),
+        **CLEAN,
+    )
+    assert (out.is_buggy, out.metric, out.lower_is_better) == (False, 2.5, True)
+    assert out.llm_said is not None and out.llm_said["metric"] == 2.5

@@ -205,3 +205,10 @@ def test_stage_clients_and_run_ledger(tmp_path, monkeypatch):
     clients = make_stage_clients(llm, ledger, offline_factory=_Offline)
     assert set(clients) == {"code", "feedback", "evolution"}
     assert clients["feedback"].inner.cfg.temperature == 0.0
+
+
+def test_default_offline_client_is_the_offline_coder():
+    pytest.importorskip("swarm.offline")
+    client = make_client(StageLLMConfig(provider="offline"), {}, UsageLedger())
+    assert isinstance(client, RecordingClient) and client.provider == "offline"
+    assert type(client.inner).__name__ == "OfflineClient"
