@@ -54,7 +54,7 @@ def make(
 ) -> Callable[..., ProviderClient]:
     """Build a client for `provider` through make_client, pointed at the loopback server."""
 
-    def build(provider: str, **overrides) -> ProviderClient:
+    def build(provider: str, retry: RetryPolicy = FAST_RETRY, **overrides) -> ProviderClient:
         monkeypatch.setenv("LOOPBACK_TEST_KEY", FAKE_KEY)
         base_url = server.openai_base_url if provider == "openai" else server.anthropic_base_url
         fields = {
@@ -66,7 +66,7 @@ def make(
             "max_retries": 3,
             **overrides,
         }
-        client = make_client(StageLLMConfig(**fields), PRICES, ledger, retry=FAST_RETRY)
+        client = make_client(StageLLMConfig(**fields), PRICES, ledger, retry=retry)
         assert isinstance(client, ProviderClient)
         return client
 

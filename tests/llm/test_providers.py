@@ -8,6 +8,7 @@ import pytest
 
 from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached
 from swarm.llm.loopback_server import Reply
+from swarm.llm.retry import RetryPolicy
 
 from .conftest import FAKE_KEY, PLAN_TOOL, PRICES
 
@@ -250,3 +251,29 @@ def test_concurrent_calls_share_one_client(make, server, provider, ledger):
     assert sorted(replies) == [f"r{i}" for i in range(6)]
     assert time.perf_counter() - start < 6 * 0.3
     assert len(ledger.records) == 6 and ledger.totals()["all"].prompt_tokens == 600
+
+
+def test_retry_after_header_is_honoured(make, server, provider):
+    server.enqueue(Reply.error(429, "slow down", headers={"retry-after": "0.4"}), Reply.say("ok"))
+    start = time.perf_counter()
+    client = make(provider, retry=RetryPolicy(base_s=0.001, max_wait_s=5.0, jitter_s=0.0))
+    assert client.complete(MSGS, CTX) == "ok"
+    assert time.perf_counter() - start >= 0.4
+
+
+def test_rejected_temperature_is_dropped(make, server, provider):
+    server.enqueue(Reply.error(400, "`temperature` is not supported with this model."), Reply.say("ok"))
+    assert make(provider).complete(MSGS, CTX) == "ok"
+    first, second = (r.body for r in server.requests)
+    assert "temperature" in first and "temperature" not in second
+
+
+def test_loopback_server_rejects_unknown_paths_and_bad_scripts(server):
+    import urllib.error
+    import urllib.request
+
+    with pytest.raises(urllib.error.HTTPError) as info:
+        urllib.request.urlopen(urllib.request.Request(server.url + "/v2/nothing", data=b"{}"), timeout=5)
+    assert info.value.code == 404 and server.requests[0].protocol is None
+    with pytest.raises(ValueError, match="status >= 400"):
+        Reply.error(200)
