@@ -1,0 +1,139 @@
+"""OfflineClient: an LLMClient that needs no network and writes real tabular ML solutions.
+
+It ignores the prompt text and acts on `ctx.kind` and these `ctx.hints` keys:
+
+- `input_dir` (or `competition_dir`): host path with train.csv, test.csv, sample_submission.csv,
+  description.md (for `competition_dir` also its `public/` or `prepared/public/`); without it the code
+  infers the task at run time.
+- `seed`: varies drafts and changes (with the client seed, node id, agent id, epoch).
+- improve/mutate: `parent_code`; mutate also `gene` (a gene section name).
+- merge: `parent_codes` (two codes), `crossover_plan` ({section: 0 or 1}).
+- debug: `parent_code`, `parent_output` (the failed run's terminal output).
+- review: `output` (terminal output), `has_submission`, `exit_code`, `timed_out`.
+- evolve_role / evolve_strategy: `current_text`, `elite_text`, `stats`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
+from swarm.offline import coder
+from swarm.offline.evolve import evolve_text
+from swarm.offline.inference import infer_task_from_dir
+from swarm.offline.review import fill_schema, review_facts
+
+CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
+EVOLVE_KINDS = ("evolve_role", "evolve_strategy")
+_DATA_FILES = ("train.csv", "test.csv", "sample_submission.csv")
+
+
+def find_input_dir(hints: dict[str, Any]) -> Path | None:
+    """The directory with the competition's public files named by the hints, or None."""
+    for key in ("input_dir", "competition_dir"):
+        if not hints.get(key):
+            continue
+        root = Path(hints[key]).expanduser()
+        for candidate in (root, root / "public", root / "prepared" / "public"):
+            if all((candidate / name).is_file() for name in _DATA_FILES):
+                return candidate
+        raise LLMError(f"hints[{key!r}] = {str(root)!r} holds no {', '.join(_DATA_FILES)}")
+    return None
+
+
+@lru_cache(maxsize=32)
+def _task_for(path: str, mtime: float) -> dict[str, Any]:
+    return infer_task_from_dir(path)
+
+
+def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
+    """The inferred task dict (cached per directory), or None when no input dir is given."""
+    input_dir = find_input_dir(hints)
+    if input_dir is None:
+        return None
+    try:
+        return _task_for(str(input_dir), (input_dir / "train.csv").stat().st_mtime)
+    except (ValueError, OSError) as exc:
+        raise LLMError(f"offline coder cannot read the competition in {input_dir}: {exc}") from exc
+
+
+class OfflineClient:
+    """A deterministic, rule-based coder behind the LLMClient protocol."""
+
+    provider = "offline"
+    model = "offline-coder"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = 0 if seed is None else int(seed)
+
+    def _rng(self, ctx: CallContext) -> random.Random:
+        key = [
+            self.seed,
+            ctx.kind,
+            ctx.node_id,
+            ctx.agent_id,
+            ctx.epoch,
+            ctx.hints.get("seed"),
+            ctx.hints.get("gene"),
+        ]
+        return random.Random(json.dumps(key, default=str))
+
+    def complete(self, messages: list[Message], ctx: CallContext) -> str:
+        """Code requests get a plan and one python block; evolution gets the improved text."""
+        if ctx.kind in CODE_KINDS:
+            return self.code_reply(ctx).text()
+        if ctx.kind in EVOLVE_KINDS:
+            return self._evolve(ctx)
+        if ctx.kind == "review":
+            return json.dumps(review_facts(ctx.hints))
+        return "The offline coder has no answer for this request; it only writes, repairs and reviews code."
+
+    def code_reply(self, ctx: CallContext) -> coder.CodeReply:
+        """The (plan, code) for a draft/improve/mutate/merge/debug request."""
+        hints, rng = ctx.hints, self._rng(ctx)
+        task = task_from_hints(hints)
+        try:
+            if ctx.kind == "draft":
+                return coder.draft(task, rng)
+            if ctx.kind == "merge":
+                codes = hints.get("parent_codes")
+                if not isinstance(codes, list | tuple):
+                    raise ValueError("merge needs hints['parent_codes'] (a list of two codes)")
+                return coder.merge(list(codes), dict(hints.get("crossover_plan") or {}), task)
+            parent = hints.get("parent_code")
+            if not isinstance(parent, str) or not parent.strip():
+                raise ValueError(f"{ctx.kind} needs hints['parent_code'] (the parent's code)")
+            if ctx.kind == "improve":
+                return coder.improve(parent, task, rng)
+            if ctx.kind == "mutate":
+                if not hints.get("gene"):
+                    raise ValueError("mutate needs hints['gene'] (the section to change)")
+                return coder.improve(parent, task, rng, gene=str(hints["gene"]))
+            return coder.debug(parent, str(hints.get("parent_output") or ""), task, rng.randrange(1, 10_000))
+        except ValueError as exc:
+            raise LLMError(f"offline coder, {ctx.kind} request: {exc}") from exc
+
+    def _evolve(self, ctx: CallContext) -> str:
+        hints = ctx.hints
+        return evolve_text(
+            ctx.kind, str(hints.get("current_text") or ""), hints.get("elite_text"), hints.get("stats")
+        )
+
+    def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
+        """Review-like schemas get the facts from the output; others get defaults or typed placeholders."""
+        known: dict[str, Any] = {}
+        text = ""
+        if ctx.kind in EVOLVE_KINDS:
+            text = self._evolve(ctx)
+            known = {name: text for name in ("text", "content", "prompt", "role", "strategy", "new_text")}
+        elif ctx.kind in CODE_KINDS:
+            reply = self.code_reply(ctx)
+            text = reply.text()
+            known = {"code": reply.code, "plan": reply.plan, "text": text}
+        if "output" in ctx.hints or ctx.kind == "review":
+            known = {**review_facts(ctx.hints), **known}
+        return fill_schema(tool.schema, known, text)

@@ -1,0 +1,173 @@
+"""Infer a tabular competition's task from its files: id column, targets, task type, metric.
+
+Self-contained on purpose (only pandas and numpy, plain dicts out): the offline coder calls it at generation
+time, and embeds this module's source into a solution when it has no data to look at, so the solution can
+infer its task at run time with the same rules.
+
+The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
+is {"name": str, "task": "binary" | "multiclass" | "regression", "output": "label" | "proba" | "value" |
+"proba_wide", "positive": value or None, "columns": {submission column: class value} or None,
+"skewed": bool}.
+"""
+
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
+REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
+LOWER_IS_BETTER = {"accuracy": False, "auc": False, "logloss": True, "f1": False, "rmse": True,
+                   "rmsle": True, "mae": True, "r2": False}  # fmt: skip
+# Checked in this order: the first pattern found in the evaluation text wins.
+METRIC_PATTERNS = (
+    ("logloss", r"log[\s-]?loss|cross[\s-]?entropy"),
+    ("auc", r"\bauc\b|\broc\b|area under"),
+    ("rmsle", r"rmsle|logarithmic error|logarithm"),
+    ("rmse", r"\brmse\b|root[\s-]mean[\s-]squared?[\s-]error"),
+    ("mae", r"\bmae\b|mean absolute error"),
+    ("f1", r"\bf1\b|f-score|f1-score"),
+    ("r2", r"\br2\b|r\^2|r-squared|coefficient of determination"),
+    ("accuracy", r"accuracy"),
+)
+POSITIVE_WORDS = ("1", "yes", "true", "y", "t", "positive", "pos", "survived", "churn", "churned", "default")
+
+
+def metric_from_description(text: str) -> str | None:
+    """The metric named by a competition description, preferring its evaluation part; None if none."""
+    lowered = (text or "").lower()
+    start = lowered.find("evaluation")
+    parts = [lowered[start:], lowered] if start >= 0 else [lowered]
+    for part in parts:
+        for name, pattern in METRIC_PATTERNS:
+            if re.search(pattern, part):
+                return name
+    return None
+
+
+def _is_integer_valued(values: pd.Series) -> bool:
+    if not pd.api.types.is_numeric_dtype(values):
+        return False
+    arr = values.to_numpy(dtype=float)
+    return bool(np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)))
+
+
+def _native(value):
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _positive_class(classes: list):
+    for cls in classes:
+        if str(cls).strip().lower() in POSITIVE_WORDS:
+            return cls
+    return classes[-1]
+
+
+def _looks_like_probabilities(values: pd.Series, classes: list) -> bool:
+    if not pd.api.types.is_numeric_dtype(values):
+        return False
+    arr = values.dropna().to_numpy(dtype=float)
+    if arr.size == 0 or arr.min() < 0 or arr.max() > 1:
+        return False
+    class_set = {str(c) for c in classes}
+    return not all(str(_native(v)) in class_set for v in values.dropna().unique())
+
+
+def _wide_target(train: pd.DataFrame, columns: list[str]) -> str | None:
+    """The train column whose class values are the submission's columns (wide probability format)."""
+    wanted = {str(c) for c in columns}
+    for col in train.columns:
+        values = train[col].dropna().unique()
+        if 2 <= len(values) <= 1000 and {str(_native(v)) for v in values} == wanted:
+            return col
+    return None
+
+
+def _target_spec(name: str, y: pd.Series, sample_values: pd.Series, metric: str | None) -> dict:
+    y = y.dropna()
+    few_ints = _is_integer_valued(y) and y.nunique() <= 10
+    if metric in REGRESSION_METRICS:
+        classify = False
+    elif metric in CLASSIFICATION_METRICS:
+        classify = True
+    else:
+        classify = not pd.api.types.is_numeric_dtype(y) or few_ints
+    if not classify:
+        arr = y.to_numpy(dtype=float)
+        skewed = bool(arr.min() >= 0 and pd.Series(arr).skew() > 1.0)
+        return {"name": name, "task": "regression", "output": "value", "positive": None, "columns": None,
+                "skewed": skewed}  # fmt: skip
+    classes = sorted((_native(v) for v in y.unique()), key=lambda v: (str(type(v)), v))
+    task = "binary" if len(classes) == 2 else "multiclass"
+    proba = metric in ("auc", "logloss") or (
+        metric is None and _looks_like_probabilities(sample_values, classes)
+    )
+    return {"name": name, "task": task, "output": "proba" if proba else "label",
+            "positive": _positive_class(classes) if task == "binary" else None, "columns": None,
+            "skewed": False}  # fmt: skip
+
+
+def _default_metric(targets: list[dict]) -> str:
+    first = targets[0]
+    if first["task"] == "regression":
+        return "rmse"
+    if first["output"] in ("proba", "proba_wide"):
+        return "auc" if first["task"] == "binary" else "logloss"
+    return "accuracy"
+
+
+def infer_task_from_frames(
+    train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame, description: str = ""
+) -> dict:
+    """The task dict (see the module docstring) for a competition's frames and description."""
+    if sample.shape[1] < 2:
+        raise ValueError("sample_submission.csv must have an id column and at least one target column")
+    id_candidates = [c for c in sample.columns if c in test.columns]
+    id_col = id_candidates[0] if id_candidates else sample.columns[0]
+    sub_cols = [c for c in sample.columns if c != id_col]
+    metric = metric_from_description(description)
+    if all(c in train.columns for c in sub_cols):
+        targets = [_target_spec(c, train[c], sample[c], metric) for c in sub_cols]
+    else:
+        wide = _wide_target(train, sub_cols)
+        if wide is None:
+            missing = [c for c in sub_cols if c not in train.columns]
+            raise ValueError(
+                f"submission columns {missing} are neither train.csv columns nor its class labels"
+            )
+        by_name = {str(_native(v)): _native(v) for v in train[wide].dropna().unique()}
+        columns = {c: by_name[str(c)] for c in sub_cols}
+        targets = [{"name": wide, "task": "multiclass", "output": "proba_wide", "positive": None,
+                    "columns": columns, "skewed": False}]  # fmt: skip
+    task_kind = "regression" if targets[0]["task"] == "regression" else "classification"
+    allowed = REGRESSION_METRICS if task_kind == "regression" else CLASSIFICATION_METRICS
+    if metric not in allowed:
+        metric = _default_metric(targets)
+    return {
+        "id_col": id_col,
+        "metric": metric,
+        "lower_is_better": LOWER_IS_BETTER[metric],
+        "targets": targets,
+    }
+
+
+def infer_task_from_dir(input_dir: str, max_rows: int = 50000) -> dict:
+    """The task dict for a directory holding train.csv, test.csv, sample_submission.csv (and description.md)."""
+    paths = {
+        name: os.path.join(input_dir, name) for name in ("train.csv", "test.csv", "sample_submission.csv")
+    }
+    missing = [name for name, path in paths.items() if not os.path.isfile(path)]
+    if missing:
+        raise FileNotFoundError(f"{input_dir} lacks {', '.join(missing)}")
+    train = pd.read_csv(paths["train.csv"], nrows=max_rows)
+    test = pd.read_csv(paths["test.csv"], nrows=max_rows)
+    sample = pd.read_csv(paths["sample_submission.csv"], nrows=max_rows)
+    description = ""
+    for name in ("description.md", "description.txt"):
+        path = os.path.join(input_dir, name)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                description = handle.read()
+            break
+    return infer_task_from_frames(train, test, sample, description)

@@ -1,0 +1,417 @@
+"""Turn a task dict and a genome into solution code: a preamble plus the seven gene sections.
+
+Every section only reads and writes the names listed in CONTRACT, so two solutions of the same competition
+can swap sections freely. Each section records its choices in a `# offline-choice: {json}` comment.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import pprint
+from typing import Any
+
+from swarm.offline import inference
+from swarm.offline.genome import Genome
+from swarm.offline.sections import CHOICE_PREFIX, SplitCode
+from swarm.protocol import GENE_SECTIONS, section_marker
+
+CONTRACT = """\
+# Written by the offline coder of swarm-ev2 (a built-in, rule-based coder; no language model was called).
+# Section contract: each section reads/writes only these names, so sections of two solutions for the same
+# competition can be swapped.
+#   preamble        -> imports, HAS_LGBM, INPUT_DIR, WORK_DIR, SUB_DIR, ID_COL, TARGETS, METRIC, LOWER_IS_BETTER
+#   DATA            -> train_df, test_df, sample_sub, X, X_test (numeric frames, same columns), Y (target frame)
+#   MODEL           -> MODEL_FAMILY, build_model(task, seed) (reads OPT, REG, OBJECTIVE when called)
+#   LOSS            -> OBJECTIVE, evaluate(target, y_true, pred, pos) -> the competition metric
+#   OPTIMIZER       -> OPT {learning_rate, n_estimators}
+#   REGULARIZATION  -> REG {max_depth, num_leaves, min_samples_leaf, l2, subsample, colsample}
+#   INITIALIZATION  -> SEED (global RNGs seeded)
+#   TRAINING_TRICKS -> validates, prints the SWARM_METRIC line, writes ./submission/submission.csv
+"""
+
+IMPORTS = """\
+import os
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one CPU: avoid thread oversubscription in sklearn/LightGBM
+
+import json
+import random
+import re
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.ensemble import (
+    ExtraTreesClassifier,
+    ExtraTreesRegressor,
+    HistGradientBoostingClassifier,
+    HistGradientBoostingRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+)
+from sklearn.impute import SimpleImputer
+from sklearn.linear_model import HuberRegressor, LogisticRegression, Ridge
+from sklearn.metrics import (
+    accuracy_score,
+    f1_score,
+    log_loss,
+    mean_absolute_error,
+    mean_squared_error,
+    r2_score,
+    roc_auc_score,
+)
+from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+try:
+    import lightgbm as lgb
+
+    HAS_LGBM = True
+except ImportError:
+    HAS_LGBM = False
+
+warnings.filterwarnings("ignore")
+INPUT_DIR, WORK_DIR, SUB_DIR = "./input", "./working", "./submission"
+"""
+
+
+def _runtime_inference_source() -> str:
+    source = inspect.getsource(inference)
+    body = source.split('"""', 2)[2]  # drop the module docstring
+    return "# Task inference at run time (the coder saw no data):" + body
+
+
+def render_preamble(task: dict[str, Any] | None) -> str:
+    """Imports and the task constants; without a task dict, code that infers the task at run time."""
+    if task is None:
+        spec = _runtime_inference_source() + "\n\n_TASK = infer_task_from_dir(INPUT_DIR)\n"
+        constants = (
+            'ID_COL = _TASK["id_col"]\nTARGETS = _TASK["targets"]\n'
+            'METRIC = _TASK["metric"]\nLOWER_IS_BETTER = _TASK["lower_is_better"]\n'
+        )
+        return CONTRACT + IMPORTS + spec + constants
+    targets = pprint.pformat(task["targets"], width=110, sort_dicts=False)
+    constants = (
+        f"ID_COL = {task['id_col']!r}\nTARGETS = {targets}\n"
+        f"METRIC = {task['metric']!r}\nLOWER_IS_BETTER = {bool(task['lower_is_better'])!r}\n"
+    )
+    return CONTRACT + IMPORTS + constants
+
+
+def _header(section: str, choice: dict[str, Any]) -> str:
+    return f"{section_marker(section)}\n{CHOICE_PREFIX}{json.dumps(choice, sort_keys=True)}\n"
+
+
+def _data(choice: dict[str, Any]) -> str:
+    features = choice.get("features", "basic")
+    code = f"""FEATURES = {features!r}  # "basic": raw numbers + category codes; "freq": + frequencies; "rich": + more
+train_df = pd.read_csv(os.path.join(INPUT_DIR, "train.csv"))
+test_df = pd.read_csv(os.path.join(INPUT_DIR, "test.csv"))
+sample_sub = pd.read_csv(os.path.join(INPUT_DIR, "sample_submission.csv"))
+Y = train_df[[t["name"] for t in TARGETS]].copy()
+_skip = {{t["name"] for t in TARGETS}} | {{ID_COL}}
+_cols = [c for c in train_df.columns if c not in _skip and c in test_df.columns]
+_full = pd.concat([train_df[_cols], test_df[_cols]], ignore_index=True)
+_num = [c for c in _cols if pd.api.types.is_numeric_dtype(_full[c])]
+# Text columns with nearly one value per row (names, free text) carry no signal as codes: leave them out.
+_cat = [c for c in _cols if c not in _num and _full[c].nunique() <= max(50, len(_full) // 2)]
+_feats = {{c: _full[c].astype(float) for c in _num}}
+for c in _cat:
+    _codes = pd.factorize(_full[c].astype("string"), sort=True)[0].astype(float)
+    _feats[c + "__code"] = pd.Series(np.where(_codes < 0, np.nan, _codes))
+"""
+    if features in ("freq", "rich"):
+        code += """for c in _cat:
+    _feats[c + "__freq"] = _full[c].map(_full[c].value_counts(normalize=True)).astype(float)
+"""
+    if features == "rich":
+        code += """_feats["row_nan_count"] = _full[_cols].isna().sum(axis=1).astype(float)
+for c in _num:
+    _values = _full[c].astype(float)
+    if _values.isna().any():
+        _feats[c + "__isna"] = _values.isna().astype(float)
+    if _values.min() >= 0 and _values.skew() > 2:
+        _feats[c + "__log"] = np.log1p(_values)
+for c in _cat:
+    if _full[c].nunique() <= 5:
+        for _level in _full[c].dropna().unique():
+            _feats[f"{c}_is_{_level}"] = (_full[c] == _level).astype(float)
+"""
+    code += """_feats = pd.DataFrame(_feats)
+_feats.columns = [f"f{i}_" + re.sub(r"[^0-9A-Za-z_]", "_", str(c))[:40] for i, c in enumerate(_feats.columns)]
+X = _feats.iloc[: len(train_df)].reset_index(drop=True)
+X_test = _feats.iloc[len(train_df) :].reset_index(drop=True)
+print(f"features ({FEATURES}): {X.shape[1]}, train rows: {len(X)}, test rows: {len(X_test)}")
+"""
+    return code
+
+
+_LGBM = """    if HAS_LGBM:
+        params = dict(
+            n_estimators=OPT["n_estimators"],
+            learning_rate=OPT["learning_rate"],
+            num_leaves=REG["num_leaves"],
+            max_depth=REG["max_depth"],
+            min_child_samples=REG["min_samples_leaf"],
+            reg_lambda=REG["l2"],
+            subsample=REG["subsample"],
+            subsample_freq=1,
+            colsample_bytree=REG["colsample"],
+            random_state=seed,
+            n_jobs=1,
+            verbose=-1,
+        )
+        if task == "regression":
+            objective = {"huber": "huber", "l1": "regression_l1"}.get(OBJECTIVE, "regression")
+            return lgb.LGBMRegressor(objective=objective, **params)
+        return lgb.LGBMClassifier(class_weight="balanced" if OBJECTIVE == "balanced" else None, **params)
+"""
+_HGB = """    params = dict(
+        max_iter=OPT["n_estimators"],
+        learning_rate=OPT["learning_rate"],
+        max_leaf_nodes=max(REG["num_leaves"], 2),
+        max_depth=REG["max_depth"] if REG["max_depth"] > 0 else None,
+        min_samples_leaf=REG["min_samples_leaf"],
+        l2_regularization=REG["l2"],
+        max_features=REG["colsample"],
+        random_state=seed,
+    )
+    if task == "regression":
+        loss = "absolute_error" if OBJECTIVE == "l1" else "squared_error"
+        return HistGradientBoostingRegressor(loss=loss, **params)
+    return HistGradientBoostingClassifier(class_weight="balanced" if OBJECTIVE == "balanced" else None, **params)
+"""
+_FOREST = """    params = dict(
+        n_estimators=min(OPT["n_estimators"], 200),
+        max_depth=2 * REG["max_depth"] if REG["max_depth"] > 0 else None,
+        min_samples_leaf=max(1, REG["min_samples_leaf"] // 5),
+        random_state=seed,
+        n_jobs=1,
+    )
+    if task == "regression":
+        return make_pipeline(SimpleImputer(strategy="median"), {reg}(max_features=0.33, **params))
+    balanced = "balanced" if OBJECTIVE == "balanced" else None
+    return make_pipeline(
+        SimpleImputer(strategy="median"), {clf}(max_features="sqrt", class_weight=balanced, **params)
+    )
+"""
+_LINEAR = """    if task == "regression":
+        if OBJECTIVE in ("huber", "l1"):
+            model = HuberRegressor(alpha=max(REG["l2"], 1e-4), max_iter=1000)
+        else:
+            model = Ridge(alpha=1.0 + 10.0 * REG["l2"])
+    else:
+        balanced = "balanced" if OBJECTIVE == "balanced" else None
+        model = LogisticRegression(C=1.0 / (1.0 + REG["l2"]), max_iter=2000, class_weight=balanced)
+    return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), model)
+"""
+_FAMILY_DOC = {
+    "lgbm": "LightGBM gradient-boosted trees (sklearn's HistGradientBoosting when LightGBM is missing)",
+    "hgb": "sklearn HistGradientBoosting trees",
+    "rf": "a random forest",
+    "extratrees": "extremely randomized trees",
+    "linear": "a scaled linear model (logistic regression / ridge / huber)",
+}
+
+
+def _model(choice: dict[str, Any]) -> str:
+    family = choice.get("family", "hgb")
+    if family not in _FAMILY_DOC:
+        raise ValueError(f"unknown model family {family!r}; expected one of {', '.join(_FAMILY_DOC)}")
+    head = (
+        f"MODEL_FAMILY = {family!r}\n\n\ndef build_model(task, seed):\n"
+        f'    """A fresh estimator for `task` ("binary", "multiclass" or "regression"): {_FAMILY_DOC[family]}."""\n'
+    )
+    if family == "lgbm":
+        return head + _LGBM + _HGB
+    if family == "hgb":
+        return head + _HGB
+    if family == "rf":
+        return head + _FOREST.format(reg="RandomForestRegressor", clf="RandomForestClassifier")
+    if family == "extratrees":
+        return head + _FOREST.format(reg="ExtraTreesRegressor", clf="ExtraTreesClassifier")
+    return head + _LINEAR
+
+
+def _loss(choice: dict[str, Any]) -> str:
+    objective = choice.get("objective", "l2")
+    return f'''OBJECTIVE = {objective!r}  # training objective; the competition metric (METRIC) is fixed
+
+
+def evaluate(target, y_true, pred, pos):
+    """METRIC for one target: `pred` holds values (regression) or class probabilities (n_rows x n_classes)."""
+    if target["task"] == "regression":
+        if METRIC == "rmsle":
+            diff = np.log1p(np.clip(pred, 0, None)) - np.log1p(np.clip(y_true, 0, None))
+            return float(np.sqrt(np.mean(diff**2)))
+        if METRIC == "mae":
+            return float(mean_absolute_error(y_true, pred))
+        if METRIC == "r2":
+            return float(r2_score(y_true, pred))
+        return float(np.sqrt(mean_squared_error(y_true, pred)))
+    labels = pred.argmax(axis=1)
+    if METRIC == "auc":
+        if pred.shape[1] == 2:
+            return float(roc_auc_score(y_true == pos, pred[:, pos]))
+        return float(roc_auc_score(y_true, pred, multi_class="ovr", labels=list(range(pred.shape[1]))))
+    if METRIC == "logloss":
+        proba = np.clip(pred, 1e-15, 1.0)
+        return float(log_loss(y_true, proba / proba.sum(axis=1, keepdims=True), labels=list(range(pred.shape[1]))))
+    if METRIC == "f1":
+        if pred.shape[1] == 2:
+            return float(f1_score(y_true == pos, labels == pos))
+        return float(f1_score(y_true, labels, average="macro"))
+    return float(accuracy_score(y_true, labels))
+'''
+
+
+def _optimizer(choice: dict[str, Any]) -> str:
+    return (
+        f'OPT = {{"learning_rate": {float(choice["learning_rate"])!r}, '
+        f'"n_estimators": {int(choice["n_estimators"])!r}}}  # boosting rounds / trees and step size\n'
+    )
+
+
+def _regularization(choice: dict[str, Any]) -> str:
+    values = {key: choice[key] for key in ("max_depth", "num_leaves", "min_samples_leaf", "l2", "subsample",
+                                            "colsample")}  # fmt: skip
+    return f"REG = {values!r}  # preset {choice.get('preset', 'custom')!r}\n"
+
+
+def _initialization(choice: dict[str, Any]) -> str:
+    seed = int(choice.get("seed", 42))
+    return f"""SEED = {seed}
+random.seed(SEED)
+np.random.seed(SEED)
+os.environ["PYTHONHASHSEED"] = str(SEED)
+"""
+
+
+def _training_tricks(choice: dict[str, Any]) -> str:
+    validation = choice.get("validation", "holdout")
+    folds = int(choice.get("folds", 5))
+    transform = choice.get("target_transform", "none")
+    bag = int(choice.get("seed_bag", 1))
+    return f'''VALIDATION = {validation!r}  # "holdout": 80/20 split then refit on all rows; "kfold": average fold models
+N_FOLDS = {folds}
+TARGET_TRANSFORM = {transform!r}  # "log1p" fits regression targets on log1p(y) and maps predictions back
+SEED_BAG = {bag}  # models per fit, each with its own seed, averaged
+os.makedirs(WORK_DIR, exist_ok=True)
+os.makedirs(SUB_DIR, exist_ok=True)
+
+
+def fit_predict(task, n_classes, X_fit, y_fit, frames, log_target):
+    """Fit SEED_BAG models and average their predictions (values or class probabilities) on each frame."""
+    outputs = [0.0 for _ in frames]
+    for bag in range(SEED_BAG):
+        model = build_model(task, SEED + 1000 * bag)
+        if task == "regression":
+            model.fit(X_fit, np.log1p(y_fit) if log_target else y_fit)
+            for i, frame in enumerate(frames):
+                pred = model.predict(frame)
+                outputs[i] = outputs[i] + (np.expm1(pred) if log_target else pred) / SEED_BAG
+        else:
+            model.fit(X_fit, y_fit)
+            for i, frame in enumerate(frames):
+                proba = np.zeros((len(frame), n_classes))
+                proba[:, np.asarray(model.classes_, dtype=int)] = model.predict_proba(frame)
+                outputs[i] = outputs[i] + proba / SEED_BAG
+    return outputs
+
+
+def make_splits(task, y):
+    """Train/validation row indices: N_FOLDS folds, or one stratified 80/20 holdout."""
+    rows = np.arange(len(y))
+    stratify = task != "regression" and np.bincount(y).min() >= max(N_FOLDS, 2)
+    if VALIDATION == "kfold":
+        if stratify:
+            return list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=SEED).split(rows, y))
+        return list(KFold(N_FOLDS, shuffle=True, random_state=SEED).split(rows))
+    train_rows, valid_rows = train_test_split(rows, test_size=0.2, random_state=SEED, stratify=y if stratify else None)
+    return [(train_rows, valid_rows)]
+
+
+test_ids = test_df[ID_COL] if ID_COL in test_df.columns else sample_sub[ID_COL]
+submission = sample_sub[[ID_COL]].copy()
+
+
+def by_sample_order(values):
+    """Test predictions reordered to the sample submission's ids."""
+    series = pd.Series(np.asarray(values), index=np.asarray(test_ids))
+    if series.index.is_unique and set(sample_sub[ID_COL]).issubset(series.index):
+        return series.reindex(np.asarray(sample_sub[ID_COL])).to_numpy()
+    return series.to_numpy()
+
+
+scores = []
+for target in TARGETS:
+    name, task = target["name"], target["task"]
+    known = Y[name].notna().to_numpy()
+    X_known = X[known].reset_index(drop=True)
+    if task == "regression":
+        y = Y.loc[known, name].to_numpy(dtype=float)
+        classes, n_classes = None, 0
+    else:
+        y, classes = pd.factorize(Y.loc[known, name], sort=True)
+        classes, n_classes = list(classes), len(classes)
+    log_target = task == "regression" and TARGET_TRANSFORM == "log1p" and y.min() > -1
+    splits = make_splits(task, y)
+    oof = np.zeros(len(y)) if task == "regression" else np.zeros((len(y), n_classes))
+    test_pred = 0.0
+    for train_rows, valid_rows in splits:
+        valid_pred, fold_test = fit_predict(
+            task, n_classes, X_known.iloc[train_rows], y[train_rows], [X_known.iloc[valid_rows], X_test], log_target
+        )
+        oof[valid_rows] = valid_pred
+        test_pred = test_pred + fold_test / len(splits)
+    if VALIDATION != "kfold":
+        (test_pred,) = fit_predict(task, n_classes, X_known, y, [X_test], log_target)
+    valid_rows = np.concatenate([rows for _, rows in splits])
+    pos = classes.index(target["positive"]) if classes and target["positive"] in classes else max(n_classes - 1, 0)
+    scores.append(evaluate(target, y[valid_rows], oof[valid_rows], pos))
+    if task == "regression":
+        submission[name] = by_sample_order(test_pred)
+    elif target["output"] == "proba_wide":
+        for column, cls in target["columns"].items():
+            submission[column] = by_sample_order(test_pred[:, classes.index(cls)] if cls in classes else np.zeros(len(X_test)))
+    elif target["output"] == "proba" and n_classes == 2:
+        submission[name] = by_sample_order(test_pred[:, pos])
+    else:
+        submission[name] = by_sample_order(np.asarray(classes, dtype=object)[test_pred.argmax(axis=1)])
+
+value = float(np.mean(scores))
+print(f"validation {{METRIC}} ({{VALIDATION}}, {{MODEL_FAMILY}}): {{value:.6f}}")
+print("SWARM_METRIC " + json.dumps({{"name": METRIC, "value": value, "lower_is_better": bool(LOWER_IS_BETTER)}}))
+submission = submission[list(sample_sub.columns)]
+submission.to_csv(os.path.join(SUB_DIR, "submission.csv"), index=False)
+print(f"wrote {{len(submission)}} rows to submission/submission.csv")
+'''
+
+
+_RENDERERS = {
+    "DATA": _data,
+    "MODEL": _model,
+    "LOSS": _loss,
+    "OPTIMIZER": _optimizer,
+    "REGULARIZATION": _regularization,
+    "INITIALIZATION": _initialization,
+    "TRAINING_TRICKS": _training_tricks,
+}
+
+
+def render_section(section: str, choice: dict[str, Any]) -> str:
+    """One gene section: marker line, choice comment, code."""
+    if section not in _RENDERERS:
+        raise ValueError(f"unknown gene section {section!r}; expected one of {', '.join(GENE_SECTIONS)}")
+    return _header(section, choice) + _RENDERERS[section](choice)
+
+
+def render_solution(task: dict[str, Any] | None, genome: Genome) -> str:
+    """The whole solution for `task` (None: infer at run time) with the sections chosen by `genome`."""
+    missing = [s for s in GENE_SECTIONS if s not in genome]
+    if missing:
+        raise ValueError(f"genome lacks sections {missing}")
+    split = SplitCode(render_preamble(task), {s: render_section(s, genome[s]) for s in GENE_SECTIONS})
+    return split.join()
