@@ -101,7 +101,7 @@ def plan_step(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
     elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
     plan = StepPlan(
         step=state.next_step,
-        epoch=state.epochs_done,
+        epoch=state.epochs_done + 1,
         task_type=task_type,
         parent_ids=parent_ids,
         agent_id=agent_id,
@@ -207,7 +207,12 @@ def review(
         epoch=plan.epoch,
         node_id=plan.node_id,
         agent_id=plan.agent_id,
-        hints={"output": result.output, "submission_exists": result.submission_path is not None},
+        hints={
+            "output": result.output,
+            "has_submission": result.submission_path is not None,
+            "exit_code": result.exit_code,
+            "timed_out": result.timed_out,
+        },
     )
     return review_execution(
         rc.clients["feedback"],

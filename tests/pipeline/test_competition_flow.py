@@ -1,0 +1,95 @@
+"""End-to-end runs of the competition flow on the offline coder and the local sandbox."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from flows.competition import CompetitionParams, competition_flow
+from flows.epoch import EpochParams, epoch_flow
+from swarm.competitions import grade_submission, load_competition
+from swarm.journal import Journal
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+
+
+def run_flow(tmp_path: Path, overrides: list[str], **params: object) -> tuple[dict, Path]:
+    run_dir = tmp_path / "run"
+    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=overrides, **params))
+    return summary, run_dir
+
+
+def test_short_run_beats_the_sample_submission(
+    tmp_path: Path, base_overrides: list[str], competition_cache
+) -> None:
+    summary, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=3"])
+
+    best = run_dir / "workspace" / "best_solution"
+    assert (best / "submission.csv").is_file()
+    assert (best / "solution.py").read_text().strip()
+    assert (best / "node_id.txt").read_text().strip() == summary["best_node"]
+    grade = summary["grade"]
+    assert grade["valid"], grade["reason"]
+
+    competition = load_competition("titanic", competition_cache)
+    sample = grade_submission(competition, competition.sample_submission)
+    assert grade["score"] > sample.score
+    assert json.loads((run_dir / "grade.json").read_text())["score"] == grade["score"]
+
+    journal = Journal.load(run_dir / "journal.json")
+    assert len(journal) == 3
+    report = (run_dir / "report.md").read_text()
+    for heading in ("## Result", "## Best score over steps", "## Tree", "## Model usage"):
+        assert heading in report
+
+
+def test_parallel_steps_never_share_files(tmp_path: Path, base_overrides: list[str]) -> None:
+    _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=4", "search.parallel=2"])
+    journal = Journal.load(run_dir / "journal.json")
+    paths = [node.meta.get("submission_path") for node in journal if not node.is_buggy]
+    assert len(paths) >= 2
+    assert len(set(paths)) == len(paths)
+    for node in journal:
+        if node.meta.get("submission_path"):
+            path = Path(node.meta["submission_path"])
+            assert path.parent.parent.name == node.id  # nodes/<id>/submission/submission.csv
+            assert len(pd.read_csv(path)) > 0
+
+
+def _tree_digest(root: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and "branches" not in p.relative_to(root).parts
+        and "cache" not in p.relative_to(root).parts
+        and not p.name.endswith(".lock")
+    }
+
+
+def test_rerun_epoch_branches_and_leaves_history_intact(tmp_path: Path, base_overrides: list[str]) -> None:
+    _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=4", "evolution.steps_per_epoch=2"])
+    assert (run_dir / "epochs" / "2" / "state.json").is_file()
+    before = _tree_digest(run_dir)
+    original = Journal.load(run_dir / "journal.json")
+
+    summary = epoch_flow(EpochParams(run_dir=str(run_dir), epoch=2, rerun=True, branch="again"))
+
+    assert _tree_digest(run_dir) == before
+    branch = run_dir / "branches" / "again"
+    assert summary.run_dir == str(branch)
+    rerun = Journal.load(branch / "journal.json")
+    first_epoch = [n.id for n in original if n.epoch == 1]
+    assert [n.id for n in rerun][: len(first_epoch)] == first_epoch
+    assert len(rerun) == len(first_epoch) + summary.steps_done
+    assert set(summary.nodes).isdisjoint({n.id for n in original})
+
+
+def test_epoch_out_of_order_is_refused(tmp_path: Path, base_overrides: list[str]) -> None:
+    _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=2", "evolution.steps_per_epoch=2"])
+    with pytest.raises(ValueError, match="rerun=True"):
+        epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1))

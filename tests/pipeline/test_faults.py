@@ -1,0 +1,169 @@
+"""Faults through the whole pipeline: a model error retried by Prefect, a crashing solution debugged,
+a run killed with SIGKILL and resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+
+from flows.competition import CompetitionParams, competition_flow
+from swarm.competitions import load_competition
+from swarm.journal import Journal
+from swarm.llm.base import CallContext
+from swarm.llm.loopback_server import LoopbackServer, Reply
+from swarm.offline import OfflineClient
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+REPO = Path(__file__).resolve().parents[2]
+CRASHING_REPLY = """The plan: read the data and use a column that is not there.
+
+```python
+import pandas as pd
+
+train = pd.read_csv("./input/train.csv")
+print(train["no_such_column"].mean())
+```
+"""
+
+
+def offline_reply(competition_cache: Path, seed: int) -> str:
+    """A real solution text, as a model would send it, written by the offline coder."""
+    public = load_competition("titanic", competition_cache).public_dir
+    ctx = CallContext(stage="code", kind="draft", hints={"input_dir": str(public), "seed": seed})
+    return OfflineClient(seed=seed).complete([], ctx)
+
+
+def model_overrides(server: LoopbackServer) -> list[str]:
+    return [
+        "llm.code.provider=openai",
+        "llm.code.model=gpt-4o-mini",
+        f"llm.code.base_url={server.openai_base_url}",
+        "llm.code.api_key_env=SWARM_TEST_MODEL_KEY",
+        "llm.code.max_retries=0",
+    ]
+
+
+def code_requests(server: LoopbackServer) -> list:
+    return [r for r in server.requests if r.path.endswith("/chat/completions")]
+
+
+def task_runs(prefix: str) -> list:
+    with get_client(sync_client=True) as client:
+        return client.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=prefix)))
+
+
+def test_model_fault_is_retried_by_the_task(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SWARM_TEST_MODEL_KEY", "test-key")
+    with LoopbackServer() as server:
+        server.enqueue(Reply.error(500), Reply.say(offline_reply(competition_cache, 1)))
+        run_dir = tmp_path / "run"
+        competition_flow(
+            CompetitionParams(
+                run_dir=str(run_dir),
+                overrides=[
+                    *base_overrides,
+                    *model_overrides(server),
+                    "agent.max_steps=1",
+                    "search.parallel=1",
+                ],
+            )
+        )
+        assert len(code_requests(server)) == 2
+    journal = Journal.load(run_dir / "journal.json")
+    assert len(journal) == 1 and not journal.nodes[0].is_buggy
+    node_id = journal.nodes[0].id
+    generate_runs = [t for t in task_runs("generate[") if node_id[:6] in t.name]
+    assert len(generate_runs) == 1 and generate_runs[0].run_count == 2
+    attempts = [json.loads(line) for line in (run_dir / "llm_usage.jsonl").read_text().splitlines()]
+    code_attempts = [a for a in attempts if a["stage"] == "code"]
+    assert [a["ok"] for a in code_attempts] == [False, True]
+
+
+def test_crashing_solution_is_debugged(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SWARM_TEST_MODEL_KEY", "test-key")
+    with LoopbackServer() as server:
+        server.enqueue(Reply.say(CRASHING_REPLY), Reply.say(offline_reply(competition_cache, 2)))
+        run_dir = tmp_path / "run"
+        summary = competition_flow(
+            CompetitionParams(
+                run_dir=str(run_dir),
+                overrides=[
+                    *base_overrides,
+                    *model_overrides(server),
+                    "agent.max_steps=2",
+                    "search.parallel=1",
+                    "search.num_drafts=1",
+                    "search.debug_prob=1.0",
+                ],
+            )
+        )
+    first, second = Journal.load(run_dir / "journal.json").nodes
+    assert first.is_buggy and "KeyError" in (first.bug_reason or "")
+    assert second.task_type == "debug" and second.parent_ids == (first.id,)
+    assert not second.is_buggy and summary["best_node"] == second.id
+    failed = [t for t in task_runs("execute[") if first.id[:6] in t.name]
+    assert len(failed) == 1 and failed[0].state.is_failed()
+    assert "KeyError" in failed[0].state.message and failed[0].run_count == 1  # shown, never retried
+
+
+def _nodes_on_disk(run_dir: Path) -> list[str]:
+    try:
+        return [n["id"] for n in json.loads((run_dir / "journal.json").read_text())["nodes"]]
+    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return []
+
+
+@pytest.mark.slow
+def test_sigkilled_run_resumes_without_losing_or_repeating(tmp_path: Path, base_overrides: list[str]) -> None:
+    run_dir = tmp_path / "run"
+    cmd = [
+        sys.executable,
+        str(REPO / "flows" / "run_competition.py"),
+        "--run-dir",
+        str(run_dir),
+        "--no-live",
+        *[
+            arg
+            for o in [*base_overrides, "agent.max_steps=6", "evolution.steps_per_epoch=3"]
+            for arg in ("--set", o)
+        ],
+    ]
+    env = {**os.environ, "PREFECT_HOME": str(tmp_path / "prefect-home")}
+    env.pop("PREFECT_API_URL", None)
+    proc = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 400
+    while len(_nodes_on_disk(run_dir)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    before = _nodes_on_disk(run_dir)
+    assert len(before) >= 2
+
+    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), resume=True))
+
+    after = Journal.load(run_dir / "journal.json")
+    ids = [n.id for n in after]
+    assert ids[: len(before)] == before  # nothing lost, order kept
+    assert len(ids) == 6 and len(set(ids)) == 6
+    calls = Counter(
+        r["node_id"]
+        for r in map(json.loads, (run_dir / "llm_usage.jsonl").read_text().splitlines())
+        if r["stage"] == "code"
+    )
+    assert all(calls[node_id] == 1 for node_id in before)  # no finished node's generation was repeated
+    assert summary["grade"]["valid"]
