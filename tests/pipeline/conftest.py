@@ -19,9 +19,11 @@ os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500
 @pytest.fixture(scope="session")
 def prefect_server() -> Iterator[None]:
     """One ephemeral Prefect API for the whole session (~10 s once), heartbeats off."""
-    with prefect_test_harness(server_startup_timeout=60):
-        with temporary_settings(updates={"flows.heartbeat_frequency": None}):
-            yield
+    with (
+        prefect_test_harness(server_startup_timeout=60),
+        temporary_settings(updates={"flows.heartbeat_frequency": None}),
+    ):
+        yield
 
 
 @pytest.fixture(scope="session")
