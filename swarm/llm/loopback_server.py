@@ -18,7 +18,7 @@ import threading
 import time
 import uuid
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
 
@@ -98,7 +98,7 @@ class Reply:
     def slow(cls, delay_s: float, then: Reply | None = None) -> Reply:
         """`then` (default: a text reply) sent only after `delay_s` seconds."""
         base = then or cls(text="late reply")
-        return cls(**{**base.__dict__, "delay_s": delay_s})
+        return replace(base, delay_s=delay_s)
 
 
 @dataclass(frozen=True)
