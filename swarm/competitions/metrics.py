@@ -11,8 +11,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.metrics import f1_score, roc_auc_score
-
 from swarm.competitions.errors import CompetitionError
 
 LOGLOSS_EPS = 1e-15
@@ -80,6 +78,8 @@ def _auc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     labels = _check_binary("auc", y_true)
     if len(set(labels.tolist())) < 2:
         raise CompetitionError("auc: the answers hold a single class, so ROC AUC is undefined")
+    from sklearn.metrics import roc_auc_score  # imported lazily: sklearn costs ~1.5 s at CLI start-up
+
     return float(roc_auc_score(labels, y_pred))
 
 
@@ -94,6 +94,8 @@ def _f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     preds = np.asarray(y_pred, dtype=float)
     if not set(np.unique(preds).tolist()) <= {0.0, 1.0}:
         raise CompetitionError("f1: predictions must be 0/1 labels")
+    from sklearn.metrics import f1_score
+
     return float(f1_score(labels, preds.astype(int), zero_division=0.0))
 
 
