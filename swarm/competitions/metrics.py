@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+
 from swarm.competitions.errors import CompetitionError
 
 LOGLOSS_EPS = 1e-15
