@@ -1,0 +1,27 @@
+"""Model clients for every stage: OpenAI, Anthropic, OpenAI-compatible servers, and the offline coder."""
+
+from swarm.llm.base import CallContext, LLMClient, LLMError, Message, SpendCapReached, ToolSpec
+from swarm.llm.factory import make_client, make_stage_clients
+from swarm.llm.retry import ProviderError, RetryPolicy
+from swarm.llm.review import SUBMIT_REVIEW, ReviewOutcome, SubmitReview, review_execution
+from swarm.llm.usage import UsageLedger, UsageRecord, ledger_for_run
+
+__all__ = [
+    "SUBMIT_REVIEW",
+    "CallContext",
+    "LLMClient",
+    "LLMError",
+    "Message",
+    "ProviderError",
+    "RetryPolicy",
+    "ReviewOutcome",
+    "SpendCapReached",
+    "SubmitReview",
+    "ToolSpec",
+    "UsageLedger",
+    "UsageRecord",
+    "ledger_for_run",
+    "make_client",
+    "make_stage_clients",
+    "review_execution",
+]
