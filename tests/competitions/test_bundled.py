@@ -7,6 +7,7 @@ import json
 import os
 import stat
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pandas as pd
@@ -106,3 +107,11 @@ def test_leaderboards_are_best_first_and_small() -> None:
         ordered = board["score"].sort_values(ascending=meta["lower_is_better"]).tolist()
         assert board["score"].tolist() == ordered
         assert board["model"].nunique() >= 5 and path.stat().st_size < 50_000
+
+
+def test_concurrent_prepares_agree(tmp_path: Path) -> None:
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        roots = list(pool.map(lambda _: prepare_bundled("telco-churn", tmp_path), range(4)))
+    assert len(set(roots)) == 1
+    assert [p.name for p in (tmp_path / "competitions").iterdir()] == ["telco-churn"]
+    assert load_competition("telco-churn", tmp_path).answers.is_file()

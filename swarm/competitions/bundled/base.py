@@ -203,7 +203,8 @@ def prepare(spec: BundledSpec, cache_dir: Path) -> Path:
             if is_prepared(final):  # another process finished first
                 return final
             stale = parent / f".{spec.id}-stale-{uuid.uuid4().hex[:8]}"
-            os.rename(final, stale)
+            with contextlib.suppress(FileNotFoundError):  # a concurrent preparer may have moved it
+                os.rename(final, stale)
             shutil.rmtree(stale, ignore_errors=True)
         try:
             os.rename(staging, final)
