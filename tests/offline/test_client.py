@@ -1,0 +1,197 @@
+"""OfflineClient without running code: reply format, determinism, one-section edits, merge, review, evolution."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from pydantic import BaseModel
+
+from swarm.llm.base import CallContext, LLMClient, LLMError, ToolSpec
+from swarm.offline import OfflineClient
+from swarm.offline.client import task_from_hints
+from swarm.offline.genome import safe_genome
+from swarm.offline.render import render_solution
+from swarm.offline.sections import read_genome, split_code
+from swarm.protocol import GENE_SECTIONS, SECTION_MARKER_RE, metric_line
+
+
+def ctx(kind, comp=None, node="n1", **hints):
+    if comp is not None:
+        hints["input_dir"] = str(comp.input_dir)
+    return CallContext(stage="code", kind=kind, node_id=node, hints=hints)
+
+
+def changed_sections(a: str, b: str) -> list[str]:
+    sa, sb = split_code(a), split_code(b)
+    assert sa.preamble == sb.preamble, "the preamble changed"
+    return [name for name in GENE_SECTIONS if sa.sections[name] != sb.sections[name]]
+
+
+def test_is_an_llm_client():
+    client = OfflineClient(seed=3)
+    assert isinstance(client, LLMClient)
+    assert (client.provider, client.model) == ("offline", "offline-coder")
+
+
+def test_draft_reply_format(competitions, tools):
+    reply = OfflineClient().complete([], ctx("draft", competitions["titanic"]))
+    plan = reply.split("```python", 1)[0].strip()
+    assert plan.startswith("Plan:") and "accuracy" in plan
+    code = tools.code_of(reply)
+    ast.parse(code)
+    assert [m.group(1) for m in SECTION_MARKER_RE.finditer(code)] == list(GENE_SECTIONS)
+    assert "import swarm" not in code and "from swarm" not in code
+    for path in ("./input", "train.csv", "test.csv", "sample_submission.csv", "submission.csv"):
+        assert path in code
+    assert read_genome(split_code(code)).keys() == set(GENE_SECTIONS)
+
+
+def test_drafts_are_deterministic_per_seed_and_varied(competitions, tools):
+    comp = competitions["ames"]
+    first = OfflineClient(seed=7).complete([], ctx("draft", comp, seed=1))
+    assert OfflineClient(seed=7).complete([], ctx("draft", comp, seed=1)) == first
+    codes = {tools.code_of(OfflineClient(seed=7).complete([], ctx("draft", comp, seed=s))) for s in range(6)}
+    assert len(codes) >= 4
+    families = {read_genome(split_code(c))["MODEL"]["family"] for c in codes}
+    assert len(families) >= 2
+
+
+@pytest.mark.parametrize("node", ["a", "b", "c", "d", "e", "f"])
+def test_improve_changes_exactly_one_section(competitions, tools, node):
+    comp = competitions["churn"]
+    client = OfflineClient(seed=2)
+    parent = tools.code_of(client.complete([], ctx("draft", comp, seed=5)))
+    child = tools.code_of(client.complete([], ctx("improve", comp, node=node, parent_code=parent)))
+    assert len(changed_sections(parent, child)) == 1
+    ast.parse(child)
+
+
+@pytest.mark.parametrize("gene", GENE_SECTIONS)
+def test_mutate_changes_the_given_gene(competitions, tools, gene):
+    comp = competitions["titanic"]
+    client = OfflineClient(seed=4)
+    parent = tools.code_of(client.complete([], ctx("draft", comp, seed=9)))
+    child = tools.code_of(client.complete([], ctx("mutate", comp, parent_code=parent, gene=gene)))
+    assert changed_sections(parent, child) == [gene]
+
+
+def test_improve_climbs_toward_stronger_choices(competitions, tools):
+    """Repeated improves on a weak parent mostly take upgrades, so the end state is stronger than the start."""
+    comp = competitions["ames"]
+    task = task_from_hints({"input_dir": str(comp.input_dir)})
+    code = render_solution(task, safe_genome(task) | {"MODEL": {"family": "linear"}})
+    client = OfflineClient(seed=0)
+    for step in range(12):
+        code = tools.code_of(client.complete([], ctx("improve", comp, node=f"s{step}", parent_code=code)))
+    final = read_genome(split_code(code))
+    assert final["MODEL"]["family"] != "linear"
+    assert final["TRAINING_TRICKS"]["target_transform"] == "log1p"
+    assert final["OPTIMIZER"]["step"] > 0 or final["DATA"]["features"] != "basic"
+
+
+def test_merge_takes_sections_per_plan(competitions, tools):
+    comp = competitions["titanic"]
+    client = OfflineClient(seed=1)
+    a = tools.code_of(client.complete([], ctx("draft", comp, seed=1)))
+    b = tools.code_of(client.complete([], ctx("draft", comp, seed=2)))
+    assert a != b
+    plan = {name: i % 2 for i, name in enumerate(GENE_SECTIONS)}
+    merged = tools.code_of(client.complete([], ctx("merge", comp, parent_codes=[a, b], crossover_plan=plan)))
+    sm, sa, sb = split_code(merged), split_code(a), split_code(b)
+    assert sm.preamble == sa.preamble
+    for name, index in plan.items():
+        assert sm.sections[name] == (sa, sb)[index].sections[name], name
+    ast.parse(merged)
+
+
+def test_bad_hints_raise_clear_errors(competitions):
+    client = OfflineClient()
+    with pytest.raises(LLMError, match="parent_code"):
+        client.complete([], ctx("improve", competitions["titanic"]))
+    with pytest.raises(LLMError, match="gene"):
+        client.complete([], ctx("mutate", competitions["titanic"], parent_code="x = 1", gene="NOPE"))
+    with pytest.raises(LLMError, match="crossover_plan"):
+        client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
+    with pytest.raises(LLMError, match="holds no"):
+        client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
+
+
+def test_improve_of_foreign_code_writes_a_fresh_solution(competitions, tools):
+    reply = OfflineClient().complete([], ctx("improve", competitions["titanic"], parent_code="print('hi')\n"))
+    assert "fresh solution" in reply
+    assert len(read_genome(split_code(tools.code_of(reply)))) == len(GENE_SECTIONS)
+
+
+def test_debug_rewrites_the_failing_section(competitions, tools):
+    comp = competitions["titanic"]
+    client = OfflineClient()
+    parent = tools.code_of(client.complete([], ctx("draft", comp, seed=3)))
+    split = split_code(parent)
+    split.sections["MODEL"] = split.sections["MODEL"].replace(
+        "MODEL_FAMILY = ", "MODEL_FAMILY = undefined_name or "
+    )
+    broken = split.join()
+    line = next(i for i, text in enumerate(broken.splitlines(), 1) if "undefined_name" in text)
+    output = (
+        f'Traceback (most recent call last):\n  File "/w/solution.py", line {line}, in <module>\nNameError: x'
+    )
+    fixed = tools.code_of(client.complete([], ctx("debug", comp, parent_code=broken, parent_output=output)))
+    assert "undefined_name" not in fixed
+    assert changed_sections(broken, fixed) == ["MODEL"]
+
+
+def test_review_reads_the_metric_line():
+    client = OfflineClient()
+    spec = ToolSpec("submit_review", "review", ReviewArgs)
+    good = "training...\n" + metric_line("rmse", 0.25, True) + "\n"
+    answer = client.call_tool(
+        [], spec, CallContext(stage="feedback", kind="review", hints={"output": good, "has_submission": True})
+    )
+    assert (
+        answer["is_bug"] is False
+        and answer["metric"] == pytest.approx(0.25)
+        and answer["lower_is_better"] is True
+    )
+    bad = 'Traceback (most recent call last):\n  File "s.py", line 3\nValueError: boom\n'
+    answer = client.call_tool(
+        [], spec, CallContext(stage="feedback", kind="review", hints={"output": bad, "has_submission": False})
+    )
+    assert answer["is_bug"] is True and answer["metric"] is None and answer["has_csv_submission"] is False
+    assert "boom" in answer["summary"]
+
+
+class ReviewArgs(BaseModel):
+    is_bug: bool
+    has_csv_submission: bool
+    summary: str
+    metric: float | None
+    lower_is_better: bool
+
+
+class OtherArgs(BaseModel):
+    choice: int
+    label: str
+    tags: list[str]
+    mode: str = "fast"
+
+
+def test_other_schemas_are_filled_and_validated():
+    answer = OfflineClient().call_tool([], ToolSpec("t", "t", OtherArgs), CallContext(stage="feedback"))
+    assert OtherArgs.model_validate(answer).mode == "fast"
+    assert answer["choice"] == 0 and answer["tags"] == []
+
+
+def test_evolution_text_is_marked_and_not_stacked():
+    client = OfflineClient()
+    hints = {
+        "current_text": "You are a careful ML engineer.",
+        "stats": {"bug_rate": 0.5, "best": {"score": 0.9}},
+    }
+    first = client.complete([], CallContext(stage="evolution", kind="evolve_role", hints=hints))
+    assert first.startswith("You are a careful ML engineer.")
+    assert "offline coder" in first and "bug_rate is 50%" in first and "best" in first
+    again = client.complete(
+        [], CallContext(stage="evolution", kind="evolve_role", hints={**hints, "current_text": first})
+    )
+    assert again.count("offline-coder lessons: start") == 1

@@ -1,0 +1,141 @@
+"""Run the offline coder's solutions for real (subprocess, input/ working/ submission/ layout)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.metrics import accuracy_score
+
+from swarm.llm.base import CallContext
+from swarm.offline import OfflineClient
+from swarm.offline.sections import split_code
+from swarm.protocol import GENE_SECTIONS, parse_metric_line
+
+pytestmark = pytest.mark.slow
+TARGET_METRIC = {"titanic": "accuracy", "ames": "rmsle", "churn": "auc"}
+
+
+def ask(client, kind, comp=None, node="n", **hints):
+    if comp is not None:
+        hints["input_dir"] = str(comp.input_dir)
+    return client.complete([], CallContext(stage="code", kind=kind, node_id=node, hints=hints))
+
+
+def check_run(result, comp, sample: pd.DataFrame):
+    assert result.returncode == 0, result.output[-3000:]
+    metric = parse_metric_line(result.output)
+    assert metric is not None, "no SWARM_METRIC line"
+    assert result.submission is not None, "no submission written"
+    assert list(result.submission.columns) == list(sample.columns)
+    assert result.submission[comp.id_col].tolist() == sample[comp.id_col].tolist()
+    assert not result.submission.isna().any().any()
+    return metric
+
+
+def constant_score(comp) -> float:
+    """The score of the best single constant prediction (majority class, 0.5 AUC, median price)."""
+    truth = comp.answers[comp.target]
+    if comp.name == "titanic":
+        return float(accuracy_score(truth, [truth.mode()[0]] * len(truth)))
+    if comp.name == "churn":
+        return 0.5
+    log_truth = np.log(truth.astype(float))
+    return float(np.sqrt(np.mean((log_truth - log_truth.median()) ** 2)))
+
+
+@pytest.mark.parametrize("name", ["titanic", "ames", "churn"])
+def test_draft_runs_and_beats_a_constant(competitions, tools, tmp_path, name):
+    comp = competitions[name]
+    sample = pd.read_csv(comp.input_dir / "sample_submission.csv")
+    code = tools.code_of(ask(OfflineClient(seed=0), "draft", comp, seed=11))
+    metric = check_run(tools.run(code, comp.input_dir, tmp_path), comp, sample)
+    assert metric.name == TARGET_METRIC[name]
+    score, baseline = (
+        tools.score(comp, pd.read_csv(tmp_path / "submission" / "submission.csv")),
+        constant_score(comp),
+    )
+    if name == "ames":
+        assert score < 0.8 * baseline, (score, baseline)
+    else:
+        assert score > baseline + 0.05, (score, baseline)
+
+
+def test_merge_runs(competitions, tools, tmp_path):
+    comp = competitions["titanic"]
+    client = OfflineClient(seed=5)
+    a = tools.code_of(ask(client, "draft", comp, seed=1))
+    b = tools.code_of(ask(client, "draft", comp, seed=2))
+    plan = {name: 1 - i % 2 for i, name in enumerate(GENE_SECTIONS)}
+    merged = tools.code_of(ask(client, "merge", comp, parent_codes=[a, b], crossover_plan=plan))
+    check_run(
+        tools.run(merged, comp.input_dir, tmp_path),
+        comp,
+        pd.read_csv(comp.input_dir / "sample_submission.csv"),
+    )
+
+
+def test_debug_repairs_a_broken_script(competitions, tools, tmp_path):
+    comp = competitions["churn"]
+    client = OfflineClient(seed=3)
+    split = split_code(tools.code_of(ask(client, "draft", comp, seed=4)))
+    split.sections["DATA"] = split.sections["DATA"].replace(
+        'Y = train_df[[t["name"]', 'Y = train_df[["no_such"]'
+    )
+    broken = split.join()
+    failed = tools.run(broken, comp.input_dir, tmp_path / "broken")
+    assert failed.returncode != 0 and "no_such" in failed.output
+    fixed = tools.code_of(ask(client, "debug", comp, parent_code=broken, parent_output=failed.output))
+    assert "no_such" not in fixed
+    sample = pd.read_csv(comp.input_dir / "sample_submission.csv")
+    check_run(tools.run(fixed, comp.input_dir, tmp_path / "fixed"), comp, sample)
+
+
+def test_improve_of_a_weak_parent_runs_and_keeps_the_rest(competitions, tools, tmp_path):
+    comp = competitions["titanic"]
+    client = OfflineClient(seed=8)
+    parent = tools.code_of(ask(client, "draft", comp, seed=3))
+    child = tools.code_of(ask(client, "improve", comp, node="i1", parent_code=parent))
+    changed = [s for s in GENE_SECTIONS if split_code(parent).sections[s] != split_code(child).sections[s]]
+    assert len(changed) == 1
+    check_run(
+        tools.run(child, comp.input_dir, tmp_path),
+        comp,
+        pd.read_csv(comp.input_dir / "sample_submission.csv"),
+    )
+
+
+def test_without_input_dir_the_code_infers_the_task_at_run_time(competitions, tools, tmp_path):
+    comp = competitions["churn"]
+    code = tools.code_of(ask(OfflineClient(seed=1), "draft", seed=2))
+    assert "infer_task_from_dir" in code
+    metric = check_run(
+        tools.run(code, comp.input_dir, tmp_path), comp, pd.read_csv(comp.input_dir / "sample_submission.csv")
+    )
+    assert metric.name == "auc"
+
+
+@pytest.mark.skipif(
+    importlib.util.find_spec("swarm.competitions") is None, reason="swarm.competitions not built yet"
+)
+@pytest.mark.parametrize("competition_id", ["titanic", "house-prices", "telco-churn"])
+def test_drafts_beat_the_sample_submission_on_bundled_competitions(tmp_path, tools, competition_id):
+    from swarm.competitions import grade_submission, load_competition
+
+    comp = load_competition(competition_id, tmp_path / "cache")
+    reply = OfflineClient(seed=0).complete(
+        [],
+        CallContext(
+            stage="code", kind="draft", node_id="d0", hints={"input_dir": str(comp.public_dir), "seed": 0}
+        ),
+    )
+    result = tools.run(tools.code_of(reply), comp.public_dir, tmp_path / "run")
+    assert result.returncode == 0, result.output[-3000:]
+    assert parse_metric_line(result.output) is not None
+    ours = grade_submission(comp, tmp_path / "run" / "submission" / "submission.csv")
+    sample = grade_submission(comp, comp.sample_submission)
+    assert ours.valid, ours.reason
+    better = ours.score < sample.score if ours.lower_is_better else ours.score > sample.score
+    assert better, (ours.score, sample.score)

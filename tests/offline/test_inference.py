@@ -1,0 +1,77 @@
+"""Task inference from a competition's files."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from swarm.offline.inference import infer_task_from_dir, infer_task_from_frames, metric_from_description
+
+
+@pytest.mark.parametrize(
+    ("text", "metric"),
+    [
+        ("## Evaluation\nSubmissions are scored on accuracy.", "accuracy"),
+        ("Evaluated on area under the ROC curve.", "auc"),
+        ("We use the multi-class log loss.", "logloss"),
+        ("RMSE between the logarithm of the predicted value and the logarithm of the observed", "rmsle"),
+        ("Root Mean Squared Error (RMSE)", "rmse"),
+        ("Mean Absolute Error", "mae"),
+        ("the F1 score of the positive class", "f1"),
+        ("nothing about scoring here", None),
+    ],
+)
+def test_metric_from_description(text, metric):
+    assert metric_from_description(text) == metric
+
+
+def test_evaluation_part_wins_over_earlier_mentions():
+    text = "Accuracy matters in life.\n\n## Evaluation\nSubmissions are evaluated with AUC."
+    assert metric_from_description(text) == "auc"
+
+
+def test_bundled_like_competitions(competitions):
+    titanic = infer_task_from_dir(str(competitions["titanic"].input_dir))
+    assert titanic["id_col"] == "PassengerId" and titanic["metric"] == "accuracy"
+    assert titanic["targets"][0]["task"] == "binary" and titanic["targets"][0]["output"] == "label"
+    ames = infer_task_from_dir(str(competitions["ames"].input_dir))
+    assert ames["metric"] == "rmsle" and ames["lower_is_better"] is True
+    assert ames["targets"][0] == {
+        "name": "SalePrice", "task": "regression", "output": "value", "positive": None, "columns": None,
+        "skewed": True,
+    }  # fmt: skip
+    churn = infer_task_from_dir(str(competitions["churn"].input_dir))
+    assert churn["metric"] == "auc" and churn["targets"][0]["output"] == "proba"
+    assert churn["targets"][0]["positive"] == "Yes"
+
+
+def test_defaults_without_description():
+    train = pd.DataFrame({"id": range(6), "x": range(6), "y": [0, 1, 0, 1, 1, 0]})
+    test = pd.DataFrame({"id": [10, 11], "x": [1, 2]})
+    labels = infer_task_from_frames(train, test, pd.DataFrame({"id": [10, 11], "y": [0, 0]}))
+    assert labels["metric"] == "accuracy" and labels["targets"][0]["positive"] == 1
+    probas = infer_task_from_frames(train, test, pd.DataFrame({"id": [10, 11], "y": [0.5, 0.5]}))
+    assert probas["metric"] == "auc" and probas["targets"][0]["output"] == "proba"
+    train["y"] = [1.5, 2.25, 3.0, 10.0, 0.1, 7.7]
+    values = infer_task_from_frames(train, test, pd.DataFrame({"id": [10, 11], "y": [0.0, 0.0]}))
+    assert values["metric"] == "rmse" and values["targets"][0]["task"] == "regression"
+
+
+def test_wide_probability_format():
+    train = pd.DataFrame({"id": range(6), "x": range(6), "species": ["a", "b", "c", "a", "b", "c"]})
+    test = pd.DataFrame({"id": [7], "x": [3]})
+    sample = pd.DataFrame({"id": [7], "a": [1 / 3], "b": [1 / 3], "c": [1 / 3]})
+    task = infer_task_from_frames(train, test, sample, "Evaluated with multi-class log loss.")
+    assert task["metric"] == "logloss"
+    assert task["targets"][0]["output"] == "proba_wide"
+    assert task["targets"][0]["columns"] == {"a": "a", "b": "b", "c": "c"}
+
+
+def test_bad_inputs_are_named(tmp_path):
+    train = pd.DataFrame({"id": [1], "x": [1]})
+    with pytest.raises(ValueError, match="neither train.csv columns"):
+        infer_task_from_frames(train, train, pd.DataFrame({"id": [1], "unknown": [0]}))
+    with pytest.raises(ValueError, match="at least one target"):
+        infer_task_from_frames(train, train, pd.DataFrame({"id": [1]}))
+    with pytest.raises(FileNotFoundError, match="sample_submission.csv"):
+        infer_task_from_dir(str(tmp_path))
