@@ -167,3 +167,32 @@ def test_sigkilled_run_resumes_without_losing_or_repeating(tmp_path: Path, base_
     )
     assert all(calls[node_id] == 1 for node_id in before)  # no finished node's generation was repeated
     assert summary["grade"]["valid"]
+
+
+def test_spend_cap_stops_the_run_cleanly_after_the_step(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SWARM_TEST_MODEL_KEY", "test-key")
+    with LoopbackServer() as server:
+        # 1M prompt tokens of gpt-4o-mini cost $0.15, over the $0.10 cap after the first call.
+        reply = offline_reply(competition_cache, 3)
+        server.enqueue(*[Reply.say(reply, prompt_tokens=1_000_000, completion_tokens=10)] * 3)
+        run_dir = tmp_path / "run"
+        summary = competition_flow(
+            CompetitionParams(
+                run_dir=str(run_dir),
+                overrides=[
+                    *base_overrides,
+                    *model_overrides(server),
+                    "agent.max_steps=3",
+                    "search.parallel=1",
+                    "llm.spend_cap_usd=0.10",
+                ],
+            )
+        )
+        assert len(code_requests(server)) == 1
+    assert summary["stopped_reason"] == "spend cap reached"
+    assert summary["cost_usd"] == pytest.approx(0.15 + 10 * 0.6 / 1e6)
+    journal = Journal.load(run_dir / "journal.json")
+    assert len(journal) == 1  # the step in flight finished and was saved
+    assert summary["grade"]["valid"]
