@@ -37,12 +37,16 @@ die() { echo "[build_image] error: $*" >&2; exit 1; }
 docker info >/dev/null 2>&1 || die "no Docker engine answers; run sandbox/setup_engine.sh first"
 
 # Package pins: follow the host's versions where it has them, so solutions behave the same in both backends.
-host_version() { python3 -c "import importlib.metadata as m; print(m.version('$1'))" 2>/dev/null || true; }
-PACKAGES=()
-for pkg in numpy pandas scipy scikit-learn lightgbm joblib threadpoolctl; do
-    v=$(host_version "$pkg")
-    if [ -n "$v" ]; then PACKAGES+=("$pkg==$v"); else PACKAGES+=("$pkg"); fi
-done
+PY=$(command -v python3)
+mapfile -t PACKAGES < <("$PY" - <<'PY'
+import importlib.metadata as m
+for name in ("numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "joblib", "threadpoolctl"):
+    try:
+        print(f"{name}=={m.version(name)}")
+    except m.PackageNotFoundError:
+        print(name)
+PY
+)
 PACKAGES+=("xgboost-cpu==3.2.0")
 
 TORCH_WHEEL=""
@@ -138,6 +142,7 @@ ln -sf /usr/bin/python3 "$ROOT/usr/local/bin/python"
 mkdir -p "$ROOT/sandbox"
 chmod 0755 "$ROOT/sandbox"
 
+OLD_ID=$(docker image inspect --format '{{.Id}}' "$TAG" 2>/dev/null || true)
 log "docker import"
 tar -C "$ROOT" -c . | docker import \
     --change "USER $SANDBOX_UID:$SANDBOX_UID" \
@@ -148,4 +153,7 @@ tar -C "$ROOT" -c . | docker import \
     - "$TAG" >/dev/null
 docker run --rm --network none "$TAG" python -c \
     "import numpy, pandas, sklearn, lightgbm, xgboost; print('image ok: numpy', numpy.__version__, 'pandas', pandas.__version__, 'sklearn', sklearn.__version__)"
+if [ -n "$OLD_ID" ] && [ "$OLD_ID" != "$(docker image inspect --format '{{.Id}}' "$TAG")" ]; then
+    docker rmi "$OLD_ID" >/dev/null 2>&1 || true  # the image this build replaced, unless still in use
+fi
 log "built $TAG: $(docker image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1/1e6}')"
