@@ -11,6 +11,7 @@ import logging
 import math
 import os
 import resource
+import signal
 import subprocess
 import sys
 import threading
@@ -129,7 +130,8 @@ class LocalSandbox(Sandbox):
         disk = self.cfg.disk_mb * 1024 * 1024
         return [
             (resource.RLIMIT_AS, self.cfg.memory_mb * 1024 * 1024),
-            (resource.RLIMIT_CPU, math.ceil(timeout_s) + 1),
+            # CPU seconds add up over threads: allow the wall-clock budget on every core it may use.
+            (resource.RLIMIT_CPU, math.ceil(timeout_s * max(1, math.ceil(self.cfg.cpus))) + 5),
             (resource.RLIMIT_FSIZE, disk),
             (resource.RLIMIT_CORE, 0),
             (resource.RLIMIT_NPROC, nproc),
@@ -137,12 +139,13 @@ class LocalSandbox(Sandbox):
 
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
         if self.drop_privileges:
-            blocked = unreachable_parent(node_dirs.root)
-            if blocked is not None:
-                raise PermissionError(
-                    f"local sandbox: uid {self.uid} cannot reach {node_dirs.root} because {blocked} is not "
-                    "traversable by others (chmod o+x it, or put the workspace elsewhere)"
-                )
+            for needed in (node_dirs.root, node_dirs.input.resolve()):
+                blocked = unreachable_parent(needed)
+                if blocked is not None:
+                    raise PermissionError(
+                        f"local sandbox: uid {self.uid} cannot reach {needed} because {blocked} is not "
+                        "traversable by others (chmod o+x it, or put the workspace/data elsewhere)"
+                    )
         limits = self._limits(timeout_s)
 
         def set_limits() -> None:  # runs in the child, after the uid switch
@@ -179,6 +182,8 @@ class LocalSandbox(Sandbox):
         elapsed = time.monotonic() - start
         reader.join(timeout=10)
         rc = proc.returncode
+        if rc == -signal.SIGXCPU:  # the CPU-time rlimit is a time limit too
+            timed_out = True
         return RawRun(
             collector=collector,
             exit_code=128 - rc if rc < 0 else rc,
