@@ -15,6 +15,7 @@ It ignores the prompt text and acts on `ctx.kind` and these `ctx.hints` keys:
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from functools import lru_cache
@@ -71,16 +72,20 @@ class OfflineClient:
         self.seed = 0 if seed is None else int(seed)
 
     def _rng(self, ctx: CallContext) -> random.Random:
+        """A generator fixed by the client seed, the call's identity, its seed/gene hints and its parents."""
+        hints = ctx.hints
+        parents = json.dumps([hints.get("parent_code"), hints.get("parent_codes")], default=str)
+        parent_hash = hashlib.sha256(parents.encode()).hexdigest()[:16]
         key = [
             self.seed,
             ctx.kind,
             ctx.node_id,
             ctx.agent_id,
             ctx.epoch,
-            ctx.hints.get("seed"),
-            ctx.hints.get("gene"),
+            hints.get("seed"),
+            hints.get("gene"),
         ]
-        return random.Random(json.dumps(key, default=str))
+        return random.Random(json.dumps([*key, parent_hash], default=str))
 
     def complete(self, messages: list[Message], ctx: CallContext) -> str:
         """Code requests get a plan and one python block; evolution gets the improved text."""

@@ -123,11 +123,13 @@ def test_improve_of_foreign_code_writes_a_fresh_solution(competitions, tools):
     assert len(read_genome(split_code(tools.code_of(reply)))) == len(GENE_SECTIONS)
 
 
-def test_debug_rewrites_the_failing_section(competitions, tools):
+@pytest.mark.parametrize("family", ["lgbm", "hgb"])
+def test_debug_rewrites_the_failing_section(competitions, tools, family):
+    """A failure in a non-safe section rewrites that section; in an already safe one, the whole solution."""
     comp = competitions["titanic"]
-    client = OfflineClient()
-    parent = tools.code_of(client.complete([], ctx("draft", comp, seed=3)))
-    split = split_code(parent)
+    task = task_from_hints({"input_dir": str(comp.input_dir)})
+    genome = safe_genome(task) | {"MODEL": {"family": family}, "DATA": {"features": "rich"}}
+    split = split_code(render_solution(task, genome))
     split.sections["MODEL"] = split.sections["MODEL"].replace(
         "MODEL_FAMILY = ", "MODEL_FAMILY = undefined_name or "
     )
@@ -136,9 +138,15 @@ def test_debug_rewrites_the_failing_section(competitions, tools):
     output = (
         f'Traceback (most recent call last):\n  File "/w/solution.py", line {line}, in <module>\nNameError: x'
     )
-    fixed = tools.code_of(client.complete([], ctx("debug", comp, parent_code=broken, parent_output=output)))
+    reply = OfflineClient().complete([], ctx("debug", comp, parent_code=broken, parent_output=output))
+    fixed = tools.code_of(reply)
     assert "undefined_name" not in fixed
-    assert changed_sections(broken, fixed) == ["MODEL"]
+    if family == "lgbm":
+        assert changed_sections(broken, fixed) == ["MODEL"]
+        assert 'MODEL_FAMILY = "hgb"' in fixed or "MODEL_FAMILY = 'hgb'" in fixed
+    else:
+        assert read_genome(split_code(fixed)) == safe_genome(task)
+        assert "whole solution" in reply
 
 
 def test_review_reads_the_metric_line():
