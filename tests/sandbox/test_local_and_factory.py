@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
 import shutil
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -93,3 +96,30 @@ def test_run_rejects_bad_arguments(workspace):
         sb.run(b"print(1)", workspace.node_dirs("x"))
     with pytest.raises(ValueError, match="timeout_s must be positive"):
         sb.run("print(1)", workspace.node_dirs("x"), timeout_s=0)
+
+
+def test_cancelled_caller_leaves_no_local_process(make_backend, workspace):
+    """An exception raised into the running thread (a Prefect task timeout) still kills the child tree."""
+    sb = make_backend("local")
+    node = workspace.node_dirs("cancel-local")
+    outcome: dict = {}
+
+    def target():
+        try:
+            sb.run(
+                "import os, time\nopen('working/pid', 'w').write(str(os.getpid()))\ntime.sleep(60)\n", node
+            )
+        except BaseException as exc:  # noqa: BLE001 - the injected exception is what we test
+            outcome["exc"] = type(exc).__name__
+
+    thread = threading.Thread(target=target)
+    thread.start()
+    pid_file = node.working / "pid"
+    deadline = time.monotonic() + 20
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    pid = int(pid_file.read_text())
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(TimeoutError))
+    thread.join(timeout=20)
+    assert outcome.get("exc") == "TimeoutError"
+    assert not Path(f"/proc/{pid}").exists()
