@@ -12,12 +12,12 @@ from pydantic import BaseModel, ValidationError
 from swarm.llm.base import LLMError
 from swarm.protocol import parse_metric_line
 
-_ERROR_RE = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception)\b", re.MULTILINE)
+_ERROR_RE = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exception):", re.MULTILINE)
 
 
 def review_facts(hints: dict[str, Any]) -> dict[str, Any]:
-    """The review of one execution from hints `output`, `has_submission`, `exit_code`, `timed_out`."""
-    output = str(hints.get("output") or "")
+    """The review of one execution from hints `output` (or `term_out`), `has_submission`, `exit_code`, `timed_out`."""
+    output = str(hints.get("output") or hints.get("term_out") or "")
     metric = parse_metric_line(output)
     has_submission = bool(hints.get("has_submission", metric is not None))
     exit_code = hints.get("exit_code")

@@ -139,3 +139,38 @@ def test_drafts_beat_the_sample_submission_on_bundled_competitions(tmp_path, too
     assert ours.valid, ours.reason
     better = ours.score < sample.score if ours.lower_is_better else ours.score > sample.score
     assert better, (ours.score, sample.score)
+
+
+def test_wide_probability_and_multi_target_formats(tmp_path, tools):
+    """sklearn's bundled wine (class columns, log loss) and linnerud (three regression targets, MAE)."""
+    from sklearn.datasets import load_linnerud, load_wine
+
+    wine = load_wine(as_frame=True).frame.rename(columns={"target": "cultivar"})
+    wine["cultivar"] = wine["cultivar"].map({0: "a", 1: "b", 2: "c"})
+    linnerud = load_linnerud(as_frame=True).frame
+    cases = [
+        ("wine", wine, ["cultivar"], {"a": 1 / 3, "b": 1 / 3, "c": 1 / 3}, "multi-class log loss", "logloss"),
+        ("linnerud", linnerud, ["Weight", "Waist", "Pulse"], dict.fromkeys(["Weight", "Waist", "Pulse"], 0.0),
+         "mean absolute error", "mae"),
+    ]  # fmt: skip
+    for name, frame, targets, sample_values, words, metric_name in cases:
+        frame = frame.copy()
+        frame.insert(0, "id", range(100, 100 + len(frame)))
+        test_rows = np.random.default_rng(0).random(len(frame)) < 0.25
+        input_dir = tmp_path / name / "input"
+        input_dir.mkdir(parents=True)
+        frame[~test_rows].to_csv(input_dir / "train.csv", index=False)
+        frame[test_rows].drop(columns=targets).to_csv(input_dir / "test.csv", index=False)
+        sample = pd.DataFrame({"id": frame.loc[test_rows, "id"], **sample_values})
+        sample.to_csv(input_dir / "sample_submission.csv", index=False)
+        (input_dir / "description.md").write_text(f"## Evaluation\nScored by {words}.\n")
+        reply = OfflineClient(seed=2).complete(
+            [], CallContext(stage="code", kind="draft", node_id=name, hints={"input_dir": str(input_dir)})
+        )
+        result = tools.run(tools.code_of(reply), input_dir, tmp_path / name / "run")
+        assert result.returncode == 0, result.output[-3000:]
+        assert parse_metric_line(result.output).name == metric_name
+        assert list(result.submission.columns) == list(sample.columns)
+        assert result.submission["id"].tolist() == sample["id"].tolist()
+        if name == "wine":
+            assert np.allclose(result.submission[["a", "b", "c"]].sum(axis=1), 1.0)
