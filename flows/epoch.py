@@ -26,7 +26,7 @@ from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_state
 from tasks import evolve_agents, execute, generate, review, select_parent, update_population
-from tasks.runs import get_context
+from tasks.runs import cache_storage, get_context
 
 log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_STEP_FAILURES = 3
@@ -57,18 +57,25 @@ class EpochSummary(BaseModel):
     stopped_reason: str | None
 
 
-def run_step_chain(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcome:
-    """generate -> execute -> review for one planned step (runs in a worker thread)."""
-    generation = generate(run_dir, planned)
-    exec_state = execute(run_dir, planned, generation, return_state=True)
-    result = exec_state.result(raise_on_failure=False)
+def _run_execute(run_dir: str, planned: steps.PlannedStep, generation: steps.Generation, refresh: bool):
+    task = execute.with_options(result_storage=cache_storage(run_dir), refresh_cache=refresh or None)
+    result = task(run_dir, planned, generation, return_state=True).result(raise_on_failure=False)
     if isinstance(result, BaseException):
         raise result
     if result is not None and not isinstance(result, ExecutionResult):
         raise TypeError(f"execute returned {type(result).__name__}, expected ExecutionResult")
-    rc = get_context(run_dir)
-    result = steps.adopt_outputs(rc, planned.plan, result)
-    outcome = review(run_dir, planned, generation, result)
+    return result
+
+
+def run_step_chain(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcome:
+    """generate -> execute -> review for one planned step (runs in a worker thread)."""
+    storage = cache_storage(run_dir)
+    generation = generate.with_options(result_storage=storage)(run_dir, planned)
+    result = _run_execute(run_dir, planned, generation, refresh=False)
+    if result is not None and result.submission_path and not Path(result.submission_path).is_file():
+        result = _run_execute(run_dir, planned, generation, refresh=True)  # a cached run whose files are gone
+    result = steps.adopt_outputs(get_context(run_dir), planned.plan, result)
+    outcome = review.with_options(result_storage=storage)(run_dir, planned, generation, result)
     return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from prefect.client.orchestration import get_client
 
 from flows.competition import CompetitionParams, competition_flow
 from flows.epoch import EpochParams, epoch_flow
@@ -29,7 +30,7 @@ def test_short_run_beats_the_sample_submission(
     summary, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=3"])
 
     best = run_dir / "workspace" / "best_solution"
-    assert (best / "submission.csv").is_file()
+    assert (best / "submission.csv").is_file(), summary
     assert (best / "solution.py").read_text().strip()
     assert (best / "node_id.txt").read_text().strip() == summary["best_node"]
     grade = summary["grade"]
@@ -45,6 +46,18 @@ def test_short_run_beats_the_sample_submission(
     report = (run_dir / "report.md").read_text()
     for heading in ("## Result", "## Best score over steps", "## Tree", "## Model usage"):
         assert heading in report
+
+    with get_client(sync_client=True) as client:
+        artifacts = client.read_artifacts()
+    run_id = json.loads((run_dir / "state.json").read_text())["run_id"].lower()
+    epochs = json.loads((run_dir / "state.json").read_text())["epochs_done"]
+    mine = {a.key.split("-")[0]: a for a in artifacts if a.key and a.key.endswith(f"{run_id[-6:]}-e{epochs}")}
+    assert set(mine) == {"journal", "summary", "plot"}
+    assert mine["journal"].type == "table"
+    assert "score.svg" in mine["plot"].data
+    rows = json.loads(mine["journal"].data)
+    assert [row["node"] for row in rows] == [n.id[:8] for n in journal]
+    assert (run_dir / "epochs" / str(epochs) / "score.svg").read_text().startswith("<svg")
 
 
 def test_parallel_steps_never_share_files(tmp_path: Path, base_overrides: list[str]) -> None:
