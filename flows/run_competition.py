@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> dict:
 
 def print_summary(console: Console, summary: dict) -> None:
     grade = summary.get("grade") or {}
-    table = Table(title="Result")
+    table = Table(title="Result", show_header=False)
     for key in (
         "run_dir",
         "competition",
