@@ -203,3 +203,38 @@ def test_evolution_text_is_marked_and_not_stacked():
         [], CallContext(stage="evolution", kind="evolve_role", hints={**hints, "current_text": first})
     )
     assert again.count("offline-coder lessons: start") == 1
+
+
+def test_review_flags_timeouts_and_nonzero_exits():
+    spec = ToolSpec("submit_review", "review", ReviewArgs)
+    output = "fitting...\n" + metric_line("auc", 0.8, False) + "\n"
+    for extra in ({"timed_out": True}, {"exit_code": 137}):
+        hints = {"output": output, "has_submission": True, **extra}
+        answer = OfflineClient().call_tool(
+            [], spec, CallContext(stage="feedback", kind="review", hints=hints)
+        )
+        assert answer["is_bug"] is True and answer["metric"] is None
+
+
+def test_competition_dir_hint_finds_prepared_public(competitions, tmp_path, tools):
+    import shutil
+
+    public = tmp_path / "comp" / "prepared" / "public"
+    shutil.copytree(competitions["churn"].input_dir, public)
+    hints = {"competition_dir": str(tmp_path / "comp")}
+    reply = OfflineClient().complete([], CallContext(stage="code", kind="draft", hints=hints))
+    assert "METRIC = 'auc'" in tools.code_of(reply)
+
+
+def test_debug_of_foreign_code_writes_the_safe_solution(competitions, tools):
+    task = task_from_hints({"input_dir": str(competitions["ames"].input_dir)})
+    output = 'Traceback (most recent call last):\n  File "/w/runfile.py", line 1, in <module>\nImportError: x'
+    reply = OfflineClient().complete(
+        [], ctx("debug", competitions["ames"], parent_code="import xgboost\n", parent_output=output)
+    )
+    genome = read_genome(split_code(tools.code_of(reply)))
+    assert genome.keys() == set(GENE_SECTIONS)
+    assert {s: c for s, c in genome.items() if s != "INITIALIZATION"} == {
+        s: c for s, c in safe_genome(task).items() if s != "INITIALIZATION"
+    }
+    assert "ImportError" in reply
