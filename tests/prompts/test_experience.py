@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import multiprocessing
 import os
 import signal
 import subprocess
@@ -162,22 +161,35 @@ def test_concurrent_threads(tmp_path: Path) -> None:
     assert len(nodes) == 320 and len(set(nodes)) == 320
 
 
-def _process_writer(path: str, worker: int, n: int, max_records: int) -> None:
-    pool = ExperiencePool(path, max_records=max_records)
-    for i in range(n):
-        pool.add(rec(f"p{worker}-{i}", agent=f"agent_{worker}"))
+_BATCH_WRITER = """
+import sys, time
+from swarm.experience import ExperiencePool, ExperienceRecord
+path, worker, n, max_records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+pool = ExperiencePool(path, max_records=max_records)
+for i in range(n):
+    pool.add(ExperienceRecord(
+        agent_id=f"agent_{worker}", task_type="improve", input_hash=f"h{i}", quality=0.5, success=True,
+        strategy_summary="x", node_id=f"p{worker}-{i}", timestamp=time.time(),
+    ))
+"""
 
 
 @pytest.mark.parametrize("max_records", [10_000, 40])
 def test_concurrent_processes(tmp_path: Path, max_records: int) -> None:
+    # Separate interpreters, not fork(): a forked pytest process inherits whatever threads
+    # and at-fork hooks earlier tests left behind, which says nothing about the pool.
     path = tmp_path / "pool.jsonl"
-    ctx = multiprocessing.get_context("fork")
-    procs = [ctx.Process(target=_process_writer, args=(str(path), w, 60, max_records)) for w in range(4)]
-    for p in procs:
-        p.start()
-    for p in procs:
-        p.join()
-    assert all(p.exitcode == 0 for p in procs)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _BATCH_WRITER, str(path), str(w), "60", str(max_records)],
+            cwd=REPO,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for w in range(4)
+    ]
+    errors = [p.communicate(timeout=120)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, errors
     lines = path.read_bytes().splitlines()
     assert len(lines) == len(_valid_lines(path))  # no interleaved or torn lines
     nodes = [r.node_id for r in ExperiencePool(path, max_records=max_records).records()]
