@@ -57,9 +57,17 @@ def code_requests(server: LoopbackServer) -> list:
     return [r for r in server.requests if r.path.endswith("/chat/completions")]
 
 
-def task_runs(prefix: str) -> list:
-    with get_client(sync_client=True) as client:
-        return client.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=prefix)))
+def task_runs(prefix: str, node_id: str, ready, timeout: float = 30.0) -> list:
+    """The task runs of one node, polled until `ready(runs)`: Prefect 3 reports task-run states to the
+    server through events, so they can land a moment after the flow returned."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with get_client(sync_client=True) as client:
+            found = client.read_task_runs(task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=prefix)))
+        runs = [t for t in found if node_id[:6] in t.name]
+        if ready(runs) or time.monotonic() > deadline:
+            return runs
+        time.sleep(0.2)
 
 
 def test_model_fault_is_retried_by_the_task(
@@ -84,7 +92,7 @@ def test_model_fault_is_retried_by_the_task(
     journal = Journal.load(run_dir / "journal.json")
     assert len(journal) == 1 and not journal.nodes[0].is_buggy
     node_id = journal.nodes[0].id
-    generate_runs = [t for t in task_runs("generate[") if node_id[:6] in t.name]
+    generate_runs = task_runs("generate[", node_id, lambda runs: runs and runs[0].run_count >= 2)
     assert len(generate_runs) == 1 and generate_runs[0].run_count == 2
     attempts = [json.loads(line) for line in (run_dir / "llm_usage.jsonl").read_text().splitlines()]
     code_attempts = [a for a in attempts if a["stage"] == "code"]
@@ -115,7 +123,7 @@ def test_crashing_solution_is_debugged(
     assert first.is_buggy and "KeyError" in (first.bug_reason or "")
     assert second.task_type == "debug" and second.parent_ids == (first.id,)
     assert not second.is_buggy and summary["best_node"] == second.id
-    failed = [t for t in task_runs("execute[") if first.id[:6] in t.name]
+    failed = task_runs("execute[", first.id, lambda runs: runs and runs[0].state.is_final())
     assert len(failed) == 1 and failed[0].state.is_failed()
     assert "KeyError" in failed[0].state.message and failed[0].run_count == 1  # shown, never retried
 
