@@ -1,6 +1,6 @@
 """Fixtures for the sandbox tests: a real Docker engine (or a skip/fail), workspaces and local interpreters.
 
-Outside CI a missing engine or image skips the docker tests with the reason; with CI=true it fails them.
+The engine itself comes from the `docker_image` fixture in tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -15,33 +15,11 @@ from pathlib import Path
 import pytest
 
 from sandbox import LocalSandbox, Workspace
-from sandbox.base import SANDBOX_UID, SandboxUnavailable
+from sandbox.base import SANDBOX_UID
 from sandbox.local import uid_can_run
 from swarm.config import ExecutionConfig
 
-IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 SECRET = "sk-swarm-test-secret-0123456789"
-
-
-def require_docker_engine() -> str:
-    """The sandbox image tag when an engine answers and the image exists; otherwise skip (fail in CI)."""
-    image = ExecutionConfig().image
-    try:
-        from sandbox.docker_backend import docker_client, image_exists
-
-        client = docker_client(timeout=30)
-        if not image_exists(client, image):
-            raise SandboxUnavailable(f"image {image} is missing; run sandbox/build_image.sh")
-    except SandboxUnavailable as exc:
-        if IN_CI:
-            pytest.fail(f"CI=true but the Docker backend is unusable: {exc}")
-        pytest.skip(f"Docker backend unusable: {exc}")
-    return image
-
-
-@pytest.fixture(scope="session")
-def docker_image() -> str:
-    return require_docker_engine()
 
 
 def cfg(**overrides) -> ExecutionConfig:
@@ -65,7 +43,7 @@ def make_backend(request) -> Callable[..., object]:
 
     def build(backend: str, **overrides):
         if backend == "docker":
-            require_docker_engine()
+            request.getfixturevalue("docker_image")  # skips, or fails in CI, without an engine
             from sandbox.docker_backend import DockerSandbox
 
             return DockerSandbox(cfg(**overrides))
