@@ -15,11 +15,21 @@ API:
                      timestamp=now, metric=None)
     pool = ExperiencePool(path, max_records=10_000, compact_margin=0.2)
     pool.add(record)
-    pool.top_k(task_type, k, *, agent_id=None, min_quality=0.0) -> list[ExperienceRecord]   # successes only
-    pool.stats(agent_id) -> AgentStats(count, success_rate, mean_quality)
-    pool.stats_by_agent() -> dict[str, AgentStats]
+    pool.top_k(task_type, k, *, agent_id=None, min_quality=0.0, lower_is_better=None)
+        -> list[ExperienceRecord]                       # successes only, best first
+    pool.stats(agent_id, *, lower_is_better=None) -> AgentStats(count, success_rate, mean_quality)
+    pool.stats_by_agent(*, lower_is_better=None) -> dict[str, AgentStats]
     pool.records() -> list[ExperienceRecord]
+    pool.rescored(lower_is_better) -> list[ExperienceRecord]   # qualities as they stand now (see below)
     input_hash(*parts) -> str
+
+Fresh quality. A record's stored `quality` was computed against the good nodes known when it was recorded,
+so it goes stale: an early mediocre baseline scored 1.0 while it was the only good node. With
+`lower_is_better` given, queries re-score every successful record against all the other successful records
+of the pool now (`swarm.fitness.normalise` over their `metric`; a success without a finite metric gets 0.0)
+and filter and rank on those fresh scores; the records they return carry the fresh score as `quality`.
+Failed records keep their stored quality. With `lower_is_better=None` the stored qualities are used.
+A pool holds one run, so one metric; do not share a pool between competitions.
 """
 
 from __future__ import annotations
@@ -37,6 +47,8 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from swarm.fitness import normalise
 
 log = logging.getLogger(__name__)
 
@@ -210,6 +222,21 @@ class ExperiencePool:
             self._refresh()
             return list(self._records)
 
+    def rescored(self, lower_is_better: bool) -> list[ExperienceRecord]:
+        """All records, oldest first, each success re-scored against every other success of the pool now.
+
+        A success's `quality` becomes its `swarm.fitness.normalise` fitness among the `metric`s of all
+        successful records (0.0 without a finite metric); failed records keep their stored quality."""
+        if not isinstance(lower_is_better, bool):
+            raise ExperienceError(f"lower_is_better must be a bool, got {lower_is_better!r}")
+        return _rescore(self.records(), lower_is_better)
+
+    def _current(self, lower_is_better: bool | None) -> list[ExperienceRecord]:
+        """Records with stored qualities (`None`) or fresh ones (a bool, see `rescored`)."""
+        if lower_is_better is None:
+            return self.records()
+        return self.rescored(lower_is_better)
+
     def top_k(
         self,
         task_type: str | Iterable[str] | None,
@@ -217,16 +244,20 @@ class ExperiencePool:
         *,
         agent_id: str | None = None,
         min_quality: float = 0.0,
+        lower_is_better: bool | None = None,
     ) -> list[ExperienceRecord]:
         """The `k` best successful records of `task_type` (one type, several, or None for any).
 
-        Ties on quality go to the newest record; the same input hash appears at most once."""
+        With `lower_is_better` given, quality is re-scored now across all successful records of the pool
+        (every task type and agent), then `min_quality`, `task_type` and `agent_id` filter on the fresh
+        scores; with None the stored qualities are used. Ties on quality go to the newest record; the same
+        input hash appears at most once."""
         if k < 0:
             raise ExperienceError(f"k must be >= 0, got {k}")
         types = {task_type} if isinstance(task_type, str) else (set(task_type) if task_type else None)
         chosen = [
             r
-            for r in self.records()
+            for r in self._current(lower_is_better)
             if r.success
             and r.quality >= min_quality
             and (types is None or r.task_type in types)
@@ -244,19 +275,32 @@ class ExperiencePool:
             out.append(r)
         return out
 
-    def stats(self, agent_id: str) -> AgentStats:
-        """Count, success rate and mean quality of one agent's records (zeros when it has none)."""
-        return _stats([r for r in self.records() if r.agent_id == agent_id])
+    def stats(self, agent_id: str, *, lower_is_better: bool | None = None) -> AgentStats:
+        """Count, success rate and mean quality of one agent's records (zeros when it has none).
 
-    def stats_by_agent(self) -> dict[str, AgentStats]:
+        `lower_is_better` as in `top_k`: given, mean quality uses the fresh scores of the successes."""
+        return _stats([r for r in self._current(lower_is_better) if r.agent_id == agent_id])
+
+    def stats_by_agent(self, *, lower_is_better: bool | None = None) -> dict[str, AgentStats]:
         """`stats` for every agent that has at least one record."""
         by_agent: dict[str, list[ExperienceRecord]] = {}
-        for r in self.records():
+        for r in self._current(lower_is_better):
             by_agent.setdefault(r.agent_id, []).append(r)
         return {agent: _stats(recs) for agent, recs in sorted(by_agent.items())}
 
     def __len__(self) -> int:
         return len(self.records())
+
+
+def _rescore(records: list[ExperienceRecord], lower_is_better: bool) -> list[ExperienceRecord]:
+    """`records` with every success's quality replaced by its fitness among all successes' metrics."""
+    wins = [i for i, r in enumerate(records) if r.success]
+    fresh = normalise([records[i].metric for i in wins], lower_is_better=lower_is_better)
+    out = list(records)
+    for i, quality in zip(wins, fresh, strict=True):
+        if out[i].quality != quality:
+            out[i] = dataclasses.replace(out[i], quality=quality)
+    return out
 
 
 def _stats(records: list[ExperienceRecord]) -> AgentStats:

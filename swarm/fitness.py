@@ -14,7 +14,7 @@ A population with one valid value gives it 1.0, and so do all-equal values (ever
 
 API:
     normalise(values, *, lower_is_better, method="blend") -> list[float]
-    score_against(value, population, *, lower_is_better, method="blend") -> float
+    score_against(value, others, *, lower_is_better, method="blend") -> float   # `others` EXCLUDES value
 """
 
 from __future__ import annotations
@@ -123,5 +123,10 @@ def score_against(
     lower_is_better: bool,
     method: Method = "blend",
 ) -> float:
-    """Fitness of `value` when it joins `population` (e.g. a new node among the scored nodes so far)."""
+    """Fitness of `value` when it joins `population` (e.g. a new node among the scored nodes so far).
+
+    `population` holds the OTHER values only: it must not already contain `value` itself. A node that has
+    already been appended to the journal must be left out of it (filter by node id, not by value), or it is
+    counted twice and scores lower than it should (the best of two distinct values would get 0.75 by rank
+    instead of 1.0). Equal values of other nodes stay in: they are genuine ties."""
     return normalise([*population, value], lower_is_better=lower_is_better, method=method)[-1]

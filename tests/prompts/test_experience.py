@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from swarm.experience import ExperienceError, ExperiencePool, ExperienceRecord, input_hash
+from swarm.fitness import normalise
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,6 +30,7 @@ def rec(
     success: bool = True,
     ts: float | None = None,
     h: str | None = None,
+    metric: float | None = None,
 ) -> ExperienceRecord:
     return ExperienceRecord(
         agent_id=agent,
@@ -39,6 +41,7 @@ def rec(
         strategy_summary=f"summary of {node}",
         node_id=node,
         timestamp=ts if ts is not None else time.time(),
+        metric=metric,
     )
 
 
@@ -73,6 +76,71 @@ def test_top_k_orders_filters_and_skips_failures(tmp_path: Path) -> None:
     assert [r.node_id for r in pool.top_k(("improve", "merge"), 2)] == ["b", "e"]
     assert [r.node_id for r in pool.top_k(None, 10, min_quality=0.75)] == ["b", "e"]
     assert pool.top_k("improve", 0) == []
+
+
+def _run_history(pool: ExperiencePool, metrics: list[float]) -> None:
+    """Records as the pipeline writes them: quality scored against the good nodes known at the time.
+
+    The first node is the only good node when it is recorded, so its stored quality is 1.0 whatever it
+    scores; later ones are scored when they join the earlier ones (higher is better here)."""
+    for i, m in enumerate(metrics):
+        stored = normalise([*metrics[:i], m], lower_is_better=False)[-1]
+        task = "draft" if i == 0 else "improve"
+        pool.add(rec(f"n{i}", agent=f"agent_{i % 2}", task=task, quality=stored, ts=i, metric=m))
+
+
+def test_top_k_ranks_on_fresh_scores_not_on_stale_stored_quality(tmp_path: Path) -> None:
+    pool = ExperiencePool(tmp_path / "pool.jsonl")
+    metrics = [0.70, 0.80, 0.85, 0.75]  # accuracy-like: the first baseline is the second worst
+    _run_history(pool, metrics)
+    assert pool.records()[0].quality == 1.0  # the stale score that used to win the EXAMPLES layer
+    assert pool.top_k(None, 1)[0].node_id == "n0"  # stored qualities (lower_is_better=None): unchanged
+    fresh = pool.top_k(None, 4, lower_is_better=False)
+    assert [r.node_id for r in fresh] == ["n2", "n1", "n3", "n0"]
+    expected = normalise(metrics, lower_is_better=False)
+    assert [r.quality for r in fresh] == [expected[i] for i in (2, 1, 3, 0)]
+    assert fresh[-1].quality < 0.5 < fresh[0].quality
+    # the records themselves are untouched: only the returned copies carry the fresh score
+    assert pool.records()[0].quality == 1.0
+
+
+def test_fresh_scores_follow_the_metric_direction(tmp_path: Path) -> None:
+    pool = ExperiencePool(tmp_path / "pool.jsonl")
+    rmse = [0.30, 0.21, 0.25, 0.40]  # lower is better: n1 is best, n3 worst
+    for i, m in enumerate(rmse):
+        pool.add(rec(f"n{i}", quality=0.5, ts=i, metric=m))
+    assert [r.node_id for r in pool.top_k("improve", 4, lower_is_better=True)] == ["n1", "n2", "n0", "n3"]
+    assert [r.node_id for r in pool.top_k("improve", 4, lower_is_better=False)] == ["n3", "n0", "n2", "n1"]
+
+
+def test_min_quality_agent_and_task_filters_apply_to_fresh_scores(tmp_path: Path) -> None:
+    pool = ExperiencePool(tmp_path / "pool.jsonl")
+    metrics = [0.70, 0.80, 0.85, 0.75]
+    _run_history(pool, metrics)
+    pool.add(rec("bug", agent="agent_0", quality=0.0, success=False, ts=10, metric=0.99))
+    pool.add(rec("nometric", agent="agent_0", quality=0.9, ts=11))
+    fresh = dict(zip([f"n{i}" for i in range(4)], normalise(metrics, lower_is_better=False), strict=True))
+    # n0 passes a stored-quality filter (1.0) but not a fresh one; a success without a metric scores 0.0
+    assert "n0" in {r.node_id for r in pool.top_k(None, 10, min_quality=0.5)}
+    kept = pool.top_k(None, 10, min_quality=0.5, lower_is_better=False)
+    assert {r.node_id for r in kept} == {n for n, q in fresh.items() if q >= 0.5} == {"n1", "n2"}
+    # filters do not change the population: agent_0's records are scored against everyone's
+    mine = pool.top_k(None, 10, agent_id="agent_0", lower_is_better=False)
+    assert [(r.node_id, r.quality) for r in mine] == [
+        ("n2", fresh["n2"]),
+        ("n0", fresh["n0"]),
+        ("nometric", 0.0),
+    ]
+    drafts = pool.top_k("draft", 10, lower_is_better=False)
+    assert [(r.node_id, r.quality) for r in drafts] == [("n0", fresh["n0"])]
+    # a failure (even with a metric) is neither returned nor part of the population
+    assert all(r.node_id != "bug" for r in pool.top_k(None, 10, lower_is_better=False))
+    s = pool.stats("agent_0", lower_is_better=False)
+    assert (s.count, s.success_rate) == (4, 0.75)
+    assert s.mean_quality == pytest.approx((fresh["n0"] + fresh["n2"] + 0.0 + 0.0) / 4)
+    assert pool.stats_by_agent(lower_is_better=False)["agent_0"] == s
+    with pytest.raises(ExperienceError, match="lower_is_better must be a bool"):
+        pool.top_k(None, 3, lower_is_better="yes")  # type: ignore[arg-type]
 
 
 def test_stats_per_agent(tmp_path: Path) -> None:

@@ -87,6 +87,18 @@ def test_score_against_a_population() -> None:
     assert score_against(None, population, lower_is_better=True) == 0.0
 
 
+def test_score_against_takes_the_other_values_only() -> None:
+    """The scored value must not be in `population`: counted twice, the best of two scores 0.75 by rank."""
+    others = [0.70]
+    assert score_against(0.80, others, lower_is_better=False, method="rank") == 1.0
+    assert score_against(0.80, [*others, 0.80], lower_is_better=False, method="rank") == 0.75
+    for method in METHODS:  # scoring against the others is the new value's fitness in the whole population
+        population = [0.31, 0.12, 0.55, 0.40]
+        assert score_against(0.20, population, lower_is_better=True, method=method) == pytest.approx(
+            normalise([*population, 0.20], lower_is_better=True, method=method)[-1]
+        )
+
+
 def test_bad_arguments_are_named() -> None:
     with pytest.raises(ValueError, match="unknown fitness method 'zscore'"):
         normalise([1.0], lower_is_better=True, method="zscore")  # type: ignore[arg-type]
