@@ -1,7 +1,8 @@
 """Versioned agent configurations (role and strategies) inside a run directory.
 
-The repo's `agent_configs/` and `skills/` are seeds and are never modified by a run. `AgentStore.seed_run`
-copies them into the run dir; agent evolution then writes new versions there, keeping every version:
+The repo's `agent_configs/`, `skills/` and `prompts/` are seeds and are never modified by a run.
+`AgentStore.seed_run` copies them into the run dir (`<run>/prompts/` holds the run's own Jinja2 templates);
+agent evolution then writes new versions there, keeping every version:
 
     <run>/agent_configs/agent_0/role.md                 the current text (a convenience copy for readers)
     <run>/agent_configs/agent_0/versions/role.v1.md     the seed
@@ -24,6 +25,12 @@ API:
     store.write_version(agent_id, part, text, reason, parent_version) -> str   # the new version id
     store.history() -> list[dict]
     read_seed_profile(agent_id, source_root=REPO_ROOT) -> AgentProfile       # repo seeds, versions "seed"
+    prompt_assets_hash(templates_dir, skills_dir) -> str                     # record it on every node
+
+`prompt_assets_hash` is a sha256 over the relative paths and bytes of every file of both dirs, except hidden
+files (locks, temporary files) and the run's bookkeeping `skills/meta/lineage.json` and `history.json`
+(agent texts are traced by their versions instead). It is the same for the repo's dirs and a run's fresh
+copies, and changes whenever a template or a skill file does.
 """
 
 from __future__ import annotations
@@ -53,6 +60,8 @@ STRATEGY_PART_BY_TASK: dict[str, str] = {
     "mutate": "strategy_mutate",
 }
 _VERSION_RE = re.compile(r"^v(\d+)$")
+# Files of skills/meta/ that record a run's agent history; they are not prompt content.
+_BOOKKEEPING: frozenset[str] = frozenset({"meta/lineage.json", "meta/history.json"})
 
 
 class AgentStoreError(ValueError):
@@ -107,11 +116,15 @@ class AgentStore:
 
     @classmethod
     def seed_run(cls, run_dir: str | Path, source_root: str | Path = REPO_ROOT) -> AgentStore:
-        """Copy the seeds into `run_dir` (once) and register every part as version v1."""
+        """Copy the seeds into `run_dir` (once) and register every part as version v1.
+
+        `<source_root>/prompts/` is copied to `<run_dir>/prompts/` when the run has none yet (also for a run
+        seeded before templates were copied: from then on it keeps the templates it got)."""
         run_dir, source_root = Path(run_dir), Path(source_root)
         meta_dir = run_dir / "skills" / "meta"
         meta_dir.mkdir(parents=True, exist_ok=True)
         with _file_lock(meta_dir / ".lock"):
+            _copy_templates(source_root / "prompts", run_dir / "prompts")
             if (meta_dir / "lineage.json").is_file():
                 return cls(run_dir)
             src_configs, src_skills = source_root / "agent_configs", source_root / "skills"
@@ -204,6 +217,42 @@ class AgentStore:
         except KeyError:
             known = ", ".join(sorted(lineage["agents"]))
             raise AgentStoreError(f"unknown agent {agent_id!r}; this run has {known}") from None
+
+
+def prompt_assets_hash(templates_dir: str | Path, skills_dir: str | Path) -> str:
+    """A stable sha256 hex digest of the prompt templates and skill files (see the module docstring)."""
+    h = hashlib.sha256()
+    for label, root in (("templates", Path(templates_dir)), ("skills", Path(skills_dir))):
+        if not root.is_dir():
+            raise AgentStoreError(f"{label} dir {root} does not exist")
+        for rel, path in _asset_files(root, skip=_BOOKKEEPING if label == "skills" else frozenset()):
+            data = path.read_bytes()
+            h.update(f"{label}/{rel}\0{len(data)}\0".encode())
+            h.update(data)
+    return h.hexdigest()
+
+
+def _asset_files(root: Path, skip: frozenset[str]) -> list[tuple[str, Path]]:
+    """(posix relative path, path) of every non-hidden file under `root`, sorted, minus `skip`."""
+    out = []
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if not path.is_file() or rel in skip:
+            continue
+        if any(part.startswith(".") or part == "__pycache__" for part in rel.split("/")):
+            continue
+        out.append((rel, path))
+    return sorted(out)
+
+
+def _copy_templates(src: Path, dst: Path) -> None:
+    """Copy the template dir `src` to `dst` unless `dst` exists (atomically: a partial copy never shows)."""
+    if dst.exists() or not src.is_dir():
+        return
+    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    os.replace(tmp, dst)
 
 
 def _read_part(path: Path) -> str:

@@ -20,15 +20,22 @@ API:
                             budget=PromptBudget())
     builder.build(task_type, agent, *, task_desc, parent=None, parents=None, crossover_plan=None,
                   gene=None, memory="", data_preview="", examples=(), time_remaining_s=None,
-                  steps_remaining=None, packages=()) -> [Message(system), Message(user)]
+                  steps_remaining=None, packages=(), metric_name=None, lower_is_better=None,
+                  cpus=None, memory_mb=None, timeout_s=None) -> [Message(system), Message(user)]
         task_type: draft (no parent) | improve (good parent) | debug (buggy parent) -> explore template;
-                   merge (parents=(a, b), crossover_plan={gene: "A"|"B"|instruction}); mutate (parent, gene)
-    builder.build_review(*, task_desc, code, output, metric=None, exec_time_s=None, timed_out=False)
+                   merge (parents=(a, b), crossover_plan={gene: 0|1|"A"|"B"|instruction}); mutate (parent, gene)
+        packages: "name version" strings; well-known ML packages are listed first, then the rest as given
+        metric_name, lower_is_better: the competition's metric (both or neither), used in FORMAT's example
+        cpus, memory_mb, timeout_s: the sandbox limits of one script run, stated under GUIDELINES
+    builder.build_review(*, task_desc, code, output, metric=None, exec_time_s=None, timed_out=False,
+                         metric_name=None, lower_is_better=None)
     builder.build_evolution(part, agent, *, task_desc, stats, elite=None, elite_stats=None, examples=())
         part: role | strategy_explore | strategy_merge | strategy_mutate; the model answers with the full
         new text in one ```markdown block (see `extract_evolved_text`).
     builder.render(template_name, **variables) -> str
+    builder.assets_hash() -> str                 prompt_assets_hash of this builder's templates and skills
     layers_of(text) -> list[str]                 the layer headings of a rendered message, in order
+    order_packages(packages) -> list[str]        KEY_PACKAGES first, then the rest in the given order
     trim_middle(text, limit, head_fraction=0.5)  the trimming rule used for every budget
 """
 
@@ -44,7 +51,7 @@ from typing import Any
 
 import jinja2
 
-from swarm.agent_store import PARTS, REPO_ROOT, AgentProfile
+from swarm.agent_store import PARTS, REPO_ROOT, AgentProfile, prompt_assets_hash
 from swarm.experience import AgentStats, ExperienceRecord
 from swarm.llm.base import Message
 from swarm.protocol import (
@@ -70,6 +77,38 @@ TEMPLATE_BY_TASK: dict[str, str] = {
     "merge": "merge.user.j2",
     "mutate": "mutate.user.j2",
 }
+# Listed first under GUIDELINES, in this order, so a long package list never hides the ones that matter.
+KEY_PACKAGES: tuple[str, ...] = (
+    "numpy",
+    "pandas",
+    "scipy",
+    "scikit-learn",
+    "lightgbm",
+    "xgboost",
+    "xgboost-cpu",
+    "catboost",
+    "torch",
+    "torchvision",
+    "torchaudio",
+    "timm",
+    "transformers",
+    "sentence-transformers",
+    "tokenizers",
+    "tensorflow",
+    "keras",
+    "pillow",
+    "opencv-python",
+    "opencv-python-headless",
+    "scikit-image",
+    "imageio",
+    "librosa",
+    "soundfile",
+    "statsmodels",
+    "nltk",
+    "polars",
+    "pyarrow",
+)
+PARENT_LABELS: tuple[str, str] = ("A", "B")
 _LAYER_RE = re.compile(r"^# (" + "|".join(LAYERS) + r")$", re.MULTILINE)
 _MARKDOWN_BLOCK_RE = re.compile(r"```(?:markdown|md)?[ \t]*\n(.*?)\n```", re.DOTALL)
 
@@ -93,6 +132,7 @@ class PromptBudget:
     strategy: int = 4_000
     skills: int = 8_000
     packages: int = 800
+    plan_note: int = 300
     review_output: int = 8_000
     evolution_text: int = 6_000
     max_examples: int = 5  # a count, not chars
@@ -165,6 +205,65 @@ def _metric_text(value: float | None) -> str:
     return f"{value:.6g}"
 
 
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+def _package_key(entry: str) -> str:
+    name = re.split(r"[\s=<>!~\[;]", entry.strip(), maxsplit=1)[0]
+    return name.lower().replace("_", "-")
+
+
+def order_packages(packages: Sequence[str]) -> list[str]:
+    """`packages` ("name version" strings) with the `KEY_PACKAGES` first, in that order, then the rest.
+
+    Raises PromptError for a single string or a non-string entry; blank entries are dropped."""
+    if isinstance(packages, str | bytes):
+        raise PromptError("packages must be a sequence of 'name version' strings, not one string")
+    entries = []
+    for entry in packages:
+        if not isinstance(entry, str):
+            raise PromptError(f"packages entries must be strings like 'numpy 2.4.6', got {entry!r}")
+        if entry.strip():
+            entries.append(" ".join(entry.split()))
+    rank = {name: i for i, name in enumerate(KEY_PACKAGES)}
+    return sorted(entries, key=lambda e: rank.get(_package_key(e), len(rank)))  # stable for the rest
+
+
+def _plan_cell(source: int | str, limit: int) -> str:
+    """One crossover-plan cell: a parent index (0, 1) or label ("A", "B"), or a note trimmed to `limit`."""
+    if isinstance(source, int) and not isinstance(source, bool):
+        if not 0 <= source < len(PARENT_LABELS):
+            raise PromptError(f"crossover_plan parent index must be 0 or 1, got {source}")
+        return PARENT_LABELS[source]
+    if not isinstance(source, str) or not source.strip():
+        raise PromptError(f"crossover_plan values must be 0, 1, 'A', 'B' or a note, got {source!r}")
+    note = trim_middle(" ".join(source.split()).replace("|", "\\|"), limit)
+    return " ".join(note.split())  # one table row: no newlines (the trim note has some), no cell breaks
+
+
+def _check_metric(metric_name: str | None, lower_is_better: bool | None) -> None:
+    if (metric_name is None) != (lower_is_better is None):
+        raise PromptError("give both metric_name and lower_is_better of the competition, or neither")
+    if metric_name is not None and (not isinstance(metric_name, str) or not metric_name.strip()):
+        raise PromptError(f"metric_name must be a non-empty string, got {metric_name!r}")
+    if lower_is_better is not None and not isinstance(lower_is_better, bool):
+        raise PromptError(f"lower_is_better must be a bool, got {lower_is_better!r}")
+
+
+def _check_limits(cpus: float | None, memory_mb: int | None, timeout_s: float | None) -> None:
+    for name, value in (("cpus", cpus), ("memory_mb", memory_mb), ("timeout_s", timeout_s)):
+        if value is None:
+            continue
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value <= 0
+        ):
+            raise PromptError(f"{name} must be a positive number or None, got {value!r}")
+
+
 class PromptBuilder:
     """Builds the messages of every prompt kind from the templates and skills directories."""
 
@@ -189,6 +288,7 @@ class PromptBuilder:
         )
         self.env.filters["duration"] = _duration
         self.env.filters["metric"] = _metric_text
+        self.env.filters["number"] = _number
         self.skill_index = self._load_skill_index()
 
     # -- skills --------------------------------------------------------------------------------------
@@ -233,17 +333,28 @@ class PromptBuilder:
             raise PromptError(f"template {template_name}: {exc.message}") from None
         return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
-    def _common(self) -> dict[str, Any]:
+    def assets_hash(self) -> str:
+        """The content hash of this builder's templates and skills dirs (see `prompt_assets_hash`)."""
+        return prompt_assets_hash(self.templates_dir, self.skills_dir)
+
+    def _common(self, metric_name: str | None = None, lower_is_better: bool | None = None) -> dict[str, Any]:
+        _check_metric(metric_name, lower_is_better)
+        known = metric_name is not None
         return {
             "layers": LAYERS,
             "gene_sections": GENE_SECTIONS,
             "markers": [section_marker(name) for name in GENE_SECTIONS],
             "metric_prefix": METRIC_LINE_PREFIX,
-            "metric_example": metric_line("rmse", 0.1234, True),
+            "metric_example": metric_line(
+                metric_name.strip() if known else "rmse", 0.1234, lower_is_better if known else True
+            ),
+            "competition_metric": (
+                {"name": metric_name.strip(), "lower_is_better": lower_is_better} if known else None
+            ),
             "workspace": WORKSPACE,
         }
 
-    def _parent(self, parent: ParentView) -> dict[str, Any]:
+    def _parent(self, parent: ParentView, metric_name: str | None = None) -> dict[str, Any]:
         b = self.budget
         return {
             "code": trim_middle(parent.code, b.parent_code),
@@ -251,7 +362,7 @@ class PromptBuilder:
             "is_buggy": parent.is_buggy,
             "bug_reason": trim_middle(parent.bug_reason, b.bug_reason),
             "metric": parent.metric,
-            "metric_name": parent.metric_name or "metric",
+            "metric_name": parent.metric_name or metric_name or "metric",
             "lower_is_better": parent.lower_is_better,
             "node_id": parent.node_id,
             "summary": trim_middle(parent.summary, b.bug_reason),
@@ -279,7 +390,7 @@ class PromptBuilder:
         task_desc: str,
         parent: ParentView | None = None,
         parents: tuple[ParentView, ParentView] | None = None,
-        crossover_plan: Mapping[str, str] | None = None,
+        crossover_plan: Mapping[str, int | str] | None = None,
         gene: str | None = None,
         memory: str = "",
         data_preview: str = "",
@@ -287,12 +398,18 @@ class PromptBuilder:
         time_remaining_s: float | None = None,
         steps_remaining: int | None = None,
         packages: Sequence[str] = (),
+        metric_name: str | None = None,
+        lower_is_better: bool | None = None,
+        cpus: float | None = None,
+        memory_mb: int | None = None,
+        timeout_s: float | None = None,
     ) -> list[Message]:
         """The system and user messages for one code-writing step (see the module docstring)."""
         _check_request(task_type, agent, task_desc, parent, parents, crossover_plan, gene)
+        _check_limits(cpus, memory_mb, timeout_s)
         b = self.budget
         variables = {
-            **self._common(),
+            **self._common(metric_name, lower_is_better),
             "task_type": task_type,
             "agent_id": agent.agent_id,
             "role": trim_middle(agent.role, b.role),
@@ -301,9 +418,13 @@ class PromptBuilder:
             "guideline_skills": self.skills_for("GUIDELINES", task_type),
             "agent_strategy": trim_middle(agent.strategy(task_type), b.strategy),
             "task_desc": trim_middle(task_desc, b.task_desc),
-            "parent": self._parent(parent) if parent is not None else None,
-            "parents": [self._parent(p) for p in parents] if parents is not None else None,
-            "crossover_plan": dict(crossover_plan) if crossover_plan is not None else None,
+            "parent": self._parent(parent, metric_name) if parent is not None else None,
+            "parents": [self._parent(p, metric_name) for p in parents] if parents is not None else None,
+            "crossover_plan": (
+                {g: _plan_cell(src, b.plan_note) for g, src in crossover_plan.items()}
+                if crossover_plan is not None
+                else None
+            ),
             "gene": gene,
             "gene_marker": section_marker(gene) if gene else None,
             "memory": trim_middle(memory, b.memory),
@@ -311,7 +432,11 @@ class PromptBuilder:
             "examples": self._examples(examples) if task_type != "debug" else [],
             "time_remaining_s": time_remaining_s,
             "steps_remaining": steps_remaining,
-            "packages": trim_middle(", ".join(packages), b.packages, head_fraction=1.0),
+            "packages": trim_middle(", ".join(order_packages(packages)), b.packages, head_fraction=1.0),
+            "cpus": cpus,
+            "max_threads": max(1, math.ceil(cpus)) if cpus is not None else None,
+            "memory_mb": memory_mb,
+            "timeout_s": timeout_s,
         }
         return [
             Message("system", self.render("code.system.j2", **variables)),
@@ -329,13 +454,15 @@ class PromptBuilder:
         metric: ReportedMetric | None = None,
         exec_time_s: float | None = None,
         timed_out: bool = False,
+        metric_name: str | None = None,
+        lower_is_better: bool | None = None,
     ) -> list[Message]:
         """Messages asking the feedback model to judge one execution (bug or not, summary, metric)."""
         if not isinstance(task_desc, str) or not task_desc.strip():
             raise PromptError("task_desc must be a non-empty string")
         b = self.budget
         variables = {
-            **self._common(),
+            **self._common(metric_name, lower_is_better),
             "review_skills": self.skills_for("GUIDELINES", "review"),
             "task_desc": trim_middle(task_desc, b.task_desc),
             "code": trim_middle(code, b.parent_code),
@@ -398,7 +525,7 @@ def _check_request(
     task_desc: str,
     parent: ParentView | None,
     parents: tuple[ParentView, ParentView] | None,
-    crossover_plan: Mapping[str, str] | None,
+    crossover_plan: Mapping[str, int | str] | None,
     gene: str | None,
 ) -> None:
     """Raise PromptError when the arguments do not fit the task type."""
@@ -421,7 +548,9 @@ def _check_request(
         if parents is None or len(parents) != 2 or not all(isinstance(p, ParentView) for p in parents):
             raise PromptError("task type 'merge' needs parents=(ParentView, ParentView)")
         if not crossover_plan:
-            raise PromptError("task type 'merge' needs a crossover_plan {gene section: 'A' | 'B' | note}")
+            raise PromptError(
+                "task type 'merge' needs a crossover_plan {gene section: 0 | 1 | 'A' | 'B' | note}"
+            )
         unknown = [g for g in crossover_plan if g not in GENE_SECTIONS]
         if unknown:
             raise PromptError(

@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shutil
 import threading
 from pathlib import Path
 
 import pytest
 
-from swarm.agent_store import PARTS, REPO_ROOT, AgentStore, AgentStoreError, read_seed_profile
+from swarm.agent_store import (
+    PARTS,
+    REPO_ROOT,
+    AgentStore,
+    AgentStoreError,
+    prompt_assets_hash,
+    read_seed_profile,
+)
+from swarm.prompting import PromptBuilder
 
 
 def _tree_digest(root: Path) -> str:
@@ -32,10 +41,12 @@ def test_seeds_are_four_distinct_complete_agents() -> None:
 
 
 def test_seed_run_copies_and_never_touches_the_repo(tmp_path: Path) -> None:
-    before = (_tree_digest(REPO_ROOT / "agent_configs"), _tree_digest(REPO_ROOT / "skills"))
+    seeds = ("agent_configs", "skills", "prompts")
+    before = [_tree_digest(REPO_ROOT / name) for name in seeds]
     store = AgentStore.seed_run(tmp_path / "run")
     store.write_version("agent_0", "role", "You are changed.\n", "test", "v1")
-    assert (_tree_digest(REPO_ROOT / "agent_configs"), _tree_digest(REPO_ROOT / "skills")) == before
+    (tmp_path / "run/prompts/layers/guidelines.j2").write_text("edited in the run\n")
+    assert [_tree_digest(REPO_ROOT / name) for name in seeds] == before
     assert store.agent_ids() == ["agent_0", "agent_1", "agent_2", "agent_3"]
     assert (tmp_path / "run/skills/static/output_format.md").is_file()
     assert (tmp_path / "run/skills/meta/index.json").is_file()
@@ -110,3 +121,54 @@ def test_errors_name_what_is_wrong(tmp_path: Path) -> None:
     (empty / "skills").mkdir()
     with pytest.raises(AgentStoreError, match="no agent_\\* dirs"):
         AgentStore.seed_run(tmp_path / "run2", source_root=empty)
+
+
+def test_seed_run_copies_the_templates_and_the_run_uses_them(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    AgentStore.seed_run(run)
+    assert _tree_digest(run / "prompts") == _tree_digest(REPO_ROOT / "prompts")
+    assert not list((run / "prompts").rglob(".*"))
+    extra = run / "prompts/layers/guidelines.j2"
+    extra.write_text(extra.read_text() + "\n- Run-local rule.\n")
+    builder = PromptBuilder(templates_dir=run / "prompts", skills_dir=run / "skills")
+    user = builder.build("draft", read_seed_profile("agent_0"), task_desc="t")[1].content
+    assert "- Run-local rule." in user
+    AgentStore.seed_run(run)  # resuming keeps the run's templates
+    assert "Run-local rule" in extra.read_text()
+    # a run seeded before templates were copied gets them when it is opened again
+    old = tmp_path / "old"
+    AgentStore.seed_run(old)
+    shutil.rmtree(old / "prompts")
+    AgentStore.seed_run(old)
+    assert _tree_digest(old / "prompts") == _tree_digest(REPO_ROOT / "prompts")
+
+
+def test_prompt_assets_hash_is_stable_and_tracks_templates_and_skills(tmp_path: Path) -> None:
+    repo_hash = prompt_assets_hash(REPO_ROOT / "prompts", REPO_ROOT / "skills")
+    assert len(repo_hash) == 64 and repo_hash == prompt_assets_hash(
+        REPO_ROOT / "prompts", REPO_ROOT / "skills"
+    )
+    run = tmp_path / "run"
+    store = AgentStore.seed_run(run)
+    builder = PromptBuilder(templates_dir=run / "prompts", skills_dir=run / "skills")
+    assert builder.assets_hash() == repo_hash  # a fresh copy hashes like its seeds
+    store.write_version("agent_1", "role", "You are new.\n", "evolved", "v1")  # lineage/history change
+    assert builder.assets_hash() == repo_hash  # agent texts are traced by version, not by this hash
+    template = run / "prompts/merge.user.j2"
+    original = template.read_text()
+    template.write_text(original + "\n")
+    changed = builder.assets_hash()
+    assert changed != repo_hash
+    template.write_text(original)
+    assert builder.assets_hash() == repo_hash
+    skill = run / "skills/static/modalities.md"
+    skill.write_text(skill.read_text().replace("CPU", "cpu", 1))
+    edited = builder.assets_hash()
+    assert edited not in (repo_hash, changed)
+    skill.rename(run / "skills/static/modalities2.md")  # same bytes under another name: another asset set
+    renamed = builder.assets_hash()
+    assert renamed not in (repo_hash, changed, edited)
+    # swapping which dir is which changes the hash even when the files are the same
+    assert prompt_assets_hash(run / "skills", run / "prompts") != renamed
+    with pytest.raises(AgentStoreError, match="templates dir"):
+        prompt_assets_hash(tmp_path / "none", run / "skills")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from swarm.agent_store import REPO_ROOT, read_seed_profile
+from swarm.agent_store import PARTS, REPO_ROOT, read_seed_profile
 from swarm.experience import AgentStats, ExperienceRecord
 from swarm.llm.base import Message
 from swarm.prompting import (
@@ -80,18 +81,26 @@ COMMON = dict(
     data_preview="train.csv: 891 rows; columns PassengerId, Survived, Pclass, Name, Sex, Age",
     time_remaining_s=2712,
     steps_remaining=7,
-    packages=["lightgbm 4.7.0", "pandas 3.1.0"],
+    packages=["joblib 1.6.0", "lightgbm 4.7.0", "pandas 3.1.0"],
+    metric_name="accuracy",
+    lower_is_better=False,
+    cpus=2,
+    memory_mb=4096,
+    timeout_s=600,
+)
+NO_EXTRAS = dict(
+    metric_name=None, lower_is_better=None, cpus=None, memory_mb=None, timeout_s=None, packages=()
 )
 
 CASES = {
     "draft": dict(task_type="draft", examples=EXAMPLES),
-    "draft_no_examples": dict(task_type="draft"),
+    "draft_no_examples": dict(task_type="draft", **NO_EXTRAS),
     "improve": dict(task_type="improve", parent=GOOD, examples=EXAMPLES),
     "debug": dict(task_type="debug", parent=BUGGY, examples=EXAMPLES),
     "merge": dict(
         task_type="merge",
         parents=(GOOD, OTHER),
-        crossover_plan={"DATA": "A", "MODEL": "B"},
+        crossover_plan={"DATA": 0, "MODEL": 1, "LOSS": "A's loss with B's class weights"},
         examples=EXAMPLES,
     ),
     "mutate": dict(task_type="mutate", parent=GOOD, gene="REGULARIZATION", examples=EXAMPLES),
@@ -114,7 +123,7 @@ def builder() -> PromptBuilder:
 def _build(builder: PromptBuilder, case: str, agent: str = "agent_1") -> list[Message]:
     kwargs = dict(CASES[case])
     task_type = kwargs.pop("task_type")
-    return builder.build(task_type, read_seed_profile(agent), **COMMON, **kwargs)
+    return builder.build(task_type, read_seed_profile(agent), **{**COMMON, **kwargs})
 
 
 def _check_snapshot(name: str, messages: list[Message]) -> None:
@@ -223,6 +232,20 @@ def test_review_and_evolution_prompts(builder: PromptBuilder) -> None:
     )
     assert layers_of(strat[1].content) == ["TASK", "CONTEXT", "GUIDELINES"]
     assert agent.texts["strategy_explore"].strip() in strat[1].content
+    strat = builder.build_evolution(
+        "strategy_merge",
+        agent,
+        task_desc="Titanic.",
+        stats=AgentStats(9, 0.5, 0.4),
+        elite=elite,
+        elite_stats=AgentStats(8, 1.0, 0.8),
+        examples=EXAMPLES,
+    )
+    assert [layers_of(m.content) for m in strat] == [
+        ["ROLE", "FORMAT"],
+        ["TASK", "CONTEXT", "EXAMPLES", "GUIDELINES"],
+    ]
+    _check_snapshot("evolve_strategy", strat)
     assert extract_evolved_text("Why.\n```markdown\nYou now do X.\n```\n") == "You now do X.\n"
     with pytest.raises(PromptError, match="no non-empty ```markdown block"):
         extract_evolved_text("just prose")
@@ -319,3 +342,115 @@ def test_skills_index_lists_every_skill_file() -> None:
     assert listed == on_disk
     assert builder.skills_for("GUIDELINES", "review").startswith("Review checklist")
     assert "Execution rules" not in builder.skills_for("GUIDELINES", "review")
+
+
+@pytest.mark.parametrize(
+    ("part", "kind", "intro"),
+    [
+        ("strategy_explore", "explore", "drafting new solutions, improving good ones and debugging"),
+        ("strategy_merge", "merge", "combining two parent solutions, gene section by gene section"),
+        ("strategy_mutate", "mutate", "changing one gene section of a solution"),
+    ],
+)
+def test_every_strategy_part_renders_its_own_text(
+    builder: PromptBuilder, part: str, kind: str, intro: str
+) -> None:
+    agent, elite = read_seed_profile("agent_3"), read_seed_profile("agent_0")
+    system, user = builder.build_evolution(
+        part,
+        agent,
+        task_desc="T.",
+        stats=AgentStats(3, 1.0, 0.5),
+        elite=elite,
+        elite_stats=AgentStats(3, 1, 1),
+    )
+    text = user.content
+    assert f"rewrite the {kind} strategy of agent_3" in text and intro in text
+    assert agent.texts[part].strip() in text and elite.texts[part].strip() in text
+    others = [p for p in PARTS if p != part]
+    assert not any(agent.texts[p].strip() in text for p in others)
+    assert f"{kind.capitalize()} strategy of the best agent, agent_0" in text
+    assert f"under {builder.budget.strategy} characters" in system.content
+
+
+def test_packages_are_listed_key_ones_first_within_budget(builder: PromptBuilder) -> None:
+    long = [f"aaa-tool-{i:03d} 1.0.{i}" for i in range(300)] + [
+        "torch 2.13.0",
+        "scikit-learn 1.9.1",
+        "numpy 2.4.6",
+    ]
+    user = builder.build("draft", read_seed_profile("agent_0"), **{**COMMON, "packages": long})[1].content
+    listed = user[user.index("- Installed Python packages") : user.index("Nothing else can be installed")]
+    assert "numpy 2.4.6, scikit-learn 1.9.1, torch 2.13.0, aaa-tool-000 1.0.0" in listed
+    assert "characters trimmed" in listed and len(listed) <= builder.budget.packages + 100
+    assert "pandas 3.1.0, lightgbm 4.7.0, joblib 1.6.0" in _build(builder, "draft")[1].content
+    assert "standard scientific stack" in _build(builder, "draft_no_examples")[1].content
+    for bad, message in (("numpy 2.4.6", "not one string"), (["numpy", 2], "entries must be strings")):
+        with pytest.raises(PromptError, match=message):
+            builder.build("draft", read_seed_profile("agent_0"), task_desc="t", packages=bad)
+
+
+def test_guidelines_state_the_sandbox_limits_given(builder: PromptBuilder) -> None:
+    agent = read_seed_profile("agent_0")
+    user = builder.build("draft", agent, task_desc="t", cpus=1.5, memory_mb=2048, timeout_s=900)[1].content
+    guidelines = user[user.index("# GUIDELINES") :]
+    assert "CPUs: 1.5. Use at most 2 threads" in guidelines
+    assert "Memory: 2048 MB" in guidelines and "killed after 15 min 00 s" in guidelines
+    one = builder.build("draft", agent, task_desc="t", cpus=1)[1].content
+    assert "CPUs: 1. Use at most 1 thread (" in one and "Memory:" not in one and "killed after" not in one
+    bare = _build(builder, "draft_no_examples")[1].content
+    assert "CPUs:" not in bare and "Memory:" not in bare and "has a hard time limit" in bare
+    for text in (user, bare):  # no hard-coded machine in the skills any more
+        assert "one or two CPUs" not in text and "no GPU" not in text
+    for bad in (dict(cpus=0), dict(memory_mb=-1), dict(timeout_s=float("nan")), dict(cpus=True)):
+        with pytest.raises(PromptError, match="must be a positive number"):
+            builder.build("draft", agent, task_desc="t", **bad)
+
+
+def test_format_example_uses_the_competition_metric(builder: PromptBuilder) -> None:
+    agent = read_seed_profile("agent_0")
+    system, user = builder.build(
+        "improve",
+        agent,
+        task_desc="t",
+        parent=dataclasses.replace(OTHER, metric_name=None),
+        metric_name="auc",
+        lower_is_better=False,
+    )
+    example = next(line for line in system.content.splitlines() if "SWARM_METRIC {" in line)
+    reported = parse_metric_line(example)
+    assert reported is not None and (reported.name, reported.lower_is_better) == ("auc", False)
+    assert "scored by `auc` (higher is better)" in system.content
+    assert "validation auc = 0.79" in user.content  # the parent's metric is named after the competition's
+    rmse = builder.build("draft", agent, task_desc="t", metric_name="rmse", lower_is_better=True)[0].content
+    assert '"name": "rmse"' in rmse and '"lower_is_better": true' in rmse and "(lower is better)" in rmse
+    generic = _build(builder, "draft_no_examples")[0].content
+    assert "scored by" not in generic and parse_metric_line(generic) is not None
+    review = builder.build_review(
+        task_desc="t", code="x", output="", metric_name="auc", lower_is_better=False
+    )
+    assert '"name": "auc"' in review[0].content
+    for bad in (
+        dict(metric_name="auc"),
+        dict(lower_is_better=True),
+        dict(metric_name=" ", lower_is_better=True),
+    ):
+        with pytest.raises(PromptError, match="metric_name"):
+            builder.build("draft", agent, task_desc="t", **bad)
+
+
+def test_crossover_plan_cells_map_indices_and_trim_notes(builder: PromptBuilder) -> None:
+    agent = read_seed_profile("agent_0")
+    note = "line one\nline | two " + "x" * 5_000
+    plan = {"DATA": 0, "MODEL": 1, "LOSS": "B", "TRAINING_TRICKS": note}
+    user = builder.build("merge", agent, task_desc="t", parents=(GOOD, OTHER), crossover_plan=plan)[1].content
+    rows = [line for line in user.splitlines() if line.startswith("| ") and not line.startswith("| Gene")]
+    assert len(rows) == len(GENE_SECTIONS)
+    assert "| DATA | A |" in rows and "| MODEL | B |" in rows and "| LOSS | B |" in rows
+    tricks = next(r for r in rows if r.startswith("| TRAINING_TRICKS |"))
+    assert "line one line \\| two" in tricks and "characters trimmed" in tricks
+    assert len(tricks) <= builder.budget.plan_note + len("| TRAINING_TRICKS |  |")
+    assert tricks.count("|") - tricks.count("\\|") == 3  # the note cannot open a new cell
+    for bad in ({"DATA": 2}, {"DATA": None}, {"DATA": " "}):
+        with pytest.raises(PromptError, match="crossover_plan"):
+            builder.build("merge", agent, task_desc="t", parents=(GOOD, OTHER), crossover_plan=bad)
