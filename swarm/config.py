@@ -2,19 +2,31 @@
 
 Precedence, lowest first: defaults < YAML file < `.env` file < environment (`SWARM_` prefix, `__` between
 levels, e.g. `SWARM_SEARCH__NUM_DRAFTS=3`) < command-line overrides (`search.num_drafts=3`).
-API keys are read from the environment only (the variable named by `api_key_env`); they are never fields
-of the config, so neither printing nor saving a config can leak them.
+Only the `SWARM_` lines of `.env` are config; its other lines (e.g. `OPENAI_API_KEY=...`) are ignored by the
+config and read only by `StageLLMConfig.api_key()`, on demand. API keys are never fields of the config, so
+neither printing nor saving a config can leak them; credentials inside a `base_url` are redacted when saved.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from dotenv import dotenv_values
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -27,6 +39,12 @@ SandboxKind = Literal["auto", "docker", "local"]
 SearchPolicy = Literal["aide", "ga"]
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
+ENV_PREFIX = "SWARM_"
+CACHE_DIR_ENV = "SWARM_CACHE_DIR"
+DEFAULT_CACHE_DIR = "~/.cache/swarm-ev2"
+REDACTED = "REDACTED"
+# Field names and query parameters whose values are never echoed in errors or saved in URLs.
+_SECRET_NAME_RE = re.compile(r"key|secret|token|pass|pat|auth|cred|cookie|session|sig|url|dsn", re.I)
 
 
 class ConfigError(ValueError):
@@ -37,12 +55,18 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+def _default_cache_dir() -> Path:
+    """`$SWARM_CACHE_DIR`, else that line of the `.env` being loaded, else ~/.cache/swarm-ev2."""
+    chosen = os.environ.get(CACHE_DIR_ENV) or _DOTENV_CACHE_DIR.get() or DEFAULT_CACHE_DIR
+    return Path(chosen).expanduser()
+
+
 class ProjectConfig(_Section):
     workspace_dir: Path = Path("workspaces")
     runs_dir: Path = Path("runs")
     cache_dir: Path = Field(
-        default_factory=lambda: Path(os.environ.get("SWARM_CACHE_DIR", "~/.cache/swarm-ev2")).expanduser(),
-        description="Where bundled competitions are prepared.",
+        default_factory=_default_cache_dir,
+        description="Where bundled competitions are prepared (default $SWARM_CACHE_DIR or ~/.cache/swarm-ev2).",
     )
     run_name: str | None = None
     seed: int = 0
@@ -62,15 +86,37 @@ class StageLLMConfig(_Section):
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(4, ge=0)
     api_key_env: str | None = Field(None, description="Name of the env var holding the key.")
+    # The `.env` file the config was loaded with: a fallback for the key, read on demand, never dumped.
+    _env_file: Path | None = PrivateAttr(default=None)
+
+    @field_validator("base_url")
+    @classmethod
+    def _not_redacted(cls, value: str | None) -> str | None:
+        if value is not None and _is_redacted(value):
+            raise ValueError(
+                "holds credentials that were redacted when the config was saved; pass the real URL in the "
+                "environment (SWARM_LLM__<STAGE>__BASE_URL) or with --set"
+            )
+        return value
 
     def key_env_name(self) -> str | None:
-        """The environment variable this stage reads its API key from."""
-        return self.api_key_env or DEFAULT_KEY_ENV.get(self.provider)
+        """The environment variable this stage reads its API key from (`auto`: by model family)."""
+        family = "anthropic" if self.model.lower().startswith("claude") else "openai"
+        return self.api_key_env or DEFAULT_KEY_ENV.get(family if self.provider == "auto" else self.provider)
 
     def api_key(self) -> str | None:
-        """The API key from the environment, or None."""
+        """The API key from the environment, else from the `.env` file the config was loaded with, or None.
+
+        The `.env` file is read at each call, so the key is never held by the config or put in os.environ.
+        """
         name = self.key_env_name()
-        return os.environ.get(name) if name else None
+        if not name:
+            return None
+        return os.environ.get(name) or _dotenv_value(self._env_file, name)
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, redact_url(value) if name == "base_url" and value else value
 
 
 class ModelPrice(_Section):
@@ -151,13 +197,14 @@ class Config(BaseSettings):
         validate_assignment=True,
     )
 
-    project: ProjectConfig = ProjectConfig()
-    data: DataConfig = DataConfig()
-    llm: LLMConfig = LLMConfig()
-    execution: ExecutionConfig = ExecutionConfig()
-    agent: AgentConfig = AgentConfig()
-    search: SearchConfig = SearchConfig()
-    evolution: EvolutionConfig = EvolutionConfig()
+    # Factories, not instances: defaults that read the environment (cache_dir) are read at load time.
+    project: ProjectConfig = Field(default_factory=ProjectConfig)
+    data: DataConfig = Field(default_factory=DataConfig)
+    llm: LLMConfig = Field(default_factory=LLMConfig)
+    execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    search: SearchConfig = Field(default_factory=SearchConfig)
+    evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)
 
     @classmethod
     def settings_customise_sources(
@@ -169,21 +216,101 @@ class Config(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         yaml_path = _YAML_PATH.get()
-        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings, dotenv_settings]
+        sources: list[PydanticBaseSettingsSource] = [
+            init_settings,
+            env_settings,
+            _SwarmDotEnvSource(dotenv_settings),
+        ]
         if yaml_path is not None:
             sources.append(YamlConfigSettingsSource(settings_cls, yaml_file=yaml_path))
         return tuple(sources)
 
     def safe_dump(self) -> dict[str, Any]:
-        """A JSON-ready dict of the config. It holds no secrets: keys live only in the environment."""
-        return self.model_dump(mode="json")
+        """A JSON-ready dict of the config without secrets: no keys, and base_url credentials redacted."""
+        data = self.model_dump(mode="json")
+        for stage in ("code", "feedback", "evolution"):
+            url = data["llm"][stage].get("base_url")
+            if url:
+                data["llm"][stage]["base_url"] = redact_url(url)
+        return data
 
     def to_yaml(self) -> str:
+        """`safe_dump` as YAML, for printing or saving."""
         return yaml.safe_dump(self.safe_dump(), sort_keys=False)
+
+    def use_env_file(self, env_file: str | Path | None) -> Config:
+        """Let every LLM stage fall back to `env_file` for its API key (see `StageLLMConfig.api_key`).
+
+        `load_config` does this itself; call it on a config reloaded with `env_file=None` (a saved run config)
+        to keep `.env` keys usable without applying the `.env` settings again.
+        """
+        path = Path(env_file).expanduser().resolve() if env_file is not None else None
+        for stage in (self.llm.code, self.llm.feedback, self.llm.evolution):
+            stage._env_file = path
+        return self
+
+
+class _SwarmDotEnvSource(PydanticBaseSettingsSource):
+    """The `.env` source limited to `SWARM_` lines: other lines (API keys, tokens) are not config."""
+
+    def __init__(self, inner: PydanticBaseSettingsSource) -> None:
+        super().__init__(inner.settings_cls)
+        self.inner = inner
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        fields = self.settings_cls.model_fields
+        prefix = ENV_PREFIX.lower()
+        return {
+            name: value
+            for name, value in self.inner().items()
+            if name in fields or (name.lower().startswith(prefix) and name.lower() != CACHE_DIR_ENV.lower())
+        }
+
+
+def _dotenv_value(env_file: Path | None, name: str) -> str | None:
+    """The value of `name` in the `.env` file `env_file`, or None."""
+    if env_file is None or not env_file.is_file():
+        return None
+    return dotenv_values(env_file, interpolate=False).get(name) or None
+
+
+def _is_redacted(url: str) -> bool:
+    """True when `url` went through `redact_url` and lost something."""
+    if url == REDACTED:
+        return True
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return False
+    pairs = parse_qsl(parts.query, keep_blank_values=True)
+    return parts.netloc.rpartition("@")[0] == REDACTED or any(v == REDACTED for _, v in pairs)
+
+
+def redact_url(url: str) -> str:
+    """`url` with its user info and secret-looking query values replaced by `REDACTED`."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return REDACTED
+    netloc = parts.netloc
+    if "@" in netloc:
+        netloc = REDACTED + "@" + netloc.rpartition("@")[2]
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        query = urlencode([(k, REDACTED if _SECRET_NAME_RE.search(k) else v) for k, v in pairs])
+    if (netloc, query) == (parts.netloc, parts.query):
+        return url
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 # pydantic-settings builds sources in a classmethod; the YAML path of the load in progress is passed here.
 _YAML_PATH: ContextVar[Path | None] = ContextVar("swarm_yaml_path", default=None)
+# SWARM_CACHE_DIR from the `.env` of the load in progress: a default, like the environment variable.
+_DOTENV_CACHE_DIR: ContextVar[str | None] = ContextVar("swarm_dotenv_cache_dir", default=None)
 
 
 def parse_overrides(overrides: list[str] | None) -> dict[str, Any]:
@@ -206,14 +333,35 @@ def parse_overrides(overrides: list[str] | None) -> dict[str, Any]:
     return nested
 
 
+_MAX_SHOWN = 60
+
+
+def _shown_input(error: dict[str, Any], field: str) -> str:
+    """` (got <value>)` for a harmless value; empty for unknown fields, secret-looking names or values."""
+    got = error.get("input")
+    if error.get("type") == "extra_forbidden" or _SECRET_NAME_RE.search(field):
+        return ""
+    if got is not None and not isinstance(got, str | int | float | bool):
+        return ""
+    if isinstance(got, str) and (len(got) > _MAX_SHOWN or _looks_secret(got)):
+        return ""
+    return f" (got {got!r})"
+
+
+def _looks_secret(value: str) -> bool:
+    """A long token of letters and digits without spaces (an API key or password, say)."""
+    return (
+        len(value) >= 16
+        and " " not in value
+        and bool(re.search(r"\d", value) and re.search(r"[A-Za-z]", value))
+    )
+
+
 def _describe(error: ValidationError) -> str:
     lines = []
     for err in error.errors():
         field = ".".join(str(p) for p in err["loc"]) or "config"
-        got = err.get("input")
-        secret = any(word in field.lower() for word in ("key", "secret", "token", "password"))
-        shown = "" if isinstance(got, dict) or secret else f" (got {got!r})"
-        lines.append(f"{field}: {err['msg']}{shown}")
+        lines.append(f"{field}: {err['msg']}{_shown_input(err, field)}")
     return "invalid configuration: " + "; ".join(lines)
 
 
@@ -236,9 +384,12 @@ def load_config(
                 f"config file {path} must hold a mapping of sections, not {type(content).__name__}"
             )
     token = _YAML_PATH.set(path)
+    dotenv_token = _DOTENV_CACHE_DIR.set(_dotenv_value(Path(env_file), CACHE_DIR_ENV) if env_file else None)
     try:
-        return Config(_env_file=env_file, **parse_overrides(overrides))
+        cfg = Config(_env_file=env_file, **parse_overrides(overrides))
     except ValidationError as exc:
         raise ConfigError(_describe(exc)) from None
     finally:
         _YAML_PATH.reset(token)
+        _DOTENV_CACHE_DIR.reset(dotenv_token)
+    return cfg.use_env_file(env_file)

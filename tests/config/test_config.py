@@ -95,3 +95,113 @@ def test_config_round_trips_through_its_yaml(tmp_path: Path) -> None:
     again = load_config(saved, env_file=None)
     assert again.safe_dump() == cfg.safe_dump()
     assert isinstance(again, Config)
+
+
+OPENAI_SECRET = "sk-dotenv-0123456789abcdef"
+GH_SECRET = "ghp_SECRET0123456789"
+
+
+@pytest.fixture
+def dotenv_with_keys(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `.env` in the working dir holding API keys and one SWARM_ setting; no key in the environment."""
+    for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GH_PAT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("SWARM_CACHE_DIR", str(tmp_path / "cache"))
+    path = tmp_path / ".env"
+    path.write_text(
+        f"OPENAI_API_KEY={OPENAI_SECRET}\nGH_PAT={GH_SECRET}\nSWARM_SEARCH__PARALLEL=5\n", encoding="utf-8"
+    )
+    return path
+
+
+def test_dotenv_keys_are_not_config_but_serve_as_api_key(dotenv_with_keys: Path) -> None:
+    cfg = load_config()
+    assert cfg.search.parallel == 5  # the SWARM_ line still counts
+    assert cfg.llm.code.api_key() == OPENAI_SECRET  # provider auto, an OpenAI model
+    assert cfg.model_copy(deep=True).llm.feedback.api_key() == OPENAI_SECRET
+    assert "OPENAI_API_KEY" not in __import__("os").environ
+    for text in (cfg.to_yaml(), repr(cfg), str(cfg.safe_dump())):
+        assert OPENAI_SECRET not in text and GH_SECRET not in text
+    assert load_config(env_file=None).llm.code.api_key() is None
+
+
+def test_environment_key_beats_dotenv_key(dotenv_with_keys: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-from-the-environment")
+    assert load_config().llm.code.api_key() == "sk-from-the-environment"
+    claude = load_config(overrides=["llm.code.model=claude-haiku-4-5"]).llm.code
+    assert claude.key_env_name() == "ANTHROPIC_API_KEY" and claude.api_key() is None
+
+
+def test_cli_runs_with_api_keys_in_dotenv(dotenv_with_keys: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from swarm.cli import main
+
+    assert main(["competitions", "list", "--json"]) == 0
+    captured = capsys.readouterr()
+    assert OPENAI_SECRET not in captured.out + captured.err and GH_SECRET not in captured.out + captured.err
+
+
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [("SWARM_SEARCH__PARALLEL=zero", "search.parallel"), (f"SWARM_GH_TOKEN={GH_SECRET}", "swarm_gh_token")],
+)
+def test_bad_swarm_line_in_dotenv_fails_naming_the_field(
+    dotenv_with_keys: Path, line: str, field: str
+) -> None:
+    dotenv_with_keys.write_text(dotenv_with_keys.read_text() + line + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=field) as info:
+        load_config()
+    assert OPENAI_SECRET not in str(info.value) and GH_SECRET not in str(info.value)
+
+
+def test_error_messages_echo_harmless_values_only() -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides=["search.num_drafts=abc"], env_file=None)
+    assert "(got 'abc')" in str(info.value)
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides=["search.typo=visible"], env_file=None)  # an unknown field: never echoed
+    assert "search.typo" in str(info.value) and "visible" not in str(info.value)
+    with pytest.raises(ConfigError) as info:
+        load_config(overrides=["search.num_drafts=x9y8z7w6v5u4t3s2r1"], env_file=None)  # key-like value
+    assert "search.num_drafts" in str(info.value) and "x9y8z7w6v5u4t3s2r1" not in str(info.value)
+
+
+def test_cache_dir_follows_swarm_cache_dir_at_load_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("SWARM_CACHE_DIR", raising=False)
+    (tmp_path / ".env").write_text(f"SWARM_CACHE_DIR={tmp_path / 'from-dotenv'}\n", encoding="utf-8")
+    assert load_config().project.cache_dir == tmp_path / "from-dotenv"
+    monkeypatch.setenv("SWARM_CACHE_DIR", str(tmp_path / "from-env"))
+    assert load_config().project.cache_dir == tmp_path / "from-env"  # environment over .env
+    assert load_config(env_file=None).project.cache_dir == tmp_path / "from-env"
+
+
+@pytest.mark.parametrize(
+    ("url", "secrets"),
+    [
+        ("https://user:hunter2@llm.example.com/v1", ["user", "hunter2"]),
+        ("https://tok3n@llm.example.com/v1", ["tok3n"]),
+        ("https://llm.example.com/v1?api-version=2&key=abc123", ["abc123"]),
+        ("http://h.example/v1?access_token=t0k&code=1", ["t0k"]),
+    ],
+)
+def test_base_url_credentials_are_redacted_when_saved(tmp_path: Path, url: str, secrets: list[str]) -> None:
+    cfg = load_config(overrides=[f"llm.code.base_url={url}"], env_file=None)
+    assert cfg.llm.code.base_url == url  # the live config keeps the real URL
+    for text in (cfg.to_yaml(), repr(cfg)):
+        assert "llm.example.com" in text or "h.example" in text
+        assert not any(secret in text for secret in secrets)
+    saved = tmp_path / "saved.yaml"
+    saved.write_text(cfg.to_yaml(), encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"llm\.code\.base_url: .*redacted"):
+        load_config(saved, env_file=None)
+    fixed = load_config(saved, [f"llm.code.base_url={url}"], env_file=None)
+    assert fixed.llm.code.base_url == url
+
+
+def test_base_url_without_credentials_is_saved_verbatim(tmp_path: Path) -> None:
+    url = "http://127.0.0.1:8000/v1?api-version=2024-01"
+    cfg = load_config(overrides=[f"llm.feedback.base_url={url}"], env_file=None)
+    saved = tmp_path / "saved.yaml"
+    saved.write_text(cfg.to_yaml(), encoding="utf-8")
+    assert load_config(saved, env_file=None).llm.feedback.base_url == url
