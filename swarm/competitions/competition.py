@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -42,6 +42,8 @@ class MetricSpec:
     lower_is_better: bool
     id_column: str
     target_columns: tuple[str, ...]
+    # Declared class labels per target column (competition.json `labels`); empty: taken from the answers.
+    labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -145,7 +147,23 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         lower_is_better=known.lower_is_better if lower is None else bool(lower),
         id_column=id_column,
         target_columns=targets,
+        labels=_declared_labels(meta, targets),
     )
+
+
+def _declared_labels(meta: dict, targets: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """competition.json `labels`: {target column: [label, ...]}, labels kept as text."""
+    declared = meta.get("labels") or {}
+    if not isinstance(declared, dict):
+        raise CompetitionError(f"{METADATA_FILE} `labels` must map target columns to lists of labels")
+    labels = {}
+    for column, values in declared.items():
+        if column not in targets:
+            raise CompetitionError(f"{METADATA_FILE} `labels` names {column!r}, which is not a target column")
+        if not isinstance(values, list) or not values:
+            raise CompetitionError(f"{METADATA_FILE} `labels.{column}` must be a non-empty list")
+        labels[column] = tuple(str(v).strip() for v in values)
+    return labels
 
 
 def _leaderboard_path(root: Path, meta: dict) -> Path | None:

@@ -30,6 +30,8 @@ class Metric:
     binary_truth: bool = False
     min_prediction: float | None = None
     min_inclusive: bool = True
+    # Predictions are class labels: each must be one of the competition's labels (declared or in the answers).
+    labels: bool = False
 
     def score(self, y_true: np.ndarray, y_pred: np.ndarray) -> float:
         """The score of one column of predictions."""
@@ -110,7 +112,14 @@ def _r2(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 METRICS: dict[str, Metric] = {
     m.name: m
     for m in (
-        Metric("accuracy", False, _accuracy, "accuracy = (number of correct predictions) / N", numeric=False),
+        Metric(
+            "accuracy",
+            False,
+            _accuracy,
+            "accuracy = (number of correct predictions) / N",
+            numeric=False,
+            labels=True,
+        ),
         Metric("rmse", True, _rmse, "RMSE = sqrt( (1/N) * sum_i (y_i - p_i)^2 )"),
         Metric("mse", True, lambda t, p: _rmse(t, p) ** 2, "MSE = (1/N) * sum_i (y_i - p_i)^2"),
         Metric("mae", True, _mae, "MAE = (1/N) * sum_i |y_i - p_i|"),

@@ -16,6 +16,7 @@ from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import Metric
 
 MAX_LISTED = 5
+MAX_LABELS = 10
 
 
 class InvalidSubmission(Exception):
@@ -129,6 +130,25 @@ def _check_range(array: np.ndarray, column: str, metric: Metric) -> None:
             )
 
 
+def _label_key(label: str) -> float | str:
+    """What a label is compared by: its number when it reads as a finite one (`1`, `1.0`), else its text."""
+    try:
+        number = float(label)
+    except ValueError:
+        return label
+    return number if np.isfinite(number) else label
+
+
+def _check_labels(y_pred: np.ndarray, allowed: tuple[str, ...], column: str) -> None:
+    """Every prediction must be one of the allowed class labels (compared as `_label_key`)."""
+    keys = {_label_key(str(a)) for a in allowed}
+    bad = [v for v in pd.unique(y_pred) if _label_key(str(v)) not in keys]
+    if bad:
+        shown = ", ".join(str(a) for a in allowed[:MAX_LABELS])
+        more = f" (and {len(allowed) - MAX_LABELS} more)" if len(allowed) > MAX_LABELS else ""
+        raise InvalidSubmission(f"column {column!r} must be one of {shown}{more}; found {_listed(bad)}")
+
+
 def align(
     submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec, metric: Metric
 ) -> list[AlignedColumns]:
@@ -158,5 +178,7 @@ def align(
                 raise InvalidSubmission(f"column {column!r} has {int(empty.sum())} missing/NaN value(s)")
             y_pred = raw.str.strip().to_numpy()
             y_true = ans[column].str.strip().to_numpy()
+            if metric.labels:
+                _check_labels(y_pred, spec.labels.get(column) or tuple(pd.unique(y_true)), column)
         aligned.append(AlignedColumns(column=column, y_true=y_true, y_pred=y_pred))
     return aligned

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from swarm.competitions import Competition, grade_submission, load_competition
+from swarm.competitions.errors import CompetitionError
 
 GOOD = {"id": ["1", "2", "3"], "p": [0.2, 0.7, 0.9]}
 
@@ -126,3 +128,74 @@ def test_accuracy_rejects_empty_labels(cache_dir: Path, tmp_path: Path) -> None:
     frame = pd.read_csv(comp.sample_submission).astype({"Survived": object})
     frame.loc[3, "Survived"] = None
     assert "missing/NaN" in reason(comp, write(tmp_path, frame))
+
+
+@pytest.mark.parametrize("bad", ["banana", "0.7", "5", "-1", "inf", "True"])
+def test_accuracy_rejects_labels_outside_the_label_set(cache_dir: Path, tmp_path: Path, bad: str) -> None:
+    comp = load_competition("titanic", cache_dir)
+    frame = pd.read_csv(comp.sample_submission).astype({"Survived": object})
+    frame.loc[7, "Survived"] = bad
+    assert reason(comp, write(tmp_path, frame)) == f"column 'Survived' must be one of 0, 1; found {bad!r}"
+
+
+def test_accuracy_accepts_labels_written_as_floats(cache_dir: Path, tmp_path: Path) -> None:
+    comp = load_competition("titanic", cache_dir)
+    answers = pd.read_csv(comp.answers)
+    frame = answers.assign(Survived=answers["Survived"].map({0: "0.0", 1: " 1.0"}))
+    report = grade_submission(comp, write(tmp_path, frame))
+    assert report.valid and report.score == 1.0
+
+
+def _label_competition(root: Path, labels: dict | None) -> Competition:
+    """An accuracy competition whose answers hold only `cat` and `dog`."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    public.mkdir(parents=True)
+    private.mkdir(parents=True)
+    (public / "description.md").write_text("# pets\n")
+    pd.DataFrame({"id": [1, 2, 3], "pet": ["cat"] * 3}).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"id": [1, 2, 3], "pet": ["cat", "dog", "dog"]}).to_csv(private / "answers.csv", index=False)
+    meta = {"metric": {"name": "accuracy"}} | ({"labels": labels} if labels is not None else {})
+    (root / "competition.json").write_text(json.dumps(meta))
+    return load_competition(str(root), root)
+
+
+def test_labels_come_from_the_answers_unless_declared(tmp_path: Path) -> None:
+    submission = write(tmp_path, pd.DataFrame({"id": [1, 2, 3], "pet": ["cat", "dog", "bird"]}))
+    undeclared = _label_competition(tmp_path / "a", None)
+    assert reason(undeclared, submission) == "column 'pet' must be one of cat, dog; found 'bird'"
+    declared = grade_submission(
+        _label_competition(tmp_path / "b", {"pet": ["cat", "dog", "bird"]}), submission
+    )
+    assert declared.valid and declared.score == pytest.approx(2 / 3)
+
+
+@pytest.mark.parametrize(
+    ("labels", "message"),
+    [
+        (["cat"], "must map target columns"),
+        ({"nope": ["x"]}, "not a target column"),
+        ({"pet": []}, "non-empty"),
+    ],
+)
+def test_bad_declared_labels_are_the_competitions_fault(tmp_path: Path, labels: object, message: str) -> None:
+    with pytest.raises(CompetitionError, match=message):
+        _label_competition(tmp_path / "c", labels)
+
+
+@pytest.mark.parametrize(
+    ("competition_id", "value", "expected"),
+    [
+        ("house-prices", "banana", "must be numeric"),
+        ("house-prices", "-5", "must be > 0"),
+        ("telco-churn", "banana", "must be numeric"),
+        ("telco-churn", "1.01", "probabilities in [0, 1]"),
+        ("telco-churn", "-0.2", "probabilities in [0, 1]"),
+    ],
+)
+def test_numeric_competitions_reject_out_of_range_values(
+    cache_dir: Path, tmp_path: Path, competition_id: str, value: str, expected: str
+) -> None:
+    comp = load_competition(competition_id, cache_dir)
+    frame = pd.read_csv(comp.sample_submission, dtype=str)
+    frame.iloc[4, 1] = value
+    assert expected in reason(comp, write(tmp_path, frame))

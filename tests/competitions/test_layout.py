@@ -22,6 +22,7 @@ def test_bundled_competition_fields(cache_dir: Path) -> None:
     assert "## Evaluation" in comp.description
     assert comp.metric is not None and comp.metric.name == "accuracy" and not comp.metric.lower_is_better
     assert comp.metric.id_column == "PassengerId" and comp.metric.target_columns == ("Survived",)
+    assert comp.metric.labels == {"Survived": ("0", "1")}
     assert comp.leaderboard is not None and comp.leaderboard.name == "titanic.csv"
 
 

@@ -22,7 +22,7 @@ import pandas as pd
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import get_metric
 
-PREPARE_VERSION = 1
+PREPARE_VERSION = 2  # 2: competition.json declares `labels`
 TEST_FRACTION = 0.25
 PUBLIC_FILES = ("description.md", "train.csv", "test.csv", "sample_submission.csv")
 ANSWERS_FILE = "answers.csv"
@@ -48,6 +48,7 @@ class BundledSpec:
     build: Callable[[], pd.DataFrame]
     sample_value: Callable[[pd.Series], float]
     id_start: int = 1
+    labels: tuple[str, ...] = ()  # the target's class labels, for metrics scored by label
 
 
 def load_rdataset(package: str, name: str) -> pd.DataFrame:
@@ -152,6 +153,7 @@ def _write_files(spec: BundledSpec, root: Path) -> None:
         "metric": {"name": metric.name, "lower_is_better": metric.lower_is_better},
         "id_column": spec.id_column,
         "target_columns": [spec.target],
+        **({"labels": {spec.target: list(spec.labels)}} if spec.labels else {}),
         "answers": ANSWERS_FILE,
         "bundled_leaderboard": spec.id,
         "source": spec.source.strip(),

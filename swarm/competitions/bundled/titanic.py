@@ -53,4 +53,5 @@ passengers predicted correctly.
     },
     build=build,
     sample_value=lambda target: 0,
+    labels=("0", "1"),
 )
