@@ -30,3 +30,11 @@ def docker_image() -> str:
             pytest.fail(f"CI=true but the Docker backend is unusable: {exc}")
         pytest.skip(f"Docker backend unusable: {exc}")
     return image
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """With CI=true a run in which no test passed (all skipped, say) fails instead of exiting 0."""
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    if IN_CI and exitstatus == pytest.ExitCode.OK and reporter and not reporter.stats.get("passed"):
+        reporter.write("\nCI=true and no test passed: failing the run\n", red=True)
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
