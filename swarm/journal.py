@@ -6,6 +6,8 @@ nodes have two parents); children are derived from them. Parents must be appende
 so a journal built with `append` is acyclic; `validate()` checks journals loaded from disk.
 
 JSON format (`to_json`): `{"format": "swarm-journal", "version": 1, "nodes": [<Node.to_dict()>, ...]}`.
+The float fields `exec_time` and `fitness` keep non-finite values as the strings "inf", "-inf" and "nan", so
+the round trip is lossless. `meta` is JSON data: it must hold JSON-able values, and tuples come back as lists.
 A journal is written by one process at a time; `save` replaces the file atomically.
 """
 
@@ -77,8 +79,28 @@ def _shorten(text: str | None, limit: int) -> str:
     return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
 
 
-def _finite_or_none(value: float | None) -> float | None:
-    return None if value is None or not math.isfinite(value) else float(value)
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+_FLOAT_FIELDS = ("exec_time", "fitness")
+
+
+def _encode_float(value: float | None) -> float | str | None:
+    """A float as JSON allows it: non-finite values become "inf", "-inf" or "nan"."""
+    if value is None or math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _decode_float(value: Any, name: str, node_id: str) -> float | None:
+    """The inverse of `_encode_float`; anything else is a JournalError naming the field."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value in _NON_FINITE:
+        return _NON_FINITE[value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise JournalError(
+        f"node {node_id}: {name} must be a number, null, 'inf', '-inf' or 'nan', got {value!r}"
+    )
 
 
 @dataclass
@@ -114,7 +136,7 @@ class Node:
     # genetic algorithm
     generation: int | None = None
     fitness: float | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)  # JSON data: saved as JSON, tuples come back as lists
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:
@@ -152,15 +174,15 @@ class Node:
         return trim_middle(self.term_out, max_chars)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field (non-finite floats become None)."""
+        """A JSON-ready dict of every field (non-finite exec_time/fitness as "inf", "-inf" or "nan")."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["parent_ids"] = list(self.parent_ids)
         data["genes"] = dict(self.genes)
         data["meta"] = dict(self.meta)
         data["metric"] = self.metric.to_dict() if self.metric is not None else None
         data["exc_stack"] = [list(f) for f in self.exc_stack] if self.exc_stack is not None else None
-        data["exec_time"] = _finite_or_none(self.exec_time)
-        data["fitness"] = _finite_or_none(self.fitness)
+        for name in _FLOAT_FIELDS:
+            data[name] = _encode_float(getattr(self, name))
         return data
 
     @classmethod
@@ -175,6 +197,9 @@ class Node:
         if "id" not in data:
             raise JournalError("a node in the journal has no 'id'")
         kwargs = dict(data)
+        for name in _FLOAT_FIELDS:
+            if name in kwargs:
+                kwargs[name] = _decode_float(kwargs[name], name, node_id)
         if kwargs.get("metric") is not None:
             try:
                 kwargs["metric"] = MetricValue.from_dict(kwargs["metric"])

@@ -1,6 +1,7 @@
 """Journal DAG queries, JSON round trips, atomic save, validation and the bounded memory summary."""
 
 import json
+import math
 import os
 import random
 import re
@@ -231,13 +232,44 @@ def test_json_round_trip_is_lossless(tree, tmp_path):
     assert [p.name for p in saved.parent.iterdir()] == ["journal.json"]  # no temp file left
 
 
-def test_non_finite_floats_are_saved_as_null():
-    node = make(metric=0.5)
-    node.fitness = float("-inf")
-    node.exec_time = float("nan")
-    j = Journal([node])
-    data = json.loads(j.to_json())
-    assert data["nodes"][0]["fitness"] is None and data["nodes"][0]["exec_time"] is None
+@pytest.mark.parametrize(
+    ("fitness", "exec_time", "saved"),
+    [
+        (float("-inf"), float("nan"), ("-inf", "nan")),
+        (float("inf"), float("inf"), ("inf", "inf")),
+        (None, 0.0, (None, 0.0)),
+        (-2.5, None, (-2.5, None)),
+    ],
+)
+def test_non_finite_floats_round_trip(tmp_path, fitness, exec_time, saved):
+    node = make(metric=0.5, fitness=fitness, exec_time=exec_time)
+    text = Journal([node]).to_json()
+    data = json.loads(text)["nodes"][0]
+    assert (data["fitness"], data["exec_time"]) == saved  # strict JSON: no NaN/Infinity tokens
+    Journal([node]).save(tmp_path / "j.json")
+    for again in (Journal.from_json(text)[node.id], Journal.load(tmp_path / "j.json")[node.id]):
+        for name, value in (("fitness", fitness), ("exec_time", exec_time)):
+            got = getattr(again, name)
+            if value is None:
+                assert got is None
+            elif math.isnan(value):
+                assert math.isnan(got)
+            else:
+                assert got == value and type(got) is float
+
+
+@pytest.mark.parametrize("bad", ["fast", "Infinity", True, [1.0]])
+def test_bad_saved_float_names_node_and_field(bad):
+    data = json.loads(Journal([make(metric=0.5)]).to_json())
+    data["nodes"][0]["exec_time"] = bad
+    with pytest.raises(JournalError, match=rf"node {data['nodes'][0]['id']}: exec_time must be a number"):
+        Journal.from_dict(data)
+
+
+def test_meta_is_json_data_tuples_come_back_as_lists():
+    node = make(metric=0.5, meta={"pair": (1, 2), "nested": {"k": [1, "a"]}})
+    again = Journal.from_json(Journal([node]).to_json())[node.id]
+    assert again.meta == {"pair": [1, 2], "nested": {"k": [1, "a"]}}
 
 
 def test_unserialisable_meta_names_the_node():
