@@ -7,13 +7,19 @@ How the code is chosen:
    another language (bash, json, text, ...) are ignored.
 3. Candidates are blocks tagged python/py/python3/py3/ipython (any case) and untagged blocks. A candidate
    counts as code only if `ast.parse` accepts it and it is more than a bare name or constant.
+   An unclosed Python block that fails to parse but ends in prose (an unindented line that reads like a
+   sentence, e.g. "Hope this helps!") is cut before that prose when the rest parses; truncated code keeps its
+   syntax error.
 4. The pick, best first: a parsing Python-tagged block, then a parsing untagged block; within a tier the block
-   with the most distinct gene-section markers, then the longest, then the later one. If no block parses, a
+   with the most distinct gene-section markers, then the longest, then the later one. If no block parses, the
+   text outside the blocks is tried as in 5 (e.g. a ```bash block followed by unfenced Python). Failing that, a
    Python-tagged block that fails to parse is returned with its `syntax_error` set (so a debug step can fix it);
    empty blocks and blocks of bare names/constants (`...`) never count.
 5. Without fences, the whole reply is code if it parses; otherwise the reply minus leading and trailing prose
    lines is tried (starting at a line that looks like code: import/from/def/class/@/#/if __name__).
 The plan is the reply with the chosen code removed, stripped of surplus blank lines.
+A block tagged python that holds another language which happens to parse (R's `x <- 1` is `x < -1`) is taken
+as Python; running it fails and the debug step sees why.
 """
 
 from __future__ import annotations
@@ -30,6 +36,8 @@ PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "ipython", "pycon", "
 _FENCE_OPEN_RE = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n]*)$")
 _CODE_START_RE = re.compile(r"^(import |from \S+ import |def |class |async def |@|#|if __name__)")
 _MAX_PROSE_TRIALS = 40
+# A line of prose after code: unindented, a capitalised word, then at least two more words; no code symbols.
+_PROSE_LINE_RE = re.compile(r"^[A-Z][A-Za-z'’]*(?:[ \t]+[A-Za-z0-9'’\",.;:!?()\-]+){2,}[ \t]*$")
 _EMPTY = "empty code"
 _TRIVIAL = "only bare names or constants, not a program"
 
@@ -131,6 +139,26 @@ def _plan_without(text: str, start: int, end: int) -> str:
     return re.sub(r"\n{3,}", "\n\n", plan).strip()
 
 
+def _cut_trailing_prose(text: str, block: _Block, code: str) -> _Block:
+    """An unclosed block whose code fails to parse, cut before trailing prose if the code then parses."""
+    lines = code.split("\n")
+    for index in range(1, len(lines)):
+        if not _PROSE_LINE_RE.match(lines[index]) or syntax_error_of(lines[index]) is None:
+            continue
+        kept = "\n".join(lines[:index]).strip("\n")
+        if syntax_error_of(kept) is None:
+            return _Block(block.lang, kept, block.start, _body_line_offset(text, block, index), block.closed)
+    return _Block(block.lang, code, block.start, block.end, block.closed)
+
+
+def _body_line_offset(text: str, block: _Block, index: int) -> int:
+    """Where line `index` of a block's code (leading blank lines stripped) starts in `text`."""
+    body_at = text.find("\n", block.start) + 1
+    raw = text[body_at:].split("\n")
+    lead = next(i for i, line in enumerate(raw) if line.strip())
+    return body_at + sum(len(line) + 1 for line in raw[: lead + index])
+
+
 def _from_blocks(text: str, blocks: list[_Block]) -> ParsedResponse | None:
     python_ok, untagged_ok, python_bad = [], [], []
     for block in blocks:
@@ -139,6 +167,9 @@ def _from_blocks(text: str, blocks: list[_Block]) -> ParsedResponse | None:
             continue
         candidate = _Block(block.lang, code, block.start, block.end, block.closed)
         error = syntax_error_of(code)
+        if error is not None and not block.closed:
+            candidate = _cut_trailing_prose(text, block, code)
+            error = syntax_error_of(candidate.code)
         if error is None:
             (python_ok if block.lang else untagged_ok).append(candidate)
         elif block.lang and error not in (_EMPTY, _TRIVIAL):
@@ -147,12 +178,30 @@ def _from_blocks(text: str, blocks: list[_Block]) -> ParsedResponse | None:
         if tier:
             best = max(tier, key=_rank)
             return ParsedResponse(_plan_without(text, best.start, best.end), best.code + "\n")
+    outside = _from_text_between(text, blocks)
+    if outside is not None:
+        return outside
     if python_bad:
         best = max(python_bad, key=_rank)
         return ParsedResponse(
             _plan_without(text, best.start, best.end), best.code + "\n", syntax_error_of(best.code)
         )
     return None
+
+
+def _from_text_between(text: str, blocks: list[_Block]) -> ParsedResponse | None:
+    """Unfenced code in the text before, between or after the blocks: the longest stretch that parses."""
+    found: list[tuple[int, int]] = []
+    edges = [0, *(b for block in blocks for b in (block.start, block.end)), len(text)]
+    for begin, stop in zip(edges[::2], edges[1::2], strict=True):
+        parsed = _from_bare_text(text[begin:stop])
+        if parsed is not None:
+            at = text.find(parsed.code.rstrip("\n"), begin)
+            found.append((at, at + len(parsed.code.rstrip("\n"))))
+    if not found:
+        return None
+    start, end = max(found, key=lambda span: span[1] - span[0])
+    return ParsedResponse(_plan_without(text, start, end), text[start:end] + "\n")
 
 
 def _from_bare_text(text: str) -> ParsedResponse | None:

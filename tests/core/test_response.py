@@ -225,3 +225,46 @@ def test_syntax_error_of():
     assert syntax_error_of("") == "empty code"
     assert "bare name" in syntax_error_of("foo")
     assert syntax_error_of("def f(:").startswith("SyntaxError")
+
+
+def test_bash_block_then_unfenced_python():
+    reply = "Install first:\n```bash\npip install lightgbm\n```\nThen run:\n\n" + SOLUTION + "\nThat is all."
+    parsed = parse_response(reply)
+    assert parsed.code == SOLUTION and parsed.syntax_error is None
+    assert "```bash\npip install lightgbm\n```" in parsed.plan and "That is all." in parsed.plan
+
+
+def test_unfenced_python_then_bash_block():
+    reply = "Solution:\n" + SOLUTION + "\nRun it with:\n```sh\npython solution.py\n```\n"
+    parsed = parse_response(reply)
+    assert parsed.code == SOLUTION and "python solution.py" in parsed.plan
+
+
+def test_valid_unfenced_python_beats_a_broken_python_block():
+    reply = "First try:\n```python\ndef f(:\n```\nFixed version:\n\n" + SOLUTION
+    assert parse_response(reply).code == SOLUTION
+
+
+def test_blocks_of_other_languages_and_prose_between_them_are_not_code():
+    assert extract("Run:\n```bash\nls\n```\nand then\n```json\n{}\n```\nDone.") is None
+
+
+@pytest.mark.parametrize("indent", ["", "   "])
+def test_unclosed_python_fence_with_trailing_prose(indent):
+    body = "\n".join(
+        indent + line if line else line for line in (SOLUTION + "\nHope this helps, good luck!").split("\n")
+    )
+    parsed = parse_response(f"Plan.\n{indent}```python\n{body}\n\nLet me know if anything fails.\n")
+    assert parsed.code == SOLUTION and parsed.syntax_error is None
+    assert "Hope this helps, good luck!" in parsed.plan and "Let me know" in parsed.plan
+
+
+def test_truncated_unclosed_fence_with_prose_like_line_keeps_its_error():
+    parsed = parse_response("```python\nimport os\nx = compute(\nThe model is trained here\n")
+    assert parsed.code.startswith("import os") and "The model" in parsed.code
+    assert parsed.syntax_error is not None and "never closed" in parsed.syntax_error
+
+
+def test_unclosed_fence_ending_in_a_code_like_line_is_not_cut():
+    parsed = parse_response("```python\nimport os\nprint(os.sep)\nfor x in\n")
+    assert parsed.syntax_error is not None and parsed.code.endswith("for x in\n")
