@@ -6,7 +6,6 @@ import hashlib
 import json
 import os
 import stat
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -14,7 +13,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import grade_submission, list_bundled, load_competition, prepare_bundled
-from swarm.competitions.bundled import SPECS
+from swarm.competitions.bundled import SPECS, base
 
 LEADERBOARDS = Path(__file__).parents[2] / "swarm" / "competitions" / "leaderboards"
 
@@ -64,13 +63,24 @@ def test_private_dir_is_owner_only_and_public_is_readable(cache_dir: Path) -> No
     assert stat.S_IMODE(os.stat(comp.public_dir / "train.csv").st_mode) == 0o644
 
 
-def test_prepare_is_idempotent_and_repairs_broken_dirs(tmp_path: Path) -> None:
+def _file_stamps(root: Path) -> dict[Path, tuple[int, int]]:
+    """Inode and mtime of the dir and everything in it: a rebuild (new files renamed in) changes both."""
+    return {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in [root, *sorted(root.rglob("*"))]}
+
+
+def test_prepare_is_idempotent_and_repairs_broken_dirs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = prepare_bundled("titanic", tmp_path)
-    stamp = (root / "competition.json").stat().st_mtime_ns
-    start = time.perf_counter()
+    before = _file_stamps(root)
+
+    def no_rebuild(*_: object) -> None:
+        raise AssertionError("a current preparation was rebuilt")
+
+    monkeypatch.setattr(base, "_write_files", no_rebuild)
     assert prepare_bundled("titanic", tmp_path) == root
-    assert time.perf_counter() - start < 0.05
-    assert (root / "competition.json").stat().st_mtime_ns == stamp
+    assert _file_stamps(root) == before
+    monkeypatch.undo()
     (root / "prepared" / "public" / "train.csv").unlink()
     assert prepare_bundled("titanic", tmp_path) == root
     assert (root / "prepared" / "public" / "train.csv").is_file()

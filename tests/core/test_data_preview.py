@@ -219,16 +219,23 @@ def test_broken_symlink_and_symlink_loop(tmp_path):
     assert "loop/ [link to a directory already shown]" in text
 
 
-def test_unlistable_directory_is_reported(tmp_path):
-    if os.geteuid() == 0:
-        pytest.skip("root can list any directory")
+def test_unlistable_directory_is_reported(tmp_path, monkeypatch):
+    """Listing `locked/` fails as for a non-root user without permission (root could list a chmod-0 dir)."""
     locked = tmp_path / "locked"
     locked.mkdir()
-    locked.chmod(0)
-    try:
-        assert "[cannot list:" in preview(tmp_path)
-    finally:
-        locked.chmod(0o755)
+    (locked / "hidden.csv").write_text("a\n1\n")
+    (tmp_path / "open.csv").write_text("b\n2\n")
+    real_scandir = os.scandir
+
+    def scandir(path="."):
+        if os.fspath(path) == os.fspath(locked):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    text = preview(tmp_path)
+    assert "locked/\n    [cannot list: Permission denied]" in text
+    assert "open.csv" in text and "hidden.csv" not in text
 
 
 def test_single_file_and_bad_arguments(comp, tmp_path):
