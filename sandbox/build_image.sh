@@ -1,31 +1,38 @@
 #!/usr/bin/env bash
 # Build the sandbox image without a container registry: debootstrap rootfs + host pip wheels + docker import.
 #
-# Usage: sandbox/build_image.sh [--torch] [--force] [--tag NAME:TAG]
-#   --torch   also install the local CPU torch wheel (/opt/wheels/torch-*+cpu-*.whl); off by default (large)
-#   --force   rebuild even when an image with the same content hash exists
+# Usage: sandbox/build_image.sh [--no-torch] [--force] [--tag NAME:TAG] [--print-packages]
+#   --no-torch        leave torch out (it is in by default: the local CPU wheel torch-<version>+cpu-cp311-*.whl)
+#   --force           rebuild even when an image with the same content hash exists
+#   --print-packages  print what would be installed (one requirement or wheel a line) and exit
 # Env: SWARM_SANDBOX_IMAGE (default tag), SWARM_SANDBOX_CACHE (default /var/cache/swarm-sandbox),
-#      SWARM_TORCH_WHEEL_GLOB (default /opt/wheels/torch-2.13.0+cpu-*.whl).
-# Idempotent: the image carries a label swarm.content_hash (script + package pins + flags); when the tag already
+#      SWARM_TORCH_WHEEL_DIR (default /opt/wheels: where the CPU torch wheel lies).
+# The packages come from sandbox/requirements.txt, the list sandbox/Dockerfile installs too.
+# Idempotent: the image carries a label swarm.content_hash (script + package list + flags); when the tag already
 # has that label the script exits at once. The debootstrap base is cached as a tarball between builds.
 # The Debian mirror is read from this machine's apt sources at run time.
 set -euo pipefail
 
+HERE=$(cd "$(dirname "$0")" && pwd)
+REQUIREMENTS="$HERE/requirements.txt"
 TAG=${SWARM_SANDBOX_IMAGE:-swarm-ev2-sandbox:latest}
 CACHE=${SWARM_SANDBOX_CACHE:-/var/cache/swarm-sandbox}
-TORCH_GLOB=${SWARM_TORCH_WHEEL_GLOB:-/opt/wheels/torch-2.13.0+cpu-*.whl}
+WHEEL_DIR=${SWARM_TORCH_WHEEL_DIR:-/opt/wheels}
 SUITE=bookworm
 BASE_INCLUDE=python3,libgomp1,ca-certificates
 SANDBOX_UID=10001
-WITH_TORCH=0
+WITH_TORCH=1
 FORCE=0
+PRINT=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
-        --torch) WITH_TORCH=1 ;;
+        --torch) WITH_TORCH=1 ;;  # the default; kept for old command lines
+        --no-torch) WITH_TORCH=0 ;;
         --force) FORCE=1 ;;
+        --print-packages) PRINT=1 ;;
         --tag) TAG=$2; shift ;;
-        -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
         *) echo "[build_image] error: unknown argument $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -33,30 +40,28 @@ done
 
 log() { echo "[build_image] $(date +%T) $*"; }
 die() { echo "[build_image] error: $*" >&2; exit 1; }
+START=$SECONDS
+
+# The package list: every requirement but torch goes to pip as written; torch is the local CPU wheel.
+[ -r "$REQUIREMENTS" ] || die "missing $REQUIREMENTS"
+mapfile -t PACKAGES < <(grep -Ev '^[[:space:]]*(#|$)' "$REQUIREMENTS" | grep -Ev '^torch==' | sed 's/[[:space:]]*$//')
+TORCH_VERSION=$(sed -n 's/^torch==\([^[:space:]]*\).*/\1/p' "$REQUIREMENTS")
+[ -n "$TORCH_VERSION" ] || die "$REQUIREMENTS has no torch==<version> line"
+TORCH_WHEEL=""
+if [ "$WITH_TORCH" = 1 ]; then
+    TORCH_WHEEL=$(find "$WHEEL_DIR" -maxdepth 1 -name "torch-${TORCH_VERSION}+cpu-cp311-cp311-*.whl" 2>/dev/null \
+        | sort | head -n 1)
+    [ -n "$TORCH_WHEEL" ] || die "no CPU wheel torch-${TORCH_VERSION}+cpu-cp311-*.whl in $WHEEL_DIR \
+(set SWARM_TORCH_WHEEL_DIR, or pass --no-torch)"
+fi
+if [ "$PRINT" = 1 ]; then
+    printf '%s\n' "${PACKAGES[@]}" ${TORCH_WHEEL:+"$TORCH_WHEEL"}
+    exit 0
+fi
 
 docker info >/dev/null 2>&1 || die "no Docker engine answers; run sandbox/setup_engine.sh first"
 
-# Package pins: follow the host's versions where it has them, so solutions behave the same in both backends.
-PY=$(command -v python3)
-mapfile -t PACKAGES < <("$PY" - <<'PY'
-import importlib.metadata as m
-for name in ("numpy", "pandas", "scipy", "scikit-learn", "lightgbm", "joblib", "threadpoolctl"):
-    try:
-        print(f"{name}=={m.version(name)}")
-    except m.PackageNotFoundError:
-        print(name)
-PY
-)
-PACKAGES+=("xgboost-cpu==3.2.0")
-
-TORCH_WHEEL=""
-if [ "$WITH_TORCH" = 1 ]; then
-    # shellcheck disable=SC2086
-    TORCH_WHEEL=$(ls $TORCH_GLOB 2>/dev/null | head -n 1 || true)
-    [ -n "$TORCH_WHEEL" ] || die "--torch given but no wheel matches $TORCH_GLOB"
-fi
-
-HASH=$( { cat "$0"; printf '%s\n' "${PACKAGES[@]}" "$BASE_INCLUDE" "$SUITE" "torch=$(basename "${TORCH_WHEEL:-none}")"; } \
+HASH=$( { cat "$0" "$REQUIREMENTS"; printf '%s\n' "$BASE_INCLUDE" "$SUITE" "torch=$(basename "${TORCH_WHEEL:-none}")"; } \
     | sha256sum | cut -c1-16)
 
 if [ "$FORCE" = 0 ]; then
@@ -123,14 +128,10 @@ mkdir -p "$SITE"
 PIP_ARGS=(--quiet --only-binary=:all: --python-version 3.11 --implementation cp --abi cp311
     --platform manylinux2014_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux_2_28_x86_64
     --target "$SITE")
-log "pip install ${PACKAGES[*]}"
-python3 -m pip install "${PIP_ARGS[@]}" "${PACKAGES[@]}" >"$CACHE/pip.log" 2>&1 \
+# One pip run for everything, so the requirements and torch's dependencies are resolved together.
+log "pip install ${PACKAGES[*]} ${TORCH_WHEEL:+$(basename "$TORCH_WHEEL")}"
+python3 -m pip install "${PIP_ARGS[@]}" "${PACKAGES[@]}" ${TORCH_WHEEL:+"$TORCH_WHEEL"} >"$CACHE/pip.log" 2>&1 \
     || { grep -v "is ignored: it is neither" "$CACHE/pip.log" | tail -n 20 >&2; die "pip install failed"; }
-if [ -n "$TORCH_WHEEL" ]; then
-    log "pip install $(basename "$TORCH_WHEEL")"
-    python3 -m pip install "${PIP_ARGS[@]}" --upgrade "$TORCH_WHEEL" >>"$CACHE/pip.log" 2>&1 \
-        || { tail -n 20 "$CACHE/pip.log" >&2; die "pip install of torch failed"; }
-fi
 rm -rf "$SITE"/bin
 # The root filesystem is read-only at run time: ship bytecode so imports need not recompile every time.
 python3 -m compileall -q -j 0 "$SITE" >/dev/null 2>&1 || true
@@ -151,9 +152,14 @@ tar -C "$ROOT" -c . | docker import \
     --change "LABEL swarm.content_hash=$HASH swarm.torch=$WITH_TORCH" \
     --change 'CMD ["python"]' \
     - "$TAG" >/dev/null
-docker run --rm --network none "$TAG" python -c \
-    "import numpy, pandas, sklearn, lightgbm, xgboost; print('image ok: numpy', numpy.__version__, 'pandas', pandas.__version__, 'sklearn', sklearn.__version__)"
+CHECK="import numpy, pandas, sklearn, lightgbm, xgboost; print('image ok: numpy', numpy.__version__, 'pandas', \
+pandas.__version__, 'sklearn', sklearn.__version__)"
+if [ "$WITH_TORCH" = 1 ]; then
+    CHECK="$CHECK; import torch; print('torch', torch.__version__, torch.ones(2).sum().item())"
+fi
+docker run --rm --network none "$TAG" python -c "$CHECK"
 if [ -n "$OLD_ID" ] && [ "$OLD_ID" != "$(docker image inspect --format '{{.Id}}' "$TAG")" ]; then
     docker rmi "$OLD_ID" >/dev/null 2>&1 || true  # the image this build replaced, unless still in use
 fi
-log "built $TAG: $(docker image inspect --format '{{.Size}}' "$TAG" | awk '{printf "%.0f MB", $1/1e6}')"
+log "built $TAG in $((SECONDS - START)) s: $(docker image inspect --format '{{.Size}}' "$TAG" \
+    | awk '{printf "%.0f MB", $1/1e6}')"
