@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
@@ -10,7 +9,8 @@ from sandbox.result import ExecutionResult, OutputCollector, list_files, parse_t
 from sandbox.workspace import NodeDirs
 from swarm.config import ExecutionConfig
 
-SANDBOX_UID = 10001
+SANDBOX_UID = 10001  # the Docker container's uid; local executions get a slot uid (sandbox.slots)
+DISK_LIMIT_EXC = "DiskLimitExceeded"
 
 
 class SandboxUnavailable(RuntimeError):
@@ -26,6 +26,7 @@ class RawRun:
     exec_time: float
     timed_out: bool = False
     oom_killed: bool = False
+    disk_exceeded: bool = False
     isolated: bool = True
 
 
@@ -50,22 +51,16 @@ class Sandbox(ABC):
             raise ValueError(f"timeout_s must be positive, got {timeout_s}")
         node_dirs.code_path.write_text(code, encoding="utf-8")
         node_dirs.code_path.chmod(0o644)
-        self._prepare_dirs(node_dirs)
         raw = self._execute(node_dirs, timeout)
         return self._finish(raw, node_dirs)
 
     @abstractmethod
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
-        """Run node_dirs.code_path with cwd = node_dirs.root; never leave a process or container behind."""
+        """Run node_dirs.code_path with cwd = node_dirs.root; never leave a process or container behind.
 
-    def _prepare_dirs(self, node_dirs: NodeDirs) -> None:
-        """Make the node's working and submission dirs writable by the sandbox uid (when we are root)."""
-        if os.geteuid() != 0:
-            return
-        for top in (node_dirs.working, node_dirs.submission):
-            for dirpath, dirnames, filenames in os.walk(top):
-                for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-                    os.lchown(name, SANDBOX_UID, SANDBOX_UID)
+        Also enforces the overall disk cap (cfg.disk_mb over everything the run writes) and, as root, owns the
+        node's working/ and submission/ by the execution's uid only while it runs (sandbox.ownership).
+        """
 
     def _finish(self, raw: RawRun, node_dirs: NodeDirs) -> ExecutionResult:
         output, truncated = raw.collector.text()
@@ -74,7 +69,13 @@ class Sandbox(ABC):
         if raw.exit_code != 0 or raw.timed_out:
             exc_type, exc_info, stack = parse_traceback(output)
         oom = raw.oom_killed or bool(exc_type and exc_type.endswith("MemoryError"))
-        if raw.timed_out and exc_type is None:
+        if raw.disk_exceeded:  # the watcher's kill ended the run, whatever it printed before
+            exc_type, stack = DISK_LIMIT_EXC, []
+            exc_info = (
+                f"wrote more than the {self.cfg.disk_mb} MB disk limit (execution.disk_mb, counted over "
+                "working/, submission/ and temp files) and was killed"
+            )
+        elif raw.timed_out and exc_type is None:
             exc_type, exc_info = "TimeoutError", "execution exceeded the time limit and was killed"
         elif oom and exc_type is None:
             exc_type, exc_info = "MemoryError", "killed for exceeding the memory limit"
@@ -89,6 +90,7 @@ class Sandbox(ABC):
             exec_time=round(raw.exec_time, 4),
             timed_out=raw.timed_out,
             oom_killed=oom,
+            disk_exceeded=raw.disk_exceeded,
             files=list_files(node_dirs.root, ("working", "submission")),
             submission_path=submission if submission.is_file() and not submission.is_symlink() else None,
             backend=self.name,

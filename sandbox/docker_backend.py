@@ -2,8 +2,10 @@
 
 Each container: no network, memory == memswap limit, pids and CPU limits, all capabilities dropped,
 no-new-privileges, uid 10001, read-only root filesystem, a size-limited /tmp tmpfs, an fsize ulimit, input
-mounted read-only, only the node's working/ and submission/ writable, and an init process. Containers are
-labelled and always removed (also when the caller is cancelled); leftovers of dead processes are reaped.
+mounted read-only, only the node's working/ and submission/ writable, and an init process. The command runs
+under `timeout -s KILL <timeout + grace>`, so a container stops by itself even when its caller was killed.
+Containers are labelled and always removed (also when the caller is cancelled); leftovers of dead callers are
+reaped. What the run writes to its dirs is capped in all (sandbox.disk_watch).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import LogConfig, Mount, Ulimit
 
 from sandbox.base import SANDBOX_UID, RawRun, Sandbox, SandboxUnavailable
+from sandbox.disk_usage import total_bytes
+from sandbox.disk_watch import DiskWatcher
+from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.result import OutputCollector
 from sandbox.workspace import CODE_FILE, NodeDirs
 from swarm.config import ExecutionConfig
@@ -34,6 +39,10 @@ LABEL_PID = "swarm.sandbox.pid"
 LABEL_HOST = "swarm.sandbox.host"
 CONTAINER_ROOT = "/sandbox"
 WAIT_SLICE_S = 1.0
+DEADLINE_GRACE_S = 10.0  # the in-container deadline is timeout + this (the caller kills at the timeout)
+KILL_WAIT_S = 30.0  # how long to wait for a killed container to stop
+RETRY_SLEEP_S = 0.5  # pause between waits that failed at once (the engine does not answer)
+ENGINE_LOST_S = 30.0  # the engine is given up after answering nothing for this long
 
 _active: set[str] = set()
 _active_lock = threading.Lock()
@@ -118,6 +127,54 @@ def _remove_active_at_exit() -> None:
 atexit.register(_remove_active_at_exit)
 
 
+def container_kwargs(cfg: ExecutionConfig, node_dirs: NodeDirs, timeout_s: float) -> dict:
+    """The create() arguments: every limit and mount of one execution (no engine needed to build them)."""
+    disk = cfg.disk_mb * 1024 * 1024
+    threads = str(max(1, math.ceil(cfg.cpus)))
+    input_src = node_dirs.input.resolve()
+    log_bytes = max(10 * 1024 * 1024, 8 * cfg.max_output_chars)
+    deadline = math.ceil(timeout_s + DEADLINE_GRACE_S)
+    return {
+        "image": cfg.image,
+        # One stream keeps stdout and stderr in order (two are copied by racing goroutines). coreutils'
+        # timeout kills the solution (and with it the container) if nobody else does.
+        "command": ["/bin/sh", "-c", f"exec timeout -s KILL {deadline} python {CODE_FILE} 2>&1"],
+        "working_dir": CONTAINER_ROOT,
+        "user": f"{SANDBOX_UID}:{SANDBOX_UID}",
+        "network_mode": "none",
+        "mem_limit": f"{cfg.memory_mb}m",
+        "memswap_limit": f"{cfg.memory_mb}m",
+        "pids_limit": cfg.pids_limit,
+        "nano_cpus": int(cfg.cpus * 1e9),
+        "cap_drop": ["ALL"],
+        "security_opt": ["no-new-privileges"],
+        "read_only": True,
+        "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={cfg.disk_mb}m,mode=1777"},
+        "ulimits": [Ulimit(name="fsize", soft=disk, hard=disk), Ulimit(name="core", soft=0, hard=0)],
+        "mounts": [
+            Mount(f"{CONTAINER_ROOT}/input", str(input_src), type="bind", read_only=True),
+            Mount(f"{CONTAINER_ROOT}/working", str(node_dirs.working), type="bind"),
+            Mount(f"{CONTAINER_ROOT}/submission", str(node_dirs.submission), type="bind"),
+            Mount(f"{CONTAINER_ROOT}/{CODE_FILE}", str(node_dirs.code_path), type="bind", read_only=True),
+        ],
+        "init": True,
+        "environment": {
+            "HOME": "/tmp",
+            "TMPDIR": "/tmp",
+            "MPLCONFIGDIR": "/tmp",
+            "PYTHONUNBUFFERED": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "OMP_NUM_THREADS": threads,
+            "OPENBLAS_NUM_THREADS": threads,
+            "MKL_NUM_THREADS": threads,
+        },
+        "labels": {LABEL: "1", LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()},
+        "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "2"}),
+        "stdin_open": False,
+        "tty": False,
+    }
+
+
 class DockerSandbox(Sandbox):
     """Runs solutions in containers of `cfg.image`."""
 
@@ -132,72 +189,48 @@ class DockerSandbox(Sandbox):
             )
         reap_stale_containers(self.client)
 
-    def container_kwargs(self, node_dirs: NodeDirs) -> dict:
-        """The create() arguments: every limit and mount of one execution."""
-        cfg = self.cfg
-        disk = cfg.disk_mb * 1024 * 1024
-        threads = str(max(1, math.ceil(cfg.cpus)))
-        input_src = node_dirs.input.resolve()
-        log_bytes = max(10 * 1024 * 1024, 8 * cfg.max_output_chars)
-        return {
-            "image": cfg.image,
-            # One stream keeps stdout and stderr in order (two are copied by racing goroutines).
-            "command": ["/bin/sh", "-c", f"exec python {CODE_FILE} 2>&1"],
-            "working_dir": CONTAINER_ROOT,
-            "user": f"{SANDBOX_UID}:{SANDBOX_UID}",
-            "network_mode": "none",
-            "mem_limit": f"{cfg.memory_mb}m",
-            "memswap_limit": f"{cfg.memory_mb}m",
-            "pids_limit": cfg.pids_limit,
-            "nano_cpus": int(cfg.cpus * 1e9),
-            "cap_drop": ["ALL"],
-            "security_opt": ["no-new-privileges"],
-            "read_only": True,
-            "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={cfg.disk_mb}m,mode=1777"},
-            "ulimits": [Ulimit(name="fsize", soft=disk, hard=disk), Ulimit(name="core", soft=0, hard=0)],
-            "mounts": [
-                Mount(f"{CONTAINER_ROOT}/input", str(input_src), type="bind", read_only=True),
-                Mount(f"{CONTAINER_ROOT}/working", str(node_dirs.working), type="bind"),
-                Mount(f"{CONTAINER_ROOT}/submission", str(node_dirs.submission), type="bind"),
-                Mount(f"{CONTAINER_ROOT}/{CODE_FILE}", str(node_dirs.code_path), type="bind", read_only=True),
-            ],
-            "init": True,
-            "environment": {
-                "HOME": "/tmp",
-                "TMPDIR": "/tmp",
-                "MPLCONFIGDIR": "/tmp",
-                "PYTHONUNBUFFERED": "1",
-                "PYTHONDONTWRITEBYTECODE": "1",
-                "OMP_NUM_THREADS": threads,
-                "OPENBLAS_NUM_THREADS": threads,
-                "MKL_NUM_THREADS": threads,
-            },
-            "labels": {LABEL: "1", LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()},
-            "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "2"}),
-            "stdin_open": False,
-            "tty": False,
-        }
+    def container_kwargs(self, node_dirs: NodeDirs, timeout_s: float | None = None) -> dict:
+        """The create() arguments of one execution (see container_kwargs)."""
+        return container_kwargs(self.cfg, node_dirs, self.cfg.timeout_s if timeout_s is None else timeout_s)
 
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
-        if os.geteuid() != 0:  # the container uid must be able to write the rw mounts
+        if os.geteuid() == 0:  # the container uid owns the rw mounts only while it runs
+            claim_dirs(node_dirs, SANDBOX_UID)
+        else:  # the container uid must be able to write the rw mounts
             node_dirs.working.chmod(0o777)
             node_dirs.submission.chmod(0o777)
+        try:
+            return self._run_container(node_dirs, timeout_s)
+        except requests.exceptions.ConnectionError as exc:
+            raise SandboxUnavailable(
+                f"the Docker engine stopped answering during an execution: {exc}"
+            ) from exc
+        finally:
+            if os.geteuid() == 0:
+                release_dirs(node_dirs)
+
+    def _run_container(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
         collector = OutputCollector(self.cfg.max_output_chars)
         container = None
-        reader = None
         try:
-            container = self.client.containers.create(**self.container_kwargs(node_dirs))
+            container = self.client.containers.create(**self.container_kwargs(node_dirs, timeout_s))
             with _active_lock:
                 _active.add(container.id)
+            watcher = DiskWatcher(
+                lambda: total_bytes((node_dirs.working, node_dirs.submission)),
+                self.cfg.disk_mb * 1024 * 1024,
+                lambda: _kill(container),
+            )
             start = time.monotonic()
             container.start()
             reader = threading.Thread(target=_pump_logs, args=(container, collector), daemon=True)
             reader.start()
-            timed_out = _wait(container, start + timeout_s)
+            with watcher:
+                timed_out = _wait(container, start + timeout_s)
             elapsed = time.monotonic() - start
             if timed_out:
                 _kill(container)
-                container.wait(timeout=30)
+                _wait_stopped(container, KILL_WAIT_S)
             reader.join(timeout=10)
             if collector.cut:
                 # A follow stream stops at a log rotation; read the end again from the stopped container.
@@ -213,6 +246,7 @@ class DockerSandbox(Sandbox):
                 exec_time=elapsed,
                 timed_out=timed_out,
                 oom_killed=bool(state.get("OOMKilled")),
+                disk_exceeded=watcher.exceeded,
             )
         finally:
             if container is not None:
@@ -223,18 +257,42 @@ def _wait(container, deadline: float) -> bool:
     """Wait for the container to stop; True when the deadline passed first.
 
     Waits in short slices so that an exception raised into this thread (a cancelled or timed-out Prefect
-    task) is delivered within about WAIT_SLICE_S and the caller's `finally` removes the container.
+    task) is delivered within about WAIT_SLICE_S and the caller's `finally` removes the container. docker SDK
+    7.x may report a slice's timeout as ConnectionError instead of ReadTimeout; a ConnectionError that comes
+    back at once means the engine does not answer: then retry every RETRY_SLEEP_S, and give up with
+    SandboxUnavailable after ENGINE_LOST_S of silence.
     """
+    lost_since: float | None = None
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return True
+        slice_s = min(WAIT_SLICE_S, remaining)
+        asked = time.monotonic()
         try:
-            container.wait(timeout=min(WAIT_SLICE_S, remaining))
+            container.wait(timeout=slice_s)
             return False
-        except (requests.exceptions.ReadTimeout, requests.exceptions.ConnectionError):
-            # docker SDK 7.x may report a wait timeout as ConnectionError instead of ReadTimeout.
-            continue
+        except requests.exceptions.ReadTimeout:
+            lost_since = None
+        except requests.exceptions.ConnectionError as exc:
+            now = time.monotonic()
+            if now - asked >= slice_s * 0.5:  # a slice that timed out, reported as ConnectionError
+                lost_since = None
+                continue
+            lost_since = lost_since or now
+            if now - lost_since >= ENGINE_LOST_S:
+                raise SandboxUnavailable(
+                    f"the Docker engine has not answered for {ENGINE_LOST_S:.0f} s ({exc})"
+                ) from exc
+            time.sleep(max(0.0, min(RETRY_SLEEP_S, deadline - now)))
+
+
+def _wait_stopped(container, timeout_s: float) -> bool:
+    """After a kill: wait up to timeout_s for the container to stop; False when that could not be seen."""
+    try:
+        return not _wait(container, time.monotonic() + timeout_s)
+    except SandboxUnavailable:
+        return False
 
 
 def _kill(container) -> None:

@@ -1,16 +1,21 @@
-"""The local backend: a subprocess with rlimits, a scrubbed environment and (as root) an unprivileged uid.
+"""The local backend: a supervised subprocess with rlimits, a scrubbed environment and (as root) its own uid.
 
-It is weaker than Docker: no network or filesystem namespace. As root the child runs as uid 10001, so it cannot
-read root-only files; as any other user it runs with the caller's rights and the result says isolated=False.
+It is weaker than Docker: no network or filesystem namespace. As root each execution runs as its own slot uid
+(sandbox.slots): it cannot read root-only files nor touch another execution's dirs, and every process of that
+uid dies at the end. As any other user it runs with the caller's rights and the result says isolated=False.
+Either way the solution runs under a supervisor (sandbox/shim.py, a child subreaper) that kills whatever it
+left behind, also daemons that double-fork, and that enforces the deadline even if the caller is killed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import math
 import os
 import resource
+import select
 import signal
 import subprocess
 import sys
@@ -18,9 +23,14 @@ import threading
 import time
 from pathlib import Path
 
-from sandbox.base import SANDBOX_UID, RawRun, Sandbox
-from sandbox.process_tree import kill_tree
+from sandbox.base import RawRun, Sandbox
+from sandbox.disk_usage import total_bytes
+from sandbox.disk_watch import DiskWatcher
+from sandbox.ownership import claim_dirs, release_dirs
+from sandbox.process_tree import kill_tree, kill_uid
 from sandbox.result import OutputCollector
+from sandbox.shared_tmp import owned_bytes
+from sandbox.slots import PROBE_UID, SLOTS, UidSlots
 from sandbox.workspace import CODE_FILE, NodeDirs
 from swarm.config import ExecutionConfig
 
@@ -28,6 +38,10 @@ log = logging.getLogger(__name__)
 
 # Host variables a solution may see; everything else (API keys, tokens, cloud credentials) is dropped.
 ENV_PASSTHROUGH = ("LANG", "LC_ALL", "LC_CTYPE", "TZ")
+SHIM_SOURCE = Path(__file__).with_name("shim.py").read_text(encoding="utf-8")
+DEADLINE_GRACE_S = 10.0  # the supervisor's own deadline: timeout + this, also when the caller is gone
+STOP_WAIT_S = 5.0  # how long the supervisor gets to clean up after being told to stop
+WAIT_SLICE_S = 0.25
 
 
 @functools.lru_cache(maxsize=8)
@@ -47,6 +61,20 @@ def uid_can_run(python: str, uid: int) -> bool:
     except (OSError, subprocess.SubprocessError):
         return False
     return done.returncode == 0
+
+
+def find_isolated_python(uid: int = PROBE_UID) -> str | None:
+    """The interpreter LocalSandbox should use to isolate as root: $SWARM_SANDBOX_PYTHON, this one, or the system's.
+
+    None when `uid` can run none of them (or when not root: then any interpreter runs unisolated).
+    """
+    if os.geteuid() != 0:
+        return None
+    candidates = [os.environ.get("SWARM_SANDBOX_PYTHON"), sys.executable, "/usr/bin/python3"]
+    for candidate in filter(None, candidates):
+        if Path(candidate).is_file() and uid_can_run(candidate, uid):
+            return candidate
+    return None
 
 
 def unreachable_parent(path: Path) -> Path | None:
@@ -69,7 +97,7 @@ def _count_user_processes(uid: int) -> int:
 
 
 class LocalSandbox(Sandbox):
-    """Runs solutions as local subprocesses. Not a security boundary unless it can drop to SANDBOX_UID."""
+    """Runs solutions as supervised local subprocesses. A security boundary only when it can switch uids."""
 
     name = "local"
 
@@ -78,21 +106,21 @@ class LocalSandbox(Sandbox):
         cfg: ExecutionConfig,
         *,
         python: str | None = None,
-        uid: int = SANDBOX_UID,
+        slots: UidSlots | None = None,
         extra_env: dict[str, str] | None = None,
     ) -> None:
         super().__init__(cfg)
         self.python = python or os.environ.get("SWARM_SANDBOX_PYTHON") or sys.executable
         if not Path(self.python).is_file():
             raise FileNotFoundError(f"python interpreter {self.python} does not exist")
-        self.uid = uid
+        self.slots = slots or SLOTS
         self.extra_env = dict(extra_env or {})
-        self.drop_privileges = os.geteuid() == 0 and uid_can_run(self.python, uid)
+        self.drop_privileges = os.geteuid() == 0 and uid_can_run(self.python, PROBE_UID)
         if os.geteuid() == 0 and not self.drop_privileges:
             log.warning(
-                "local sandbox: uid %d cannot run %s (is it under a 0700 dir?); solutions run as root, "
-                "NOT isolated. Set SWARM_SANDBOX_PYTHON to an interpreter outside /root.",
-                uid,
+                "local sandbox: the sandbox uids (e.g. %d) cannot run %s (is it under a 0700 dir?); solutions "
+                "run as root, NOT isolated. Set SWARM_SANDBOX_PYTHON to an interpreter outside /root.",
+                PROBE_UID,
                 self.python,
             )
         elif os.geteuid() != 0:
@@ -138,59 +166,154 @@ class LocalSandbox(Sandbox):
         ]
 
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
-        if self.drop_privileges:
-            for needed in (node_dirs.root, node_dirs.input.resolve()):
-                blocked = unreachable_parent(needed)
-                if blocked is not None:
-                    raise PermissionError(
-                        f"local sandbox: uid {self.uid} cannot reach {needed} because {blocked} is not "
-                        "traversable by others (chmod o+x it, or put the workspace/data elsewhere)"
-                    )
-        limits = self._limits(timeout_s)
+        if not self.drop_privileges:
+            return self._supervise(node_dirs, timeout_s, None)
+        for needed in (node_dirs.root, node_dirs.input.resolve()):
+            blocked = unreachable_parent(needed)
+            if blocked is not None:
+                raise PermissionError(
+                    f"local sandbox: the sandbox uids cannot reach {needed} because {blocked} is not "
+                    "traversable by others (chmod o+x it, or put the workspace/data elsewhere)"
+                )
+        with self.slots.acquire() as uid:
+            claim_dirs(node_dirs, uid)
+            try:
+                return self._supervise(node_dirs, timeout_s, uid)
+            finally:
+                release_dirs(node_dirs)  # its processes are dead: _supervise killed the uid
 
-        def set_limits() -> None:  # runs in the child, after the uid switch
-            for which, value in limits:
-                resource.setrlimit(which, (value, value))
+    def _shim_command(self, timeout_s: float, uid: int | None, status_fd: int) -> list[str]:
+        limits = ",".join(f"{which}={value}" for which, value in self._limits(timeout_s))
+        return [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            SHIM_SOURCE,
+            str(os.getpid()),
+            str(status_fd),
+            f"{timeout_s + DEADLINE_GRACE_S:.3f}",
+            "-" if uid is None else str(uid),
+            limits,
+            "--",
+            self.python,
+            CODE_FILE,
+        ]
 
-        ids: dict = {}
-        if self.drop_privileges:
-            ids = {"user": self.uid, "group": self.uid, "extra_groups": []}
+    def _supervise(self, node_dirs: NodeDirs, timeout_s: float, uid: int | None) -> RawRun:
+        """Run the solution under the shim (as `uid`, or as us when None) and collect what happened."""
         collector = OutputCollector(self.cfg.max_output_chars)
-        start = time.monotonic()
-        proc = subprocess.Popen(
-            [self.python, CODE_FILE],
-            cwd=node_dirs.root,
-            env=self.environment(node_dirs),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-            close_fds=True,
-            preexec_fn=set_limits,  # noqa: PLW1509 - only setrlimit calls, no locks taken
-            **ids,
-        )
-        reader = threading.Thread(target=_pump, args=(proc.stdout, collector), daemon=True)
-        reader.start()
-        timed_out = False
+        status_r, status_w = os.pipe()
         try:
-            proc.wait(timeout=timeout_s)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            start = time.monotonic()
+            try:
+                proc = subprocess.Popen(
+                    self._shim_command(timeout_s, uid, status_w),
+                    cwd=node_dirs.root,
+                    env=self.environment(node_dirs),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    close_fds=True,
+                    pass_fds=(status_w,),
+                )
+            finally:
+                os.close(status_w)
+            pidfd = None
+            watcher = DiskWatcher(
+                functools.partial(_written_bytes, node_dirs, uid),
+                self.cfg.disk_mb * 1024 * 1024,
+                lambda: _send(pidfd, signal.SIGTERM),
+            )
+            try:
+                pidfd = os.pidfd_open(proc.pid)  # signals and waits that can never hit a reused pid
+                reader = threading.Thread(target=_pump, args=(proc.stdout, collector), daemon=True)
+                reader.start()
+                with watcher:
+                    timed_out = not _wait_exit(pidfd, timeout_s)
+            finally:
+                _stop(proc, pidfd, uid)
+            elapsed = time.monotonic() - start
+            reader.join(timeout=10)
+            fate = _read_fate(status_r)
         finally:
-            kill_tree(proc.pid)  # also on a normal exit: no background child survives
-            proc.wait()
-        elapsed = time.monotonic() - start
-        reader.join(timeout=10)
-        rc = proc.returncode
-        if rc == -signal.SIGXCPU:  # the CPU-time rlimit is a time limit too
-            timed_out = True
+            os.close(status_r)
+        exit_code, limit_hit = _exit_code(fate, proc.returncode)
         return RawRun(
             collector=collector,
-            exit_code=128 - rc if rc < 0 else rc,
+            exit_code=exit_code,
             exec_time=elapsed,
-            timed_out=timed_out,
-            isolated=self.drop_privileges,
+            timed_out=timed_out or limit_hit,
+            disk_exceeded=watcher.exceeded,
+            isolated=uid is not None,
         )
+
+
+def _written_bytes(node_dirs: NodeDirs, uid: int | None) -> int:
+    """What the run has on disk: its working/ and submission/, and its slot uid's files in the temp dirs."""
+    used = total_bytes((node_dirs.working, node_dirs.submission))
+    return used + (owned_bytes(uid) if uid is not None else 0)
+
+
+def _send(pidfd: int, sig: int) -> None:
+    with contextlib.suppress(ProcessLookupError):
+        signal.pidfd_send_signal(pidfd, sig)
+
+
+def _wait_exit(pidfd: int, timeout_s: float) -> bool:
+    """True when the process exited within timeout_s (it is not reaped).
+
+    Waits in short slices so that an exception raised into this thread (a cancelled or timed-out Prefect
+    task) arrives within about WAIT_SLICE_S and the caller's `finally` stops the run.
+    """
+    deadline = time.monotonic() + timeout_s
+    poller = select.poll()
+    poller.register(pidfd, select.POLLIN)
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return False
+        if poller.poll(max(1, math.ceil(min(remaining, WAIT_SLICE_S) * 1000))):
+            return True
+
+
+def _stop(proc: subprocess.Popen, pidfd: int | None, uid: int | None) -> None:
+    """Let the shim kill and reap the solution's tree, then make sure: kill its tree and uid, and reap it."""
+    try:
+        if pidfd is not None and not _wait_exit(pidfd, 0.001):
+            _send(pidfd, signal.SIGTERM)
+            _wait_exit(pidfd, STOP_WAIT_S)
+        # Not reaped yet, so its pid, process group and session cannot have been reused.
+        kill_tree(proc.pid)
+        if uid is not None:
+            kill_uid(uid)
+        proc.wait()
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def _read_fate(fd: int) -> str:
+    """What the shim wrote to its status pipe ("" when it died without a word)."""
+    os.set_blocking(fd, False)
+    try:
+        return os.read(fd, 256).decode("ascii", "replace").strip()
+    except BlockingIOError:
+        return ""
+
+
+def _exit_code(fate: str, returncode: int) -> tuple[int, bool]:
+    """(exit code to report, whether a time limit ended the run) from the shim's status line."""
+    word, _, value = fate.partition(" ")
+    if word == "exit":
+        return int(value), False
+    if word == "signal":
+        sig = int(value)
+        return 128 + sig, sig == signal.SIGXCPU  # the CPU-time rlimit is a time limit too
+    if word == "stopped":
+        return 128 + signal.SIGKILL, value == "SIGALRM"
+    return (128 - returncode if returncode < 0 else returncode), False
 
 
 def _pump(stream, collector: OutputCollector) -> None:

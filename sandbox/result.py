@@ -34,6 +34,7 @@ class ExecutionResult(BaseModel):
     exec_time: float = Field(description="Wall-clock seconds of the execution itself.")
     timed_out: bool = False
     oom_killed: bool = False
+    disk_exceeded: bool = Field(False, description="Killed for writing more than execution.disk_mb in all.")
     files: list[str] = Field(default_factory=list, description="Files produced, relative to the node dir.")
     submission_path: Path | None = None
     backend: str
@@ -42,7 +43,7 @@ class ExecutionResult(BaseModel):
     @property
     def succeeded(self) -> bool:
         """True when the code exited 0 within its limits."""
-        return self.exit_code == 0 and not self.timed_out and not self.oom_killed
+        return self.exit_code == 0 and not self.timed_out and not self.oom_killed and not self.disk_exceeded
 
 
 class OutputCollector:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -15,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from sandbox import LocalSandbox, Workspace
-from sandbox.base import SANDBOX_UID
-from sandbox.local import uid_can_run
+from sandbox.local import find_isolated_python
 from swarm.config import ExecutionConfig
 
 SECRET = "sk-swarm-test-secret-0123456789"
@@ -27,14 +25,6 @@ def cfg(**overrides) -> ExecutionConfig:
     base = {"timeout_s": 30, "memory_mb": 512, "cpus": 1.0, "pids_limit": 64, "disk_mb": 64}
     base.update(overrides)
     return ExecutionConfig(**base)
-
-
-def isolated_python() -> str | None:
-    """An interpreter the sandbox uid can run (needed for the local isolation tests as root)."""
-    for candidate in (sys.executable, "/usr/bin/python3"):
-        if Path(candidate).is_file() and uid_can_run(candidate, SANDBOX_UID):
-            return candidate
-    return None
 
 
 @pytest.fixture
@@ -48,7 +38,7 @@ def make_backend(request) -> Callable[..., object]:
 
             return DockerSandbox(cfg(**overrides))
         if os.geteuid() == 0:
-            python = isolated_python()
+            python = find_isolated_python()
             if python is None:
                 pytest.skip("no interpreter the sandbox uid can run")
             return LocalSandbox(cfg(**overrides), python=python)

@@ -11,6 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.process_tree import real_uid
+from sandbox.slots import SLOTS
+
 BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
 SECRET = "sk-swarm-test-secret-0123456789"
 
@@ -107,6 +110,14 @@ def test_timeout_kills_the_whole_tree(backend, make_backend, workspace):
         pids = [int(p) for p in (node.working / "pids.txt").read_text().split()]
         assert len(pids) == 4
         assert [pid for pid in pids if _alive(pid)] == []
+    else:
+        assert _own_containers(sb.client) == [], "a timed-out container was left behind"
+
+
+def _own_containers(client) -> list:
+    from sandbox.docker_backend import LABEL, LABEL_PID
+
+    return client.containers.list(all=True, filters={"label": [f"{LABEL}=1", f"{LABEL_PID}={os.getpid()}"]})
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -124,6 +135,19 @@ def test_memory_bomb_is_reported_as_oom(backend, make_backend, workspace):
     assert not result.timed_out
     assert result.exit_code != 0
     assert result.exc_type is not None and result.exc_type.endswith("MemoryError")
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_sigkill_is_not_mistaken_for_oom(backend, make_backend, workspace):
+    """Exit status 137 alone means SIGKILL, not OOM: only the kernel's OOM report may set oom_killed."""
+    sb = make_backend(backend)
+    code = "import os, signal\nprint('going', flush=True)\nos.kill(os.getpid(), signal.SIGKILL)\n"
+    result = sb.run(code, workspace.node_dirs("selfkill"))
+    assert result.exit_code == 137
+    assert "going" in result.output
+    assert not result.oom_killed
+    assert not result.timed_out and not result.disk_exceeded
+    assert result.exc_type is None
 
 
 @pytest.mark.slow
@@ -150,15 +174,21 @@ def test_fork_bomb_is_contained(backend, make_backend, workspace):
     assert result.timed_out
     assert "fork refused" in result.output
     if backend == "local":
-        leftovers = [p for p in Path("/proc").iterdir() if p.name.isdigit() and _owned_by_sandbox(p)]
+        leftovers = [
+            p for p in Path("/proc").iterdir() if p.name.isdigit() and _owned_by_sandbox(p, workspace.root)
+        ]
         assert leftovers == []
 
 
-def _owned_by_sandbox(proc: Path) -> bool:
+def _owned_by_sandbox(proc: Path, under: Path) -> bool:
+    """A live process running as a local-backend slot uid in `under` (other test runs may share the host)."""
+    if real_uid(int(proc.name)) not in SLOTS.uids:
+        return False
     try:
-        return proc.stat().st_uid == 10001 and _alive(int(proc.name))
+        cwd = Path(os.readlink(proc / "cwd"))
     except OSError:
         return False
+    return cwd == under or under in cwd.parents
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -230,7 +260,16 @@ def test_secrets_private_files_and_outside_writes_are_denied(
     sb = make_backend(backend)
     node = workspace.node_dirs("thief")
     private = comp_dir / "private" / "answers.csv"
+    # Another user's home with a key in a 0700 .ssh, under a dir everyone can traverse: only the
+    # permission check (local) or the missing mount (docker) can stop the read, not a missing file.
+    home = comp_dir / "home-of-someone"
+    (home / ".ssh").mkdir(parents=True, mode=0o700)
+    home.chmod(0o755)
+    planted = home / ".ssh" / "id_ed25519"
+    planted.write_text("-----BEGIN OPENSSH PRIVATE KEY-----\nplanted\n", encoding="utf-8")
+    planted.chmod(0o600)
     probes = {
+        "read_planted_key": f"open({str(planted)!r}).read()",
         "read_private": f"open({str(private)!r}).read()",
         "list_root_home": "os.listdir('/root')",
         "read_ssh_key": "open('/root/.ssh/id_rsa').read()",
@@ -251,6 +290,10 @@ def test_secrets_private_files_and_outside_writes_are_denied(
     outcomes = json.loads(line[len("PROBES ") :])
     allowed = {name: outcome for name, outcome in outcomes.items() if outcome == "ok"}
     assert allowed == {}, f"the solution could do: {sorted(allowed)}"
+    # Locally the files exist and only permissions stop the solution; in Docker they are not even there.
+    expected = "PermissionError" if backend == "local" else "FileNotFoundError"
+    assert outcomes["read_planted_key"] == expected
+    assert outcomes["read_private"] == expected
     assert not (node.root / "stolen.py").exists()
     assert (comp_dir / "public" / "train.csv").read_text() == "id,x,y\n1,0.5,1\n2,0.1,0\n"
 

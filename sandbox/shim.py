@@ -1,0 +1,192 @@
+"""The local backend's supervisor: runs one solution and leaves none of its processes behind.
+
+LocalSandbox starts it as `python -I -S -c <this file's source> PARENT STATUS_FD DEADLINE_S UID LIMITS -- ARGV`
+(as root when the sandbox switches uids, so the solution cannot signal or trace it). It
+
+- becomes a child subreaper, so a daemon that double-forks (setsid, fork, exit) is re-parented to it rather
+  than to init, and it reaps every orphan while the solution runs (no zombies pile up);
+- forks the solution, which drops to UID (unless "-") with the rlimits LIMITS ("res=value,..."), sets
+  no_new_privs (setuid programs gain nothing) and execs ARGV;
+- when the solution exits, at DEADLINE_S (timeout + grace: no run outlives it even if the caller vanished),
+  on SIGTERM/SIGINT/SIGHUP, or when its parent dies (PR_SET_PDEATHSIG), kills and reaps every descendant;
+- writes the solution's fate to STATUS_FD: "exit N", "signal N" or "stopped SIGNAME".
+
+Standard library only, no imports from this package: it runs under -I -S with no sys.path of ours.
+"""
+
+import contextlib
+import ctypes
+import os
+import resource
+import signal
+import sys
+
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+PR_SET_NO_NEW_PRIVS = 38
+STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGALRM}
+WATCHED = STOP_SIGNALS | {signal.SIGCHLD}
+
+
+def _prctl(libc, option: int, value: int) -> None:
+    if libc.prctl(option, value, 0, 0, 0) != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"prctl({option}, {value}): {os.strerror(errno)}")
+
+
+def _descendants(root: int) -> set[int]:
+    """Every process below `root` (one /proc scan: /proc/*/task/*/children may not exist)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1:
+            children.setdefault(int(fields[1]), []).append(int(name))
+    found: set[int] = set()
+    frontier = [root]
+    while frontier:
+        kids = children.get(frontier.pop(), [])
+        found.update(kids)
+        frontier.extend(kids)
+    return found
+
+
+def _signal_all(pids: set[int], sig: int) -> None:
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, sig)
+
+
+def _reap(main_pid: int) -> int | None:
+    """Reap every exited child; the wait status of `main_pid` if it was among them."""
+    found = None
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return found
+        if pid == 0:
+            return found
+        if pid == main_pid:
+            found = status
+
+
+def _kill_uid(uid: int) -> None:
+    """kill(-1, SIGKILL) as `uid`: every process of the uid at once (the kernel lets no fork slip through)."""
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            os.kill(-1, signal.SIGKILL)
+        finally:
+            os._exit(0)
+    os.waitpid(helper, 0)
+
+
+def _kill_descendants(uid: int | None, group: int | None) -> None:
+    """Kill and reap everything below us: the slot uid and the solution's process group at once (each in one
+    pass no fork escapes), then freeze (SIGSTOP) and kill what is left.
+
+    Freezing first matters for fork bombs: killed processes free process slots that running ones would
+    refill. Orphans re-parent to us (a subreaper), so "below us" is the whole tree.
+    """
+    if uid is not None:
+        _kill_uid(uid)
+    if group is not None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(group, signal.SIGKILL)
+    me = os.getpid()
+    while True:
+        tree = _descendants(me)
+        while tree:  # freeze until the tree stops growing
+            _signal_all(tree, signal.SIGSTOP)
+            grown = tree | _descendants(me)
+            if grown == tree:
+                break
+            tree = grown
+        _signal_all(tree, signal.SIGKILL)
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                pass
+        except ChildProcessError:
+            return
+        signal.sigtimedwait({signal.SIGCHLD}, 0.05)
+
+
+def _start_solution(libc, status_fd: int, uid: int | None, limits: list[tuple[int, int]], argv: list[str]):
+    """In the forked child: drop privileges, apply the limits and exec the solution. Never returns."""
+    try:
+        os.setpgid(0, 0)  # a process group of its own: killpg reaches all of it at once
+        os.close(status_fd)
+        for sig in (*WATCHED, signal.SIGPIPE, signal.SIGXFSZ):
+            signal.signal(sig, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_SETMASK, set())
+        if uid is not None:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+        for which, value in limits:
+            resource.setrlimit(which, (value, value))
+        _prctl(libc, PR_SET_NO_NEW_PRIVS, 1)
+        os.execv(argv[0], argv)
+    except BaseException as exc:  # noqa: BLE001 - report anything, then leave without running our finally
+        os.write(2, f"sandbox shim: cannot start the solution: {exc!r}\n".encode())
+    os._exit(127)
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit {os.WEXITSTATUS(status)}"
+
+
+def main(args: list[str]) -> int:
+    """Supervise one solution (see the module doc for the arguments)."""
+    parent, status_fd, deadline_s = int(args[0]), int(args[1]), float(args[2])
+    uid = None if args[3] == "-" else int(args[3])
+    limits = [tuple(int(x) for x in item.split("=")) for item in args[4].split(",") if item]
+    argv = args[args.index("--") + 1 :]
+    os.set_inheritable(status_fd, False)
+    libc = ctypes.CDLL(None, use_errno=True)
+    # Signals are taken synchronously with sigwaitinfo: nothing can interrupt the clean-up below.
+    signal.pthread_sigmask(signal.SIG_BLOCK, WATCHED)
+    _prctl(libc, PR_SET_CHILD_SUBREAPER, 1)
+    _prctl(libc, PR_SET_PDEATHSIG, signal.SIGTERM)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    outcome = None
+    main_pid = None
+    if os.getppid() != parent:  # the parent died before PDEATHSIG was armed
+        outcome = "stopped parent-gone"
+    else:
+        signal.setitimer(signal.ITIMER_REAL, max(deadline_s, 0.1))
+        main_pid = os.fork()
+        if main_pid == 0:
+            _start_solution(libc, status_fd, uid, limits, argv)
+        with contextlib.suppress(OSError):  # also here, so the group exists before we might signal it
+            os.setpgid(main_pid, main_pid)
+        while outcome is None:
+            status = _reap(main_pid)
+            if status is not None:
+                outcome = _describe(status)
+                break
+            info = signal.sigwaitinfo(WATCHED)
+            if info.si_signo in STOP_SIGNALS:
+                outcome = f"stopped {signal.Signals(info.si_signo).name}"
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    # Only while the solution is unreaped is its pid (so its group id) sure not to have been reused.
+    _kill_descendants(uid, main_pid if outcome.startswith("stopped") else None)
+    os.write(status_fd, outcome.encode())
+    os.close(status_fd)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
