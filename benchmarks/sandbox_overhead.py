@@ -3,7 +3,9 @@
     python benchmarks/sandbox_overhead.py [--runs 15] [--code "pass"]
 
 Prints the median wall time of each way to run the same snippet, and ratios to the bare interpreter.
-The Docker row is skipped (with the reason) when no engine or image is available.
+The local row runs with the isolation the local backend really uses: as root, under the supervisor and a slot
+uid, with the interpreter such a uid can run (find_isolated_python). The Docker row is skipped (with the reason)
+when no engine or image is available.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from sandbox import LocalSandbox, SandboxUnavailable, Workspace
+from sandbox.local import find_isolated_python
 from swarm.config import ExecutionConfig
 
 
@@ -48,7 +51,8 @@ def main(argv: list[str] | None = None) -> int:
         cfg = ExecutionConfig(timeout_s=60)
         rows: list[tuple[str, float]] = []
 
-        python = sys.executable
+        # The same interpreter for the bare row and the local backend, so the ratio is the sandbox's cost.
+        python = find_isolated_python() or sys.executable
         rows.append(
             (
                 "bare python -c",
@@ -56,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
 
-        local = LocalSandbox(cfg)
+        local = LocalSandbox(cfg, python=python)
         rows.append(
             (
                 f"local sandbox (isolated={local.drop_privileges})",
@@ -79,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"docker sandbox: skipped ({exc})")
 
         bare = rows[0][1]
+        print(f"python: {python}")
         print(f"{'backend':40s} {'median_s':>9s} {'ratio':>7s}   ({args.runs} runs of {args.code!r})")
         for name, median in rows:
             print(f"{name:40s} {median:9.4f} {median / bare:7.1f}x")
