@@ -145,7 +145,11 @@ class ExecutionConfig(_Section):
     memory_mb: int = Field(4096, ge=64)
     cpus: float = Field(1.0, gt=0)
     pids_limit: int = Field(256, ge=8)
-    disk_mb: int = Field(1024, ge=1, description="Largest file / tmpfs a solution may write.")
+    disk_mb: int = Field(
+        1024,
+        ge=1,
+        description="Most a solution may write: in all (its dirs and temp files), per file, and its /tmp tmpfs.",
+    )
     max_output_chars: int = Field(200_000, ge=1000, description="Output kept per execution.")
     image: str = "swarm-ev2-sandbox:latest"
 
@@ -175,6 +179,12 @@ class EvolutionConfig(_Section):
     epsilon: float = Field(0.3, ge=0.0, le=1.0)
     learning_rate: float = Field(0.3, gt=0.0, le=1.0)
     min_records_for_evolution: int = Field(20, ge=0)
+    agents_kept: int = Field(2, ge=1, description="Best agents kept as they are when agents evolve.")
+    ga_min_population: int | None = Field(
+        None,
+        ge=2,
+        description="Good nodes the population needs before GA epochs start (policy ga); none = population_size.",
+    )
     experience_top_k: int = Field(3, ge=0)
     experience_max_records: int = Field(10_000, ge=1)
 
