@@ -29,7 +29,8 @@ API:
         cpus, memory_mb, timeout_s: the sandbox limits of one script run, stated under GUIDELINES
     builder.build_review(*, task_desc, code, output, metric=None, exec_time_s=None, timed_out=False,
                          metric_name=None, lower_is_better=None)
-    builder.build_evolution(part, agent, *, task_desc, stats, elite=None, elite_stats=None, examples=())
+    builder.build_evolution(part, agent, *, task_desc, stats, elite=None, elite_stats=None, examples=(),
+                            failures=())
         part: role | strategy_explore | strategy_merge | strategy_mutate; the model answers with the full
         new text in one ```markdown block (see `extract_evolved_text`).
     builder.render(template_name, **variables) -> str
@@ -488,8 +489,10 @@ class PromptBuilder:
         elite: AgentProfile | None = None,
         elite_stats: AgentStats | None = None,
         examples: Sequence[ExperienceRecord] = (),
+        failures: Sequence[ExperienceRecord] = (),
     ) -> list[Message]:
-        """Messages asking the evolution model to rewrite one part (role or a strategy) of `agent`."""
+        """Messages asking the evolution model to rewrite one part (role or a strategy) of `agent`:
+        `examples` are its best results, `failures` its worst (failed runs and weakest scores)."""
         if part not in PARTS:
             raise PromptError(f"unknown agent part {part!r}; expected one of {', '.join(PARTS)}")
         if not isinstance(agent, AgentProfile):
@@ -510,6 +513,9 @@ class PromptBuilder:
             "elite_stats": elite_stats,
             "task_desc": trim_middle(task_desc, b.task_desc // 2),
             "examples": self._examples(examples),
+            "failures": [
+                {**f, "success": r.success} for f, r in zip(self._examples(failures), failures, strict=False)
+            ],
             "max_chars": b.role if part == "role" else b.strategy,
         }
         template = "evolve_role.user.j2" if part == "role" else "evolve_strategy.user.j2"
