@@ -22,6 +22,7 @@ from swarm.atomic import read_json
 from swarm.journal import Journal
 from swarm.llm.base import SpendCapReached
 from swarm.pipeline import steps
+from swarm.pipeline.policy import begin_epoch
 from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_state
@@ -115,7 +116,12 @@ def epoch_flow(params: EpochParams) -> EpochSummary:
     wanted = params.steps or rc.cfg.evolution.steps_per_epoch
     parallel = rc.cfg.search.parallel
     queue = _replay_pending(run_dir, journal, state)
-    started, new_nodes, failures = 0, [], 0
+    # A resumed epoch counts the steps it already recorded before the run was killed.
+    started = sum(1 for node in journal if node.epoch == params.epoch)
+    if begin_epoch(state, params.epoch, rc.cfg, resumed=bool(started or queue)):
+        rc.save(journal, state)  # the generation this epoch runs, before any of its steps
+    new_nodes: list[str] = []
+    failures = 0
     stopped: str | None = None
     PROGRESS.update(epoch=params.epoch, max_steps=rc.cfg.agent.max_steps, lower_is_better=rc.lower_is_better)
 
@@ -164,10 +170,13 @@ def epoch_flow(params: EpochParams) -> EpochSummary:
 
     if stopped not in (None, "epoch done"):
         state.stopped_reason = stopped
+    steps.end_epoch(rc, journal, state, params.epoch)
     state.epochs_done = params.epoch
     evolve_agents(run_dir, params.epoch)
-    rc.save(journal, state)
+    # The snapshot first: a kill between the two leaves state.json at the previous epoch, so a resume
+    # finishes this epoch again (with no step left) and rewrites both.
     write_snapshot(paths, params.epoch, journal, state)
+    rc.save(journal, state)
     publish_epoch_artifacts(rc, journal, state, params.epoch)
     best = journal.best_node(only_good=True)
     return EpochSummary(

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import Workspace, make_sandbox
-from swarm.agent_store import AgentStore
-from swarm.atomic import write_json_atomic, write_text_atomic
+from swarm.agent_store import REPO_ROOT, AgentStore
+from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.config import Config, load_config
 from swarm.data_preview import preview
+from swarm.dispatcher import Dispatcher
 from swarm.experience import ExperiencePool
 from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message
@@ -84,12 +85,9 @@ class RunContext:
         }
         self.agents = AgentStore(paths.root)
         self.agent_ids = self.agents.agent_ids()[: cfg.evolution.num_agents]
-        skills = paths.root / "skills"
-        self.prompts = (
-            PromptBuilder(skills_dir=skills)
-            if (skills / "meta" / "index.json").is_file()
-            else PromptBuilder()
-        )
+        self.dispatcher = load_dispatcher(paths.dispatcher, self.agent_ids, cfg)
+        self.prompts = self._prompt_builder(paths.root)
+        self.prompt_assets_hash = self.prompts.assets_hash()
         self.pool = ExperiencePool(paths.experience, max_records=cfg.evolution.experience_max_records)
         metric = self.competition.metric
         self.lower_is_better = bool(metric.lower_is_better) if metric else False
@@ -109,6 +107,15 @@ class RunContext:
                         digest.update(chunk)
             self._data_hash = digest.hexdigest()
         return self._data_hash
+
+    @staticmethod
+    def _prompt_builder(root: Path) -> PromptBuilder:
+        """The run's own copies of the templates and skills (the repo's for runs made before they existed)."""
+        templates, skills = root / "prompts", root / "skills"
+        return PromptBuilder(
+            templates_dir=templates if templates.is_dir() else REPO_ROOT / "prompts",
+            skills_dir=skills if (skills / "meta" / "index.json").is_file() else REPO_ROOT / "skills",
+        )
 
     def _offline(self, stage_cfg: Any) -> LLMClient:
         from swarm.offline import OfflineClient
@@ -135,15 +142,24 @@ class RunContext:
         """The messages for a step, the offline coder's hints, and the agent text versions used."""
         profile = self.agents.current(plan.agent_id)
         views = [self.parent_view(p) for p in parents]
-        examples = self.pool.top_k(plan.task_type, self.cfg.evolution.experience_top_k)
+        examples = self.pool.top_k(
+            plan.task_type, self.cfg.evolution.experience_top_k, lower_is_better=self.lower_is_better
+        )
+        execution = self.cfg.execution
         kwargs: dict[str, Any] = {
             "task_desc": self.task_desc,
-            "memory": journal.memory_summary(),
+            "memory": journal.memory_summary(max_chars=self.prompts.budget.memory),
             "data_preview": self.data_preview,
             "examples": examples,
             "time_remaining_s": plan.time_remaining_s,
             "steps_remaining": plan.steps_remaining,
+            "cpus": execution.cpus,
+            "memory_mb": execution.memory_mb,
+            "timeout_s": execution.timeout_s,
         }
+        metric = self.competition.metric
+        if metric is not None:
+            kwargs.update(metric_name=metric.name, lower_is_better=bool(metric.lower_is_better))
         if plan.task_type == "merge":
             kwargs.update(parents=(views[0], views[1]), crossover_plan=plan.crossover_plan)
         elif plan.task_type == "mutate":
@@ -183,6 +199,7 @@ class RunContext:
         state.elapsed_s += now - self.started_monotonic
         self.started_monotonic = now
         journal.save(self.paths.journal)
+        write_json_atomic(self.paths.dispatcher, self.dispatcher.to_dict())
         save_state(self.paths, state)
 
     def pending_path(self, node_id: str) -> Path:
@@ -196,10 +213,19 @@ class RunContext:
         self.pending_path(node_id).unlink(missing_ok=True)
 
 
+def load_dispatcher(path: Path, agent_ids: list[str], cfg: Config) -> Dispatcher:
+    """The run's dispatcher (its saved scores; epsilon and learning rate from the config), or a new one."""
+    dispatcher = Dispatcher(agent_ids, cfg.evolution.epsilon, cfg.evolution.learning_rate)
+    if path.is_file():
+        saved = Dispatcher.from_dict(read_json(path))
+        dispatcher.scores, dispatcher.counts = saved.scores, saved.counts
+    return dispatcher
+
+
 def open_run(run_dir: Path) -> tuple[RunContext, Journal, RunState]:
     """Rebuild the context, journal and state of an existing run dir."""
     paths = RunPaths(Path(run_dir))
     state = load_state(paths)
-    cfg = load_config(paths.config, env_file=None)
+    cfg = load_config(paths.config, env_file=None).use_env_file(".env")  # .env keys still usable
     journal = Journal.load(paths.journal)
     return RunContext(paths, cfg, state), journal, state

@@ -1,8 +1,10 @@
 """Epoch snapshots and rerun branches.
 
-After epoch k the run writes `epochs/<k>/state.json` (state, journal, and how many experience records and
-which agent text versions existed). Rerunning epoch k starts a new branch `branches/<name>/` from the
-snapshot of epoch k-1; the original run is never touched. Epoch 0's snapshot is the empty run.
+After epoch k the run writes `epochs/<k>/state.json` (state, journal, how many experience records and model
+calls existed, and which agent text versions were current). Rerunning epoch k starts a new branch
+`branches/<name>/` from the snapshot of epoch k-1: the journal, the pool and the usage log as they were then,
+the agent texts as they were then (later versions stay on disk, not current). The original run is never
+touched. Epoch 0's snapshot is the empty run.
 """
 
 from __future__ import annotations
@@ -16,12 +18,15 @@ from swarm.journal import Journal
 from swarm.pipeline.state import RunPaths, RunState, save_state
 
 
+def _complete_lines(path: Path) -> int:
+    if not path.is_file():
+        return 0
+    with path.open("rb") as handle:
+        return sum(1 for line in handle if line.endswith(b"\n"))
+
+
 def write_snapshot(paths: RunPaths, epoch: int, journal: Journal, state: RunState) -> Path:
     target = paths.epoch_snapshot(epoch)
-    experience_lines = 0
-    if paths.experience.is_file():
-        with paths.experience.open("rb") as handle:
-            experience_lines = sum(1 for line in handle if line.endswith(b"\n"))
     lineage = paths.root / "skills" / "meta" / "lineage.json"
     write_json_atomic(
         target,
@@ -30,8 +35,10 @@ def write_snapshot(paths: RunPaths, epoch: int, journal: Journal, state: RunStat
             "written_at": time.time(),
             "state": state.model_dump(mode="json"),
             "journal": journal.to_dict(),
-            "experience_lines": experience_lines,
+            "experience_lines": _complete_lines(paths.experience),
+            "usage_lines": _complete_lines(paths.usage),
             "agent_lineage": read_json(lineage) if lineage.is_file() else None,
+            "dispatcher": read_json(paths.dispatcher) if paths.dispatcher.is_file() else None,
         },
     )
     return target
@@ -51,10 +58,16 @@ def branch_from_snapshot(paths: RunPaths, epoch: int, name: str | None = None) -
         raise FileExistsError(f"branch {branch.root} already exists; pick another name")
     branch.root.mkdir(parents=True)
     shutil.copyfile(paths.config, branch.config)
-    for sub in ("agent_configs", "skills"):
+    for sub in ("agent_configs", "skills", "prompts"):
         if (paths.root / sub).is_dir():
             shutil.copytree(paths.root / sub, branch.root / sub)
     _copy_lines(paths.experience, branch.experience, snapshot["experience_lines"])
+    if "usage_lines" in snapshot:  # the spend so far counts against the branch's cap too
+        _copy_lines(paths.usage, branch.usage, snapshot["usage_lines"])
+    if snapshot.get("dispatcher"):
+        write_json_atomic(branch.dispatcher, snapshot["dispatcher"])
+    if snapshot.get("agent_lineage"):
+        _restore_agent_texts(branch.root, snapshot["agent_lineage"])
     Journal.from_dict(snapshot["journal"]).save(branch.journal)
     state = RunState.model_validate(snapshot["state"])
     state.branch = name
@@ -65,6 +78,27 @@ def branch_from_snapshot(paths: RunPaths, epoch: int, name: str | None = None) -
     save_state(branch, state)
     write_json_atomic(branch.epoch_snapshot(epoch - 1), snapshot)
     return branch
+
+
+def _restore_agent_texts(root: Path, lineage: dict) -> None:
+    """Make the agent texts current at the snapshot current again in a branch (every version file stays)."""
+    meta = root / "skills" / "meta"
+    known = {
+        (agent, part, entry["version"])
+        for agent, parts in lineage["agents"].items()
+        for part, record in parts.items()
+        for entry in record["versions"]
+    }
+    history_path = meta / "history.json"
+    if history_path.is_file():
+        history = read_json(history_path)
+        kept = [e for e in history if (e["agent_id"], e["part"], e["version"]) in known]
+        write_json_atomic(history_path, kept)
+    for agent, parts in lineage["agents"].items():
+        for part, record in parts.items():
+            entry = next(e for e in record["versions"] if e["version"] == record["current"])
+            shutil.copyfile(root / entry["path"], root / "agent_configs" / agent / f"{part}.md")
+    write_json_atomic(meta / "lineage.json", lineage)
 
 
 def _copy_lines(source: Path, target: Path, count: int) -> None:

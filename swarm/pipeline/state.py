@@ -7,11 +7,15 @@ Layout of a run dir:
     journal.json         the solution journal (every node)
     experience.jsonl     the shared experience pool
     llm_usage.jsonl      every model call: tokens, latency, cost
-    agents/              the run's evolving copies of agent_configs/ and skills/
+    agent_configs/       the run's evolving copies of the agents' texts, every version kept
+    skills/              the run's copy of skills/; skills/meta/ holds the agents' lineage and history
+    pending/<id>.json    the prompt of a step planned but not recorded yet
     workspace/           input/, nodes/<id>/{working,submission}, best_solution/, archives/
     cache/               persisted Prefect task results (generation and execution caches)
     epochs/<k>/state.json  a snapshot after epoch k
     branches/<name>/     reruns of an epoch, each a run dir of its own
+    dispatcher.json      the task dispatcher's EMA scores per agent and task type
+    evolution/<k>.json   what agent evolution did after epoch k
     report.md, grade.json
 
 `state.json` is written after `journal.json`, both atomically, after every finished step; a planned step is
@@ -62,6 +66,10 @@ class RunState(BaseModel):
     epochs_done: int = 0
     elapsed_s: float = 0.0
     pending: list[StepPlan] = Field(default_factory=list)
+    population: list[str] = Field(default_factory=list, description="Node ids of the GA population.")
+    population_epoch: int = Field(0, description="The last epoch whose end renewed the population.")
+    generation: int = Field(0, description="GA generations started (0 while the population fills).")
+    generation_epoch: int | None = Field(None, description="The epoch the current GA generation runs in.")
     stopped_reason: str | None = None
     finished: bool = False
     meta: dict[str, Any] = Field(default_factory=dict)

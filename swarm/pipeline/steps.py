@@ -2,12 +2,13 @@
 
     plan_step -> generate -> execute -> review -> record
 
-Prefect tasks in `tasks/` wrap these one to one; `run_steps_plainly` chains them without Prefect (for tests
-and for measuring what orchestration costs).
+Prefect tasks in `tasks/` wrap these one to one, so they can also be chained without Prefect (tests, and the
+orchestration-overhead benchmark).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -30,6 +31,7 @@ from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.state import RunState, StepPlan
+from swarm.population import next_generation, population_fitness
 from swarm.protocol import GENE_SECTIONS
 from swarm.response import ResponseParseError, parse_response
 
@@ -94,22 +96,25 @@ def review_cache_key(
 
 
 def plan_step(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
-    """Decide the next step (AIDE policy) and build its prompt."""
+    """Decide the next step (the configured policy), pick its agent (the dispatcher), build its prompt."""
     rng = random.Random(f"{rc.cfg.project.seed}-{state.branch}-{state.next_step}")
-    task_type, parent_ids = choose_next(journal, state.pending, rc.cfg, rng)
-    agent_id = rc.agent_ids[state.next_step % len(rc.agent_ids)]
+    choice = choose_next(journal, state.pending, rc.cfg, rng, state, rc.lower_is_better)
+    busy = [p.agent_id for p in state.pending if p.task_type == choice.task_type]
+    agent_id = rc.dispatcher.choose(choice.task_type, rng, busy=busy)
     elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
     plan = StepPlan(
         step=state.next_step,
         epoch=state.epochs_done + 1,
-        task_type=task_type,
-        parent_ids=parent_ids,
+        task_type=choice.task_type,
+        parent_ids=choice.parent_ids,
         agent_id=agent_id,
+        gene=choice.gene,
+        crossover_plan=choice.crossover_plan,
         time_remaining_s=max(0.0, rc.cfg.agent.time_limit_s - elapsed),
         steps_remaining=max(0, rc.cfg.agent.max_steps - state.next_step),
         seed=rng.randrange(2**31),
     )
-    parents = [journal.get(pid) for pid in parent_ids]
+    parents = [journal.get(pid) for pid in plan.parent_ids]
     messages, hints, versions = rc.build_prompt(plan, parents, journal)
     state.next_step += 1
     return PlannedStep(
@@ -153,6 +158,9 @@ def execute(rc: RunContext, plan: StepPlan, generation: Generation) -> Execution
     if not generation.code:
         return None
     node_dirs = rc.workspace.node_dirs(plan.node_id)
+    for stale in (node_dirs.working, node_dirs.submission):  # left by a run killed mid-execution
+        for entry in list(stale.iterdir()) if stale.is_dir() else []:
+            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
     return rc.sandbox.run(generation.code, node_dirs, timeout_s=rc.cfg.execution.timeout_s)
 
 
@@ -166,8 +174,7 @@ def failure_message(result: ExecutionResult) -> str:
         head = f"raised {result.exc_type}: {result.exc_info or ''}".strip()
     else:
         head = f"exited with status {result.exit_code}"
-    tail = result.output[-3000:] if result.exc_type else ""
-    return f"{head}\n{tail}".strip()
+    return f"{head}\n{result.output[-3000:]}".strip()
 
 
 def adopt_outputs(rc: RunContext, plan: StepPlan, result: ExecutionResult | None) -> ExecutionResult | None:
@@ -214,7 +221,7 @@ def review(
             "timed_out": result.timed_out,
         },
     )
-    return review_execution(
+    outcome = review_execution(
         rc.clients["feedback"],
         ctx,
         task_description=rc.task_desc,
@@ -228,6 +235,37 @@ def review(
         timeout_s=rc.cfg.execution.timeout_s,
         exec_time_s=result.exec_time,
     )
+    return with_competition_direction(outcome, rc.lower_is_better if rc.competition.metric else None)
+
+
+def with_competition_direction(outcome: ReviewOutcome, lower_is_better: bool | None) -> ReviewOutcome:
+    """The competition's metric direction wins over what a solution printed or a reviewer claimed; a
+    disagreement is recorded as a metric conflict."""
+    if lower_is_better is None or outcome.lower_is_better == lower_is_better:
+        return outcome
+    said = "lower" if outcome.lower_is_better else "higher"
+    truth = "lower" if lower_is_better else "higher"
+    note = f"the review said {said} is better, but the competition's metric is {truth}-is-better"
+    conflict = f"{outcome.metric_conflict}; {note}" if outcome.metric_conflict else note
+    return dataclasses.replace(outcome, lower_is_better=lower_is_better, metric_conflict=conflict)
+
+
+# -- epoch boundaries -------------------------------------------------------------------------------------
+
+
+def end_epoch(rc: RunContext, journal: Journal, state: RunState, epoch: int) -> list[str]:
+    """Renew the GA population from this epoch's offspring (once per epoch) and set each member's fitness
+    relative to the others; returns the new population."""
+    if state.population_epoch < epoch:
+        offspring = [n.id for n in journal if n.epoch == epoch]
+        evolution = rc.cfg.evolution
+        state.population = next_generation(
+            journal, state.population, offspring, evolution.population_size, evolution.elite_size
+        )
+        state.population_epoch = epoch
+    for node_id, fitness in population_fitness(journal, state.population, rc.lower_is_better).items():
+        journal.get(node_id).fitness = fitness
+    return state.population
 
 
 # -- record (update population) -----------------------------------------------------------------------------
@@ -273,19 +311,32 @@ def make_node(step: StepOutcome) -> Node:
         node.exc_stack = [(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None
         node.meta["submission_path"] = str(result.submission_path) if result.submission_path else None
         node.meta["sandbox"] = result.backend
+    if plan.gene:
+        node.meta["gene"] = plan.gene  # the section a mutate step changed
+    if plan.crossover_plan:
+        node.meta["crossover_plan"] = plan.crossover_plan  # section -> parent index of a merge
     if gen.parse_error:
         node.meta["parse_error"] = gen.parse_error
+    if outcome.metric_conflict:
+        node.meta["metric_conflict"] = outcome.metric_conflict
     return node
 
 
 def record(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome) -> Node:
     """Add the node to the journal, feed the experience pool, persist journal and state."""
     node = journal.append(make_node(step))
-    good = [n.metric.value for n in journal.good_nodes() if n.metric and n.metric.value is not None]
+    node.meta["prompt_assets_hash"] = rc.prompt_assets_hash
+    good = [
+        n.metric.value
+        for n in journal.good_nodes()
+        if n.id != node.id and n.metric and n.metric.value is not None
+    ]
     quality = 0.0
     if not node.is_buggy and node.metric is not None and node.metric.value is not None:
         quality = score_against(node.metric.value, good, lower_is_better=bool(node.lower_is_better))
     node.fitness = quality
+    node.generation = state.generation if state.generation_epoch == node.epoch else 0
+    rc.dispatcher.update(node.agent_id or "agent_0", node.task_type, quality)
     rc.pool.add(
         ExperienceRecord(
             agent_id=node.agent_id or "agent_0",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
 
 from flows.competition import CompetitionParams, competition_flow
 from flows.epoch import EpochParams, epoch_flow
@@ -52,7 +54,7 @@ def test_short_run_beats_the_sample_submission(
     run_id = json.loads((run_dir / "state.json").read_text())["run_id"].lower()
     epochs = json.loads((run_dir / "state.json").read_text())["epochs_done"]
     mine = {a.key.split("-")[0]: a for a in artifacts if a.key and a.key.endswith(f"{run_id[-6:]}-e{epochs}")}
-    assert set(mine) == {"journal", "summary", "plot"}
+    assert set(mine) == {"journal", "summary", "plot", "dispatcher", "population"}
     assert mine["journal"].type == "table"
     assert "score.svg" in mine["plot"].data
     rows = json.loads(mine["journal"].data)
@@ -60,9 +62,29 @@ def test_short_run_beats_the_sample_submission(
     assert (run_dir / "epochs" / str(epochs) / "score.svg").read_text().startswith("<svg")
 
 
+def execute_runs(node_ids: list[str], timeout: float = 30.0) -> list:
+    """The finished `execute` task runs of these nodes (task-run states reach the server through events, so
+    they can land a moment after the flow returned)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with get_client(sync_client=True) as client:
+            found = client.read_task_runs(
+                task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_="execute["))
+            )
+        runs = [t for t in found if any(n[:6] in t.name for n in node_ids) and t.end_time and t.start_time]
+        if len(runs) >= len(node_ids) or time.monotonic() > deadline:
+            return runs
+        time.sleep(0.2)
+
+
 def test_parallel_steps_never_share_files(tmp_path: Path, base_overrides: list[str]) -> None:
     _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=4", "search.parallel=2"])
     journal = Journal.load(run_dir / "journal.json")
+    runs = execute_runs([n.id for n in journal])
+    assert len(runs) == 4, [r.name for r in runs]
+    spans = sorted((r.start_time, r.end_time) for r in runs)
+    overlapping = sum(1 for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1])
+    assert overlapping >= 1, spans  # two executions ran at the same time
     paths = [node.meta.get("submission_path") for node in journal if not node.is_buggy]
     assert len(paths) >= 2
     assert len(set(paths)) == len(paths)
@@ -100,6 +122,15 @@ def test_rerun_epoch_branches_and_leaves_history_intact(tmp_path: Path, base_ove
     assert [n.id for n in rerun][: len(first_epoch)] == first_epoch
     assert len(rerun) == len(first_epoch) + summary.steps_done
     assert set(summary.nodes).isdisjoint({n.id for n in original})
+
+
+def test_time_limit_stops_the_run(tmp_path: Path, base_overrides: list[str]) -> None:
+    summary, run_dir = run_flow(
+        tmp_path, [*base_overrides, "agent.max_steps=50", "agent.time_limit_s=3", "search.parallel=1"]
+    )
+    assert summary["stopped_reason"] == "time limit reached"
+    journal = Journal.load(run_dir / "journal.json")
+    assert 1 <= len(journal) < 50  # the step in flight finished, no new one started
 
 
 def test_epoch_out_of_order_is_refused(tmp_path: Path, base_overrides: list[str]) -> None:

@@ -13,15 +13,19 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from prefect import flow
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
 
-from flows.competition import CompetitionParams, competition_flow
+from flows.competition import CompetitionParams, competition_flow, prepare_run
 from swarm.competitions import load_competition
 from swarm.journal import Journal
 from swarm.llm.base import CallContext
 from swarm.llm.loopback_server import LoopbackServer, Reply
 from swarm.offline import OfflineClient
+from swarm.pipeline.state import load_state
+from tasks import generate, select_parent
+from tasks.runs import cache_storage, forget_context, get_context
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 REPO = Path(__file__).resolve().parents[2]
@@ -174,7 +178,71 @@ def test_sigkilled_run_resumes_without_losing_or_repeating(tmp_path: Path, base_
         if r["stage"] == "code"
     )
     assert all(calls[node_id] == 1 for node_id in before)  # no finished node's generation was repeated
+    assert Counter(n.epoch for n in after) == {1: 3, 2: 3}  # a resumed epoch does not run extra steps
     assert summary["grade"]["valid"]
+
+
+@flow
+def crash_after_generate(run_dir: str) -> None:
+    """Plan a step and let the model answer it, then die before the step is recorded."""
+    rc = get_context(run_dir)
+    journal, state = Journal.load(rc.paths.journal), load_state(rc.paths)
+    planned = select_parent(run_dir, journal, state)
+    generate.with_options(result_storage=cache_storage(run_dir))(run_dir, planned)
+    raise RuntimeError("killed after generate")
+
+
+def test_resume_replays_a_step_in_flight_without_a_new_model_call(
+    tmp_path: Path, base_overrides: list[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    prepare_run(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, "agent.max_steps=2"]))
+    with pytest.raises(RuntimeError, match="killed after generate"):
+        crash_after_generate(str(run_dir))
+    forget_context(str(run_dir))
+    pending = json.loads((run_dir / "state.json").read_text())["pending"]
+    assert len(pending) == 1 and (run_dir / "pending" / f"{pending[0]['node_id']}.json").is_file()
+
+    competition_flow(CompetitionParams(run_dir=str(run_dir), resume=True))
+
+    journal = Journal.load(run_dir / "journal.json")
+    assert pending[0]["node_id"] in journal and len(journal) == 2  # the step in flight was finished
+    calls = Counter(
+        r["node_id"]
+        for r in map(json.loads, (run_dir / "llm_usage.jsonl").read_text().splitlines())
+        if r["stage"] == "code"
+    )
+    assert calls == {n.id: 1 for n in journal}  # the replayed step's answer came from the cache
+
+
+def test_private_answers_never_reach_a_prompt(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SWARM_TEST_MODEL_KEY", "test-key")
+    competition = load_competition("titanic", competition_cache)
+    answers = next(p for p in competition.private_dir.iterdir() if p.suffix == ".csv")
+    answer_rows = "\n".join(answers.read_text().splitlines()[1:6])  # five id,label lines in a row
+    with LoopbackServer() as server:
+        server.enqueue(*[Reply.say(offline_reply(competition_cache, seed)) for seed in (4, 5, 6)])
+        run_dir = tmp_path / "run"
+        competition_flow(
+            CompetitionParams(
+                run_dir=str(run_dir),
+                overrides=[
+                    *base_overrides,
+                    *model_overrides(server),
+                    "agent.max_steps=3",
+                    "search.parallel=1",
+                ],
+            )
+        )
+        bodies = [
+            r.body.decode() if isinstance(r.body, bytes) else json.dumps(r.body) for r in server.requests
+        ]
+    assert len(bodies) == 3
+    for body in bodies:
+        assert str(competition.private_dir) not in body and answers.name not in body
+        assert answer_rows not in body.replace("\\n", "\n")
 
 
 def test_spend_cap_stops_the_run_cleanly_after_the_step(

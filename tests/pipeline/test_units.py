@@ -1,0 +1,211 @@
+"""Pipeline pieces as plain functions, without Prefect: the AIDE policy, cache keys, the competition's metric
+direction, artifact keys, failure messages, and rerun branches restoring what was current at the snapshot."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from flows.artifacts import artifact_key, curve_lines
+from sandbox import ExecutionResult
+from swarm.agent_store import AgentStore
+from swarm.config import load_config
+from swarm.journal import Journal, Node
+from swarm.llm.review import ReviewOutcome
+from swarm.metric import MetricValue
+from swarm.pipeline import steps
+from swarm.pipeline.context import create_run
+from swarm.pipeline.policy import choose_next
+from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
+from swarm.pipeline.state import RunPaths, StepPlan, load_state
+
+
+def good(value: float, parent: str | None = None, task: str = "draft", lower: bool = False) -> Node:
+    return Node(
+        task_type=task,
+        parent_ids=(parent,) if parent else (),
+        is_buggy=False,
+        metric=MetricValue(value, lower),
+        lower_is_better=lower,
+    )
+
+
+def buggy(parent: str | None = None, task: str = "draft") -> Node:
+    return Node(task_type=task, parent_ids=(parent,) if parent else (), is_buggy=True, bug_reason="boom")
+
+
+def cfg(**search: object):
+    return load_config(overrides=[f"search.{k}={v}" for k, v in search.items()], env_file=None)
+
+
+# -- AIDE policy --------------------------------------------------------------------------------------------
+
+
+def test_policy_drafts_until_num_drafts_counting_pending_drafts() -> None:
+    journal = Journal([good(0.5)])
+    pending = [StepPlan(step=1, epoch=1, task_type="draft")]
+    rng = random.Random(0)
+    assert choose_next(journal, [], cfg(num_drafts=3), rng).task_type == "draft"
+    assert choose_next(journal, pending, cfg(num_drafts=2), rng).task_type != "draft"
+
+
+def test_policy_improves_the_best_honouring_direction() -> None:
+    low, high = good(0.2, lower=True), good(0.9, lower=True)
+    choice = choose_next(Journal([low, high]), [], cfg(num_drafts=2, debug_prob=0.0), random.Random(0))
+    assert (choice.task_type, choice.parent_ids) == ("improve", [low.id])
+
+
+def test_policy_debugs_buggy_leaves_within_depth_and_not_twice() -> None:
+    root = buggy()
+    journal = Journal([good(0.5), root])
+    always = cfg(num_drafts=2, debug_prob=1.0, max_debug_depth=3)
+    choice = choose_next(journal, [], always, random.Random(0))
+    assert (choice.task_type, choice.parent_ids) == ("debug", [root.id])
+    busy = [StepPlan(step=2, epoch=1, task_type="debug", parent_ids=[root.id])]
+    assert choose_next(journal, busy, always, random.Random(0)).task_type == "improve"  # not twice
+    chain = [root]
+    for _ in range(4):
+        chain.append(buggy(chain[-1].id, task="debug"))
+        journal.append(chain[-1])
+    too_deep = chain[-1]
+    assert journal.debug_depth(too_deep.id) > 3
+    assert choose_next(journal, [], always, random.Random(0)).task_type == "improve"
+
+
+def test_policy_drafts_again_when_nothing_is_good() -> None:
+    journal = Journal([buggy(), buggy()])
+    assert choose_next(journal, [], cfg(num_drafts=2, debug_prob=0.0), random.Random(0)).task_type == "draft"
+
+
+# -- cache keys -------------------------------------------------------------------------------------------
+
+
+def planned(content: str) -> steps.PlannedStep:
+    return steps.PlannedStep(
+        plan=StepPlan(step=0, epoch=1, task_type="draft"), messages=[{"role": "user", "content": content}]
+    )
+
+
+def test_generation_key_depends_on_prompt_and_model_only() -> None:
+    a, b = planned("same prompt"), planned("same prompt")  # different node ids
+    key = steps.generation_cache_key(a, "m", "openai", 0.5)
+    assert key == steps.generation_cache_key(b, "m", "openai", 0.5)
+    assert key != steps.generation_cache_key(planned("other prompt"), "m", "openai", 0.5)
+    assert key != steps.generation_cache_key(a, "m2", "openai", 0.5)
+    assert key != steps.generation_cache_key(a, "m", "anthropic", 0.5)
+    assert key != steps.generation_cache_key(a, "m", "openai", 0.7)
+
+
+def test_execution_key_depends_on_code_data_and_sandbox_settings() -> None:
+    base = load_config(env_file=None)
+    rc = SimpleNamespace(cfg=base, data_hash="d1", sandbox_kind="LocalSandbox")
+    key = steps.execution_cache_key(rc, "print(1)")
+    assert key == steps.execution_cache_key(rc, "print(1)")
+    assert key != steps.execution_cache_key(rc, "print(2)")
+    assert key != steps.execution_cache_key(SimpleNamespace(**{**vars(rc), "data_hash": "d2"}), "print(1)")
+    assert key != steps.execution_cache_key(
+        SimpleNamespace(**{**vars(rc), "sandbox_kind": "DockerSandbox"}), "print(1)"
+    )
+    slower = load_config(overrides=["execution.timeout_s=5"], env_file=None)
+    assert key != steps.execution_cache_key(SimpleNamespace(**{**vars(rc), "cfg": slower}), "print(1)")
+
+
+# -- review direction, failure message, artifacts -----------------------------------------------------------
+
+
+def outcome(lower: bool, conflict: str | None = None) -> ReviewOutcome:
+    return ReviewOutcome(
+        is_buggy=False,
+        bug_reason=None,
+        metric=0.3,
+        lower_is_better=lower,
+        summary="ok",
+        metric_conflict=conflict,
+    )
+
+
+def test_competition_direction_wins_and_the_disagreement_is_recorded() -> None:
+    fixed = steps.with_competition_direction(outcome(lower=False), lower_is_better=True)
+    assert fixed.lower_is_better is True and "lower-is-better" in fixed.metric_conflict
+    kept = steps.with_competition_direction(
+        outcome(lower=True, conflict="value differs"), lower_is_better=True
+    )
+    assert kept.lower_is_better is True and kept.metric_conflict == "value differs"
+    unknown = steps.with_competition_direction(outcome(lower=False), lower_is_better=None)
+    assert unknown.lower_is_better is False and unknown.metric_conflict is None
+
+
+def test_failure_message_has_the_reason_and_the_output_tail() -> None:
+    result = ExecutionResult(
+        output="line\n" * 10 + "fatal: out of ideas", exit_code=3, exec_time=1.0, backend="x"
+    )
+    message = steps.failure_message(result)
+    assert message.startswith("exited with status 3") and message.endswith("fatal: out of ideas")
+
+
+def test_artifact_keys_are_valid_and_differ_by_branch() -> None:
+    main = artifact_key("My.Run_1 (test)", "main", 2)
+    branch = artifact_key("My.Run_1 (test)", "again", 2)
+    for key in (main, branch):
+        assert key == key.lower() and set(key) <= set("abcdefghijklmnopqrstuvwxyz0123456789-")
+    assert main != branch and main.endswith("-e2")
+
+
+def test_score_curve_lines_show_each_improvement() -> None:
+    journal = Journal()
+    for value in (0.5, 0.4, 0.45, 0.3):
+        node = good(value, lower=True)
+        node.step = len(journal)
+        journal.append(node)
+    lines = curve_lines(journal, lower_is_better=True)
+    rows = [line for line in lines if line.startswith("step")]
+    assert [row.split()[2] for row in rows] == ["0.5", "0.4", "0.4", "0.3"]
+    assert rows[-1].count("#") > rows[0].count("#")
+
+
+# -- rerun branches -----------------------------------------------------------------------------------------
+
+
+def test_branch_restores_agent_texts_usage_and_pool_of_the_snapshot(
+    tmp_path: Path, competition_cache: Path
+) -> None:
+    config = load_config(
+        overrides=[f"project.cache_dir={competition_cache}", "data.competition=titanic"], env_file=None
+    )
+    paths = create_run(config, tmp_path / "run")
+    store = AgentStore(paths.root)
+    state, journal = load_state(paths), Journal.load(paths.journal)
+    paths.usage.write_text('{"cost_usd": 0.5}\n')
+    paths.experience.write_text("")
+    store.write_version("agent_0", "role", "Role v2\n", reason="epoch 1", parent_version="v1")
+    write_snapshot(paths, 1, journal, state)
+    store.write_version("agent_0", "role", "Role v3\n", reason="epoch 2", parent_version="v2")
+    with paths.usage.open("a") as handle:
+        handle.write('{"cost_usd": 0.25}\n')
+    write_snapshot(paths, 2, journal, state)
+
+    branch = branch_from_snapshot(paths, 2, "again")
+
+    texts = AgentStore(branch.root).current("agent_0")
+    assert texts.role == "Role v2\n" and texts.versions["role"] == "v2"
+    assert (branch.root / "agent_configs" / "agent_0" / "role.md").read_text() == "Role v2\n"
+    assert [e["version"] for e in AgentStore(branch.root).history() if e["agent_id"] == "agent_0"].count(
+        "v3"
+    ) == 0
+    assert branch.usage.read_text().splitlines() == ['{"cost_usd": 0.5}']
+    assert AgentStore(paths.root).current("agent_0").versions["role"] == "v3"  # the original is untouched
+    assert (
+        json.loads((paths.root / "skills" / "meta" / "lineage.json").read_text())["agents"]["agent_0"][
+            "role"
+        ]["current"]
+        == "v3"
+    )
+
+
+def test_branch_needs_the_snapshot_before_the_epoch(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="starting snapshot"):
+        branch_from_snapshot(RunPaths(tmp_path), 3)
