@@ -6,9 +6,10 @@ errors. Everything else (401 auth, 400 validation, 404 unknown model…) fails a
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from tenacity import RetryCallState, wait_exponential_jitter
+from tenacity import RetryCallState, wait_exponential, wait_random
 
 from swarm.llm.base import LLMError
 
@@ -59,10 +60,18 @@ class RetryPolicy:
         if self.base_s < 0 or self.max_wait_s < 0 or (self.jitter_s is not None and self.jitter_s < 0):
             raise ValueError(f"retry waits must be >= 0, got {self}")
 
+    def backoff(self) -> Callable[[RetryCallState], float]:
+        """The tenacity wait without `Retry-After`: exponential plus uniform jitter.
+
+        Built from `wait_exponential` and `wait_random`, whose signatures are the same in every tenacity
+        the project allows (>=8.2,<10); `wait_exponential_jitter` renamed its first argument between them.
+        """
+        jitter = self.base_s if self.jitter_s is None else self.jitter_s
+        return wait_exponential(multiplier=self.base_s, max=self.max_wait_s) + wait_random(0, jitter)
+
     def wait(self, state: RetryCallState) -> float:
         """Seconds to wait before the next attempt (a tenacity `wait` callable)."""
-        jitter = self.base_s if self.jitter_s is None else self.jitter_s
-        seconds = wait_exponential_jitter(multiplier=self.base_s, max=self.max_wait_s, jitter=jitter)(state)
+        seconds = self.backoff()(state)
         exc = state.outcome.exception() if state.outcome else None
         retry_after = getattr(exc, "retry_after_s", None)
         if self.honor_retry_after and retry_after:
