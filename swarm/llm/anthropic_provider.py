@@ -40,19 +40,15 @@ class AnthropicClient(ProviderClient):
         texts = [block.text for block in response.content if getattr(block, "type", None) == "text"]
         uses = [block for block in response.content if getattr(block, "type", None) == "tool_use"]
         chosen = next((u for u in uses if tool and u.name == tool.name), uses[0] if uses else None)
-        usage = response.usage
-        prompt = 0
-        if usage is not None:
-            prompt = sum(
-                getattr(usage, name, None) or 0
-                for name in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
-            )
+        prompt, cache_read, cache_creation = anthropic_input_tokens(response.usage)
         return RawReply(
             text="".join(texts) if texts else None,
             tool_called=chosen is not None,
             tool_args=chosen.input if chosen is not None else None,
             prompt_tokens=prompt,
-            completion_tokens=(usage.output_tokens or 0) if usage else 0,
+            completion_tokens=(getattr(response.usage, "output_tokens", None) or 0),
+            cache_read_tokens=cache_read,
+            cache_creation_tokens=cache_creation,
         )
 
     def _classify(self, exc: Exception) -> ProviderError | None:
@@ -77,6 +73,16 @@ class AnthropicClient(ProviderClient):
             self._send_temperature = False
             return True
         return False
+
+
+def anthropic_input_tokens(usage: Any) -> tuple[int, int, int]:
+    """(all input tokens, cache reads, cache writes): Anthropic's `input_tokens` excludes the cache ones."""
+    if usage is None:
+        return 0, 0, 0
+    uncached = getattr(usage, "input_tokens", None) or 0
+    read = getattr(usage, "cache_read_input_tokens", None) or 0
+    written = getattr(usage, "cache_creation_input_tokens", None) or 0
+    return uncached + read + written, read, written
 
 
 def to_anthropic_messages(messages: list[Message]) -> tuple[str, list[dict[str, Any]]]:

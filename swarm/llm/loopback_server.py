@@ -40,7 +40,12 @@ _ANTHROPIC_ERROR_TYPES = {
 
 @dataclass(frozen=True)
 class Reply:
-    """One scripted reply. Build it with the class methods rather than by hand."""
+    """One scripted reply. Build it with the class methods rather than by hand.
+
+    `prompt_tokens` are the uncached input tokens; `cache_read_tokens` / `cache_creation_tokens` are sent the
+    way each protocol reports them (Anthropic: separate usage fields; OpenAI: cache reads added to
+    `prompt_tokens` and listed in `prompt_tokens_details.cached_tokens`, cache writes not reported).
+    """
 
     status: int = 200
     text: str | None = None
@@ -52,11 +57,26 @@ class Reply:
     completion_tokens: int = 5
     headers: dict[str, str] = field(default_factory=dict)
     echo_auth: bool = False
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
     @classmethod
-    def say(cls, text: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
+    def say(
+        cls,
+        text: str,
+        prompt_tokens: int = 10,
+        completion_tokens: int = 5,
+        cache_read_tokens: int = 0,
+        cache_creation_tokens: int = 0,
+    ) -> Reply:
         """A plain text reply."""
-        return cls(text=text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        return cls(
+            text=text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            cache_read_tokens=cache_read_tokens,
+            cache_creation_tokens=cache_creation_tokens,
+        )
 
     @classmethod
     def tool_call(
@@ -277,17 +297,21 @@ def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
             }
         ]
         finish = "tool_calls"
+    prompt = reply.prompt_tokens + reply.cache_read_tokens
+    usage: dict[str, Any] = {
+        "prompt_tokens": prompt,
+        "completion_tokens": reply.completion_tokens,
+        "total_tokens": prompt + reply.completion_tokens,
+    }
+    if reply.cache_read_tokens:
+        usage["prompt_tokens_details"] = {"cached_tokens": reply.cache_read_tokens}
     return {
         "id": "chatcmpl-" + uuid.uuid4().hex[:12],
         "object": "chat.completion",
         "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-        "usage": {
-            "prompt_tokens": reply.prompt_tokens,
-            "completion_tokens": reply.completion_tokens,
-            "total_tokens": reply.prompt_tokens + reply.completion_tokens,
-        },
+        "usage": usage,
     }
 
 
@@ -318,5 +342,13 @@ def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
         "content": content,
         "stop_reason": stop,
         "stop_sequence": None,
-        "usage": {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens},
+        "usage": _anthropic_usage(reply),
     }
+
+
+def _anthropic_usage(reply: Reply) -> dict[str, int]:
+    usage = {"input_tokens": reply.prompt_tokens, "output_tokens": reply.completion_tokens}
+    if reply.cache_read_tokens or reply.cache_creation_tokens:
+        usage["cache_read_input_tokens"] = reply.cache_read_tokens
+        usage["cache_creation_input_tokens"] = reply.cache_creation_tokens
+    return usage

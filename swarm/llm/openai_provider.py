@@ -62,6 +62,7 @@ class OpenAIClient(ProviderClient):
             tool_args=chosen.function.arguments if chosen is not None else None,
             prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
             completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+            cache_read_tokens=openai_cached_tokens(usage),
         )
 
     def _classify(self, exc: Exception) -> ProviderError | None:
@@ -90,3 +91,9 @@ class OpenAIClient(ProviderClient):
             self._send_temperature = False
             return True
         return False
+
+
+def openai_cached_tokens(usage: Any) -> int:
+    """Prompt tokens served from OpenAI's prompt cache (already counted in `prompt_tokens`)."""
+    details = getattr(usage, "prompt_tokens_details", None) if usage is not None else None
+    return int(getattr(details, "cached_tokens", None) or 0)

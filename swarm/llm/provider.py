@@ -38,13 +38,15 @@ _KEYLIKE_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|sk-ant-[A-Za-z0-9_\-*]{6,})
 
 @dataclass(frozen=True)
 class RawReply:
-    """One provider reply, reduced to what the client needs."""
+    """One provider reply, reduced to what the client needs. `prompt_tokens` includes the cache tokens."""
 
     text: str | None
     tool_called: bool
     tool_args: Any
     prompt_tokens: int
     completion_tokens: int
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -248,6 +250,7 @@ class ProviderClient:
             reply.completion_tokens,
             ok=problem is None,
             error=f"unusable reply: {problem}" if problem else None,
+            cache=(reply.cache_read_tokens, reply.cache_creation_tokens),
         )
         return reply, result
 
@@ -263,10 +266,20 @@ class ProviderClient:
         ok: bool,
         error: str | None = None,
         status: int | None = None,
+        cache: tuple[int, int] = (0, 0),
     ) -> None:
         if self.ledger is None:
             return
-        cost, priced = cost_usd(self.model, prompt_tokens, completion_tokens, self.prices)
+        cache_read, cache_creation = cache
+        cost, priced = cost_usd(
+            self.model,
+            prompt_tokens,
+            completion_tokens,
+            self.prices,
+            provider=self.provider,
+            cache_read_tokens=cache_read,
+            cache_creation_tokens=cache_creation,
+        )
         self.ledger.record(
             UsageRecord.for_call(
                 ctx,
@@ -283,6 +296,8 @@ class ProviderClient:
                 ok=ok,
                 error=redact(error, self._secrets) if error else None,
                 status=status,
+                cache_read_tokens=cache_read,
+                cache_creation_tokens=cache_creation,
             )
         )
 

@@ -2,8 +2,9 @@
 
 The model is asked (forced function `submit_review`) whether the run is buggy and what its validation metric
 is. The facts win: a run that raised, timed out, was OOM-killed, wrote no submission file or reported no
-metric is buggy whatever the model says. The printed `SWARM_METRIC` line is preferred over the model's
-metric; when the two disagree the outcome records the conflict. If the review call fails for good, the
+metric is buggy whatever the model says; so is one whose submission file fails the check the caller passes in
+as `submission_problem` (see swarm/submission_check.py). The printed `SWARM_METRIC` line is preferred over
+the model's metric; when the two disagree the outcome records the conflict. If the review call fails for good, the
 outcome is built from the facts alone and says so. A buggy outcome may still carry a metric: do not rank it.
 """
 
@@ -12,12 +13,14 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
+
+MetricSource = Literal["printed", "reviewer"]
 
 REVIEW_SYSTEM = (
     "You review the execution of a Python script written to solve a machine-learning competition. "
@@ -49,7 +52,13 @@ SUBMIT_REVIEW = ToolSpec(
 
 @dataclass(frozen=True)
 class ReviewOutcome:
-    """The verdict on one execution. `llm_said` is the model's raw arguments (None if the call failed)."""
+    """The verdict on one execution. `llm_said` is the model's raw arguments (None if the call failed).
+
+    `metric` is the one to rank by; `metric_source` says where it came from (`printed` SWARM_METRIC line,
+    `reviewer`, or None). `llm_metric` / `llm_lower_is_better` are what the model claimed, kept even when the
+    printed line wins; `metric_conflict` describes a disagreement in words (None when they agree).
+    `submission_problem` is why the submission file was rejected, if it was.
+    """
 
     is_buggy: bool
     bug_reason: str | None
@@ -59,6 +68,28 @@ class ReviewOutcome:
     metric_conflict: str | None = None
     llm_said: dict[str, Any] | None = None
     review_error: str | None = None
+    metric_source: MetricSource | None = None
+    llm_metric: float | None = None
+    llm_lower_is_better: bool | None = None
+    submission_problem: str | None = None
+
+    @property
+    def has_metric_conflict(self) -> bool:
+        """Whether the printed metric and the model's claim disagree."""
+        return self.metric_conflict is not None
+
+    def conflict_record(self) -> dict[str, Any] | None:
+        """What to store on a node when there is a metric conflict (JSON-ready), else None."""
+        if self.metric_conflict is None:
+            return None
+        return {
+            "description": self.metric_conflict,
+            "used_metric": self.metric,
+            "used_source": self.metric_source,
+            "used_lower_is_better": self.lower_is_better,
+            "claimed_metric": self.llm_metric,
+            "claimed_lower_is_better": self.llm_lower_is_better,
+        }
 
 
 def review_execution(
@@ -73,6 +104,7 @@ def review_execution(
     timed_out: bool,
     oom_killed: bool,
     submission_exists: bool,
+    submission_problem: str | None = None,
     timeout_s: float | None = None,
     exec_time_s: float | None = None,
     submission_name: str = "submission.csv",
@@ -80,7 +112,10 @@ def review_execution(
     max_output_chars: int = 8000,
     max_code_chars: int = 20000,
 ) -> ReviewOutcome:
-    """Ask the model for a review, then overrule it with the facts of the run."""
+    """Ask the model for a review, then overrule it with the facts of the run.
+
+    `submission_problem` is why the written submission is invalid (from `check_submission`), or None.
+    """
     if rel_tol < 0:
         raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
     messages = [
@@ -96,6 +131,7 @@ def review_execution(
                 timed_out=timed_out,
                 oom_killed=oom_killed,
                 submission_exists=submission_exists,
+                submission_problem=submission_problem,
                 exec_time_s=exec_time_s,
                 submission_name=submission_name,
             ),
@@ -104,6 +140,7 @@ def review_execution(
     facts = {
         "output": output,
         "has_submission": submission_exists,
+        "submission_problem": submission_problem,
         "exit_code": exit_code,
         "timed_out": timed_out,
     }
@@ -122,6 +159,7 @@ def review_execution(
         timed_out=timed_out,
         oom_killed=oom_killed,
         submission_exists=submission_exists,
+        submission_problem=submission_problem,
         timeout_s=timeout_s,
         submission_name=submission_name,
         rel_tol=rel_tol,
@@ -138,6 +176,7 @@ def combine_review(
     timed_out: bool,
     oom_killed: bool,
     submission_exists: bool,
+    submission_problem: str | None = None,
     timeout_s: float | None = None,
     submission_name: str = "submission.csv",
     rel_tol: float = 5e-3,
@@ -147,13 +186,15 @@ def combine_review(
     said = SubmitReview.model_validate(llm_said) if llm_said is not None else None
     printed = parse_metric_line(output)
     llm_metric = said.metric if said is not None and _finite(said.metric) else None
+    llm_lower = said.lower_is_better if said is not None else None
 
+    source: MetricSource | None
     if printed is not None:
-        metric, lower = printed.value, printed.lower_is_better
-    elif llm_metric is not None and said is not None:
-        metric, lower = llm_metric, said.lower_is_better
+        metric, lower, source = printed.value, printed.lower_is_better, "printed"
+    elif llm_metric is not None and llm_lower is not None:
+        metric, lower, source = llm_metric, llm_lower, "reviewer"
     else:
-        metric, lower = None, said.lower_is_better if said is not None else False
+        metric, lower, source = None, bool(llm_lower), None
 
     reasons = fact_reasons(
         output,
@@ -162,6 +203,7 @@ def combine_review(
         timed_out=timed_out,
         oom_killed=oom_killed,
         submission_exists=submission_exists,
+        submission_problem=submission_problem,
         timeout_s=timeout_s,
         submission_name=submission_name,
     )
@@ -176,7 +218,7 @@ def combine_review(
         summary = (
             f"The review call failed ({review_error}); this outcome is built from the execution facts only."
         )
-    conflict = metric_conflict(printed, llm_metric, said.lower_is_better if said else None, rel_tol)
+    conflict = metric_conflict(printed, llm_metric, llm_lower, rel_tol)
     return ReviewOutcome(
         is_buggy=bool(reasons),
         bug_reason="; ".join(reasons) if reasons else None,
@@ -186,6 +228,10 @@ def combine_review(
         metric_conflict=conflict,
         llm_said=llm_said,
         review_error=review_error,
+        metric_source=source,
+        llm_metric=llm_metric,
+        llm_lower_is_better=llm_lower,
+        submission_problem=submission_problem if submission_exists else None,
     )
 
 
@@ -197,6 +243,7 @@ def fact_reasons(
     timed_out: bool,
     oom_killed: bool,
     submission_exists: bool,
+    submission_problem: str | None = None,
     timeout_s: float | None = None,
     submission_name: str = "submission.csv",
 ) -> list[str]:
@@ -212,6 +259,8 @@ def fact_reasons(
         reasons.append(f"the script exited with code {exit_code}")
     if not submission_exists:
         reasons.append(f"no {submission_name} was written")
+    elif submission_problem:
+        reasons.append(f"the {submission_name} it wrote is invalid: {submission_problem}")
     return reasons
 
 
@@ -268,6 +317,7 @@ def _review_prompt(
     timed_out: bool,
     oom_killed: bool,
     submission_exists: bool,
+    submission_problem: str | None,
     exec_time_s: float | None,
     submission_name: str,
 ) -> str:
@@ -278,6 +328,8 @@ def _review_prompt(
         f"killed for memory: {'yes' if oom_killed else 'no'}",
         f"{submission_name} written: {'yes' if submission_exists else 'no'}",
     ]
+    if submission_exists and submission_problem:
+        facts.append(f"{submission_name} is invalid: {submission_problem}")
     if exec_time_s is not None:
         facts.append(f"run time: {exec_time_s:.1f} s")
     return (

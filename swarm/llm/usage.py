@@ -18,12 +18,20 @@ from swarm.config import LLMConfig, ModelPrice
 from swarm.llm.base import CallContext, SpendCapReached
 
 USAGE_FILE = "llm_usage.jsonl"
+# Prompt-cache prices as multiples of the input price, when the price table gives none of its own.
+# Anthropic's published rule: cache reads cost 0.1x, cache writes (5-minute TTL) 1.25x the input price.
+# Other providers' cached tokens are priced at the full input price (an upper bound) unless configured.
+CACHE_FACTORS: dict[str, tuple[float, float]] = {"anthropic": (0.1, 1.25)}
 GroupBy = Literal["stage", "agent", "model", "provider", "kind"]
 
 
 @dataclass(frozen=True)
 class UsageRecord:
-    """One attempt at a model call, successful or not. Tokens are what the server reported (0 if none)."""
+    """One attempt at a model call, successful or not. Tokens are what the server reported (0 if none).
+
+    `prompt_tokens` counts every input token; `cache_read_tokens` and `cache_creation_tokens` are the parts
+    of it the provider read from / wrote to its prompt cache (priced differently, see `cost_usd`).
+    """
 
     ts: float
     provider: str
@@ -44,6 +52,8 @@ class UsageRecord:
     ok: bool
     error: str | None = None
     status: int | None = None
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
     @classmethod
     def for_call(cls, ctx: CallContext, provider: str, model: str, **fields: Any) -> UsageRecord:
@@ -72,12 +82,16 @@ class UsageTotals:
     cost_usd: float = 0.0
     unpriced_calls: int = 0
     latency_s: float = 0.0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
 
     def add(self, record: UsageRecord) -> None:
         self.calls += 1
         self.failed += 0 if record.ok else 1
         self.prompt_tokens += record.prompt_tokens
         self.completion_tokens += record.completion_tokens
+        self.cache_read_tokens += record.cache_read_tokens
+        self.cache_creation_tokens += record.cache_creation_tokens
         self.cost_usd += record.cost_usd
         self.latency_s += record.latency_s
         if not record.priced and (record.prompt_tokens or record.completion_tokens):
@@ -93,14 +107,44 @@ def find_price(model: str, prices: Mapping[str, ModelPrice]) -> ModelPrice | Non
 
 
 def cost_usd(
-    model: str, prompt_tokens: int, completion_tokens: int, prices: Mapping[str, ModelPrice]
+    model: str,
+    prompt_tokens: int,
+    completion_tokens: int,
+    prices: Mapping[str, ModelPrice],
+    *,
+    provider: str | None = None,
+    cache_read_tokens: int = 0,
+    cache_creation_tokens: int = 0,
 ) -> tuple[float, bool]:
-    """(cost in USD, whether the model was in the price table). Unknown models cost 0."""
+    """(cost in USD, whether the model was in the price table). Unknown models cost 0.
+
+    `prompt_tokens` includes the cache tokens. Cache reads and writes are priced by the price entry's
+    `cache_read_per_mtok` / `cache_write_per_mtok` when it has them, else by CACHE_FACTORS[provider] times the
+    input price (the full input price for providers without a rule).
+    """
     price = find_price(model, prices)
     if price is None:
         return 0.0, False
-    cost = prompt_tokens * price.input_per_mtok / 1e6 + completion_tokens * price.output_per_mtok / 1e6
+    read_price, write_price = cache_prices(price, provider)
+    uncached = max(prompt_tokens - cache_read_tokens - cache_creation_tokens, 0)
+    cost = (
+        uncached * price.input_per_mtok
+        + cache_read_tokens * read_price
+        + cache_creation_tokens * write_price
+        + completion_tokens * price.output_per_mtok
+    ) / 1e6
     return cost, True
+
+
+def cache_prices(price: ModelPrice, provider: str | None) -> tuple[float, float]:
+    """(cache-read, cache-write) USD per million tokens for `price` at `provider`."""
+    read_factor, write_factor = CACHE_FACTORS.get(provider or "", (1.0, 1.0))
+    read = getattr(price, "cache_read_per_mtok", None)
+    write = getattr(price, "cache_write_per_mtok", None)
+    return (
+        price.input_per_mtok * read_factor if read is None else float(read),
+        price.input_per_mtok * write_factor if write is None else float(write),
+    )
 
 
 _GROUP_FIELDS: dict[str, str] = {

@@ -16,14 +16,16 @@ _ERROR_RE = re.compile(r"Traceback \(most recent call last\)|^\w*(Error|Exceptio
 
 
 def review_facts(hints: dict[str, Any]) -> dict[str, Any]:
-    """The review of one execution from hints `output` (or `term_out`), `has_submission`, `exit_code`, `timed_out`."""
+    """The review of one execution from hints `output` (or `term_out`), `has_submission`, `exit_code`,
+    `timed_out` and `submission_problem` (why the submission file is invalid, if it is)."""
     output = str(hints.get("output") or hints.get("term_out") or "")
     metric = parse_metric_line(output)
     has_submission = bool(hints.get("has_submission", metric is not None))
     exit_code = hints.get("exit_code")
     failed = _ERROR_RE.search(output) is not None or bool(hints.get("timed_out"))
     failed = failed or (exit_code not in (None, 0))
-    is_bug = failed or metric is None or not has_submission
+    invalid = str(hints.get("submission_problem") or "") if has_submission else ""
+    is_bug = failed or metric is None or not has_submission or bool(invalid)
     if metric is not None and not is_bug:
         summary = f"Ran cleanly; validation {metric.name} = {metric.value:.6g}; wrote a submission."
     else:
@@ -37,6 +39,8 @@ def review_facts(hints: dict[str, Any]) -> dict[str, Any]:
             problems.append("no SWARM_METRIC line was printed")
         if not has_submission:
             problems.append("no submission/submission.csv was written")
+        if invalid:
+            problems.append(f"the submission is invalid: {invalid[:300]}")
         summary = "Bug: " + "; ".join(problems) + "."
     return {
         "is_bug": is_bug,

@@ -9,8 +9,9 @@ import pytest
 from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached
 from swarm.llm.loopback_server import Reply
 from swarm.llm.retry import RetryPolicy
+from swarm.llm.usage import read_records
 
-from .conftest import FAKE_KEY, PLAN_TOOL, PRICES
+from .conftest import FAKE_KEY, FAST_RETRY, PLAN_TOOL, PRICES
 
 CTX = CallContext(stage="code", kind="draft", run_id="r1", epoch=2, node_id="n7", agent_id="a3")
 MSGS = [Message("system", "You are terse."), Message("user", "Say hi.")]
@@ -277,3 +278,76 @@ def test_loopback_server_rejects_unknown_paths_and_bad_scripts(server):
     assert info.value.code == 404 and server.requests[0].protocol is None
     with pytest.raises(ValueError, match="status >= 400"):
         Reply.error(200)
+
+
+def test_price_override_in_the_config_reaches_the_recorded_cost(server, tmp_path, monkeypatch):
+    """`llm.prices` from a YAML file and a --set override price the code stage's calls."""
+    from swarm.config import load_config
+    from swarm.llm.factory import make_stage_clients
+    from swarm.llm.usage import ledger_for_run
+
+    monkeypatch.setenv("LOOPBACK_TEST_KEY", FAKE_KEY)
+    (tmp_path / "run.yaml").write_text(
+        "llm:\n  prices:\n    house-model: {input_per_mtok: 7.0, output_per_mtok: 11.0}\n"
+    )
+    cfg = load_config(
+        tmp_path / "run.yaml",
+        overrides=[
+            "llm.prices.house-model.output_per_mtok=13.0",
+            "llm.code.provider=openai",
+            "llm.code.model=house-model-2025-01",
+            f"llm.code.base_url={server.openai_base_url}",
+            "llm.code.api_key_env=LOOPBACK_TEST_KEY",
+        ],
+        env_file=None,
+    )
+    ledger = ledger_for_run(tmp_path / "run", cfg.llm)
+    clients = make_stage_clients(cfg.llm, ledger, retry=FAST_RETRY)
+    server.enqueue(Reply.say("ok", prompt_tokens=100_000, completion_tokens=20_000))
+    clients["code"].complete(MSGS, CTX)
+    (record,) = read_records(ledger.path)
+    assert record.priced and record.model == "house-model-2025-01"
+    assert record.cost_usd == pytest.approx(100_000 * 7.0 / 1e6 + 20_000 * 13.0 / 1e6)
+
+
+def test_cache_tokens_are_recorded_and_priced(make, server, provider, ledger):
+    """Anthropic: reads 0.1x and writes 1.25x the input price; OpenAI's cached reads at the input price."""
+    server.enqueue(
+        Reply.say(
+            "x", prompt_tokens=1000, completion_tokens=100, cache_read_tokens=8000, cache_creation_tokens=2000
+        )
+    )
+    client = make(provider)
+    client.complete(MSGS, CTX)
+    (record,) = ledger.records
+    price = PRICES[client.model]
+    if provider == "anthropic":
+        assert (record.prompt_tokens, record.cache_read_tokens, record.cache_creation_tokens) == (
+            11000,
+            8000,
+            2000,
+        )
+        input_cost = (1000 + 0.1 * 8000 + 1.25 * 2000) * price.input_per_mtok
+    else:  # OpenAI folds cache reads into prompt_tokens and reports no cache writes
+        assert (record.prompt_tokens, record.cache_read_tokens, record.cache_creation_tokens) == (
+            9000,
+            8000,
+            0,
+        )
+        input_cost = 9000 * price.input_per_mtok
+    assert record.cost_usd == pytest.approx((input_cost + 100 * price.output_per_mtok) / 1e6)
+    totals = ledger.totals()["all"]
+    assert (totals.cache_read_tokens, totals.prompt_tokens) == (8000, record.prompt_tokens)
+
+
+def test_a_reply_without_a_code_block_fails_to_parse_clearly(make, server, provider):
+    """The code stage's reply goes through the real SDK; prose without code raises ResponseParseError."""
+    from swarm.response import ResponseParseError, parse_response
+
+    prose = "I would train a gradient-boosted model on the numeric columns and tune it with k-fold CV."
+    server.enqueue(Reply.say(prose), Reply.say("Here is the idea:\n```text\nuse lightgbm\n```\n"))
+    client = make(provider)
+    with pytest.raises(ResponseParseError, match=r"no Python code in the reply \(\d+ chars of prose"):
+        parse_response(client.complete(MSGS, CTX))
+    with pytest.raises(ResponseParseError, match=r"1 fenced block\(s\) \(text\) but none is Python"):
+        parse_response(client.complete(MSGS, CTX))

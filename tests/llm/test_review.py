@@ -133,3 +133,80 @@ def test_review_with_the_offline_coder_gets_the_facts_as_hints():
     )
     assert (out.is_buggy, out.metric, out.lower_is_better) == (False, 2.5, True)
     assert out.llm_said is not None and out.llm_said["metric"] == 2.5
+
+
+def test_an_invalid_submission_makes_the_node_buggy_with_the_reason():
+    problem = "it has 10 rows but the sample submission has 418"
+    out = combine_review(
+        said(), output=metric_line("accuracy", 0.8, False), **CLEAN, submission_problem=problem
+    )
+    assert out.is_buggy
+    assert out.bug_reason == f"the submission.csv it wrote is invalid: {problem}"
+    assert out.submission_problem == problem
+    assert out.metric == 0.8  # still reported, but a buggy node is not ranked
+
+
+def test_a_missing_submission_is_not_also_called_invalid():
+    facts = {**CLEAN, "submission_exists": False, "submission_problem": "submission file x does not exist"}
+    out = combine_review(said(), output=metric_line("accuracy", 0.8, False), **facts)
+    assert out.bug_reason == "no submission.csv was written" and out.submission_problem is None
+
+
+def test_the_reviewer_is_told_about_an_invalid_submission(make, server, provider):
+    server.enqueue(Reply.tool_call("submit_review", said()))
+    out = review_execution(
+        make(provider),
+        CTX,
+        task_description="t",
+        code="c",
+        output=metric_line("accuracy", 0.8, False),
+        **CLEAN,
+        submission_problem="column 'Survived' has 3 missing/NaN value(s) of 418",
+    )
+    assert out.is_buggy and "column 'Survived' has 3 missing/NaN" in out.bug_reason
+    prompt = server.requests[0].body["messages"][-1]["content"]
+    assert "submission.csv is invalid: column 'Survived' has 3 missing/NaN" in prompt
+
+
+def test_the_offline_reviewer_flags_an_invalid_submission():
+    offline = pytest.importorskip("swarm.offline")
+    out = review_execution(
+        offline.OfflineClient(),
+        CallContext(stage="feedback", kind="review"),
+        task_description="t",
+        code="c",
+        output=metric_line("rmse", 2.5, True),
+        **CLEAN,
+        submission_problem="duplicate id(s) in 'Id': '7'",
+    )
+    assert out.is_buggy and out.llm_said["is_bug"] is True
+    assert "duplicate id(s) in 'Id'" in out.llm_said["summary"]
+
+
+def test_outcome_exposes_the_claimed_metric_and_the_conflict():
+    out = combine_review(
+        said(metric=0.75, lower_is_better=True), output=metric_line("auc", 0.8123, False), **CLEAN
+    )
+    assert (out.metric, out.metric_source, out.lower_is_better) == (0.8123, "printed", False)
+    assert (out.llm_metric, out.llm_lower_is_better) == (0.75, True)
+    assert out.has_metric_conflict
+    record = out.conflict_record()
+    assert record == {
+        "description": out.metric_conflict,
+        "used_metric": 0.8123,
+        "used_source": "printed",
+        "used_lower_is_better": False,
+        "claimed_metric": 0.75,
+        "claimed_lower_is_better": True,
+    }
+    assert "the reviewer said 0.75" in record["description"] and "lower is better" in record["description"]
+    agreed = combine_review(said(metric=0.8123), output=metric_line("auc", 0.8123, False), **CLEAN)
+    assert agreed.conflict_record() is None and not agreed.has_metric_conflict
+    assert agreed.llm_metric == 0.8123
+
+
+def test_metric_source_is_the_reviewer_or_none():
+    by_reviewer = combine_review(said(metric=1.5, lower_is_better=True), output="rmse 1.5\n", **CLEAN)
+    assert (by_reviewer.metric_source, by_reviewer.llm_metric) == ("reviewer", 1.5)
+    failed = combine_review(None, output="", **CLEAN, review_error="HTTP 500")
+    assert (failed.metric_source, failed.llm_metric, failed.llm_lower_is_better) == (None, None, None)

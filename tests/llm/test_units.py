@@ -66,7 +66,11 @@ def test_retry_waits_grow_and_are_capped():
     slow = ProviderError("x", provider="p", model="m", retryable=True, retry_after_s=3.0)
     assert policy.wait(_state(1, slow)) == 3.0
     jittered = RetryPolicy(base_s=1.0, max_wait_s=60, jitter_s=0.5)
-    assert 1.0 <= jittered.wait(_state(1, err)) <= 1.5
+    for n in (1, 2, 3):
+        waits = [jittered.wait(_state(n, err)) for _ in range(50)]
+        assert all(2 ** (n - 1) <= w <= 2 ** (n - 1) + 0.5 for w in waits) and len(set(waits)) > 1
+    default_jitter = RetryPolicy(base_s=0.2, max_wait_s=60)  # jitter defaults to base_s
+    assert all(0.8 <= default_jitter.wait(_state(3, err)) <= 1.0 for _ in range(50))
 
 
 def test_cost_uses_longest_price_prefix():
@@ -212,3 +216,45 @@ def test_default_offline_client_is_the_offline_coder():
     client = make_client(StageLLMConfig(provider="offline"), {}, UsageLedger())
     assert isinstance(client, RecordingClient) and client.provider == "offline"
     assert type(client.inner).__name__ == "OfflineClient"
+
+
+def test_cache_prices_follow_the_provider_rule_or_the_price_entry():
+    prices = {"claude-x": ModelPrice(input_per_mtok=10.0, output_per_mtok=0.0)}
+    cost, _ = cost_usd(
+        "claude-x",
+        3_000_000,
+        0,
+        prices,
+        provider="anthropic",
+        cache_read_tokens=1_000_000,
+        cache_creation_tokens=1_000_000,
+    )
+    assert cost == pytest.approx(10.0 + 1.0 + 12.5)
+    assert (
+        cost_usd("claude-x", 3_000_000, 0, prices, provider="openai", cache_read_tokens=1_000_000)[0] == 30.0
+    )
+
+    class CachePrice(ModelPrice):  # a price table entry that names its own cache prices
+        cache_read_per_mtok: float | None = None
+        cache_write_per_mtok: float | None = None
+
+    own = {"claude-x": CachePrice(input_per_mtok=10.0, cache_read_per_mtok=2.0, cache_write_per_mtok=20.0)}
+    cost, _ = cost_usd(
+        "claude-x",
+        3_000_000,
+        0,
+        own,
+        provider="anthropic",
+        cache_read_tokens=1_000_000,
+        cache_creation_tokens=1_000_000,
+    )
+    assert cost == pytest.approx(10.0 + 2.0 + 20.0)
+
+
+def test_old_ledger_lines_without_cache_fields_still_load(tmp_path):
+    line = {
+        k: v for k, v in json.loads(json.dumps(_record(0.5).__dict__)).items() if not k.startswith("cache_")
+    }
+    (tmp_path / "old.jsonl").write_text(json.dumps(line) + "\n")
+    (record,) = read_records(tmp_path / "old.jsonl")
+    assert (record.cost_usd, record.cache_read_tokens, record.cache_creation_tokens) == (0.5, 0, 0)
