@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import threading
+from collections import OrderedDict
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -31,6 +33,9 @@ from swarm.offline.review import fill_schema, review_facts
 CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
 EVOLVE_KINDS = ("evolve_role", "evolve_strategy")
 _DATA_FILES = ("train.csv", "test.csv", "sample_submission.csv")
+# How many fresh draws an improve/mutate makes to avoid repeating a child it already gave for that parent.
+_FRESH_TRIES = 8
+_MEMORY_PARENTS = 256
 
 
 def find_input_dir(hints: dict[str, Any]) -> Path | None:
@@ -70,6 +75,10 @@ class OfflineClient:
 
     def __init__(self, seed: int | None = None) -> None:
         self.seed = 0 if seed is None else int(seed)
+        # parent code hash -> hashes of the children already proposed for it (search often improves the
+        # same best node again and again; a repeated child would only waste a run)
+        self._children: OrderedDict[str, set[str]] = OrderedDict()
+        self._lock = threading.Lock()
 
     def _rng(self, ctx: CallContext) -> random.Random:
         """A generator fixed by the client seed, the call's identity, its seed/gene hints and its parents."""
@@ -112,15 +121,34 @@ class OfflineClient:
             parent = hints.get("parent_code")
             if not isinstance(parent, str) or not parent.strip():
                 raise ValueError(f"{ctx.kind} needs hints['parent_code'] (the parent's code)")
-            if ctx.kind == "improve":
-                return coder.improve(parent, task, rng)
-            if ctx.kind == "mutate":
-                if not hints.get("gene"):
+            if ctx.kind in ("improve", "mutate"):
+                gene = hints.get("gene") if ctx.kind == "mutate" else None
+                if ctx.kind == "mutate" and not gene:
                     raise ValueError("mutate needs hints['gene'] (the section to change)")
-                return coder.improve(parent, task, rng, gene=str(hints["gene"]))
+                return self._fresh_change(parent, task, rng, str(gene) if gene else None)
             return coder.debug(parent, str(hints.get("parent_output") or ""), task, rng.randrange(1, 10_000))
         except ValueError as exc:
             raise LLMError(f"offline coder, {ctx.kind} request: {exc}") from exc
+
+    def _fresh_change(
+        self, parent: str, task: dict[str, Any] | None, rng: random.Random, gene: str | None
+    ) -> coder.CodeReply:
+        """An improve/mutate of `parent` that this client has not proposed before, when one can be found."""
+        key = _digest(parent)
+        with self._lock:
+            seen = set(self._children.get(key, ()))
+        reply = coder.improve(parent, task, rng, gene=gene)
+        for attempt in range(1, _FRESH_TRIES):
+            if _digest(reply.code) not in seen:
+                break
+            # a known upgrade was already proposed: after a few redraws, explore instead
+            reply = coder.improve(parent, task, rng, gene=gene, explore=attempt >= _FRESH_TRIES // 2)
+        with self._lock:
+            self._children.setdefault(key, set()).add(_digest(reply.code))
+            self._children.move_to_end(key)
+            while len(self._children) > _MEMORY_PARENTS:
+                self._children.popitem(last=False)
+        return reply
 
     def _evolve(self, ctx: CallContext) -> str:
         hints = ctx.hints
@@ -142,3 +170,7 @@ class OfflineClient:
         if "output" in ctx.hints or ctx.kind == "review":
             known = {**review_facts(ctx.hints), **known}
         return fill_schema(tool.schema, known, text)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:20]

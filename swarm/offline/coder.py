@@ -68,9 +68,16 @@ def _readable(parent_code: str) -> tuple[Any, Genome] | None:
 
 
 def improve(
-    parent_code: str, task: dict[str, Any] | None, rng: random.Random, gene: str | None = None
+    parent_code: str,
+    task: dict[str, Any] | None,
+    rng: random.Random,
+    gene: str | None = None,
+    explore: bool = False,
 ) -> CodeReply:
-    """Change one section of the parent (`gene` if given), keeping the rest of its text as it is."""
+    """Change one section of the parent (`gene` if given), keeping the rest of its text as it is.
+
+    `explore=True` makes an exploratory change even where an upgrade is known.
+    """
     if gene is not None and gene not in GENE_SECTIONS:
         raise ValueError(f"unknown gene {gene!r}; expected one of {', '.join(GENE_SECTIONS)}")
     readable = _readable(parent_code)
@@ -81,7 +88,7 @@ def improve(
     split, genome = readable
     if gene is not None and gene not in genome:
         genome = {**genome, gene: safe_choice(gene, task)}
-    section, choice, is_upgrade = change_one(genome, task, rng, gene)
+    section, choice, is_upgrade = change_one(genome, task, rng, gene, explore_only=explore)
     split.sections[section] = render_section(section, choice)
     why = "a change that usually helps" if is_upgrade else "an exploratory change"
     plan = (

@@ -14,8 +14,12 @@ from swarm.protocol import GENE_SECTIONS
 Genome = dict[str, dict[str, Any]]
 
 FEATURE_SETS = ("basic", "freq", "rich")
-FAMILIES = ("linear", "rf", "extratrees", "hgb", "lgbm")
-MODEL_UPGRADE = {"linear": "rf", "rf": "hgb", "extratrees": "hgb", "hgb": "lgbm"}
+DRAFT_FAMILIES = ("linear", "rf", "extratrees", "hgb", "lgbm")
+FAMILIES = (*DRAFT_FAMILIES, "blend")  # a blend is reached by improving, never drafted
+# A linear model is upgraded by blending it with boosted trees, not by replacing it with a forest: on small
+# tabular data a good linear model often beats a forest, and the blend keeps its strengths.
+MODEL_UPGRADE = {"linear": "blend", "rf": "hgb", "extratrees": "hgb", "hgb": "lgbm", "lgbm": "blend"}
+BOOSTED = frozenset({"hgb", "lgbm", "blend"})
 REGRESSION_OBJECTIVES = ("l2", "huber", "l1")
 CLASSIFICATION_OBJECTIVES = ("standard", "balanced")
 # (learning_rate, n_estimators), weakest first; improve climbs this ladder.
@@ -78,7 +82,7 @@ def draft_genome(task: dict | None, rng: random.Random) -> Genome:
     validation = rng.choice(("holdout", "kfold"))
     return {
         "DATA": {"features": rng.choice(FEATURE_SETS)},
-        "MODEL": {"family": rng.choices(FAMILIES, weights=(2, 2, 1, 2, 3))[0]},
+        "MODEL": {"family": rng.choices(DRAFT_FAMILIES, weights=(2, 2, 1, 2, 3))[0]},
         "LOSS": {"objective": objectives(task)[0] if rng.random() < 0.8 else rng.choice(objectives(task))},
         "OPTIMIZER": optimizer_choice(rng.choice((0, 1, 2))),
         "REGULARIZATION": regularization_choice(rng.choice(tuple(REG_PRESETS))),
@@ -92,8 +96,23 @@ def draft_genome(task: dict | None, rng: random.Random) -> Genome:
     }
 
 
-def upgrade(section: str, choice: dict[str, Any], task: dict | None) -> dict[str, Any] | None:
-    """A change of `choice` that usually helps, or None when none is known."""
+def matters(section: str, genome: Genome) -> bool:
+    """Whether changing `section` can change the solution's predictions, given its model family.
+
+    A linear model ignores the boosting schedule and is deterministic (no seed); forests ignore the schedule.
+    """
+    family = genome.get("MODEL", {}).get("family")
+    if section == "OPTIMIZER":
+        return family in BOOSTED or family is None
+    if section == "INITIALIZATION":
+        return family != "linear"
+    return True
+
+
+def upgrade(
+    section: str, choice: dict[str, Any], task: dict | None, family: str | None = None
+) -> dict[str, Any] | None:
+    """A change of `choice` that usually helps (for a model of `family`), or None when none is known."""
     if section == "MODEL":
         stronger = MODEL_UPGRADE.get(choice.get("family"))
         return {"family": stronger} if stronger else None
@@ -108,7 +127,7 @@ def upgrade(section: str, choice: dict[str, Any], task: dict | None) -> dict[str
             return {**choice, "target_transform": "log1p"}
         if choice.get("validation") != "kfold":
             return {**choice, "validation": "kfold", "folds": 5}
-        if int(choice.get("seed_bag", 1)) < 3:
+        if int(choice.get("seed_bag", 1)) < 3 and family != "linear":  # a linear model has no seed
             return {**choice, "seed_bag": 3}
         return None
     if section == "REGULARIZATION" and choice.get("preset") == "light":
@@ -116,7 +135,9 @@ def upgrade(section: str, choice: dict[str, Any], task: dict | None) -> dict[str
     return None
 
 
-def explore(section: str, choice: dict[str, Any], task: dict | None, rng: random.Random) -> dict[str, Any]:
+def explore(
+    section: str, choice: dict[str, Any], task: dict | None, rng: random.Random, family: str | None = None
+) -> dict[str, Any]:
     """A different choice for `section`, picked at random (used when no upgrade is known)."""
     if section == "DATA":
         options = [{"features": f} for f in FEATURE_SETS]
@@ -132,7 +153,8 @@ def explore(section: str, choice: dict[str, Any], task: dict | None, rng: random
         return {"seed": rng.randrange(1, 10_000)}
     elif section == "TRAINING_TRICKS":
         base = {**safe_choice(section, task), **choice}
-        options = [{**base, "validation": v, "seed_bag": b} for v in ("holdout", "kfold") for b in (1, 3)]
+        bags = (1,) if family == "linear" else (1, 3)  # a linear model has no seed to bag over
+        options = [{**base, "validation": v, "seed_bag": b} for v in ("holdout", "kfold") for b in bags]
         if is_regression(task):
             options += [{**base, "target_transform": t} for t in ("none", "log1p")]
     else:
@@ -148,16 +170,27 @@ EXPLORE_WEIGHT = {"REGULARIZATION": 1.0, "LOSS": 0.6, "DATA": 0.5, "MODEL": 0.3,
 
 
 def change_one(
-    genome: Genome, task: dict | None, rng: random.Random, section: str | None = None
+    genome: Genome,
+    task: dict | None,
+    rng: random.Random,
+    section: str | None = None,
+    explore_only: bool = False,
 ) -> tuple[str, dict[str, Any], bool]:
-    """Pick a section (or use `section`) and a new choice for it: (section, choice, is_upgrade)."""
-    candidates = [s for s in GENE_SECTIONS if s in genome] if section is None else [section]
+    """Pick a section (or use `section`) and a new choice for it: (section, choice, is_upgrade).
+
+    `explore_only=True` skips the known upgrades and picks at random among the other choices.
+    """
+    if section is None:
+        candidates = [s for s in GENE_SECTIONS if s in genome and matters(s, genome)]
+    else:
+        candidates = [section]
     if not candidates:
         raise ValueError("the parent has no section the offline coder can change")
-    ups = {s: upgrade(s, genome.get(s, {}), task) for s in candidates}
+    family = genome.get("MODEL", {}).get("family")
+    ups = {s: None if explore_only else upgrade(s, genome.get(s, {}), task, family) for s in candidates}
     if section is None:
         weights = [UPGRADE_WEIGHT.get(s, 1.0) if ups[s] else EXPLORE_WEIGHT.get(s, 0.2) for s in candidates]
         section = rng.choices(candidates, weights=weights)[0]
     if ups[section] is not None and rng.random() < 0.9:
         return section, ups[section], True
-    return section, explore(section, genome.get(section, {}), task, rng), False
+    return section, explore(section, genome.get(section, {}), task, rng, family), False

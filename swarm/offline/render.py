@@ -207,7 +207,27 @@ _LINEAR = """    if task == "regression":
         model = LogisticRegression(C=1.0 / (1.0 + REG["l2"]), max_iter=2000, class_weight=balanced)
     return make_pipeline(SimpleImputer(strategy="median"), StandardScaler(), model)
 """
+_BLEND = (
+    """    members = [("boosted", _boosted(task, seed)), ("linear", _linear(task, seed))]
+    if task == "regression":
+        return VotingRegressor(members)
+    return VotingClassifier(members, voting="soft")
+
+
+def _boosted(task, seed):
+    \"\"\"The gradient-boosted member: LightGBM, or sklearn's HistGradientBoosting without it.\"\"\"
+"""
+    + _LGBM
+    + _HGB
+    + """
+
+def _linear(task, seed):
+    \"\"\"The scaled linear member.\"\"\"
+"""
+    + _LINEAR
+)
 _FAMILY_DOC = {
+    "blend": "the average of gradient-boosted trees and a scaled linear model (soft voting)",
     "lgbm": "LightGBM gradient-boosted trees (sklearn's HistGradientBoosting when LightGBM is missing)",
     "hgb": "sklearn HistGradientBoosting trees",
     "rf": "a random forest",
@@ -224,6 +244,9 @@ def _model(choice: dict[str, Any]) -> str:
         f"MODEL_FAMILY = {family!r}\n\n\ndef build_model(task, seed):\n"
         f'    """A fresh estimator for `task` ("binary", "multiclass" or "regression"): {_FAMILY_DOC[family]}."""\n'
     )
+    if family == "blend":
+        imports = "from sklearn.ensemble import VotingClassifier, VotingRegressor\n\n"
+        return imports + head + _BLEND
     if family == "lgbm":
         return head + _LGBM + _HGB
     if family == "hgb":
@@ -298,6 +321,7 @@ def _training_tricks(choice: dict[str, Any]) -> str:
 N_FOLDS = {folds}
 TARGET_TRANSFORM = {transform!r}  # "log1p" fits regression targets on log1p(y) and maps predictions back
 SEED_BAG = {bag}  # models per fit, each with its own seed, averaged
+SPLIT_SEED = 2024  # fixed, not SEED: every solution is validated on the same rows, so their scores compare
 os.makedirs(WORK_DIR, exist_ok=True)
 os.makedirs(SUB_DIR, exist_ok=True)
 
@@ -308,9 +332,11 @@ def fit_predict(task, n_classes, X_fit, y_fit, frames, log_target):
     for bag in range(SEED_BAG):
         model = build_model(task, SEED + 1000 * bag)
         if task == "regression":
-            model.fit(X_fit, np.log1p(y_fit) if log_target else y_fit)
+            fit_target = np.log1p(y_fit) if log_target else y_fit
+            model.fit(X_fit, fit_target)
             for i, frame in enumerate(frames):
-                pred = model.predict(frame)
+                # never predict outside the training range: linear models extrapolate wildly on outliers
+                pred = np.clip(model.predict(frame), fit_target.min(), fit_target.max())
                 outputs[i] = outputs[i] + (np.expm1(pred) if log_target else pred) / SEED_BAG
         else:
             model.fit(X_fit, y_fit)
@@ -327,9 +353,11 @@ def make_splits(task, y):
     stratify = task != "regression" and np.bincount(y).min() >= max(N_FOLDS, 2)
     if VALIDATION == "kfold":
         if stratify:
-            return list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=SEED).split(rows, y))
-        return list(KFold(N_FOLDS, shuffle=True, random_state=SEED).split(rows))
-    train_rows, valid_rows = train_test_split(rows, test_size=0.2, random_state=SEED, stratify=y if stratify else None)
+            return list(StratifiedKFold(N_FOLDS, shuffle=True, random_state=SPLIT_SEED).split(rows, y))
+        return list(KFold(N_FOLDS, shuffle=True, random_state=SPLIT_SEED).split(rows))
+    train_rows, valid_rows = train_test_split(
+        rows, test_size=0.2, random_state=SPLIT_SEED, stratify=y if stratify else None
+    )
     return [(train_rows, valid_rows)]
 
 

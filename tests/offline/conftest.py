@@ -136,3 +136,70 @@ def tools():
         score = staticmethod(score_submission)
 
     return Tools
+
+
+BUNDLED = ("titanic", "house-prices", "telco-churn")
+
+
+@dataclass
+class BundledRun:
+    """One solution run on a bundled competition: its printed metric and the grader's report."""
+
+    returncode: int
+    output: str
+    metric: object  # swarm.protocol.ReportedMetric or None
+    report: object  # swarm.competitions.GradeReport or None (when no submission was written)
+
+    def better_than(self, other: BundledRun, on: str = "score") -> bool:
+        """Strictly better on the graded `score` or on the printed validation `metric`."""
+        mine, theirs = (
+            (self.report.score, other.report.score)
+            if on == "score"
+            else (self.metric.value, other.metric.value)
+        )
+        return mine < theirs if self.report.lower_is_better else mine > theirs
+
+
+class BundledRunner:
+    """Runs solutions on the bundled competitions for real (subprocess, input/ working/ submission/ layout)
+    and grades them; identical code on the same competition is run once per test session."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._comps: dict[str, object] = {}
+        self._runs: dict[tuple[str, str], BundledRun] = {}
+
+    def competition(self, competition_id: str):
+        from swarm.competitions import load_competition
+
+        if competition_id not in self._comps:
+            self._comps[competition_id] = load_competition(competition_id, self.root / "cache")
+        return self._comps[competition_id]
+
+    def hints(self, competition_id: str, **extra) -> dict:
+        return {"input_dir": str(self.competition(competition_id).public_dir), **extra}
+
+    def run(self, competition_id: str, code: str) -> BundledRun:
+        import hashlib
+
+        from swarm.competitions import grade_submission
+        from swarm.protocol import parse_metric_line
+
+        key = (competition_id, hashlib.sha256(code.encode()).hexdigest()[:16])
+        if key not in self._runs:
+            comp = self.competition(competition_id)
+            workdir = self.root / "runs" / competition_id / key[1]
+            result = run_solution(code, comp.public_dir, workdir, timeout=300)
+            sub = workdir / "submission" / "submission.csv"
+            report = grade_submission(comp, sub) if sub.exists() else None
+            self._runs[key] = BundledRun(
+                result.returncode, result.output, parse_metric_line(result.output), report
+            )
+        return self._runs[key]
+
+
+@pytest.fixture(scope="session")
+def bundled(tmp_path_factory) -> BundledRunner:
+    """A runner for the bundled competitions shared by the whole session."""
+    pytest.importorskip("swarm.competitions")
+    return BundledRunner(tmp_path_factory.mktemp("bundled"))

@@ -238,3 +238,50 @@ def test_debug_of_foreign_code_writes_the_safe_solution(competitions, tools):
         s: c for s, c in safe_genome(task).items() if s != "INITIALIZATION"
     }
     assert "ImportError" in reply
+
+
+def test_improving_the_same_parent_again_gives_a_new_child(competitions, tools):
+    """Search keeps improving its best node; the coder does not hand back a child it already proposed."""
+    comp = competitions["churn"]
+    client = OfflineClient(seed=2)
+    parent = tools.code_of(client.complete([], ctx("draft", comp, seed=5)))
+    children = [
+        tools.code_of(client.complete([], ctx("improve", comp, node="same", parent_code=parent)))
+        for _ in range(4)
+    ]
+    assert len(set(children)) == 4
+    assert all(len(changed_sections(parent, child)) == 1 for child in children)
+    fresh = OfflineClient(seed=2)  # another client (process) has no memory: same request, same first child
+    assert (
+        tools.code_of(fresh.complete([], ctx("improve", comp, node="same", parent_code=parent)))
+        == children[0]
+    )
+
+
+def test_improve_skips_sections_the_model_ignores(competitions, tools):
+    """A linear model ignores the boosting schedule and has no seed: improve never spends a step there."""
+    comp = competitions["titanic"]
+    task = task_from_hints({"input_dir": str(comp.input_dir)})
+    parent = render_solution(task, safe_genome(task) | {"MODEL": {"family": "linear"}})
+    client = OfflineClient(seed=3)
+    for node in range(20):
+        child = tools.code_of(client.complete([], ctx("improve", comp, node=f"n{node}", parent_code=parent)))
+        (section,) = changed_sections(parent, child)
+        assert section not in ("OPTIMIZER", "INITIALIZATION"), node
+        if section == "TRAINING_TRICKS":
+            assert read_genome(split_code(child))["TRAINING_TRICKS"]["seed_bag"] == 1
+
+
+def test_a_linear_model_is_upgraded_to_a_blend(competitions, tools):
+    comp = competitions["ames"]
+    task = task_from_hints({"input_dir": str(comp.input_dir)})
+    parent = render_solution(task, safe_genome(task) | {"MODEL": {"family": "linear"}})
+    request = [ctx("mutate", comp, node=f"m{i}", parent_code=parent, gene="MODEL") for i in range(10)]
+    firsts = [tools.code_of(OfflineClient().complete([], r)) for r in request]  # fresh clients: no memory
+    families = [read_genome(split_code(child))["MODEL"]["family"] for child in firsts]
+    assert families.count("blend") >= 7, families  # the upgrade, bar the occasional exploratory change
+    blend = firsts[families.index("blend")]
+    assert "VotingRegressor" in blend and "from sklearn.ensemble import VotingClassifier" in blend
+    client = OfflineClient()  # one client asked again and again proposes each family at most once
+    again = [read_genome(split_code(tools.code_of(client.complete([], r))))["MODEL"] for r in request[:5]]
+    assert len({a["family"] for a in again}) == 5, again

@@ -120,25 +120,25 @@ def test_without_input_dir_the_code_infers_the_task_at_run_time(competitions, to
 @pytest.mark.skipif(
     importlib.util.find_spec("swarm.competitions") is None, reason="swarm.competitions not built yet"
 )
+@pytest.mark.parametrize("seed", [0, 1, 2])
 @pytest.mark.parametrize("competition_id", ["titanic", "house-prices", "telco-churn"])
-def test_drafts_beat_the_sample_submission_on_bundled_competitions(tmp_path, tools, competition_id):
-    from swarm.competitions import grade_submission, load_competition
+def test_drafts_beat_the_sample_submission_on_bundled_competitions(bundled, tools, competition_id, seed):
+    from swarm.competitions import grade_submission
 
-    comp = load_competition(competition_id, tmp_path / "cache")
-    reply = OfflineClient(seed=0).complete(
+    comp = bundled.competition(competition_id)
+    reply = OfflineClient(seed=seed).complete(
         [],
-        CallContext(
-            stage="code", kind="draft", node_id="d0", hints={"input_dir": str(comp.public_dir), "seed": 0}
-        ),
+        CallContext(stage="code", kind="draft", node_id="d0", hints=bundled.hints(competition_id, seed=seed)),
     )
-    result = tools.run(tools.code_of(reply), comp.public_dir, tmp_path / "run")
-    assert result.returncode == 0, result.output[-3000:]
-    assert parse_metric_line(result.output) is not None
-    ours = grade_submission(comp, tmp_path / "run" / "submission" / "submission.csv")
+    ours = bundled.run(competition_id, tools.code_of(reply))
+    assert ours.returncode == 0, ours.output[-3000:]
+    assert ours.metric is not None and ours.report is not None
     sample = grade_submission(comp, comp.sample_submission)
-    assert ours.valid, ours.reason
-    better = ours.score < sample.score if ours.lower_is_better else ours.score > sample.score
-    assert better, (ours.score, sample.score)
+    assert ours.report.valid, ours.report.reason
+    better = (
+        ours.report.score < sample.score if ours.report.lower_is_better else ours.report.score > sample.score
+    )
+    assert better, (ours.report.score, sample.score)
 
 
 def test_wide_probability_and_multi_target_formats(tmp_path, tools):
@@ -174,3 +174,19 @@ def test_wide_probability_and_multi_target_formats(tmp_path, tools):
         assert result.submission["id"].tolist() == sample["id"].tolist()
         if name == "wine":
             assert np.allclose(result.submission[["a", "b", "c"]].sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("name", ["titanic", "ames"])
+def test_blend_family_runs(competitions, tools, tmp_path, name):
+    """The blend (boosted trees + linear model, soft voting) that improve reaches from linear and LightGBM."""
+    from swarm.offline.client import task_from_hints
+    from swarm.offline.genome import safe_genome
+    from swarm.offline.render import render_solution
+
+    comp = competitions[name]
+    task = task_from_hints({"input_dir": str(comp.input_dir)})
+    code = render_solution(task, safe_genome(task) | {"MODEL": {"family": "blend"}})
+    sample = pd.read_csv(comp.input_dir / "sample_submission.csv")
+    result = tools.run(code, comp.input_dir, tmp_path)
+    assert check_run(result, comp, sample).name == TARGET_METRIC[name]
+    assert "(holdout, blend)" in result.output
