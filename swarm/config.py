@@ -122,21 +122,43 @@ class StageLLMConfig(_Section):
 class ModelPrice(_Section):
     input_per_mtok: float = Field(0.0, ge=0)
     output_per_mtok: float = Field(0.0, ge=0)
+    cache_read_per_mtok: float | None = Field(
+        None, ge=0, description="Cached input read; none = by provider."
+    )
+    cache_write_per_mtok: float | None = Field(None, ge=0, description="Cache write; none = by provider.")
+
+
+def default_prices() -> dict[str, ModelPrice]:
+    """USD per million tokens of a few common models; config entries add to these or replace them by name."""
+    return {
+        "gpt-4o": ModelPrice(input_per_mtok=2.5, output_per_mtok=10.0),
+        "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.6),
+        "claude-sonnet-4-5": ModelPrice(input_per_mtok=3.0, output_per_mtok=15.0),
+        "claude-haiku-4-5": ModelPrice(input_per_mtok=1.0, output_per_mtok=5.0),
+    }
 
 
 class LLMConfig(_Section):
     code: StageLLMConfig = StageLLMConfig()
     feedback: StageLLMConfig = StageLLMConfig(temperature=0.0)
     evolution: StageLLMConfig = StageLLMConfig(temperature=0.7)
-    prices: dict[str, ModelPrice] = Field(
-        default_factory=lambda: {
-            "gpt-4o": ModelPrice(input_per_mtok=2.5, output_per_mtok=10.0),
-            "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.6),
-            "claude-sonnet-4-5": ModelPrice(input_per_mtok=3.0, output_per_mtok=15.0),
-            "claude-haiku-4-5": ModelPrice(input_per_mtok=1.0, output_per_mtok=5.0),
-        }
-    )
+    prices: dict[str, ModelPrice] = Field(default_factory=default_prices)
     spend_cap_usd: float | None = Field(None, ge=0)
+
+    @field_validator("prices", mode="before")
+    @classmethod
+    def _add_to_default_prices(cls, value: Any) -> Any:
+        """Prices given in YAML, .env or --set add to the default table (field by field for a known model)
+        instead of replacing it."""
+        if not isinstance(value, dict):
+            return value
+        merged: dict[str, Any] = {name: price.model_dump() for name, price in default_prices().items()}
+        for name, price in value.items():
+            known = merged.get(name)
+            merged[name] = (
+                {**known, **price} if isinstance(known, dict) and isinstance(price, dict) else price
+            )
+        return merged
 
 
 class ExecutionConfig(_Section):

@@ -32,8 +32,7 @@ def resolve_provider(stage_cfg: StageLLMConfig) -> str:
     if stage_cfg.provider != "auto":
         return stage_cfg.provider
     family = model_family(stage_cfg.model)
-    key_env = stage_cfg.api_key_env or DEFAULT_KEY_ENV[family]
-    if os.environ.get(key_env):
+    if stage_cfg.api_key():  # the environment, else the .env the config was loaded with
         return family
     if stage_cfg.base_url and family == "openai":
         return "openai"
@@ -64,7 +63,7 @@ def make_client(
     if provider == "offline":
         return RecordingClient(_offline_client(stage_cfg, offline_factory), ledger)
     key_env = stage_cfg.api_key_env or DEFAULT_KEY_ENV[provider]
-    key = os.environ.get(key_env) or None
+    key = os.environ.get(key_env) or stage_cfg.model_copy(update={"provider": provider}).api_key() or None
     if provider == "openai":
         if key is None and not stage_cfg.base_url:
             raise LLMError(

@@ -205,3 +205,13 @@ def test_base_url_without_credentials_is_saved_verbatim(tmp_path: Path) -> None:
     saved = tmp_path / "saved.yaml"
     saved.write_text(cfg.to_yaml(), encoding="utf-8")
     assert load_config(saved, env_file=None).llm.feedback.base_url == url
+
+
+def test_prices_add_to_the_default_table_field_by_field() -> None:
+    cfg = load_config(
+        overrides=["llm.prices.my-model.input_per_mtok=1.5", "llm.prices.gpt-4o.input_per_mtok=9"],
+        env_file=None,
+    )
+    assert cfg.llm.prices["my-model"].input_per_mtok == 1.5
+    assert cfg.llm.prices["gpt-4o"].input_per_mtok == 9 and cfg.llm.prices["gpt-4o"].output_per_mtok == 10.0
+    assert cfg.llm.prices["claude-haiku-4-5"].output_per_mtok == 5.0  # the rest of the table stays
