@@ -34,6 +34,7 @@ from swarm.pipeline.state import RunState, StepPlan
 from swarm.population import next_generation, population_fitness
 from swarm.protocol import GENE_SECTIONS
 from swarm.response import ResponseParseError, parse_response
+from swarm.submission_check import check_submission
 
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
 
@@ -207,6 +208,14 @@ def review(
             lower_is_better=rc.lower_is_better,
             summary="no code to run",
         )
+    problem = None
+    if result.submission_path is not None:
+        spec = rc.competition.metric
+        problem = check_submission(
+            result.submission_path,
+            rc.competition.sample_submission,
+            id_column=spec.id_column if spec else None,
+        )
     ctx = CallContext(
         stage="feedback",
         kind="review",
@@ -234,6 +243,7 @@ def review(
         submission_exists=result.submission_path is not None,
         timeout_s=rc.cfg.execution.timeout_s,
         exec_time_s=result.exec_time,
+        submission_problem=problem,
     )
     return with_competition_direction(outcome, rc.lower_is_better if rc.competition.metric else None)
 
@@ -297,7 +307,7 @@ def make_node(step: StepOutcome) -> Node:
         bug_reason=outcome.bug_reason,
         lower_is_better=outcome.lower_is_better,
         metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
-        metric_conflict=bool(outcome.metric_conflict),
+        metric_conflict=outcome.has_metric_conflict,
         meta={"agent_versions": step.planned.agent_versions, "plan_step": plan.step},
     )
     if result is not None:
@@ -317,8 +327,10 @@ def make_node(step: StepOutcome) -> Node:
         node.meta["crossover_plan"] = plan.crossover_plan  # section -> parent index of a merge
     if gen.parse_error:
         node.meta["parse_error"] = gen.parse_error
-    if outcome.metric_conflict:
-        node.meta["metric_conflict"] = outcome.metric_conflict
+    if outcome.has_metric_conflict:
+        node.meta["metric_conflict"] = outcome.conflict_record()  # what was used, what the model claimed
+    if outcome.submission_problem:
+        node.meta["submission_problem"] = outcome.submission_problem
     return node
 
 

@@ -272,3 +272,32 @@ def test_spend_cap_stops_the_run_cleanly_after_the_step(
     journal = Journal.load(run_dir / "journal.json")
     assert len(journal) == 1  # the step in flight finished and was saved
     assert summary["grade"]["valid"]
+
+
+def test_a_reply_without_code_is_a_buggy_node_and_gets_debugged(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SWARM_TEST_MODEL_KEY", "test-key")
+    with LoopbackServer() as server:
+        server.enqueue(
+            Reply.say("I would start with a gradient-boosted model, but here is no code."),
+            Reply.say(offline_reply(competition_cache, 7)),
+        )
+        run_dir = tmp_path / "run"
+        competition_flow(
+            CompetitionParams(
+                run_dir=str(run_dir),
+                overrides=[
+                    *base_overrides,
+                    *model_overrides(server),
+                    "agent.max_steps=2",
+                    "search.parallel=1",
+                    "search.num_drafts=1",
+                    "search.debug_prob=1.0",
+                ],
+            )
+        )
+    first, second = Journal.load(run_dir / "journal.json").nodes
+    assert first.is_buggy and "no runnable code" in (first.bug_reason or "") and first.code == ""
+    assert first.meta.get("parse_error")
+    assert second.task_type == "debug" and second.parent_ids == (first.id,) and not second.is_buggy
