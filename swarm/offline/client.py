@@ -100,8 +100,9 @@ class OfflineClient:
         """Code requests get a plan and one python block; evolution gets the improved text."""
         if ctx.kind in CODE_KINDS:
             return self.code_reply(ctx).text()
-        if ctx.kind in EVOLVE_KINDS:
-            return self._evolve(ctx)
+        if ctx.kind in EVOLVE_KINDS:  # the evolution prompts' format: a rationale, then one markdown block
+            rationale = "The offline coder keeps the text and appends lessons drawn from the agent's record."
+            return f"{rationale}\n\n```markdown\n{self._evolve(ctx).strip()}\n```\n"
         if ctx.kind == "review":
             return json.dumps(review_facts(ctx.hints))
         return "The offline coder has no answer for this request; it only writes, repairs and reviews code."

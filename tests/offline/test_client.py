@@ -13,6 +13,7 @@ from swarm.offline.client import task_from_hints
 from swarm.offline.genome import safe_genome
 from swarm.offline.render import render_solution
 from swarm.offline.sections import read_genome, split_code
+from swarm.prompting import extract_evolved_text
 from swarm.protocol import GENE_SECTIONS, SECTION_MARKER_RE, metric_line
 
 
@@ -196,13 +197,14 @@ def test_evolution_text_is_marked_and_not_stacked():
         "current_text": "You are a careful ML engineer.",
         "stats": {"bug_rate": 0.5, "best": {"score": 0.9}},
     }
-    first = client.complete([], CallContext(stage="evolution", kind="evolve_role", hints=hints))
+    reply = client.complete([], CallContext(stage="evolution", kind="evolve_role", hints=hints))
+    first = extract_evolved_text(reply)  # the format the evolution prompts ask for
     assert first.startswith("You are a careful ML engineer.")
     assert "offline coder" in first and "bug_rate is 50%" in first and "best" in first
     again = client.complete(
         [], CallContext(stage="evolution", kind="evolve_role", hints={**hints, "current_text": first})
     )
-    assert again.count("offline-coder lessons: start") == 1
+    assert extract_evolved_text(again).count("offline-coder lessons: start") == 1
 
 
 def test_review_flags_timeouts_and_nonzero_exits():
