@@ -7,6 +7,7 @@ by stage / agent / model, and enforces the run's spend cap: once the total cost 
 
 from __future__ import annotations
 
+import fcntl
 import json
 import threading
 from collections.abc import Mapping
@@ -161,6 +162,9 @@ class UsageLedger:
     """All attempts of a run. `path=None` keeps records in memory only.
 
     With `resume=True` an existing file is read first, so totals and the spend cap carry over a restart.
+    Several processes may share one file (e.g. Dask workers running steps): each appends its records under
+    an `fcntl` lock in one write, and every reader follows the lines the others appended, so totals and the
+    spend cap count the whole run's spend.
     """
 
     path: Path | None = None
@@ -169,6 +173,7 @@ class UsageLedger:
     _records: list[UsageRecord] = field(default_factory=list, init=False, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, init=False, repr=False)
     _total_cost: float = field(default=0.0, init=False)
+    _offset: int = field(default=0, init=False, repr=False)  # bytes of the file already read
 
     def __post_init__(self) -> None:
         if self.spend_cap_usd is not None and self.spend_cap_usd < 0:
@@ -176,29 +181,55 @@ class UsageLedger:
         if self.path is not None:
             self.path = Path(self.path)
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            if self.resume and self.path.exists():
-                for record in read_records(self.path):
-                    self._records.append(record)
-                    self._total_cost += record.cost_usd
+            if self.path.exists():
+                if self.resume:
+                    self._follow()
+                else:
+                    self._offset = self.path.stat().st_size
+
+    def _follow(self) -> None:
+        """Take in the complete lines appended to the file since the last read (the caller holds _lock)."""
+        if self.path is None or not self.path.exists():
+            return
+        with self.path.open("rb") as fh:
+            fh.seek(self._offset)
+            chunk = fh.read()
+        end = chunk.rfind(b"\n") + 1  # a line still being written is read next time
+        for record in parse_lines(chunk[:end].decode("utf-8"), self.path):
+            self._records.append(record)
+            self._total_cost += record.cost_usd
+        self._offset += end
 
     def record(self, record: UsageRecord) -> None:
         """Append one record (to memory and, when a path is set, as one JSON line)."""
-        line = json.dumps(asdict(record), sort_keys=True)
+        line = (json.dumps(asdict(record), sort_keys=True) + "\n").encode("utf-8")
         with self._lock:
+            if self.path is None:
+                self._records.append(record)
+                self._total_cost += record.cost_usd
+                return
+            with self.path.open("ab") as fh:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+                try:
+                    self._follow()  # others' lines first, so the offset stays at a line boundary
+                    fh.write(line)
+                    fh.flush()
+                finally:
+                    fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
             self._records.append(record)
             self._total_cost += record.cost_usd
-            if self.path is not None:
-                with self.path.open("a", encoding="utf-8") as fh:
-                    fh.write(line + "\n")
+            self._offset += len(line)
 
     @property
     def records(self) -> list[UsageRecord]:
         with self._lock:
+            self._follow()
             return list(self._records)
 
     @property
     def total_cost_usd(self) -> float:
         with self._lock:
+            self._follow()
             return self._total_cost
 
     @property
@@ -243,8 +274,13 @@ def ledger_for_run(run_dir: Path, llm: LLMConfig) -> UsageLedger:
 
 def read_records(path: Path) -> list[UsageRecord]:
     """Records from a ledger file; a line that does not parse raises ValueError naming the line."""
+    return parse_lines(Path(path).read_text(encoding="utf-8"), path)
+
+
+def parse_lines(text: str, path: Path) -> list[UsageRecord]:
+    """Records from ledger lines; a line that does not parse raises ValueError naming the file."""
     records = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:

@@ -258,3 +258,30 @@ def test_old_ledger_lines_without_cache_fields_still_load(tmp_path):
     (tmp_path / "old.jsonl").write_text(json.dumps(line) + "\n")
     (record,) = read_records(tmp_path / "old.jsonl")
     assert (record.cost_usd, record.cache_read_tokens, record.cache_creation_tokens) == (0.5, 0, 0)
+
+
+WRITER = """
+import sys, time
+from swarm.llm.usage import UsageLedger, UsageRecord
+ledger = UsageLedger(sys.argv[1])
+for i in range(int(sys.argv[2])):
+    ledger.record(UsageRecord(ts=time.time(), provider="p", model="m", stage="code", kind="draft", run_id=None,
+        epoch=None, node_id=f"w{i}", agent_id=None, mode="text", attempt=1, prompt_tokens=1,
+        completion_tokens=1, latency_s=0.0, cost_usd=0.01, priced=True, ok=True))
+"""
+
+
+def test_ledgers_of_several_processes_share_spend_and_cap(tmp_path) -> None:
+    import subprocess
+
+    path = tmp_path / "llm_usage.jsonl"
+    flow = UsageLedger(path, spend_cap_usd=0.5)
+    workers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), "20"]) for _ in range(3)]
+    assert all(w.wait(timeout=60) == 0 for w in workers)
+    assert flow.total_cost_usd == pytest.approx(0.6)  # what the other processes spent counts here
+    assert flow.cap_reached
+    with pytest.raises(SpendCapReached):
+        flow.check_cap()
+    lines = path.read_text().splitlines()
+    assert len(lines) == 60 and all(json.loads(line)["cost_usd"] == 0.01 for line in lines)  # no torn lines
+    assert len(UsageLedger(path).records) == 60
