@@ -5,7 +5,9 @@
     <root>/prepared/public/          description.md, sample_submission.csv, train/test files
     <root>/prepared/private/         the hidden answers (test.csv, answers.csv, gold_submission.csv, ...)
 
-`load_competition_dir` accepts the root, the `prepared/` dir or `prepared/public/`.
+`load_competition_dir` accepts the root, the `prepared/` dir or `prepared/public/`, and also a public-only dir
+(what MLE-bench mounts at /home/data: description.md and the public files, no `prepared/`, no answers), which
+can be solved but not graded here.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ class Competition:
     def prepared_dir(self) -> Path:
         return self.public_dir.parent
 
+    @property
+    def public_only(self) -> bool:
+        """True for a dir holding only the public files (no `prepared/`): nothing to grade with."""
+        return self.public_dir == self.root
+
 
 def _find_root(path: Path) -> Path:
     path = path.expanduser().resolve()
@@ -76,12 +83,17 @@ def _find_root(path: Path) -> Path:
         return path.parent.parent
     if path.name == "prepared" and (path / "public").is_dir():
         return path.parent
-    if (path / "prepared").is_dir():
+    if (path / "prepared").is_dir() or _is_public_only(path):
         return path
     raise CompetitionError(
         f"{path}/prepared is missing: expected an MLE-bench competition dir holding prepared/public and "
-        "prepared/private (or the prepared/ dir itself)"
+        "prepared/private (or the prepared/ dir itself), or a public-only dir holding description.md"
     )
+
+
+def _is_public_only(path: Path) -> bool:
+    """A dir laid out like MLE-bench's /home/data: description.md beside the data, no `prepared/`."""
+    return not (path / "prepared").exists() and (path / "description.md").is_file()
 
 
 def _first_existing(folder: Path, names: tuple[str, ...]) -> Path | None:
@@ -184,7 +196,9 @@ def _leaderboard_path(root: Path, meta: dict) -> Path | None:
 def load_competition_dir(path: str | Path, metric: str | None = None) -> Competition:
     """Read the competition at `path`; `metric` overrides (or supplies) the metric name."""
     root = _find_root(Path(path))
-    public = root / "prepared" / "public"
+    public_only = _is_public_only(root)
+    public = root if public_only else root / "prepared" / "public"
+    # A public-only dir has no answers; `private_dir` then names where they would be and never exists.
     private = root / "prepared" / "private"
     if not public.is_dir():
         raise CompetitionError(f"{public} is missing")
@@ -202,7 +216,7 @@ def load_competition_dir(path: str | Path, metric: str | None = None) -> Competi
         private_dir=private,
         description=description_path.read_text(encoding="utf-8"),
         sample_submission=sample,
-        answers=_find_answers(private, meta),
+        answers=None if public_only else _find_answers(private, meta),
         metric=_metric_spec(meta, metric, sample),
         leaderboard=_leaderboard_path(root, meta),
         name=meta.get("name"),
