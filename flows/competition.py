@@ -9,6 +9,7 @@ from prefect import flow
 from pydantic import BaseModel, Field
 
 from flows.epoch import EpochParams, epoch_flow
+from flows.runners import dask_task_runner
 from swarm.config import load_config
 from swarm.journal import Journal
 from swarm.pipeline.context import create_run
@@ -61,13 +62,16 @@ def competition_flow(params: CompetitionParams) -> dict[str, Any]:
     forget_context(run_dir)
     rc = get_context(run_dir)
     PROGRESS.update(run_dir=run_dir, competition=rc.competition.id)
+    run_epoch = epoch_flow
+    if rc.cfg.search.task_runner == "dask":
+        run_epoch = epoch_flow.with_options(task_runner=dask_task_runner(rc.cfg))
     while True:
         state = load_state(paths)
         state.stopped_reason = state.stopped_reason or rc.limit_reason(state)
         if state.stopped_reason:
             save_state(paths, state)
             break
-        summary = epoch_flow(EpochParams(run_dir=run_dir, epoch=state.epochs_done + 1))
+        summary = run_epoch(EpochParams(run_dir=run_dir, epoch=state.epochs_done + 1))
         if summary.stopped_reason:
             break
     state = load_state(paths)

@@ -11,9 +11,10 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextvars
 import logging
+from collections.abc import Callable
 from pathlib import Path
 
-from prefect import flow
+from prefect import flow, task
 from pydantic import BaseModel, Field
 
 from flows.artifacts import publish_epoch_artifacts
@@ -27,6 +28,7 @@ from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_state
 from tasks import evolve_agents, execute, generate, review, select_parent, update_population
+from tasks.naming import step_name
 from tasks.runs import cache_storage, get_context
 
 log = logging.getLogger(__name__)
@@ -80,6 +82,19 @@ def run_step_chain(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcom
     return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)
 
 
+@task(task_run_name=step_name("step"))
+def run_step(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcome:
+    """One step chain as a task of its own, so the flow's task runner (e.g. Dask) can run it elsewhere."""
+    return run_step_chain(run_dir, planned)
+
+
+def step_runner(run_dir: str, on_task_runner: bool) -> Callable[[steps.PlannedStep], steps.StepOutcome]:
+    """How a worker thread runs one step: in the thread itself, or on the flow's task runner."""
+    if on_task_runner:
+        return lambda planned: run_step.submit(run_dir, planned).result()
+    return lambda planned: run_step_chain(run_dir, planned)
+
+
 def _limit_reason(run_dir: str, state: RunState, steps_started: int, steps_wanted: int) -> str | None:
     reason = get_context(run_dir).limit_reason(state)
     if reason is None and steps_started >= steps_wanted:
@@ -102,6 +117,13 @@ def _replay_pending(run_dir: str, journal: Journal, state: RunState) -> list[ste
 @flow(name="epoch", flow_run_name="epoch-{params.epoch}", log_prints=True)
 def epoch_flow(params: EpochParams) -> EpochSummary:
     """Run one epoch of search steps and snapshot the run afterwards."""
+    # The body is a module-level function: a task runner that ships tasks to other processes (Dask) pickles
+    # this flow's function by value, and the body's globals (the progress board's lock) would not pickle.
+    return run_epoch(params)
+
+
+def run_epoch(params: EpochParams) -> EpochSummary:
+    """The epoch flow's body (see `epoch_flow`)."""
     run_dir = params.run_dir
     if params.rerun:
         run_dir = str(branch_from_snapshot(RunPaths(Path(run_dir)), params.epoch, params.branch).root)
@@ -124,6 +146,7 @@ def epoch_flow(params: EpochParams) -> EpochSummary:
     failures = 0
     stopped: str | None = None
     PROGRESS.update(epoch=params.epoch, max_steps=rc.cfg.agent.max_steps, lower_is_better=rc.lower_is_better)
+    run_one = step_runner(run_dir, rc.cfg.search.task_runner == "dask")
 
     with cf.ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="step") as pool:
         inflight: dict[cf.Future[steps.StepOutcome], steps.PlannedStep] = {}
@@ -139,7 +162,7 @@ def epoch_flow(params: EpochParams) -> EpochSummary:
                 started += 1
                 PROGRESS.start(planned.plan.node_id, planned.plan.label())
                 ctx = contextvars.copy_context()
-                inflight[pool.submit(ctx.run, run_step_chain, run_dir, planned)] = planned
+                inflight[pool.submit(ctx.run, run_one, planned)] = planned
             if not inflight:
                 break
             done, _ = cf.wait(inflight, return_when=cf.FIRST_COMPLETED)

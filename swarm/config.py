@@ -37,6 +37,7 @@ from pydantic_settings import (
 Provider = Literal["auto", "openai", "anthropic", "offline"]
 SandboxKind = Literal["auto", "docker", "local"]
 SearchPolicy = Literal["aide", "ga"]
+TaskRunnerKind = Literal["threads", "dask"]
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 ENV_PREFIX = "SWARM_"
@@ -187,6 +188,13 @@ class SearchConfig(_Section):
     debug_prob: float = Field(0.5, ge=0.0, le=1.0)
     max_debug_depth: int = Field(3, ge=0)
     parallel: int = Field(2, ge=1)
+    task_runner: TaskRunnerKind = Field(
+        "threads", description="Where parallel steps run: threads of the flow's process, or a Dask cluster."
+    )
+    dask_address: str | None = Field(
+        None,
+        description="Dask scheduler address (tcp://host:8786); none = a local cluster of `parallel` workers.",
+    )
 
 
 class EvolutionConfig(_Section):

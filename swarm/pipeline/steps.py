@@ -11,10 +11,12 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import os
 import random
 import shutil
+import socket
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -287,6 +289,7 @@ class StepOutcome:
     generation: Generation
     result: ExecutionResult | None
     outcome: ReviewOutcome
+    worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")  # who ran the step
 
 
 def make_node(step: StepOutcome) -> Node:
@@ -308,7 +311,7 @@ def make_node(step: StepOutcome) -> Node:
         lower_is_better=outcome.lower_is_better,
         metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
         metric_conflict=outcome.has_metric_conflict,
-        meta={"agent_versions": step.planned.agent_versions, "plan_step": plan.step},
+        meta={"agent_versions": step.planned.agent_versions, "plan_step": plan.step, "worker": step.worker},
     )
     if result is not None:
         node.term_out = result.output
