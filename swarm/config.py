@@ -75,7 +75,9 @@ class ProjectConfig(_Section):
 
 class DataConfig(_Section):
     competition: str | None = Field("titanic", description="A bundled competition id.")
-    data_dir: Path | None = Field(None, description="An MLE-bench prepared competition dir (has prepared/).")
+    data_dir: Path | None = Field(
+        None, description="A competition dir: MLE-bench prepared (has prepared/), or public files only."
+    )
 
 
 class StageLLMConfig(_Section):

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from swarm.fitness import normalise
-from swarm.genes import missing_sections
+from swarm.genes import missing_sections, split_genes
 from swarm.journal import Journal, Node
 from swarm.protocol import GENE_SECTIONS
 
@@ -78,12 +78,24 @@ def tournament(fitness: dict[str, float], k: int, rng: random.Random, exclude: S
     return max(entrants, key=lambda node_id: fitness[node_id])
 
 
-def crossover_plan(rng: random.Random) -> dict[str, int]:
-    """Which parent (0 or 1) gives each gene section; never all from one parent."""
+def differing_sections(a: Node, b: Node) -> list[str]:
+    """The gene sections whose code differs between two nodes."""
+    genes_a, genes_b = split_genes(a.code), split_genes(b.code)
+    return [name for name in GENE_SECTIONS if genes_a.get(name, "").strip() != genes_b.get(name, "").strip()]
+
+
+def crossover_plan(rng: random.Random, differing: Sequence[str] = GENE_SECTIONS) -> dict[str, int]:
+    """Which parent (0 or 1) gives each gene section. Among the sections where the parents differ, each
+    parent gives at least one, so the child is a copy of neither; the others come from parent 0."""
+    if len(differing) < 2:
+        raise ValueError(
+            f"a crossover needs parents that differ in two sections or more, not {len(differing)}"
+        )
+    plan = dict.fromkeys(GENE_SECTIONS, 0)
     while True:
-        plan = {name: rng.randrange(2) for name in GENE_SECTIONS}
-        if 0 < sum(plan.values()) < len(plan):
-            return plan
+        picks = {name: rng.randrange(2) for name in differing}
+        if 0 < sum(picks.values()) < len(picks):
+            return {**plan, **picks}
 
 
 def has_all_genes(node: Node) -> bool:
@@ -115,15 +127,22 @@ def choose_ga_step(
 ) -> GAStep:
     """The next offspring: tournament-selected parent(s) and the operator applied to them.
 
-    A merge needs two members that both have every gene section; when there are not two such members the
-    step mutates instead. A mutation of opaque code (no markers) becomes an improve step."""
+    A merge needs two members that both have every gene section and differ in at least two of them (else
+    the child could only copy a parent); without such a pair the step mutates instead. A mutation of opaque
+    code (no markers) becomes an improve step."""
     operator = operator_for(rng, crossover_rate, mutation_rate)
     if operator == "merge":
         sectioned = {i: f for i, f in fitness.items() if has_all_genes(journal.get(i))}
-        if len(sectioned) >= 2:
+        if sectioned:
             first = tournament(sectioned, tournament_k, rng)
-            second = tournament(sectioned, tournament_k, rng, exclude=[first])
-            return GAStep("merge", [first, second], crossover_plan=crossover_plan(rng))
+            differs = {
+                i: differing_sections(journal.get(first), journal.get(i)) for i in sectioned if i != first
+            }
+            mates = {i: f for i, f in sectioned.items() if len(differs.get(i, ())) >= 2}
+            if mates:
+                second = tournament(mates, tournament_k, rng)
+                plan = crossover_plan(rng, differs[second])
+                return GAStep("merge", [first, second], crossover_plan=plan)
         operator = "mutate"
     parent = tournament(fitness, tournament_k, rng)
     if operator == "mutate" and has_all_genes(journal.get(parent)):

@@ -81,14 +81,16 @@ class OfflineClient:
         self._lock = threading.Lock()
 
     def _rng(self, ctx: CallContext) -> random.Random:
-        """A generator fixed by the client seed, the call's identity, its seed/gene hints and its parents."""
+        """A generator fixed by the client seed, the call's kind, agent and epoch, its seed/gene hints and its
+        parents. Without hints["seed"] the node id varies it; with one (the pipeline passes a seeded per-step
+        value), a run repeats exactly under the same project seed, whatever its random node ids."""
         hints = ctx.hints
         parents = json.dumps([hints.get("parent_code"), hints.get("parent_codes")], default=str)
         parent_hash = hashlib.sha256(parents.encode()).hexdigest()[:16]
         key = [
             self.seed,
             ctx.kind,
-            ctx.node_id,
+            ctx.node_id if hints.get("seed") is None else None,
             ctx.agent_id,
             ctx.epoch,
             hints.get("seed"),

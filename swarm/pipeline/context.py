@@ -96,15 +96,14 @@ class RunContext:
 
     @property
     def data_hash(self) -> str:
-        """A hash of the public input files (names and contents), computed once."""
+        """A hash of the public input files by name, size and modification time, computed once (reading the
+        contents of a large MLE-bench dataset would cost minutes of the run's time)."""
         if self._data_hash is None:
             digest = hashlib.sha256()
             root = self.workspace.input_dir.resolve()
             for path in sorted(p for p in root.rglob("*") if p.is_file()):
-                digest.update(str(path.relative_to(root)).encode() + b"\0")
-                with path.open("rb") as handle:
-                    for chunk in iter(lambda h=handle: h.read(1 << 20), b""):
-                        digest.update(chunk)
+                stat = path.stat()
+                digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
             self._data_hash = digest.hexdigest()
         return self._data_hash
 

@@ -46,11 +46,13 @@ def grade_best(rc: RunContext, submission: Path) -> GradeReport | None:
 def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any]:
     """Select, promote, grade and report; returns the summary the flow returns."""
     best = journal.best_node(only_good=True)
+    if rc.competition.public_only:
+        rc.grade_error = "the data dir holds only the public files (no hidden answers), so nothing is graded"
     report: GradeReport | None = None
     submission: Path | None = None
     if best is not None and best.meta.get("submission_path"):
         submission = promote(rc, best)
-        report = grade_best(rc, submission)
+        report = None if rc.competition.public_only else grade_best(rc, submission)
     if report is not None:
         write_json_atomic(rc.paths.grade, report.model_dump(mode="json"))
     summary = {

@@ -20,10 +20,17 @@ from swarm.population import (
 )
 from swarm.protocol import GENE_SECTIONS, section_marker
 
-SECTIONED = "\n".join(f"{section_marker(name)}\nx = 1\n" for name in GENE_SECTIONS)
+
+def sectioned(tag: object = 1, same: tuple[str, ...] = ()) -> str:
+    """Code with all seven sections; sections in `same` are identical whatever the tag."""
+    return "\n".join(f"{section_marker(n)}\nx = {0 if n in same else tag!r}\n" for n in GENE_SECTIONS)
 
 
-def node(value: float | None, lower: bool = True, buggy: bool = False, code: str = SECTIONED) -> Node:
+SECTIONED = sectioned()
+
+
+def node(value: float | None, lower: bool = True, buggy: bool = False, code: str | None = None) -> Node:
+    code = sectioned(value) if code is None else code
     return Node(code=code, is_buggy=buggy, metric=MetricValue(value, lower), lower_is_better=lower)
 
 
@@ -76,10 +83,15 @@ def test_tournament_picks_the_fittest_entrant_seeded() -> None:
         tournament({}, 3, random.Random(0))
 
 
-def test_crossover_plan_mixes_both_parents() -> None:
+def test_crossover_plan_mixes_both_parents_where_they_differ() -> None:
     for seed in range(50):
         plan = crossover_plan(random.Random(seed))
         assert set(plan) == set(GENE_SECTIONS) and set(plan.values()) == {0, 1}
+        narrow = crossover_plan(random.Random(seed), ["MODEL", "LOSS"])
+        assert {narrow["MODEL"], narrow["LOSS"]} == {0, 1}
+        assert all(narrow[n] == 0 for n in GENE_SECTIONS if n not in ("MODEL", "LOSS"))
+    with pytest.raises(ValueError, match="two sections"):
+        crossover_plan(random.Random(0), ["MODEL"])
 
 
 def test_operator_rates() -> None:
@@ -91,6 +103,20 @@ def test_operator_rates() -> None:
     scaled = Counter(operator_for(rng, 1.0, 1.0) for _ in range(2000))
     assert set(scaled) == {"merge", "mutate"}
     assert {operator_for(rng, 0.0, 0.0) for _ in range(100)} == {"improve"}
+
+
+def test_ga_step_never_merges_parents_that_differ_in_under_two_sections() -> None:
+    twins = [
+        node(0.1, code=sectioned("a", same=GENE_SECTIONS[1:])),
+        node(0.2, code=sectioned("b", GENE_SECTIONS[1:])),
+    ]
+    journal = journal_of(*twins)
+    fit = population_fitness(journal, [n.id for n in twins], lower_is_better=True)
+    for seed in range(20):
+        step = choose_ga_step(
+            journal, fit, tournament_k=2, crossover_rate=1.0, mutation_rate=0.0, rng=random.Random(seed)
+        )
+        assert step.task_type == "mutate"  # a merge of parents differing in DATA only would copy one
 
 
 def test_ga_step_merges_two_distinct_sectioned_parents() -> None:
@@ -112,7 +138,7 @@ def test_ga_step_falls_back_for_opaque_code() -> None:
         journal, fit, tournament_k=2, crossover_rate=1.0, mutation_rate=0.0, rng=random.Random(0)
     )
     assert merge.task_type == "improve"  # no two sectioned parents, and opaque code cannot mutate one gene
-    members = [node(0.1), node(0.2, code="print(1)\n")]
+    members = [node(0.1), node(0.2, code="print(1)\n")]  # one sectioned member: nothing to merge with
     journal = journal_of(*members)
     fit = population_fitness(journal, [n.id for n in members], lower_is_better=True)
     step = choose_ga_step(
