@@ -29,6 +29,19 @@ class CompetitionParams(BaseModel):
     overrides: list[str] = Field(default_factory=list, description="Config overrides: section.field=value.")
     run_dir: str | None = Field(None, description="Where the run lives (default: project.runs_dir/<run id>).")
     resume: bool = Field(False, description="Continue the run in run_dir from its last completed step.")
+    max_steps: int | None = Field(
+        None, ge=1, description="Step limit (agent.max_steps); wins over overrides."
+    )
+    time_limit_s: float | None = Field(
+        None, gt=0, description="Time limit in seconds (agent.time_limit_s); wins over overrides."
+    )
+
+    def all_overrides(self) -> list[str]:
+        """The overrides with the explicit limits appended (they win)."""
+        limits = [f"agent.max_steps={self.max_steps}"] if self.max_steps is not None else []
+        if self.time_limit_s is not None:
+            limits.append(f"agent.time_limit_s={self.time_limit_s}")
+        return [*self.overrides, *limits]
 
 
 def prepare_run(params: CompetitionParams) -> RunPaths:
@@ -38,13 +51,13 @@ def prepare_run(params: CompetitionParams) -> RunPaths:
             raise ValueError("resume needs the run dir to continue")
         paths = RunPaths(Path(params.run_dir))
         state = load_state(paths)
-        if params.overrides:
-            cfg = load_config(paths.config, params.overrides, env_file=None)
+        if params.all_overrides():
+            cfg = load_config(paths.config, params.all_overrides(), env_file=None)
             paths.config.write_text(cfg.to_yaml(), encoding="utf-8")
         state.stopped_reason, state.finished = None, False
         save_state(paths, state)
         return paths
-    overrides = list(params.overrides)
+    overrides = params.all_overrides()
     if params.competition:
         overrides.append(f"data.competition={params.competition}")
     if params.data_dir:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from prefect import task
+from prefect.runtime import task_run
 
 from swarm.journal import Journal, Node
 from swarm.pipeline import steps
@@ -10,6 +11,6 @@ from swarm.pipeline.state import RunState
 from tasks.runs import get_context
 
 
-@task(task_run_name="update_population[{outcome.planned.plan.node_id}]")
+@task(task_run_name=lambda: f"update_population[{task_run.parameters['outcome'].planned.plan.label()}]")
 def update_population(run_dir: str, journal: Journal, state: RunState, outcome: steps.StepOutcome) -> Node:
     return steps.record(get_context(run_dir), journal, state, outcome)

@@ -170,7 +170,7 @@ def execute(rc: RunContext, plan: StepPlan, generation: Generation) -> Execution
 def failure_message(result: ExecutionResult) -> str:
     """One line on why a solution failed, then its traceback: what the UI shows for a failed execute."""
     if result.timed_out:
-        head = f"timed out after {result.exec_time:.0f} s"
+        head = f"timed out after {result.exec_time:.3g} s"
     elif result.oom_killed:
         head = "killed: out of memory"
     elif result.exc_type:
