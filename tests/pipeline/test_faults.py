@@ -240,6 +240,18 @@ def test_private_answers_never_reach_a_prompt(
             r.body.decode() if isinstance(r.body, bytes) else json.dumps(r.body) for r in server.requests
         ]
     assert len(bodies) == 3
+    assert "# EXAMPLES" not in bodies[0] and "# EXAMPLES" in bodies[1]  # the first draft's record, shown
+    journal = Journal.load(run_dir / "journal.json")
+    records = [json.loads(line) for line in (run_dir / "experience.jsonl").read_text().splitlines()]
+    assert sorted(r["node_id"] for r in records) == sorted(n.id for n in journal)  # one record per node
+    for node in journal:  # every node traces the agent texts and prompt assets it was given
+        assert set(node.meta["agent_versions"]) == {
+            "role",
+            "strategy_explore",
+            "strategy_merge",
+            "strategy_mutate",
+        }
+        assert len(node.meta["prompt_assets_hash"]) == 64
     for body in bodies:
         assert str(competition.private_dir) not in body and answers.name not in body
         assert answer_rows not in body.replace("\\n", "\n")
