@@ -25,8 +25,8 @@ from swarm.protocol import GENE_SECTIONS
 
 
 @dataclass(frozen=True)
-class GAStep:
-    """One GA step: its task type, parent ids, and the gene (mutate) or crossover plan (merge)."""
+class StepChoice:
+    """A search step: its task type, parent ids, and the gene (mutate) or crossover plan (merge)."""
 
     task_type: str
     parent_ids: list[str]
@@ -124,7 +124,7 @@ def choose_ga_step(
     crossover_rate: float,
     mutation_rate: float,
     rng: random.Random,
-) -> GAStep:
+) -> StepChoice:
     """The next offspring: tournament-selected parent(s) and the operator applied to them.
 
     A merge needs two members that both have every gene section and differ in at least two of them (else
@@ -142,9 +142,9 @@ def choose_ga_step(
             if mates:
                 second = tournament(mates, tournament_k, rng)
                 plan = crossover_plan(rng, differs[second])
-                return GAStep("merge", [first, second], crossover_plan=plan)
+                return StepChoice("merge", [first, second], crossover_plan=plan)
         operator = "mutate"
     parent = tournament(fitness, tournament_k, rng)
     if operator == "mutate" and has_all_genes(journal.get(parent)):
-        return GAStep("mutate", [parent], gene=rng.choice(GENE_SECTIONS))
-    return GAStep("improve", [parent])
+        return StepChoice("mutate", [parent], gene=rng.choice(GENE_SECTIONS))
+    return StepChoice("improve", [parent])

@@ -15,22 +15,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from swarm.config import Config
 from swarm.journal import Journal
 from swarm.pipeline.state import RunState, StepPlan
-from swarm.population import choose_ga_step, population_fitness
-
-
-@dataclass(frozen=True)
-class StepChoice:
-    """The next step: task type, parents, and the gene (mutate) or crossover plan (merge)."""
-
-    task_type: str
-    parent_ids: list[str]
-    gene: str | None = None
-    crossover_plan: dict[str, int] | None = None
+from swarm.population import StepChoice, choose_ga_step, population_fitness
 
 
 def ga_threshold(cfg: Config) -> int:
@@ -84,7 +73,7 @@ def choose_next(
     if ga_epoch:
         evolution = cfg.evolution
         fitness = population_fitness(journal, state.population, lower_is_better)
-        step = choose_ga_step(
+        return choose_ga_step(
             journal,
             fitness,
             tournament_k=evolution.tournament_k,
@@ -92,7 +81,6 @@ def choose_next(
             mutation_rate=evolution.mutation_rate,
             rng=rng,
         )
-        return StepChoice(step.task_type, step.parent_ids, step.gene, step.crossover_plan)
 
     best = journal.best_node(only_good=True)
     if best is None:
