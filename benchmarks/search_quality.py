@@ -1,0 +1,179 @@
+"""Search quality: the AIDE policy against the GA policy, same budget, offline coder, every bundled competition.
+
+    python benchmarks/search_quality.py [--steps 12] [--seeds 0 1 2] [--competitions titanic ...]
+                                        [--parallel 2] [--json benchmarks/results/search_quality.json]
+
+Each (competition, policy, seed) is one run of the main job (the competition flow, local sandbox, offline
+coder). It prints, side by side, the final grade on the hidden answers, the medal, and the steps it took
+until the node the run would have submitted (the best by validation metric so far) scored at bronze or
+better on the hidden answers; the JSON file holds every figure. The hidden answers are used here only after
+each run, for the report, as in the main job.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
+os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
+os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
+
+from prefect.settings import temporary_settings  # noqa: E402
+from rich.console import Console  # noqa: E402
+from rich.table import Table  # noqa: E402
+
+from flows.competition import CompetitionParams, competition_flow  # noqa: E402
+from swarm.competitions import grade_submission, list_bundled, load_competition  # noqa: E402
+from swarm.journal import Journal  # noqa: E402
+from swarm.metric import MetricValue  # noqa: E402
+
+POLICIES = {
+    "aide": ["search.policy=aide"],
+    "ga": [
+        "search.policy=ga",
+        "evolution.population_size=6",
+        "evolution.elite_size=2",
+        "evolution.ga_min_population=3",
+        "evolution.evolution_interval=2",
+        "evolution.min_records_for_evolution=8",
+    ],
+}
+
+
+def steps_to_bronze(run_dir: Path, competition: Any) -> tuple[int | None, list[float | None]]:
+    """The first step after which the run's pick (best validation metric so far) reached bronze, and the
+    hidden-answer score of that pick after every step."""
+    journal = Journal.load(run_dir / "journal.json")
+    best: MetricValue | None = None
+    pick_score: float | None = None
+    scores: list[float | None] = []
+    reached: int | None = None
+    for index, node in enumerate(journal, start=1):
+        submission = node.meta.get("submission_path")
+        if node.is_good and node.metric is not None and submission and (best is None or node.metric > best):
+            best = node.metric
+            report = grade_submission(competition, submission)
+            pick_score = report.score if report.valid else None
+            if reached is None and report.any_medal:
+                reached = index
+        scores.append(pick_score)
+    return reached, scores
+
+
+def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
+    run_dir = root / f"{competition_id}-{policy}-{seed}"
+    overrides = [
+        f"project.cache_dir={args.cache_dir}",
+        f"project.seed={seed}",
+        f"data.competition={competition_id}",
+        "execution.sandbox=local",
+        f"execution.timeout_s={args.timeout}",
+        *(f"llm.{stage}.provider=offline" for stage in ("code", "feedback", "evolution")),
+        f"agent.max_steps={args.steps}",
+        f"search.parallel={args.parallel}",
+        "search.num_drafts=3",
+        "evolution.steps_per_epoch=4",
+        *POLICIES[policy],
+    ]
+    started = time.perf_counter()
+    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
+    seconds = time.perf_counter() - started
+    competition = load_competition(competition_id, args.cache_dir)
+    reached, curve = steps_to_bronze(run_dir, competition)
+    grade = summary.get("grade") or {}
+    journal = Journal.load(run_dir / "journal.json")
+    return {
+        "competition": competition_id,
+        "policy": policy,
+        "seed": seed,
+        "steps": len(journal),
+        "buggy": len(journal.buggy_nodes()),
+        "task_types": sorted({n.task_type for n in journal}),
+        "score": grade.get("score"),
+        "medal": grade.get("medal"),
+        "bronze_threshold": grade.get("bronze_threshold"),
+        "steps_to_bronze": reached,
+        "pick_score_by_step": curve,
+        "seconds": round(seconds, 1),
+    }
+
+
+def print_tables(results: list[dict], console: Console) -> None:
+    for competition_id in dict.fromkeys(r["competition"] for r in results):
+        rows = [r for r in results if r["competition"] == competition_id]
+        table = Table(title=f"{competition_id} (bronze at {rows[0]['bronze_threshold']})")
+        for column in ("policy", "seed", "score", "medal", "steps to bronze", "buggy/steps", "s"):
+            table.add_column(column, justify="right")
+        for r in rows:
+            table.add_row(
+                r["policy"],
+                str(r["seed"]),
+                "-" if r["score"] is None else f"{r['score']:.5g}",
+                r["medal"] or "none",
+                "-" if r["steps_to_bronze"] is None else str(r["steps_to_bronze"]),
+                f"{r['buggy']}/{r['steps']}",
+                f"{r['seconds']:.0f}",
+            )
+        for policy in dict.fromkeys(r["policy"] for r in rows):
+            mine = [r for r in rows if r["policy"] == policy]
+            scores = [r["score"] for r in mine if r["score"] is not None]
+            medals = sum(1 for r in mine if r["medal"])
+            table.add_row(
+                f"[b]{policy} mean[/b]",
+                "",
+                f"{statistics.mean(scores):.5g}" if scores else "-",
+                f"{medals}/{len(mine)} medals",
+                "",
+                "",
+                "",
+            )
+        console.print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=12, help="steps per run, the same for both policies")
+    parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--competitions", nargs="+", default=None, help="default: every bundled one")
+    parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
+    parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument("--timeout", type=float, default=300.0, help="per-execution timeout (s)")
+    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/search_quality.json"))
+    args = parser.parse_args(argv)
+    competitions = args.competitions or list_bundled()
+    console = Console()
+    results: list[dict] = []
+    with (
+        tempfile.TemporaryDirectory(prefix="swarm-search-") as tmp,
+        temporary_settings(updates={"flows.heartbeat_frequency": None}),
+    ):
+        for competition_id in competitions:
+            for seed in args.seeds:
+                for policy in args.policies:
+                    result = run_one(competition_id, policy, seed, args, Path(tmp))
+                    console.print(
+                        f"{competition_id} {policy} seed {seed}: score {result['score']}, "
+                        f"medal {result['medal'] or 'none'}, {result['seconds']:.0f} s"
+                    )
+                    results.append(result)
+    print_tables(results, console)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(
+        json.dumps({"args": {k: str(v) for k, v in vars(args).items()}, "results": results}, indent=1)
+    )
+    console.print(f"wrote {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
