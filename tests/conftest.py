@@ -1,15 +1,47 @@
-"""Fixtures shared by every test dir: the Docker engine the docker-marked tests need."""
+"""Fixtures shared by every test dir: one Prefect test server, a prepared bundled competition, and the Docker
+engine the docker-marked tests need."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from prefect.settings import temporary_settings
+from prefect.testing.utilities import prefect_test_harness
 
 from sandbox.base import SandboxUnavailable
+from swarm.competitions import prepare_bundled
 from swarm.config import ExecutionConfig
 
+# SQLite "database is locked" stalls otherwise (../shared/FACTS.md).
+os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
+os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
+
 IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+
+
+@pytest.fixture(scope="session")
+def prefect_server() -> Iterator[None]:
+    """One ephemeral Prefect API for the whole session (~10 s once), heartbeats off.
+
+    Defined once, here: two session harnesses alive at once leave Prefect's events worker on the first
+    server, so task runs of the second never reach the API.
+    """
+    with (
+        prefect_test_harness(server_startup_timeout=60),
+        temporary_settings(updates={"flows.heartbeat_frequency": None}),
+    ):
+        yield
+
+
+@pytest.fixture(scope="session")
+def competition_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A cache dir with the bundled titanic prepared (its hidden answers stay there)."""
+    cache = tmp_path_factory.mktemp("cache")
+    prepare_bundled("titanic", cache)
+    return cache
 
 
 @pytest.fixture(scope="session")

@@ -1,4 +1,4 @@
-"""Fixtures for the MLE-bench adapter: a Prefect test server, a /home laid out like MLE-bench's container, and
+"""Fixtures for the MLE-bench adapter: a /home laid out like MLE-bench's container, and
 a loopback stand-in for the grading server's /validate."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import shutil
 import socket
 import threading
@@ -20,34 +19,17 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from prefect.settings import temporary_settings
-from prefect.testing.utilities import prefect_test_harness
 
-from swarm.competitions import Competition, load_competition, prepare_bundled
+from swarm.competitions import Competition, load_competition
 from swarm.mlebench import AgentSettings
-
-os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
-os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
 
 INSTRUCTIONS = "You are participating in *MLE-bench*. Write /home/submission/submission.csv.\n"
 
 
 @pytest.fixture(scope="session")
-def prefect_server() -> Iterator[None]:
-    """One ephemeral Prefect API for the whole session (~10 s once), heartbeats off."""
-    with (
-        prefect_test_harness(server_startup_timeout=60),
-        temporary_settings(updates={"flows.heartbeat_frequency": None}),
-    ):
-        yield
-
-
-@pytest.fixture(scope="session")
-def titanic(tmp_path_factory: pytest.TempPathFactory) -> Competition:
-    """The bundled titanic, prepared into a temp cache (its hidden answers stay there)."""
-    cache = tmp_path_factory.mktemp("cache")
-    prepare_bundled("titanic", cache)
-    return load_competition("titanic", cache)
+def titanic(competition_cache: Path) -> Competition:
+    """The bundled titanic, prepared into the session's cache (its hidden answers stay there)."""
+    return load_competition("titanic", competition_cache)
 
 
 def lay_out_home(home: Path, competition: Competition) -> Path:
