@@ -54,6 +54,10 @@ class Sandbox(ABC):
         raw = self._execute(node_dirs, timeout)
         return self._finish(raw, node_dirs)
 
+    def packages(self) -> list[str]:
+        """The Python packages a solution can import here, as "name version" strings (for the prompts)."""
+        return []
+
     @abstractmethod
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
         """Run node_dirs.code_path with cwd = node_dirs.root; never leave a process or container behind.

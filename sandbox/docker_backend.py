@@ -28,6 +28,7 @@ from sandbox.base import SANDBOX_UID, RawRun, Sandbox, SandboxUnavailable
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
 from sandbox.ownership import claim_dirs, release_dirs
+from sandbox.packages import pinned_packages
 from sandbox.result import OutputCollector
 from sandbox.workspace import CODE_FILE, NodeDirs
 from swarm.config import ExecutionConfig
@@ -188,6 +189,10 @@ class DockerSandbox(Sandbox):
                 f"sandbox image {cfg.image!r} does not exist; build it with sandbox/build_image.sh"
             )
         reap_stale_containers(self.client)
+
+    def packages(self) -> list[str]:
+        """The image's packages: it is built from sandbox/requirements.txt."""
+        return pinned_packages()
 
     def container_kwargs(self, node_dirs: NodeDirs, timeout_s: float | None = None) -> dict:
         """The create() arguments of one execution (see container_kwargs)."""

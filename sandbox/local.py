@@ -27,6 +27,7 @@ from sandbox.base import RawRun, Sandbox
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
 from sandbox.ownership import claim_dirs, release_dirs
+from sandbox.packages import interpreter_packages
 from sandbox.process_tree import kill_tree, kill_uid
 from sandbox.result import OutputCollector
 from sandbox.shared_tmp import owned_bytes
@@ -128,6 +129,10 @@ class LocalSandbox(Sandbox):
                 "local sandbox: not running as root, so solutions run with your own rights and are NOT "
                 "isolated (they can read your files); use the docker backend for untrusted code."
             )
+
+    def packages(self) -> list[str]:
+        """The well-known ML packages the interpreter that runs solutions has installed."""
+        return interpreter_packages(self.python)
 
     def environment(self, node_dirs: NodeDirs) -> dict[str, str]:
         """The allow-listed environment of a child."""

@@ -78,6 +78,7 @@ class RunContext:
         self.workspace = Workspace(paths.workspace, self.competition.public_dir)
         self.data_preview = preview(self.workspace.input_dir)
         self.sandbox = make_sandbox(cfg.execution)
+        self.packages = self.sandbox.packages()  # what solutions can import, told in every prompt
         self.ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
         self.clients: dict[str, LLMClient] = {
             stage: make_client(getattr(cfg.llm, stage), cfg.llm.prices, self.ledger, self._offline)
@@ -155,6 +156,7 @@ class RunContext:
             "cpus": execution.cpus,
             "memory_mb": execution.memory_mb,
             "timeout_s": execution.timeout_s,
+            "packages": self.packages,
         }
         metric = self.competition.metric
         if metric is not None:

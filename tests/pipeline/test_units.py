@@ -209,3 +209,25 @@ def test_branch_restores_agent_texts_usage_and_pool_of_the_snapshot(
 def test_branch_needs_the_snapshot_before_the_epoch(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError, match="starting snapshot"):
         branch_from_snapshot(RunPaths(tmp_path), 3)
+
+
+def test_prompts_name_the_packages_the_sandbox_has(tmp_path: Path, competition_cache: Path) -> None:
+    from importlib import metadata
+
+    from swarm.pipeline.context import RunContext
+
+    config = load_config(
+        overrides=[
+            f"project.cache_dir={competition_cache}",
+            "data.competition=titanic",
+            "execution.sandbox=local",
+        ],
+        env_file=None,
+    )
+    paths = create_run(config, tmp_path / "run")
+    rc = RunContext(paths, config, load_state(paths))
+    plan = StepPlan(step=1, epoch=1, task_type="draft", seed=1)
+    messages, _, _ = rc.build_prompt(plan, [], Journal())
+    prompt = "\n".join(m.content for m in messages)
+    assert f"pandas {metadata.version('pandas')}" in prompt
+    assert f"scikit-learn {metadata.version('scikit-learn')}" in prompt
