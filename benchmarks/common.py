@@ -1,0 +1,132 @@
+"""What the benchmark scripts share: a quiet Prefect API of their own, offline run overrides, tables, JSON.
+
+Import it after the script has put the repo root on `sys.path`, and call `prefect_env()` before anything
+imports Prefect (its settings are read at import).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import statistics
+import tempfile
+import time
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+# ../shared/FACTS.md: without the two batch sizes SQLite "database is locked" stalls runs for seconds.
+PREFECT_DEFAULTS = {
+    "PREFECT_LOGGING_LEVEL": "ERROR",
+    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
+    "DO_NOT_TRACK": "1",
+    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
+    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "200",
+    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
+}
+OFFLINE_STAGES = ("code", "feedback", "evolution")
+
+
+def prefect_env(home: Path | None) -> Path:
+    """Set the Prefect defaults above and a home of the benchmark's own (its own SQLite database, so other
+    processes' runs on the repo's `.prefect` cannot stall it); returns the home."""
+    for key, value in PREFECT_DEFAULTS.items():
+        os.environ.setdefault(key, value)
+    home = home or Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
+    os.environ["PREFECT_HOME"] = str(home)
+    os.environ.pop("PREFECT_API_URL", None)  # always the in-process ephemeral API
+    return home
+
+
+def run_overrides(cache_dir: Path, competition: str, seed: int, parallel: int, max_steps: int) -> list[str]:
+    """A run on the local sandbox with the offline coder for every stage; agent evolution not due after
+    epoch 1 (so an epoch is only its steps)."""
+    return [
+        f"project.cache_dir={cache_dir}",
+        f"project.seed={seed}",
+        f"data.competition={competition}",
+        "execution.sandbox=local",
+        *(f"llm.{stage}.provider=offline" for stage in OFFLINE_STAGES),
+        f"agent.max_steps={max_steps}",
+        f"search.parallel={parallel}",
+        "search.num_drafts=3",
+    ]
+
+
+def warm_prefect(runs: int = 5) -> tuple[float, float]:
+    """Start the ephemeral API and the task machinery with a flow of one task, then time that flow again;
+    returns (first run s, median of `runs` warm runs s): the fixed cost of a flow run with one task."""
+    from prefect import flow, task
+
+    @task
+    def one() -> int:
+        return 1
+
+    @flow
+    def warm_up() -> int:
+        return one()
+
+    times = []
+    for _ in range(runs + 1):
+        started = time.perf_counter()
+        warm_up()
+        times.append(time.perf_counter() - started)
+    return times[0], statistics.median(times[1:]) if runs else float("nan")
+
+
+def task_run_count(flow_run_id: Any, expected: int, timeout_s: float = 30.0) -> int:
+    """Task runs of one flow run, polled until `expected` arrive (their states reach the API through events,
+    a moment after the flow returns) or `timeout_s` passes."""
+    from prefect.client.orchestration import get_client
+    from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        with get_client(sync_client=True) as client:
+            runs = client.read_task_runs(
+                flow_run_filter=FlowRunFilter(id=FlowRunFilterId(any_=[flow_run_id]))
+            )
+        if len(runs) >= expected or time.monotonic() > deadline:
+            return len(runs)
+        time.sleep(0.25)
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """A plain-text table (copyable into a README), right-aligned after the first column."""
+    cells = [[str(c) for c in columns], *[[_cell(v) for v in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(columns))]
+    print(f"\n{title}")
+    for index, row in enumerate(cells):
+        first = row[0].ljust(widths[0])
+        print("  ".join([first, *(c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True))]))
+        if index == 0:
+            print("  ".join("-" * w for w in widths))
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}" if abs(value) < 1000 else f"{value:.0f}"
+    return "-" if value is None else str(value)
+
+
+def write_json(path: Path, args: Any, results: dict[str, Any]) -> None:
+    """The results with the arguments and the machine they were measured on."""
+    payload = {
+        "measured_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {
+            "cpus": os.cpu_count(),
+            "python": platform.python_version(),
+            "platform": platform.platform(),
+        },
+        "args": {k: str(v) for k, v in vars(args).items()},
+        **results,
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload, indent=1) + "\n")
+    print(f"\nwrote {path}")

@@ -1,0 +1,328 @@
+"""Scale: a journal and an experience pool of 10,000 nodes and records, and what each step does with them.
+
+    python benchmarks/scale.py [--nodes 10000] [--records 10000] [--repeats 5] [--seed 0]
+                               [--json benchmarks/results/scale.json]
+
+The journal is synthetic but shaped like a run's: drafts, improves of the best or a good node, debug chains
+(at most `max_debug_depth` deep) under buggy nodes, some merges and mutations, a quarter of the nodes buggy
+with a traceback, accuracy-like metrics that creep up, and code written by the offline coder for the
+competition (its gene sections included, as `make_node` stores them). The pool is a JSON Lines file of
+records like those `record` appends. Times are medians over `--repeats` (fast queries: 20x as many):
+- select parent: the policy's `choose_next` (AIDE, and a GA generation), then the whole `plan_step` of a run
+  holding that journal and pool (parent, agent, prompt with memory and pool examples; no model call);
+- best node / best-k; the memory summary at the prompt budget (its size must stay within it) and at 6,000;
+- pool load, top-K (stored qualities, and re-scored as prompts ask), stats by agent, one `add`;
+- journal to JSON, save (every recorded step saves the whole journal), load with validation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.common import print_table, write_json  # noqa: E402
+from swarm.config import load_config  # noqa: E402
+from swarm.experience import ExperiencePool, ExperienceRecord, input_hash  # noqa: E402
+from swarm.genes import split_genes  # noqa: E402
+from swarm.journal import Journal, Node  # noqa: E402
+from swarm.llm.base import CallContext  # noqa: E402
+from swarm.metric import MetricValue  # noqa: E402
+from swarm.offline import OfflineClient  # noqa: E402
+from swarm.pipeline.policy import choose_next  # noqa: E402
+from swarm.pipeline.state import RunState  # noqa: E402
+from swarm.prompting import PromptBudget  # noqa: E402
+from swarm.protocol import GENE_SECTIONS  # noqa: E402
+
+AGENTS = [f"agent_{i}" for i in range(4)]
+TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    + "".join(
+        f'  File "runfile.py", line {40 + 7 * i}, in step_{i}\n    value = transform(frame)\n'
+        for i in range(12)
+    )
+    + "KeyError: 'Cabin_deck'\n"
+)
+
+
+def code_pool(public_dir: Path | None, count: int, seed: int) -> list[tuple[str, str]]:
+    """`count` (plan, code) pairs by the offline coder: drafts and improves of them."""
+    client = OfflineClient(seed=seed)
+    hints: dict[str, Any] = {"input_dir": str(public_dir)} if public_dir else {}
+    out: list[tuple[str, str]] = []
+    for i in range(count):
+        if i % 2 == 0 or not out:
+            reply = client.code_reply(CallContext(stage="code", kind="draft", hints={**hints, "seed": i}))
+        else:
+            parent = out[-1][1]
+            ctx = CallContext(stage="code", kind="improve", hints={**hints, "seed": i, "parent_code": parent})
+            reply = client.code_reply(ctx)
+        out.append((reply.plan, reply.code))
+    return out
+
+
+def synthetic_journal(size: int, codes: list[tuple[str, str]], rng: random.Random) -> Journal:
+    """A journal shaped like a long AIDE/GA run (see the module docstring)."""
+    journal = Journal()
+    good: list[Node] = []
+    buggy_leaves: list[Node] = []
+    best = 0.70
+    for step in range(size):
+        kind, parents = "draft", []
+        roll = rng.random()
+        if step >= 5 and roll < 0.05:
+            kind = "draft"
+        elif buggy_leaves and roll < 0.35:
+            kind, parents = "debug", [buggy_leaves.pop(rng.randrange(len(buggy_leaves)))]
+        elif len(good) >= 2 and roll < 0.45:
+            kind, parents = "merge", rng.sample(good[-50:], 2)
+        elif good and roll < 0.55:
+            kind, parents = "mutate", [rng.choice(good[-50:])]
+        elif good and step >= 5:
+            kind, parents = (
+                "improve",
+                [max(good[-200:], key=lambda n: n.metric.value) if roll < 0.8 else rng.choice(good)],
+            )
+        depth = journal.debug_depth(parents[0]) + 1 if kind == "debug" else 0  # this node's debug depth
+        plan, code = codes[step % len(codes)]
+        is_buggy = rng.random() < 0.25
+        metric = None if is_buggy else round(min(0.99, best - abs(rng.gauss(0.0, 0.03))), 6)
+        if metric is not None and rng.random() < 0.02:
+            best = min(0.95, best + 0.001)
+        output = (
+            TRACEBACK if is_buggy else "".join(f"fold {k}: accuracy {rng.random():.4f}\n" for k in range(5))
+        )
+        node = Node(
+            code=code,
+            plan=plan,
+            task_type=kind,
+            parent_ids=tuple(p.id for p in parents),
+            genes={k: v for k, v in split_genes(code).items() if k in GENE_SECTIONS},
+            agent_id=rng.choice(AGENTS),
+            epoch=step // 4 + 1,
+            term_out=output + (f"SWARM_METRIC {metric}\n" if metric is not None else ""),
+            exec_time=rng.uniform(2, 30),
+            exit_code=1 if is_buggy else 0,
+            exc_type="KeyError" if is_buggy else None,
+            analysis="The run finished and wrote submission.csv; validation accuracy as printed."
+            if not is_buggy
+            else None,
+            metric=MetricValue(metric, False),
+            is_buggy=is_buggy,
+            bug_reason="KeyError: 'Cabin_deck' in the feature step" if is_buggy else None,
+            lower_is_better=False,
+            fitness=rng.random(),
+            meta={"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None},
+        )
+        journal.append(node)
+        if is_buggy and depth < 3:  # search.max_debug_depth
+            buggy_leaves.append(node)
+        elif not is_buggy:
+            good.append(node)
+    return journal
+
+
+def write_pool(path: Path, journal: Journal, count: int, rng: random.Random) -> None:
+    """`count` records as `record` appends them, one JSON line each, for the journal's nodes (cycled)."""
+    nodes = journal.nodes
+    lines = []
+    for i in range(count):
+        node = nodes[i % len(nodes)]
+        metric = node.metric.value if node.metric else None
+        record = ExperienceRecord(
+            agent_id=node.agent_id or "agent_0",
+            task_type=node.task_type,
+            input_hash=input_hash(str(i), node.id),
+            quality=0.0 if node.is_buggy else rng.random(),
+            success=not node.is_buggy,
+            strategy_summary=(node.plan or node.bug_reason or "")[:500],
+            node_id=node.id,
+            timestamp=1.7e9 + i,
+            metric=metric,
+        )
+        lines.append(record.to_json() + "\n")
+    path.write_text("".join(lines))
+
+
+def timed(fn: Callable[[], Any], repeats: int) -> dict[str, float]:
+    """Median, min and max seconds of `repeats` calls (after one untimed call)."""
+    fn()
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+    return {
+        "median_ms": 1000 * statistics.median(times),
+        "min_ms": 1000 * min(times),
+        "max_ms": 1000 * max(times),
+    }
+
+
+def ga_state(journal: Journal, population_size: int) -> RunState:
+    """A state in the middle of a GA generation, the population the best good nodes."""
+    epochs = max(n.epoch or 0 for n in journal)
+    state = RunState(run_id="scale", competition="titanic", next_step=len(journal), steps_done=len(journal))
+    state.epochs_done, state.generation, state.generation_epoch = epochs, 3, epochs + 1
+    state.population = [n.id for n in journal.best_k(population_size)]
+    return state
+
+
+def plan_step_timing(args: argparse.Namespace, journal: Journal, root: Path, repeats: int) -> dict[str, Any]:
+    """`plan_step` of a real run (titanic, offline) whose journal and pool are the synthetic ones."""
+    from swarm.pipeline.context import create_run, open_run
+    from swarm.pipeline.state import load_state, save_state
+    from swarm.pipeline.steps import plan_step
+
+    overrides = [
+        f"project.cache_dir={args.cache_dir}",
+        "data.competition=titanic",
+        "execution.sandbox=local",
+        *(f"llm.{s}.provider=offline" for s in ("code", "feedback", "evolution")),
+        f"agent.max_steps={10 * len(journal) + 10}",
+    ]
+    paths = create_run(load_config(None, overrides), root / "run")
+    journal.save(paths.journal)
+    write_pool(paths.experience, journal, args.records, random.Random(args.seed))
+    state = load_state(paths)
+    state.next_step = state.steps_done = len(journal)
+    state.epochs_done = max(n.epoch or 0 for n in journal)
+    save_state(paths, state)
+    rc, loaded, state = open_run(paths.root)
+    prompts: list[int] = []
+
+    def one() -> None:
+        planned = plan_step(rc, loaded, state.model_copy(deep=True))
+        prompts.append(sum(len(m["content"]) for m in planned.messages))
+
+    figures = timed(one, repeats)
+    figures["prompt_chars"] = statistics.median(prompts)
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nodes", type=int, default=10_000, help="journal nodes (default 10000)")
+    parser.add_argument("--records", type=int, default=10_000, help="experience pool records (default 10000)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed calls of the slow operations")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--codes", type=int, default=40, help="distinct solutions the nodes cycle through")
+    parser.add_argument("--no-plan-step", action="store_true", help="skip the plan_step timing (no titanic)")
+    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/scale.json"))
+    args = parser.parse_args(argv)
+    if min(args.nodes, args.records, args.repeats, args.codes) < 1:
+        parser.error("--nodes, --records, --repeats and --codes must be at least 1")
+    fast = 20 * args.repeats
+    rng = random.Random(args.seed)
+
+    public = None
+    if not args.no_plan_step:
+        from swarm.competitions import load_competition
+
+        public = load_competition("titanic", args.cache_dir).public_dir
+    started = time.perf_counter()
+    journal = synthetic_journal(args.nodes, code_pool(public, args.codes, args.seed), rng)
+    build_s = time.perf_counter() - started
+    counts = {
+        kind: sum(1 for n in journal if n.task_type == kind)
+        for kind in ("draft", "improve", "debug", "merge", "mutate")
+    }
+    shape = {
+        "nodes": len(journal),
+        "buggy": len(journal.buggy_nodes()),
+        **counts,
+        "max_debug_depth": max(journal.debug_depth(n) for n in journal),
+        "mean_code_chars": round(statistics.mean(len(n.code) for n in journal)),
+        "build_s": round(build_s, 2),
+    }
+    print_table("synthetic journal", tuple(shape), [tuple(shape.values())])
+
+    timings: dict[str, dict[str, Any]] = {}
+    aide = load_config(None, [])
+    ga = load_config(None, ["search.policy=ga"])
+    plain_state = RunState(run_id="scale", competition="titanic", next_step=len(journal))
+    plain_state.epochs_done = max(n.epoch or 0 for n in journal)
+    state = ga_state(journal, ga.evolution.population_size)
+    picks = random.Random(args.seed)
+    timings["select parent: choose_next (aide)"] = timed(
+        lambda: choose_next(journal, [], aide, picks, plain_state, False), fast
+    )
+    timings["select parent: choose_next (ga generation)"] = timed(
+        lambda: choose_next(journal, [], ga, picks, state, False), fast
+    )
+    timings["best node"] = timed(lambda: journal.best_node(), fast)
+    timings["best-k (k=5)"] = timed(lambda: journal.best_k(5), fast)
+    budget = PromptBudget().memory
+    summaries = {
+        budget: journal.memory_summary(max_chars=budget),
+        6000: journal.memory_summary(max_chars=6000),
+    }
+    for chars, text in summaries.items():
+        timings[f"memory summary (budget {chars})"] = {
+            **timed(lambda c=chars: journal.memory_summary(max_chars=c), fast),
+            "chars": len(text),
+            "within_budget": len(text) <= chars,
+        }
+
+    with tempfile.TemporaryDirectory(prefix="swarm-scale-") as tmp:
+        root = Path(tmp)
+        pool_path = root / "experience.jsonl"
+        write_pool(pool_path, journal, args.records, rng)
+        timings["pool: load"] = timed(lambda: ExperiencePool(pool_path), args.repeats)
+        pool = ExperiencePool(pool_path, max_records=args.records)
+        assert len(pool) == args.records, len(pool)
+        timings["pool: top-K (k=5, stored quality)"] = timed(lambda: pool.top_k("improve", 5), fast)
+        timings["pool: top-K (k=5, re-scored)"] = timed(
+            lambda: pool.top_k("improve", 5, lower_is_better=False), args.repeats
+        )
+        timings["pool: stats by agent"] = timed(
+            lambda: pool.stats_by_agent(lower_is_better=False), args.repeats
+        )
+        (root / "add.jsonl").write_bytes(pool_path.read_bytes())
+        extra = ExperiencePool(root / "add.jsonl", max_records=10 * args.records)
+        record = pool.records()[-1]
+        timings["pool: add one record"] = timed(lambda: extra.add(record), args.repeats)
+
+        text = journal.to_json()
+        timings["journal: to JSON"] = {**timed(journal.to_json, args.repeats), "mb": len(text.encode()) / 1e6}
+        timings["journal: save (each step)"] = timed(
+            lambda: journal.save(root / "journal.json"), args.repeats
+        )
+        timings["journal: load + validate"] = timed(lambda: Journal.load(root / "journal.json"), args.repeats)
+        if not args.no_plan_step:
+            timings["select parent: whole plan_step"] = plan_step_timing(args, journal, root, args.repeats)
+
+    rows = []
+    for name, t in timings.items():
+        note = ""
+        if "chars" in t:
+            note = f"{t['chars']} chars" + ("" if t["within_budget"] else " OVER BUDGET")
+        elif "mb" in t:
+            note = f"{t['mb']:.1f} MB"
+        elif "prompt_chars" in t:
+            note = f"prompt {t['prompt_chars']:.0f} chars"
+        rows.append((name, t["median_ms"], t["min_ms"], t["max_ms"], note))
+    print_table(
+        f"{args.nodes} nodes, {args.records} pool records (ms)",
+        ("operation", "median", "min", "max", "note"),
+        rows,
+    )
+    over = [name for name, t in timings.items() if t.get("within_budget") is False]
+    if over:
+        print(f"\nOVER BUDGET: {', '.join(over)}")
+    write_json(args.json, args, {"journal": shape, "timings": timings, "memory_over_budget": over})
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
