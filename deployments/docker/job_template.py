@@ -6,9 +6,11 @@
 
 Only the defaults of the template's variables change (a deployment's job_variables still override them):
 a local image that is never pulled (there is no registry here: build it offline), the host network (the
-container reaches the Prefect API on loopback), the run and cache dirs of the host mounted at the same
-paths the local pool uses, and the in-container sandbox set to `local` (the container is the isolation; a
-nested Docker engine is not available inside it). No secret goes in here: see deployments/README.md.
+container reaches the Prefect API on loopback), the host's runs/ and .cache/ mounted under the image's
+checkout (/opt/swarm-ev2: paths saved in such a run dir are container paths), the host's sandbox uid-slot
+locks shared (so solutions in containers and on the host never run as the same uid at once: the sandbox
+kills every process of a uid when a run ends), and the in-container sandbox set to `local` (the container is
+the isolation; a nested Docker engine is not available inside it). No secret goes in here: see deployments/README.md.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 WORKDIR = "/opt/swarm-ev2"  # where the image holds the checkout (deployments/docker/prefect.yaml pulls there)
+SLOT_LOCKS = "/run/swarm-sandbox"  # sandbox/slots.py keeps its uid locks below it
 
 
 def patch_template(template: dict[str, Any], image: str, host_dir: Path) -> dict[str, Any]:
@@ -31,7 +34,11 @@ def patch_template(template: dict[str, Any], image: str, host_dir: Path) -> dict
         "network_mode": "host",
         "auto_remove": True,
         "stream_output": True,
-        "volumes": [f"{host_dir / 'runs'}:{WORKDIR}/runs", f"{host_dir / '.cache'}:{WORKDIR}/.cache"],
+        "volumes": [
+            f"{host_dir / 'runs'}:{WORKDIR}/runs",
+            f"{host_dir / '.cache'}:{WORKDIR}/.cache",
+            f"{SLOT_LOCKS}:{SLOT_LOCKS}",
+        ],
         "env": {
             "SWARM_EXECUTION__SANDBOX": "local",
             "SWARM_CACHE_DIR": f"{WORKDIR}/.cache",

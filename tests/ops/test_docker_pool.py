@@ -305,7 +305,11 @@ def test_the_pool_runs_flows_in_the_flow_image(stack: Stack) -> None:
     assert defaults["image"] == FLOW_IMAGE and defaults["image_pull_policy"] == "Never"
     assert defaults["network_mode"] == "host" and defaults["auto_remove"] is True
     assert sorted(defaults["volumes"]) == sorted(
-        [f"{stack.host_dir / 'runs'}:{WORKDIR}/runs", f"{stack.host_dir / '.cache'}:{WORKDIR}/.cache"]
+        [
+            f"{stack.host_dir / 'runs'}:{WORKDIR}/runs",
+            f"{stack.host_dir / '.cache'}:{WORKDIR}/.cache",
+            "/run/swarm-sandbox:/run/swarm-sandbox",
+        ]
     )
     dep = stack.call("GET", "/deployments/name/competition/competition-docker")
     assert dep["work_pool_name"] == "docker" and dep["job_variables"] == {"image": FLOW_IMAGE}
