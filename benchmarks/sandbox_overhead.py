@@ -1,6 +1,7 @@
 """Per-execution overhead of the sandbox backends: container vs local vs a bare `python -c pass`.
 
     python benchmarks/sandbox_overhead.py [--runs 15] [--code "pass"]
+                                          [--json benchmarks/results/sandbox_overhead.json]
 
 Prints the median wall time of each way to run the same snippet, and ratios to the bare interpreter.
 The local row runs with the isolation the local backend really uses: as root, under the supervisor and a slot
@@ -20,9 +21,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sandbox import LocalSandbox, SandboxUnavailable, Workspace
-from sandbox.local import find_isolated_python
-from swarm.config import ExecutionConfig
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from benchmarks.common import write_json  # noqa: E402
+from sandbox import LocalSandbox, SandboxUnavailable, Workspace  # noqa: E402
+from sandbox.local import find_isolated_python  # noqa: E402
+from swarm.config import ExecutionConfig  # noqa: E402
 
 
 def _median_s(fn: Callable[[int], None], runs: int) -> float:
@@ -39,6 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15, help="timed executions per backend (default 15)")
     parser.add_argument("--code", default="pass", help="the snippet every backend runs (default: pass)")
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/sandbox_overhead.json"))
     args = parser.parse_args(argv)
     if args.runs < 1:
         parser.error("--runs must be at least 1")
@@ -87,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{'backend':40s} {'median_s':>9s} {'ratio':>7s}   ({args.runs} runs of {args.code!r})")
         for name, median in rows:
             print(f"{name:40s} {median:9.4f} {median / bare:7.1f}x")
+        results = [
+            {"backend": name, "median_s": median, "ratio_to_bare": median / bare} for name, median in rows
+        ]
+        write_json(args.json, args, {"python": python, "results": results})
     finally:
         shutil.rmtree(base, ignore_errors=True)
     return 0
