@@ -88,6 +88,12 @@ class StageLLMConfig(_Section):
     max_tokens: int = Field(4096, gt=0)
     timeout_s: float = Field(120.0, gt=0)
     max_retries: int = Field(4, ge=0)
+    retry_base_s: float = Field(
+        1.0,
+        ge=0,
+        description="Wait before the first retry; it doubles per retry (a longer Retry-After wins).",
+    )
+    retry_max_wait_s: float = Field(60.0, ge=0, description="Longest wait between two attempts.")
     api_key_env: str | None = Field(None, description="Name of the env var holding the key.")
     # The `.env` file the config was loaded with: a fallback for the key, read on demand, never dumped.
     _env_file: Path | None = PrivateAttr(default=None)

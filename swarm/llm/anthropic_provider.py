@@ -49,7 +49,15 @@ class AnthropicClient(ProviderClient):
             completion_tokens=(getattr(response.usage, "output_tokens", None) or 0),
             cache_read_tokens=cache_read,
             cache_creation_tokens=cache_creation,
+            truncated=response.stop_reason == "max_tokens",
         )
+
+    def _retrieve_model(self, timeout_s: float) -> None:
+        self._sdk.with_options(timeout=timeout_s, max_retries=0).models.retrieve(self.model)
+
+    def _list_models(self, timeout_s: float) -> list[str]:
+        sdk = self._sdk.with_options(timeout=timeout_s, max_retries=0)
+        return [model.id for model in sdk.models.list(limit=1000)]
 
     def _classify(self, exc: Exception) -> ProviderError | None:
         if isinstance(exc, ProviderError):

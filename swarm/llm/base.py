@@ -1,8 +1,9 @@
 """The one small interface every stage uses to talk to a model.
 
-`complete(messages, ctx) -> str` returns the model's text; `call_tool(messages, tool, ctx) -> dict` forces one
-function call and returns its validated arguments. `CallContext` attributes a call (run, epoch, node, agent,
-stage) and carries structured `hints` that real models ignore and the offline coder relies on.
+`complete(messages, ctx) -> str` returns the model's text (a `CompletionText` that says whether the token
+limit cut it off, from clients that know); `call_tool(messages, tool, ctx) -> dict` forces one function call
+and returns its validated arguments. `CallContext` attributes a call (run, epoch, node, agent, stage) and
+carries structured `hints` that real models ignore and the offline coder relies on.
 """
 
 from __future__ import annotations
@@ -25,6 +26,26 @@ class LLMError(RuntimeError):
 
 class SpendCapReached(LLMError):
     """The run's spend cap is reached; the run should stop cleanly after the current step."""
+
+
+class CompletionText(str):
+    """A model's text reply that knows whether it was cut off at the token limit (`truncated`).
+
+    It is a `str`, so callers that do not care see plain text; clients without the information return `str`.
+    """
+
+    truncated: bool = False
+
+    @classmethod
+    def of(cls, text: str, truncated: bool = False) -> CompletionText:
+        value = cls(text)
+        value.truncated = truncated
+        return value
+
+
+def was_truncated(text: str) -> bool:
+    """Whether a `complete` reply was cut off at the token limit (False when the client cannot tell)."""
+    return bool(getattr(text, "truncated", False))
 
 
 @dataclass(frozen=True)

@@ -47,8 +47,13 @@ def make_client(
     *,
     retry: RetryPolicy | None = None,
 ) -> LLMClient:
-    """The client for one stage. API keys come from the environment only and are never stored in the config."""
+    """The client for one stage. API keys come from the environment only and are never stored in the config.
+
+    `retry` defaults to the stage's `retry_base_s` / `retry_max_wait_s` backoff.
+    """
     provider = resolve_provider(stage_cfg)
+    if retry is None:
+        retry = RetryPolicy(base_s=stage_cfg.retry_base_s, max_wait_s=stage_cfg.retry_max_wait_s)
     common: dict[str, Any] = {
         "model": stage_cfg.model,
         "temperature": stage_cfg.temperature,

@@ -1,8 +1,13 @@
 """A scripted loopback HTTP server that speaks enough of the OpenAI and Anthropic wire protocols.
 
 Tests and benchmarks point the real SDK clients at it (`server.openai_base_url`, `server.anthropic_base_url`)
-and queue replies: text, a tool call (well-formed or with malformed arguments), an HTTP error status, or a
-delay that makes the client time out. Every request received is recorded with its headers and JSON body.
+and queue replies: text (complete, or cut off at the token limit), a tool call (well-formed or with malformed
+arguments), an HTTP error status, or a delay that makes the client time out. Every POST received is recorded
+in `requests` with its headers, JSON body and the reply it got.
+
+`GET /v1/models` and `GET /v1/models/{id}` list and look up the models passed as `models=[...]` (404 for
+others), in the format of the protocol that asks (Anthropic's SDK sends `anthropic-version`); without `models`
+they answer 404 like a server that lacks the endpoint. Those lookups are recorded in `model_lookups`.
 
     with LoopbackServer() as server:
         server.enqueue(Reply.error(429), Reply.say("hello", prompt_tokens=12, completion_tokens=3))
@@ -14,16 +19,20 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
+from urllib.parse import unquote
 
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
+MODELS_PATH = "/v1/models"
 Protocol = Literal["openai", "anthropic"]
 
 _ANTHROPIC_ERROR_TYPES = {
@@ -45,6 +54,8 @@ class Reply:
     `prompt_tokens` are the uncached input tokens; `cache_read_tokens` / `cache_creation_tokens` are sent the
     way each protocol reports them (Anthropic: separate usage fields; OpenAI: cache reads added to
     `prompt_tokens` and listed in `prompt_tokens_details.cached_tokens`, cache writes not reported).
+    `truncated` marks a reply cut off at the token limit (OpenAI `finish_reason: "length"`, Anthropic
+    `stop_reason: "max_tokens"`).
     """
 
     status: int = 200
@@ -59,6 +70,7 @@ class Reply:
     echo_auth: bool = False
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
+    truncated: bool = False
 
     @classmethod
     def say(
@@ -76,6 +88,13 @@ class Reply:
             completion_tokens=completion_tokens,
             cache_read_tokens=cache_read_tokens,
             cache_creation_tokens=cache_creation_tokens,
+        )
+
+    @classmethod
+    def cut_off(cls, text: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
+        """A text reply that stopped at the token limit (`text` is what was written before it)."""
+        return replace(
+            cls.say(text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens), truncated=True
         )
 
     @classmethod
@@ -123,29 +142,36 @@ class Reply:
 
 @dataclass(frozen=True)
 class RecordedRequest:
-    """One request the server received."""
+    """One request the server received, and the scripted reply it was given (None: none was due)."""
 
     protocol: Protocol | None
     path: str
     headers: dict[str, str]
     body: Any
     received_at: float
+    reply: Reply | None = None
 
 
 class LoopbackServer:
     """A threaded HTTP server on 127.0.0.1 with a random port that plays a queue of scripted replies."""
 
     def __init__(
-        self, latency_s: float = 0.0, default_reply: Reply | None = None, model_echo: bool = True
+        self,
+        latency_s: float = 0.0,
+        default_reply: Reply | None = None,
+        model_echo: bool = True,
+        models: Iterable[str] | None = None,
     ) -> None:
         self.latency_s = latency_s
         self.default_reply = default_reply
         self.model_echo = model_echo
+        self.models = None if models is None else tuple(models)
         self._queue: deque[Reply] = deque()
         self._requests: list[RecordedRequest] = []
+        self._lookups: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._closing = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self))
+        self._httpd = _QuietHTTPServer(("127.0.0.1", 0), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 
@@ -166,6 +192,12 @@ class LoopbackServer:
     def requests(self) -> list[RecordedRequest]:
         with self._lock:
             return list(self._requests)
+
+    @property
+    def model_lookups(self) -> list[RecordedRequest]:
+        """The GET requests (model lookups), which are not in `requests`."""
+        with self._lock:
+            return list(self._lookups)
 
     @property
     def pending(self) -> int:
@@ -209,13 +241,21 @@ class LoopbackServer:
             return self.default_reply
         return Reply.error(500, "loopback server: no scripted reply left")
 
-    def _record(self, request: RecordedRequest) -> None:
+    def _record(self, request: RecordedRequest, lookup: bool = False) -> None:
         with self._lock:
-            self._requests.append(request)
+            (self._lookups if lookup else self._requests).append(request)
 
     def _sleep(self, seconds: float) -> None:
         if seconds > 0:
             self._closing.wait(seconds)
+
+
+class _QuietHTTPServer(ThreadingHTTPServer):
+    """Clients that die mid-connection (killed runs, timeouts) are normal here, not errors to print."""
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
@@ -226,7 +266,27 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - silence the default stderr log
             pass
 
+        def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            received = time.time()
+            path = self.path.split("?", 1)[0].rstrip("/")
+            headers = {k.lower(): v for k, v in self.headers.items()}
+            proto: Protocol = "anthropic" if "anthropic-version" in headers else "openai"
+            server._record(RecordedRequest(proto, path, headers, None, received), lookup=True)
+            if server.models is None or not (path == MODELS_PATH or path.startswith(MODELS_PATH + "/")):
+                self._send(404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}, {})
+                return
+            if path == MODELS_PATH:
+                self._send(200, _model_list(proto, server.models), {})
+                return
+            model_id = unquote(path[len(MODELS_PATH) + 1 :])
+            if model_id in server.models:
+                self._send(200, _model_info(proto, model_id), {})
+            else:
+                message = f"The model `{model_id}` does not exist or you do not have access to it."
+                self._send(404, _error_payload(proto, 404, message), {})
+
         def do_POST(self) -> None:  # noqa: N802 - http.server naming
+            received = time.time()
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length) if length else b""
             try:
@@ -238,11 +298,12 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 "openai" if path == OPENAI_PATH else "anthropic" if path == ANTHROPIC_PATH else None
             )
             headers = {k.lower(): v for k, v in self.headers.items()}
-            server._record(RecordedRequest(proto, path, headers, body, time.time()))
             if proto is None:
+                server._record(RecordedRequest(proto, path, headers, body, received))
                 self._send(404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}, {})
                 return
             reply = server._next_reply()
+            server._record(RecordedRequest(proto, path, headers, body, received, reply))
             server._sleep(server.latency_s + reply.delay_s)
             if server._closing.is_set():
                 return
@@ -284,9 +345,32 @@ def _error_payload(proto: Protocol, status: int, message: str) -> dict[str, Any]
     return {"error": {"message": message, "type": "loopback_error", "code": str(status)}}
 
 
+def _model_list(proto: Protocol, models: tuple[str, ...]) -> dict[str, Any]:
+    data = [_model_info(proto, model) for model in models]
+    if proto == "anthropic":
+        return {
+            "data": data,
+            "has_more": False,
+            "first_id": models[0] if models else None,
+            "last_id": models[-1] if models else None,
+        }
+    return {"object": "list", "data": data}
+
+
+def _model_info(proto: Protocol, model: str) -> dict[str, Any]:
+    if proto == "anthropic":
+        return {
+            "type": "model",
+            "id": model,
+            "display_name": model,
+            "created_at": "2025-01-01T00:00:00Z",
+        }
+    return {"id": model, "object": "model", "created": 1735689600, "owned_by": "loopback"}
+
+
 def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
-    finish = "stop"
+    finish = "length" if reply.truncated else "stop"
     if reply.tool_name is not None:
         args = reply.tool_args if isinstance(reply.tool_args, str) else json.dumps(reply.tool_args)
         message["tool_calls"] = [
@@ -296,7 +380,7 @@ def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
                 "function": {"name": reply.tool_name, "arguments": args},
             }
         ]
-        finish = "tool_calls"
+        finish = "length" if reply.truncated else "tool_calls"
     prompt = reply.prompt_tokens + reply.cache_read_tokens
     usage: dict[str, Any] = {
         "prompt_tokens": prompt,
@@ -319,7 +403,7 @@ def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
     if reply.text is not None:
         content.append({"type": "text", "text": reply.text})
-    stop = "end_turn"
+    stop = "max_tokens" if reply.truncated else "end_turn"
     if reply.tool_name is not None:
         args: Any = reply.tool_args
         if isinstance(args, str):
@@ -333,7 +417,7 @@ def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
                 "input": args,
             }
         )
-        stop = "tool_use"
+        stop = "max_tokens" if reply.truncated else "tool_use"
     return {
         "id": "msg_" + uuid.uuid4().hex[:12],
         "type": "message",

@@ -50,7 +50,8 @@ class OpenAIClient(ProviderClient):
         response = self._sdk.chat.completions.create(**params)
         if not response.choices:
             raise self._error("the reply has no choices", None, retryable=True)
-        message = response.choices[0].message
+        choice = response.choices[0]
+        message = choice.message
         calls = [c for c in (message.tool_calls or []) if getattr(c, "function", None) is not None]
         chosen = next(
             (c for c in calls if tool and c.function.name == tool.name), calls[0] if calls else None
@@ -63,7 +64,15 @@ class OpenAIClient(ProviderClient):
             prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
             completion_tokens=(usage.completion_tokens or 0) if usage else 0,
             cache_read_tokens=openai_cached_tokens(usage),
+            truncated=choice.finish_reason == "length",
         )
+
+    def _retrieve_model(self, timeout_s: float) -> None:
+        self._sdk.with_options(timeout=timeout_s, max_retries=0).models.retrieve(self.model)
+
+    def _list_models(self, timeout_s: float) -> list[str]:
+        sdk = self._sdk.with_options(timeout=timeout_s, max_retries=0)
+        return [model.id for model in sdk.models.list()]
 
     def _classify(self, exc: Exception) -> ProviderError | None:
         if isinstance(exc, ProviderError):

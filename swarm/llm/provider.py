@@ -19,7 +19,7 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
 from swarm.config import ModelPrice
-from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, ToolSpec
+from swarm.llm.base import CallContext, CompletionText, LLMError, Message, SpendCapReached, ToolSpec
 from swarm.llm.json_tools import (
     ToolArgsError,
     extract_json_object,
@@ -47,6 +47,7 @@ class RawReply:
     completion_tokens: int
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
+    truncated: bool = False  # the reply stopped at the token limit
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -105,7 +106,7 @@ class ProviderClient:
                 ctx, "complete", lambda: self._request(messages, None), check=_check_text
             )
             if problem is None:
-                return reply.text or ""
+                return CompletionText.of(reply.text or "", truncated=reply.truncated)
         raise LLMError(f"{self.provider} model {self.model} returned no text twice")
 
     def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
@@ -140,7 +141,33 @@ class ProviderClient:
             f"{self.provider} model {self.model} gave invalid arguments for {tool.name} twice: {problem}"
         )
 
+    def model_served(self, timeout_s: float = 15.0) -> tuple[bool | None, list[str]]:
+        """Whether the endpoint serves `self.model`, asked of its models endpoint (no tokens are spent).
+
+        (True, []) when it does; (False, served model ids) when it answered 404 for the model and lists
+        models without it; (None, []) when it cannot tell: no models endpoint, no connection, access denied.
+        """
+        try:
+            self._retrieve_model(timeout_s)
+            return True, []
+        except Exception as exc:  # noqa: BLE001 - only a 404 says anything about the model
+            if getattr(exc, "status_code", None) != 404:
+                return None, []
+        try:
+            served = self._list_models(timeout_s)
+        except Exception:  # noqa: BLE001 - a 404 for the model, but no list: the endpoint may be missing
+            return None, []
+        return (True, []) if self.model in served else (False, served)
+
     # -- provider hooks -------------------------------------------------------------------------------------
+
+    def _retrieve_model(self, timeout_s: float) -> None:
+        """Look `self.model` up at the models endpoint; raise the SDK's exception when it fails."""
+        raise NotImplementedError
+
+    def _list_models(self, timeout_s: float) -> list[str]:
+        """The ids of the models the endpoint lists; raise the SDK's exception when it fails."""
+        raise NotImplementedError
 
     def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
         """Send one request (tool forced when given); raise SDK exceptions unchanged."""

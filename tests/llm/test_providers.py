@@ -351,3 +351,55 @@ def test_a_reply_without_a_code_block_fails_to_parse_clearly(make, server, provi
         parse_response(client.complete(MSGS, CTX))
     with pytest.raises(ResponseParseError, match=r"1 fenced block\(s\) \(text\) but none is Python"):
         parse_response(client.complete(MSGS, CTX))
+
+
+def test_a_reply_cut_off_at_the_token_limit_says_so(make, server, provider, ledger):
+    from swarm.llm.base import was_truncated
+
+    server.enqueue(
+        Reply.cut_off("```python\nimport csv\nrows = list(", completion_tokens=64), Reply.say("done")
+    )
+    client = make(provider)
+    cut, whole = client.complete(MSGS, CTX), client.complete(MSGS, CTX)
+    assert cut == "```python\nimport csv\nrows = list(" and was_truncated(cut)
+    assert whole == "done" and not was_truncated(whole) and not was_truncated("plain str")
+    assert [r.completion_tokens for r in ledger.records] == [64, 5]
+
+
+def test_retry_backoff_comes_from_the_stage_config(server, ledger, monkeypatch):
+    """retry_base_s / retry_max_wait_s set the waits between attempts (here: no Retry-After)."""
+    from swarm.config import StageLLMConfig
+    from swarm.llm.factory import make_client
+
+    monkeypatch.setenv("LOOPBACK_TEST_KEY", FAKE_KEY)
+    stage = dict(provider="openai", base_url=server.openai_base_url, api_key_env="LOOPBACK_TEST_KEY")
+    for base_s, at_least, at_most in ((0.3, 0.3, 5.0), (0.0, 0.0, 0.25)):
+        server.enqueue(Reply.error(500), Reply.say("ok"))
+        client = make_client(
+            StageLLMConfig(**stage, retry_base_s=base_s, retry_max_wait_s=1.0), PRICES, ledger
+        )
+        start = time.perf_counter()
+        assert client.complete(MSGS, CTX) == "ok"
+        assert at_least <= time.perf_counter() - start < at_most
+
+
+def test_loopback_server_serves_its_models_endpoint_to_both_sdks(server):
+    import anthropic
+    import openai
+
+    from swarm.llm.loopback_server import LoopbackServer
+
+    with LoopbackServer(models=["gpt-4o-mini", "claude-haiku-4-5"]) as served:
+        oa = openai.OpenAI(api_key=FAKE_KEY, base_url=served.openai_base_url, max_retries=0)
+        an = anthropic.Anthropic(api_key=FAKE_KEY, base_url=served.anthropic_base_url, max_retries=0)
+        assert oa.models.retrieve("gpt-4o-mini").id == "gpt-4o-mini"
+        assert an.models.retrieve("claude-haiku-4-5").id == "claude-haiku-4-5"
+        assert [m.id for m in oa.models.list()] == [m.id for m in an.models.list()] == list(served.models)
+        with pytest.raises(openai.NotFoundError, match="no-such-model"):
+            oa.models.retrieve("no-such-model")
+        with pytest.raises(anthropic.NotFoundError, match="no-such-model"):
+            an.models.retrieve("no-such-model")
+        assert len(served.model_lookups) == 6 and served.requests == []
+    oa = openai.OpenAI(api_key=FAKE_KEY, base_url=server.openai_base_url, max_retries=0)
+    with pytest.raises(openai.NotFoundError, match="unknown path"):  # no `models`: no endpoint
+        oa.models.list()
