@@ -109,9 +109,26 @@ _FRAME_RE = re.compile(r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?
 _EXC_LINE_RE = re.compile(r"^(?P<type>[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$")
 
 
+# A script that does not compile prints no "Traceback" header: only the file, line, code, caret and error.
+_COMPILE_ERROR_RE = re.compile(
+    r'^  File "(?P<file>[^"]+)", line (?P<line>\d+)\n(?P<code>(?:    .*\n)*?)'
+    r"(?P<type>SyntaxError|IndentationError|TabError): (?P<msg>.*)$",
+    re.MULTILINE,
+)
+
+
 def parse_traceback(output: str) -> tuple[str | None, str | None, list[StackFrame]]:
-    """Exception type, message and frames of the last Python traceback in `output` (Nones if there is none)."""
+    """Exception type, message and frames of the last Python traceback in `output` (Nones if there is none).
+
+    A script that fails to compile counts too: its error and the one frame it names.
+    """
     start = output.rfind(_TRACEBACK_START)
+    compile_errors = list(_COMPILE_ERROR_RE.finditer(output, max(start, 0)))
+    if compile_errors and (start < 0 or not _traceback_frames(output[start:])):
+        last = compile_errors[-1]
+        code = (last["code"].splitlines() or [""])[0].strip()
+        frame = StackFrame(file=last["file"], line=int(last["line"]), function="<module>", code=code)
+        return last["type"], last["msg"].strip() or None, [frame]
     if start < 0:
         return None, None, []
     lines = output[start:].splitlines()[1:]
@@ -156,3 +173,8 @@ def list_files(root: Path, subdirs: tuple[str, ...], limit: int = 1000) -> list[
                 if len(found) >= limit:
                     return sorted(found)
     return sorted(found)
+
+
+def _traceback_frames(text: str) -> bool:
+    """Whether a traceback's text (from its header) lists any frame."""
+    return any(_FRAME_RE.match(line) for line in text.splitlines()[1:])

@@ -107,6 +107,7 @@ def review_execution(
     submission_problem: str | None = None,
     timeout_s: float | None = None,
     exec_time_s: float | None = None,
+    exc_message: str | None = None,
     submission_name: str = "submission.csv",
     rel_tol: float = 5e-3,
     max_output_chars: int = 8000,
@@ -156,6 +157,7 @@ def review_execution(
         output=output,
         exit_code=exit_code,
         exc_type=exc_type,
+        exc_message=exc_message,
         timed_out=timed_out,
         oom_killed=oom_killed,
         submission_exists=submission_exists,
@@ -181,6 +183,7 @@ def combine_review(
     submission_name: str = "submission.csv",
     rel_tol: float = 5e-3,
     review_error: str | None = None,
+    exc_message: str | None = None,
 ) -> ReviewOutcome:
     """The outcome from the model's review (None if it failed) and the facts; the facts win."""
     said = SubmitReview.model_validate(llm_said) if llm_said is not None else None
@@ -200,6 +203,7 @@ def combine_review(
         output,
         exit_code=exit_code,
         exc_type=exc_type,
+        exc_message=exc_message,
         timed_out=timed_out,
         oom_killed=oom_killed,
         submission_exists=submission_exists,
@@ -246,15 +250,19 @@ def fact_reasons(
     submission_problem: str | None = None,
     timeout_s: float | None = None,
     submission_name: str = "submission.csv",
+    exc_message: str | None = None,
 ) -> list[str]:
-    """Why the facts alone make the run buggy, in words a user can read (empty when they do not)."""
+    """Why the facts alone make the run buggy, in words a user can read (empty when they do not).
+
+    `exc_message` is the exception message as the sandbox saw it, used when the output shows none (e.g. the
+    sandbox's own DiskLimitExceeded)."""
     reasons = []
     if timed_out:
         reasons.append(f"timed out after {timeout_s:g} s" if timeout_s else "timed out")
     if oom_killed:
         reasons.append("was killed for running out of memory")
     if exc_type:
-        reasons.append(describe_exception(exc_type, output))
+        reasons.append(describe_exception(exc_type, output, exc_message))
     elif exit_code not in (0, None) and not timed_out and not oom_killed:
         reasons.append(f"the script exited with code {exit_code}")
     if not submission_exists:
@@ -264,14 +272,13 @@ def fact_reasons(
     return reasons
 
 
-def describe_exception(exc_type: str, output: str) -> str:
-    """E.g. "the script raised KeyError: 'Age' at line 12", read from the traceback in `output`."""
+def describe_exception(exc_type: str, output: str, message: str | None = None) -> str:
+    """E.g. "the script raised KeyError: 'Age' at line 12", read from the traceback in `output`, else with
+    `message` (what the sandbox recorded)."""
     name = exc_type.rsplit(".", 1)[-1]
-    message = ""
     pattern = re.compile(rf"^(?:[\w.]+\.)?{re.escape(name)}(?::[ \t]*(.*))?$", re.MULTILINE)
     matches = pattern.findall(output or "")
-    if matches:
-        message = matches[-1].strip()
+    message = (matches[-1].strip() if matches else "") or (message or "").strip()
     line = _script_line(output or "")
     text = f"the script raised {name}" + (f": {message[:200]}" if message else "")
     return text + (f" at line {line}" if line else "")

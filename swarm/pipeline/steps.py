@@ -27,7 +27,7 @@ from swarm.experience import ExperienceRecord, input_hash
 from swarm.fitness import score_against
 from swarm.genes import split_genes
 from swarm.journal import Journal, Node
-from swarm.llm.base import CallContext, Message
+from swarm.llm.base import CallContext, Message, was_truncated
 from swarm.llm.review import ReviewOutcome, review_execution
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
@@ -61,6 +61,7 @@ class Generation(BaseModel):
     plan_text: str = ""
     code: str = ""
     parse_error: str | None = None
+    truncated: bool = False  # the reply stopped at the code model's token limit
 
 
 def generation_cache_key(planned: PlannedStep, model: str, provider: str, temperature: float) -> str:
@@ -144,13 +145,16 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
         agent_id=plan.agent_id,
         hints=dict(planned.hints),
     )
-    raw = rc.clients["code"].complete(planned.message_objects(), ctx)
+    reply = rc.clients["code"].complete(planned.message_objects(), ctx)
+    raw, truncated = str(reply), was_truncated(reply)
     try:
         parsed = parse_response(raw)
     except ResponseParseError as exc:
-        return Generation(node_id=plan.node_id, raw=raw, parse_error=str(exc))
+        return Generation(node_id=plan.node_id, raw=raw, parse_error=str(exc), truncated=truncated)
     # Code with a syntax error still runs, so that its traceback reaches the debug step.
-    return Generation(node_id=plan.node_id, raw=raw, plan_text=parsed.plan, code=parsed.code)
+    return Generation(
+        node_id=plan.node_id, raw=raw, plan_text=parsed.plan, code=parsed.code, truncated=truncated
+    )
 
 
 # -- execute ------------------------------------------------------------------------------------------------
@@ -202,6 +206,19 @@ def review(
     rc: RunContext, plan: StepPlan, generation: Generation, result: ExecutionResult | None
 ) -> ReviewOutcome:
     """Judge an executed node: the model's review checked against hard facts."""
+    outcome = _review(rc, plan, generation, result)
+    if generation.truncated and outcome.is_buggy:
+        note = (
+            "the model's reply was cut off at its token limit "
+            f"(llm.code.max_tokens={rc.cfg.llm.code.max_tokens}), so its code may be incomplete"
+        )
+        outcome = dataclasses.replace(outcome, bug_reason=f"{outcome.bug_reason}; {note}")
+    return outcome
+
+
+def _review(
+    rc: RunContext, plan: StepPlan, generation: Generation, result: ExecutionResult | None
+) -> ReviewOutcome:
     if result is None:
         return ReviewOutcome(
             is_buggy=True,
@@ -240,6 +257,7 @@ def review(
         output=result.output,
         exit_code=result.exit_code,
         exc_type=result.exc_type,
+        exc_message=result.exc_info,
         timed_out=result.timed_out,
         oom_killed=result.oom_killed,
         submission_exists=result.submission_path is not None,

@@ -91,6 +91,20 @@ def test_describe_exception_handles_qualified_names_and_missing_traceback():
     assert describe_exception("MemoryError", "") == "the script raised MemoryError"
 
 
+def test_the_sandbox_message_is_used_when_the_output_has_none():
+    """E.g. the sandbox killed the run for its disk use: nothing in the output says why."""
+    limit = "wrote more than the 16 MB disk limit (execution.disk_mb) and was killed"
+    out = combine_review(
+        said(is_bug=False),
+        output="wrote 17 files\n",
+        **{**CLEAN, "exit_code": 137, "exc_type": "DiskLimitExceeded", "submission_exists": False},
+        exc_message=limit,
+    )
+    assert out.is_buggy and out.bug_reason.startswith(f"the script raised DiskLimitExceeded: {limit}")
+    printed = "Traceback (most recent call last):\nKeyError: 'Age'\n"
+    assert describe_exception("KeyError", printed, "ignored") == "the script raised KeyError: 'Age'"
+
+
 def test_review_through_a_real_client(make, server, provider):
     server.enqueue(Reply.tool_call("submit_review", said(metric=0.5)))
     out = review_execution(

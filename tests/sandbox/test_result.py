@@ -76,6 +76,16 @@ def test_parse_traceback_handles_dotted_types_bare_types_and_no_traceback():
     assert parse_traceback("all good\n") == (None, None, [])
 
 
+def test_parse_traceback_reads_a_script_that_does_not_compile():
+    """Python prints no "Traceback" header when the script itself fails to compile."""
+    output = 'starting\n  File "/n/solution.py", line 6\n    key = (row["Sex"]\n          ^\nSyntaxError: \'(\' was never closed\n'
+    exc_type, exc_info, stack = parse_traceback(output)
+    assert (exc_type, exc_info) == ("SyntaxError", "'(' was never closed")
+    assert [(f.file, f.line, f.code) for f in stack] == [("/n/solution.py", 6, 'key = (row["Sex"]')]
+    indented = '  File "/n/solution.py", line 2\n    print(1)\nIndentationError: unexpected indent\n'
+    assert parse_traceback(indented)[:2] == ("IndentationError", "unexpected indent")
+
+
 def test_result_round_trips_through_json():
     result = ExecutionResult(output="x", exit_code=0, exec_time=0.5, backend="local", files=["working/a"])
     again = ExecutionResult.model_validate_json(result.model_dump_json())
