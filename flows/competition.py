@@ -10,10 +10,12 @@ from pydantic import BaseModel, Field
 
 from flows.epoch import EpochParams, epoch_flow
 from flows.runners import dask_task_runner
-from swarm.config import load_config
+from swarm.atomic import write_text_atomic
+from swarm.config import Config
 from swarm.journal import Journal
 from swarm.pipeline.context import create_run
 from swarm.pipeline.finalize import finalize
+from swarm.pipeline.preflight import check_request
 from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.snapshots import write_snapshot
 from swarm.pipeline.state import RunPaths, load_state, save_state
@@ -44,25 +46,30 @@ class CompetitionParams(BaseModel):
         return [*self.overrides, *limits]
 
 
+def check_params(params: CompetitionParams) -> Config:
+    """The run's checked config; raises on the first problem (config, competition, models), writes nothing."""
+    return check_request(
+        competition=params.competition,
+        data_dir=params.data_dir,
+        config_path=params.config_path,
+        overrides=params.all_overrides(),
+        run_dir=params.run_dir,
+        resume=params.resume,
+    )
+
+
 def prepare_run(params: CompetitionParams) -> RunPaths:
-    """Create the run dir, or check that the one to resume exists (applying overrides to its config)."""
+    """Check the inputs, then create the run dir, or apply the overrides to the one to resume."""
+    cfg = check_params(params)
     if params.resume:
-        if not params.run_dir:
-            raise ValueError("resume needs the run dir to continue")
         paths = RunPaths(Path(params.run_dir))
-        state = load_state(paths)
         if params.all_overrides():
-            cfg = load_config(paths.config, params.all_overrides(), env_file=None)
-            paths.config.write_text(cfg.to_yaml(), encoding="utf-8")
-        state.stopped_reason, state.finished = None, False
-        save_state(paths, state)
+            write_text_atomic(paths.config, cfg.to_yaml())
+        state = load_state(paths)
+        if state.stopped_reason is not None or state.finished:
+            state.stopped_reason, state.finished = None, False
+            save_state(paths, state)
         return paths
-    overrides = params.all_overrides()
-    if params.competition:
-        overrides.append(f"data.competition={params.competition}")
-    if params.data_dir:
-        overrides.append(f"data.data_dir={params.data_dir}")
-    cfg = load_config(params.config_path, overrides)
     paths = create_run(cfg, Path(params.run_dir) if params.run_dir else None)
     write_snapshot(paths, 0, Journal.load(paths.journal), load_state(paths))
     return paths

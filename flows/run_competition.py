@@ -30,15 +30,17 @@ for _name, _value in {
 }.items():
     os.environ.setdefault(_name, _value)
 
-from prefect.settings import temporary_settings  # noqa: E402
 from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 from rich.table import Table  # noqa: E402
 
-from flows.competition import CompetitionParams, competition_flow  # noqa: E402
-from flows.epoch import EpochParams, epoch_flow  # noqa: E402
 from swarm.config import ConfigError  # noqa: E402
+from swarm.llm.base import LLMError  # noqa: E402
+from swarm.pipeline.preflight import check_request  # noqa: E402
 from swarm.pipeline.progress import PROGRESS  # noqa: E402
+
+# What a wrong input raises: the CLI prints its one-sentence message, no traceback.
+INPUT_ERRORS = (ConfigError, FileNotFoundError, FileExistsError, ValueError, LLMError)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -66,6 +68,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         args.overrides.append(f"agent.time_limit_s={args.time_limit}")
     if args.rerun_epoch is not None and not args.run_dir:
         parser.error("--rerun-epoch needs --run-dir")
+    if args.resume and args.config:
+        parser.error("--config applies to new runs; change a resumed run with --set SECTION.FIELD=VALUE")
     return args
 
 
@@ -83,7 +87,23 @@ def live_table() -> Table:
     return table
 
 
+def check_args(args: argparse.Namespace) -> None:
+    """Check the run's inputs before Prefect is even imported (~1-3 s): a wrong one fails within a second."""
+    if args.rerun_epoch is None:
+        check_request(
+            competition=args.competition,
+            data_dir=args.data_dir,
+            config_path=args.config,
+            overrides=args.overrides,
+            run_dir=args.resume or args.run_dir,
+            resume=bool(args.resume),
+        )
+
+
 def run(args: argparse.Namespace) -> dict:
+    from flows.competition import CompetitionParams, competition_flow
+    from flows.epoch import EpochParams, epoch_flow
+
     if args.rerun_epoch is not None:
         summary = epoch_flow(EpochParams(run_dir=args.run_dir, epoch=args.rerun_epoch, rerun=True))
         return summary.model_dump()
@@ -129,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     console = Console(stderr=True)
     stop = threading.Event()
     try:
+        check_args(args)
+        from prefect.settings import temporary_settings
+
         with temporary_settings(updates={"flows.heartbeat_frequency": None}):
             if args.no_live or args.json or not console.is_terminal:
                 summary = run(args)
@@ -136,8 +159,8 @@ def main(argv: list[str] | None = None) -> int:
                 with Live(live_table(), console=console, refresh_per_second=2) as live:
                     threading.Thread(target=_refresh, args=(live, stop), daemon=True).start()
                     summary = run(args)
-    except (ConfigError, FileNotFoundError, FileExistsError, ValueError) as exc:
-        console.print(f"[red]error:[/red] {exc}")
+    except INPUT_ERRORS as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     finally:
         stop.set()

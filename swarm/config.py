@@ -78,6 +78,11 @@ class DataConfig(_Section):
     data_dir: Path | None = Field(
         None, description="A competition dir: MLE-bench prepared (has prepared/), or public files only."
     )
+    check_inputs: bool = Field(
+        True,
+        description="Check the public files before a run: no empty train/test file, test columns and ids that "
+        "match train.csv and the sample submission.",
+    )
 
 
 class StageLLMConfig(_Section):

@@ -1,0 +1,79 @@
+"""Everything a run needs checked before it writes anything, calls a model or executes code.
+
+`check_request` loads the config of a new run or of the run to resume and checks it: the config itself
+(types, unknown fields), the run dir (a new run's must not hold one; a resumed one must), the competition (its
+dir, sample submission, train and test files), and each LLM stage (its key, and that its endpoint serves its
+model). Each problem raises an error whose message is one sentence naming what is wrong; nothing is written,
+so an existing run dir stays as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from swarm.competitions import Competition, CompetitionError
+from swarm.competitions.public_files import check_public_files
+from swarm.config import Config, load_config
+from swarm.llm.preflight import check_models
+from swarm.pipeline.context import resolve_competition
+from swarm.pipeline.state import RunPaths, load_state
+
+
+def check_run_inputs(cfg: Config) -> Competition:
+    """The competition the config names, after checking it and the LLM stages; raises on the first problem."""
+    competition = resolve_competition(cfg)
+    if cfg.data.check_inputs:
+        try:
+            check_public_files(competition)
+        except CompetitionError as exc:
+            raise CompetitionError(f"{exc} (data.check_inputs=false skips this check)") from None
+    check_models(cfg.llm)
+    return competition
+
+
+def new_run_config(
+    config_path: str | Path | None, overrides: list[str], run_dir: str | Path | None = None
+) -> Config:
+    """The checked config of a new run (to be created in `run_dir`, default under `project.runs_dir`)."""
+    cfg = load_config(config_path, overrides)
+    target = Path(run_dir) if run_dir else None
+    if target is None and cfg.project.run_name:
+        target = cfg.project.runs_dir / cfg.project.run_name
+    if target is not None and RunPaths(target).state.exists():
+        raise FileExistsError(f"{target} already holds a run; resume it with --resume {target}")
+    check_run_inputs(cfg)
+    return cfg
+
+
+def resumed_run_config(run_dir: str | Path, overrides: list[str]) -> Config:
+    """The checked config of the run in `run_dir` with `overrides` applied (nothing is saved here)."""
+    paths = RunPaths(Path(run_dir))
+    load_state(paths)  # a run dir, or FileNotFoundError naming what is missing
+    cfg = load_config(paths.config, overrides, env_file=None).use_env_file(".env")
+    check_run_inputs(cfg)
+    return cfg
+
+
+def run_overrides(overrides: list[str], competition: str | None, data_dir: str | None) -> list[str]:
+    """`overrides` with the competition of a new run appended (as `data.competition` / `data.data_dir`)."""
+    extra = [f"data.competition={competition}"] if competition else []
+    if data_dir:
+        extra.append(f"data.data_dir={data_dir}")
+    return [*overrides, *extra]
+
+
+def check_request(
+    *,
+    competition: str | None = None,
+    data_dir: str | None = None,
+    config_path: str | Path | None = None,
+    overrides: list[str] | None = None,
+    run_dir: str | Path | None = None,
+    resume: bool = False,
+) -> Config:
+    """The checked config of a run request (a new run, or `resume` of `run_dir`); writes nothing."""
+    if resume:
+        if not run_dir:
+            raise ValueError("resume needs the run dir to continue")
+        return resumed_run_config(run_dir, list(overrides or []))
+    return new_run_config(config_path, run_overrides(list(overrides or []), competition, data_dir), run_dir)
