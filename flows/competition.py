@@ -87,7 +87,8 @@ def competition_flow(params: CompetitionParams) -> dict[str, Any]:
         run_epoch = epoch_flow.with_options(task_runner=dask_task_runner(rc.cfg))
     while True:
         state = load_state(paths)
-        state.stopped_reason = state.stopped_reason or rc.limit_reason(state)
+        # Steps planned before a kill are finished first, even past a limit: their model calls are made.
+        state.stopped_reason = state.stopped_reason or (None if state.pending else rc.limit_reason(state))
         if state.stopped_reason:
             save_state(paths, state)
             break
