@@ -1,0 +1,254 @@
+"""Orchestration overhead: one epoch through Prefect tasks against the same steps as plain function calls.
+
+    python benchmarks/orchestration_overhead.py [--steps 8] [--parallel 1] [--repeats 2] [--seed 0]
+                                                [--cold-runs 2] [--json benchmarks/results/orchestration.json]
+
+Both sides run one epoch of a new run made from the same config and project seed, so the seeded offline coder
+writes the same code for both (checked, and reported as `same_code`), on the local sandbox:
+- prefect: the epoch flow (select_parent, generate, execute, review, update_population tasks per step, one
+  evolve_agents task), on the script's own ephemeral API, warmed up first, heartbeats off, cache refresh on
+  (a step never reuses another's execution, as on the plain side);
+- plain: `swarm.pipeline.plain.run_epoch`, the same step functions called directly.
+Per-task overhead = (prefect - plain) / Prefect task runs, from the wall times and, steadier on a busy
+machine, from the time outside the sandbox's executions (wall minus the nodes' exec_time).
+
+Cold start: in fresh processes, the time to `import prefect` and to run a first trivial flow with a new
+database, then with the database the first process left; see benchmarks/README.md for how tests avoid it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from benchmarks.common import (  # noqa: E402
+    median,
+    prefect_env,
+    print_table,
+    run_overrides,
+    task_run_count,
+    warm_prefect,
+    write_json,
+)
+
+TASKS_PER_STEP = 5  # select_parent, generate, execute, review, update_population
+COLD_CHILD = textwrap.dedent(
+    """
+    import json, time
+    started = time.perf_counter()
+    import prefect
+    imported = time.perf_counter()
+    from prefect import flow
+    from prefect.settings import temporary_settings
+
+    @flow
+    def noop() -> int:
+        return 1
+
+    with temporary_settings(updates={"flows.heartbeat_frequency": None}):
+        first = time.perf_counter()
+        noop()
+        second = time.perf_counter()
+        noop()
+        done = time.perf_counter()
+    print(json.dumps({"import_s": imported - started, "first_flow_s": second - first,
+                      "second_flow_s": done - second}))
+    """
+)
+
+
+def cold_start(runs: int) -> list[dict[str, Any]]:
+    """`runs` pairs of fresh processes: the first with a new Prefect home (new database), the second reusing it."""
+    results = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory(prefix="swarm-cold-") as tmp:
+            script = Path(tmp) / "cold.py"
+            script.write_text(COLD_CHILD)
+            env = {k: v for k, v in os.environ.items() if k != "PREFECT_API_URL"}
+            env["PREFECT_HOME"] = str(Path(tmp) / "home")
+            for database in ("new", "existing"):
+                started = time.perf_counter()
+                out = subprocess.run(
+                    [sys.executable, str(script)],
+                    cwd=tmp,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                figures = json.loads(out.stdout.strip().splitlines()[-1])
+                figures.update(database=database, process_s=time.perf_counter() - started)
+                results.append(figures)
+    return results
+
+
+def nodes_exec_s(run_dir: Path) -> tuple[float, list[str]]:
+    """The summed sandbox time of the run's nodes, and their code in step order."""
+    from swarm.journal import Journal
+
+    journal = Journal.load(run_dir / "journal.json")
+    return sum(n.exec_time or 0.0 for n in journal), [n.code for n in journal]
+
+
+def run_prefect(run_dir: Path, steps: int) -> dict[str, Any]:
+    from flows.epoch import EpochParams, epoch_flow
+    from tasks.runs import get_context
+
+    get_context(str(run_dir))  # opened before the clock starts, like the plain side's open_run
+    started = time.perf_counter()
+    state = epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps), return_state=True)
+    wall = time.perf_counter() - started
+    summary = state.result()
+    expected = TASKS_PER_STEP * summary.steps_done + 1  # + evolve_agents
+    return {
+        "wall_s": wall,
+        "nodes": summary.steps_done,
+        "task_runs": task_run_count(state.state_details.flow_run_id, expected),
+        "task_runs_expected": expected,
+    }
+
+
+def run_plain(run_dir: Path, steps: int, parallel: int) -> dict[str, Any]:
+    from swarm.pipeline.context import open_run
+    from swarm.pipeline.plain import run_epoch
+
+    rc, journal, state = open_run(run_dir)
+    started = time.perf_counter()
+    summary = run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
+    return {"wall_s": time.perf_counter() - started, "nodes": len(summary.nodes)}
+
+
+def one_repeat(args: argparse.Namespace, root: Path, index: int) -> dict[str, Any]:
+    """Both sides once, in alternating order across repeats (a slow spell of the machine hits both)."""
+    from flows.competition import CompetitionParams, prepare_run
+
+    overrides = run_overrides(args.cache_dir, args.competition, args.seed, args.parallel, args.steps)
+    runs: dict[str, Any] = {}
+    order = ("prefect", "plain") if index % 2 == 0 else ("plain", "prefect")
+    for side in order:
+        run_dir = root / f"{side}-{index}"
+        prepare_run(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
+        figures = (
+            run_prefect(run_dir, args.steps)
+            if side == "prefect"
+            else run_plain(run_dir, args.steps, args.parallel)
+        )
+        figures["exec_s"], figures["codes"] = nodes_exec_s(run_dir)
+        figures["outside_exec_s"] = figures["wall_s"] - figures["exec_s"]
+        runs[side] = figures
+    same_code = runs["prefect"].pop("codes") == runs["plain"].pop("codes")
+    task_runs = runs["prefect"]["task_runs"]
+    return {
+        **runs,
+        "same_code": same_code,
+        "ratio": runs["prefect"]["wall_s"] / runs["plain"]["wall_s"],
+        "per_task_ms_wall": 1000 * (runs["prefect"]["wall_s"] - runs["plain"]["wall_s"]) / task_runs,
+        "per_task_ms_outside_exec": 1000
+        * (runs["prefect"]["outside_exec_s"] - runs["plain"]["outside_exec_s"])
+        / task_runs,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=8, help="steps in the epoch (default 8)")
+    parser.add_argument("--parallel", type=int, default=1, help="search.parallel on both sides (default 1)")
+    parser.add_argument(
+        "--repeats", type=int, default=2, help="epochs per side, order alternating (default 2)"
+    )
+    parser.add_argument("--seed", type=int, default=0, help="project.seed, the same for both sides")
+    parser.add_argument("--competition", default="titanic")
+    parser.add_argument("--cold-runs", type=int, default=2, help="cold-start process pairs (0: skip)")
+    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
+    parser.add_argument("--prefect-home", type=Path, default=None, help="default: a new temporary one")
+    parser.add_argument("--json", type=Path, default=Path("benchmarks/results/orchestration_overhead.json"))
+    args = parser.parse_args(argv)
+    if min(args.steps, args.parallel, args.repeats) < 1 or args.cold_runs < 0:
+        parser.error("--steps, --parallel and --repeats must be at least 1, --cold-runs at least 0")
+
+    prefect_env(args.prefect_home)  # before anything imports Prefect
+    cold = cold_start(args.cold_runs)  # first, before this process loads anything
+    if cold:
+        rows = [
+            (
+                f"{c['database']} database",
+                c["import_s"],
+                c["first_flow_s"],
+                c["second_flow_s"],
+                c["process_s"],
+            )
+            for c in cold
+        ]
+        print_table(
+            "cold start in a fresh process (s)",
+            ("run", "import prefect", "first flow", "second flow", "whole process"),
+            rows,
+        )
+
+    from prefect.settings import temporary_settings
+
+    with (
+        tempfile.TemporaryDirectory(prefix="swarm-orchestration-") as tmp,
+        temporary_settings(updates={"flows.heartbeat_frequency": None, "tasks.refresh_cache": True}),
+    ):
+        warm_s, flow_s = warm_prefect()
+        repeats = [one_repeat(args, Path(tmp), i) for i in range(args.repeats)]
+
+    rows = []
+    for i, r in enumerate(repeats):
+        for side in ("prefect", "plain"):
+            s = r[side]
+            rows.append(
+                (
+                    f"{i + 1} {side}",
+                    s["nodes"],
+                    s.get("task_runs", "-"),
+                    s["wall_s"],
+                    s["exec_s"],
+                    s["outside_exec_s"],
+                )
+            )
+    print_table(
+        f"one epoch of {args.steps} steps, parallel {args.parallel}, {args.competition}, seed {args.seed} (s)",
+        ("repeat side", "nodes", "task runs", "wall", "sandbox exec", "outside exec"),
+        rows,
+    )
+    summary = {
+        "ratio_wall": median([r["ratio"] for r in repeats]),
+        "per_task_ms_wall": median([r["per_task_ms_wall"] for r in repeats]),
+        "per_task_ms_outside_exec": median([r["per_task_ms_outside_exec"] for r in repeats]),
+        "task_runs": repeats[0]["prefect"]["task_runs"],
+        "same_code": all(r["same_code"] for r in repeats),
+        "warm_up_s": warm_s,
+        "one_task_flow_s": flow_s,
+    }
+    print_table(
+        f"Prefect vs plain (median of {args.repeats})",
+        ("figure", "value"),
+        [
+            ("wall ratio prefect/plain", summary["ratio_wall"]),
+            ("per-task overhead, wall (ms)", summary["per_task_ms_wall"]),
+            ("per-task overhead, outside exec (ms)", summary["per_task_ms_outside_exec"]),
+            ("Prefect task runs per epoch", summary["task_runs"]),
+            ("same code on both sides", summary["same_code"]),
+            ("a warm flow run with one task (s)", summary["one_task_flow_s"]),
+            ("API start + first flow, not timed (s)", summary["warm_up_s"]),
+        ],
+    )
+    write_json(args.json, args, {"summary": summary, "repeats": repeats, "cold_start": cold})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
