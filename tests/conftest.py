@@ -1,5 +1,5 @@
-"""Fixtures shared by every test dir: one Prefect test server, a prepared bundled competition, and the Docker
-engine the docker-marked tests need."""
+"""Fixtures shared by every test dir: one Prefect test server, a prepared bundled competition, a small offline
+run configuration, and the Docker engine the docker-marked tests need."""
 
 from __future__ import annotations
 
@@ -42,6 +42,24 @@ def competition_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     cache = tmp_path_factory.mktemp("cache")
     prepare_bundled("titanic", cache)
     return cache
+
+
+@pytest.fixture
+def base_overrides(competition_cache: Path, tmp_path: Path) -> list[str]:
+    """A small, fast, offline run on the local sandbox."""
+    return [
+        f"project.cache_dir={competition_cache}",
+        f"project.runs_dir={tmp_path / 'runs'}",
+        "data.competition=titanic",
+        "execution.sandbox=local",
+        "execution.timeout_s=180",
+        "llm.code.provider=offline",
+        "llm.feedback.provider=offline",
+        "llm.evolution.provider=offline",
+        "search.parallel=2",
+        "search.num_drafts=2",
+        "evolution.steps_per_epoch=2",
+    ]
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,115 @@
+"""Helpers for the fault-injection suite (imported by its modules): quick solutions a scripted model can
+send, stage overrides that point a run at the loopback server, readers of what a run leaves on disk; and the
+fixtures that need set-up."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from swarm.llm.loopback_server import LoopbackServer
+
+MODEL_KEY_ENV = "SWARM_TEST_MODEL_KEY"
+MODEL_KEY = "sk-faults-test-key-0123456789"
+MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
+
+# A titanic solution that runs in a blink (stdlib only): survival by sex, an accuracy on a holdout, and a
+# valid submission. `{tag}` makes every variant's code (so its execution cache key) distinct.
+QUICK_SOLUTION = """Plan: predict survival from the passenger's sex, the strongest single feature.
+
+```python
+# variant {tag}
+import csv
+
+rows = list(csv.DictReader(open("input/train.csv")))
+test = list(csv.DictReader(open("input/test.csv")))
+fit, hold = rows[: len(rows) * 4 // 5], rows[len(rows) * 4 // 5 :]
+
+
+def rate(sex):
+    group = [r for r in fit if r["Sex"] == sex]
+    return sum(int(r["Survived"]) for r in group) / max(len(group), 1)
+
+
+guess = {{sex: int(rate(sex) >= 0.5) for sex in ("male", "female")}}
+accuracy = sum(guess.get(r["Sex"], 0) == int(r["Survived"]) for r in hold) / len(hold)
+print('SWARM_METRIC {{"name": "accuracy", "value": %.6f, "lower_is_better": false}}' % accuracy)
+with open("submission/submission.csv", "w") as f:
+    f.write("PassengerId,Survived\\n")
+    for r in test:
+        f.write("%s,%d\\n" % (r["PassengerId"], guess.get(r["Sex"], 0)))
+```
+"""
+
+
+def solution(tag: str) -> str:
+    """A model reply holding a quick, valid titanic solution."""
+    return QUICK_SOLUTION.format(tag=tag)
+
+
+@pytest.fixture
+def model_key(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The fake API key the loopback stages read (from $SWARM_TEST_MODEL_KEY)."""
+    monkeypatch.setenv(MODEL_KEY_ENV, MODEL_KEY)
+    return MODEL_KEY
+
+
+def stage_overrides(
+    server: LoopbackServer, stage: str = "code", protocol: str = "openai", **fields
+) -> list[str]:
+    """Overrides that send one LLM stage to the loopback server over `protocol`."""
+    base_url = server.openai_base_url if protocol == "openai" else server.anthropic_base_url
+    values = {
+        "provider": protocol,
+        "model": MODELS[protocol],
+        "base_url": base_url,
+        "api_key_env": MODEL_KEY_ENV,
+        "max_retries": 0,
+        **fields,
+    }
+    return [f"llm.{stage}.{name}={value}" for name, value in values.items()]
+
+
+def read_ledger(run_dir: Path) -> list[dict]:
+    """The run's usage ledger, one dict per model-call attempt, in the order written."""
+    path = Path(run_dir) / "llm_usage.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
+
+
+@pytest.fixture
+def open_competition(competition_cache: Path) -> Iterator[Path]:
+    """A copy of the prepared competitions under a dir every uid may traverse (for the isolated local
+    sandbox, whose uids cannot enter pytest's 0700 temp dirs); the private answers stay root-only."""
+    base = Path(tempfile.mkdtemp(prefix="swarm-faults-", dir="/tmp"))
+    base.chmod(0o755)
+    shutil.copytree(competition_cache, base / "cache", symlinks=True)
+    for path in [base / "cache", *(base / "cache").rglob("*")]:
+        if path.is_dir() and path.name != "private":
+            path.chmod(0o755)
+    yield base
+    shutil.rmtree(base, ignore_errors=True)
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """Every entry under `root` by relative path: contents, modification times, link targets and modes (to
+    prove nothing changed)."""
+    digest = {}
+    for path in sorted(Path(root).rglob("*")):
+        rel = str(path.relative_to(root))
+        stat = path.lstat()
+        if path.is_symlink():
+            digest[rel] = f"link {os.readlink(path)}"
+        elif path.is_file():
+            digest[rel] = (
+                f"{stat.st_mode:o} {hashlib.sha256(path.read_bytes()).hexdigest()} {stat.st_mtime_ns}"
+            )
+        else:
+            digest[rel] = f"{stat.st_mode:o} dir"
+    return digest
