@@ -19,7 +19,8 @@ STAGES = ("code", "feedback", "evolution")
 LOOKUP_TIMEOUT_S = 15.0
 MAX_LISTED = 5
 
-_served: set[tuple[str, str | None, str]] = set()  # (provider, base_url, model) already found served
+# (provider, base_url, model) already checked and let through (served, or the endpoint could not tell).
+_passed: set[tuple[str, str | None, str]] = set()
 _lock = threading.Lock()
 
 
@@ -39,14 +40,13 @@ def check_models(llm: LLMConfig) -> None:
             continue  # the offline coder serves every name
         key = (client.provider, client.base_url, client.model)
         with _lock:
-            if key in _served:
+            if key in _passed:
                 continue
         served, listed = client.model_served(min(LOOKUP_TIMEOUT_S, stage_cfg.timeout_s))
         if served is False:
             raise ModelNotServed(_not_served(stage, client, listed))
-        if served:
-            with _lock:
-                _served.add(key)
+        with _lock:
+            _passed.add(key)
 
 
 def _not_served(stage: str, client: ProviderClient, listed: list[str]) -> str:

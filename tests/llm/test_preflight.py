@@ -56,6 +56,7 @@ def test_a_model_found_once_is_not_looked_up_again():
 def test_an_endpoint_that_cannot_tell_lets_the_run_start():
     with LoopbackServer() as server:  # no models endpoint at all (404 for both requests)
         check_models(llm(server.openai_base_url, model="anything"))
+        check_models(llm(server.openai_base_url, model="anything"))  # not asked again
         assert [r.path for r in server.model_lookups] == ["/v1/models/anything", "/v1/models"]
     with socket.socket() as sock:  # nothing listens there: no connection
         sock.bind(("127.0.0.1", 0))
