@@ -1,0 +1,111 @@
+"""Smoke tests of the benchmark scripts: each runs as a user runs it (a subprocess, tiny sizes), prints its
+table and writes JSON with sane figures. The scripts start their own ephemeral Prefect API."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from swarm.prompting import PromptBudget
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_script(name: str, *args: str, timeout: float = 600) -> tuple[str, dict[str, Any]]:
+    """Run benchmarks/<name>.py from the repo root; its stdout and the JSON it wrote (given as --json)."""
+    json_path = Path(args[args.index("--json") + 1])
+    done = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / f"{name}.py"), *args],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    return done.stdout, json.loads(json_path.read_text())
+
+
+def positive(value: Any) -> bool:
+    return isinstance(value, int | float) and math.isfinite(value) and value > 0
+
+
+def test_scale(tmp_path: Path, competition_cache: Path) -> None:
+    out, data = run_script(
+        "scale",
+        *("--nodes", "300", "--records", "200", "--repeats", "1", "--codes", "6"),
+        *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "scale.json")),
+    )
+    assert "300 nodes, 200 pool records (ms)" in out and "select parent: whole plan_step" in out
+    shape = data["journal"]
+    assert shape["nodes"] == 300 and 0 < shape["buggy"] < 300
+    assert sum(shape[k] for k in ("draft", "improve", "debug", "merge", "mutate")) == 300
+    assert 1 <= shape["max_debug_depth"] <= 3 and shape["mean_code_chars"] > 2000
+    timings = data["timings"]
+    for name in ("select parent: choose_next (aide)", "best-k (k=5)", "pool: top-K (k=5, re-scored)"):
+        assert name in timings
+    assert all(
+        positive(t["median_ms"]) and t["min_ms"] <= t["median_ms"] <= t["max_ms"] for t in timings.values()
+    )
+    budget = PromptBudget().memory
+    memory = timings[f"memory summary (budget {budget})"]
+    assert memory["within_budget"] and budget / 2 < memory["chars"] <= budget
+    assert data["memory_over_budget"] == [] and data["machine"]["cpus"] >= 1
+    assert timings["journal: to JSON"]["mb"] > 300 * 2000 / 1e6  # the code really is in the JSON
+
+
+@pytest.mark.slow
+def test_orchestration_overhead(tmp_path: Path, competition_cache: Path) -> None:
+    out, data = run_script(
+        "orchestration_overhead",
+        *("--steps", "1", "--repeats", "1", "--cold-runs", "1"),
+        *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "orchestration.json")),
+    )
+    assert "cold start in a fresh process (s)" in out and "Prefect vs plain" in out
+    summary, repeat = data["summary"], data["repeats"][0]
+    assert summary["task_runs"] == 6  # select_parent, generate, execute, review, update_population, evolve
+    assert summary["same_code"] is True
+    assert repeat["prefect"]["nodes"] == repeat["plain"]["nodes"] == 1
+    for side in ("prefect", "plain"):
+        assert positive(repeat[side]["exec_s"]) and repeat[side]["exec_s"] < repeat[side]["wall_s"]
+    assert positive(summary["ratio_wall"]) and math.isfinite(summary["per_task_ms_outside_exec"])
+    cold = data["cold_start"]
+    assert [c["database"] for c in cold] == ["new", "existing"]
+    assert all(positive(c["import_s"]) and c["import_s"] + c["first_flow_s"] < c["process_s"] for c in cold)
+
+
+@pytest.mark.slow
+def test_throughput(tmp_path: Path, competition_cache: Path) -> None:
+    latency = 0.5
+    out, data = run_script(
+        "throughput",
+        *("--steps", "2", "--latency", str(latency), "--parallel", "2", "--plain", "1"),
+        *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "throughput.json")),
+    )
+    assert "2 steps per setting, 0.5 s per code-model call" in out
+    results = data["results"]
+    assert [(r["runner"], r["parallel"]) for r in results] == [("prefect", 2), ("plain", 1)]
+    for r in results:
+        assert r["steps"] == r["model_calls"] == r["model_calls_ok"] == 2 and r["one_call_per_step"]
+        assert r["mean_model_wait_s"] >= latency  # every call really waited for the slow model
+        assert math.isclose(r["steps_per_min"], 60 * r["steps"] / r["wall_s"])
+    plain = results[1]
+    assert (
+        plain["wall_s"] >= 2 * latency + 2 * plain["mean_exec_s"] * 0.9
+    )  # sequential: waits and runs add up
+
+
+def test_sandbox_overhead(tmp_path: Path) -> None:
+    out, data = run_script("sandbox_overhead", "--runs", "1", "--json", str(tmp_path / "sandbox.json"))
+    rows = {r["backend"].split(" (")[0]: r for r in data["results"]}
+    assert "bare python -c" in out and {"bare python -c", "local sandbox"} <= set(rows)
+    assert rows["bare python -c"]["ratio_to_bare"] == 1.0
+    assert all(positive(r["median_s"]) for r in rows.values())
+    assert (
+        rows["local sandbox"]["median_s"] > rows["bare python -c"]["median_s"]
+    )  # the sandbox costs something
