@@ -6,9 +6,11 @@ imports Prefect (its settings are read at import).
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import platform
+import shutil
 import statistics
 import tempfile
 import time
@@ -31,10 +33,12 @@ OFFLINE_STAGES = ("code", "feedback", "evolution")
 
 def prefect_env(home: Path | None) -> Path:
     """Set the Prefect defaults above and a home of the benchmark's own (its own SQLite database, so other
-    processes' runs on the repo's `.prefect` cannot stall it); returns the home."""
+    processes' runs on the repo's `.prefect` cannot stall it; a temporary one is removed at exit)."""
     for key, value in PREFECT_DEFAULTS.items():
         os.environ.setdefault(key, value)
-    home = home or Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
+    if home is None:
+        home = Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
+        atexit.register(shutil.rmtree, home, ignore_errors=True)  # runs after Prefect's own exit handlers
     os.environ["PREFECT_HOME"] = str(home)
     os.environ.pop("PREFECT_API_URL", None)  # always the in-process ephemeral API
     return home
