@@ -98,14 +98,3 @@ def test_throughput(tmp_path: Path, competition_cache: Path) -> None:
     assert (
         plain["wall_s"] >= 2 * latency + 2 * plain["mean_exec_s"] * 0.9
     )  # sequential: waits and runs add up
-
-
-def test_sandbox_overhead(tmp_path: Path) -> None:
-    out, data = run_script("sandbox_overhead", "--runs", "1", "--json", str(tmp_path / "sandbox.json"))
-    rows = {r["backend"].split(" (")[0]: r for r in data["results"]}
-    assert "bare python -c" in out and {"bare python -c", "local sandbox"} <= set(rows)
-    assert rows["bare python -c"]["ratio_to_bare"] == 1.0
-    assert all(positive(r["median_s"]) for r in rows.values())
-    assert (
-        rows["local sandbox"]["median_s"] > rows["bare python -c"]["median_s"]
-    )  # the sandbox costs something

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -16,9 +17,13 @@ ROW = re.compile(r"^(?P<name>.+?)\s+(?P<median>\d+\.\d{4})\s+(?P<ratio>\d+\.\d)x
 
 
 @pytest.mark.slow
-def test_benchmark_prints_medians_and_ratios():
+def test_benchmark_prints_medians_and_ratios(tmp_path):
+    out_json = tmp_path / "sandbox.json"  # never the committed results
     done = subprocess.run(
-        [sys.executable, str(BENCH), "--runs", "2"], capture_output=True, text=True, timeout=300
+        [sys.executable, str(BENCH), "--runs", "2", "--json", str(out_json)],
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr
     rows = {
@@ -36,3 +41,5 @@ def test_benchmark_prints_medians_and_ratios():
         assert "docker sandbox" in rows, done.stdout
     for name, (median, ratio) in rows.items():
         assert median > 0 and ratio > 0, name
+    saved = {r["backend"]: r["median_s"] for r in json.loads(out_json.read_text())["results"]}
+    assert len(saved) == len(rows)
