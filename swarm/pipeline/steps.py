@@ -2,8 +2,8 @@
 
     plan_step -> generate -> execute -> review -> record
 
-Prefect tasks in `tasks/` wrap these one to one, so they can also be chained without Prefect (tests, and the
-orchestration-overhead benchmark).
+Prefect tasks in `tasks/` wrap these one to one, so they can also be chained without Prefect:
+`swarm.pipeline.plain` does that (tests, and the orchestration-overhead benchmark).
 """
 
 from __future__ import annotations
