@@ -19,23 +19,17 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-# ../shared/FACTS.md: without the two batch sizes SQLite "database is locked" stalls runs for seconds.
-PREFECT_DEFAULTS = {
-    "PREFECT_LOGGING_LEVEL": "ERROR",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "90",
-    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "200",
-    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
-}
+from swarm.prefect_env import apply_prefect_defaults
+
 OFFLINE_STAGES = ("code", "feedback", "evolution")
 
 
 def prefect_env(home: Path | None) -> Path:
     """Set the Prefect defaults above and a home of the benchmark's own (its own SQLite database, so other
     processes' runs on the repo's `.prefect` cannot stall it; a temporary one is removed at exit)."""
-    for key, value in PREFECT_DEFAULTS.items():
-        os.environ.setdefault(key, value)
+    apply_prefect_defaults(
+        PREFECT_LOGGING_LEVEL="ERROR", PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS="90"
+    )
     if home is None:
         home = Path(tempfile.mkdtemp(prefix="swarm-bench-prefect-"))
         atexit.register(shutil.rmtree, home, ignore_errors=True)  # runs after Prefect's own exit handlers

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -23,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("PREFECT_LOGGING_LEVEL", "ERROR")
-os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
-os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
+from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
+
+apply_prefect_defaults(PREFECT_LOGGING_LEVEL="ERROR")
 
 from prefect.settings import temporary_settings  # noqa: E402
 from rich.console import Console  # noqa: E402

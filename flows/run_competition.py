@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 from pathlib import Path
@@ -20,15 +19,9 @@ from pathlib import Path
 # Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-for _name, _value in {
-    "PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE": "200",
-    "PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE": "500",
-    "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
-    "DO_NOT_TRACK": "1",
-    "PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS": "60",
-    "PREFECT_LOGGING_LEVEL": "WARNING",
-}.items():
-    os.environ.setdefault(_name, _value)
+from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
+
+apply_prefect_defaults()
 
 from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
