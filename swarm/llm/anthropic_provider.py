@@ -7,14 +7,15 @@ from typing import Any
 import anthropic
 
 from swarm.llm.base import Message, ToolSpec
-from swarm.llm.provider import ProviderClient, RawReply, error_detail
-from swarm.llm.retry import ProviderError, is_retryable_status, parse_retry_after
+from swarm.llm.provider import ProviderClient, RawReply
+from swarm.llm.retry import ProviderError
 
 
 class AnthropicClient(ProviderClient):
     """Claude models; tool use is forced with `tool_choice={"type": "tool", "name": ...}`."""
 
     provider = "anthropic"
+    sdk = anthropic
 
     def __init__(self, *, api_key: str, base_url: str | None = None, **kwargs: Any) -> None:
         super().__init__(secret=api_key, base_url=base_url, **kwargs)
@@ -58,23 +59,6 @@ class AnthropicClient(ProviderClient):
     def _list_models(self, timeout_s: float) -> list[str]:
         sdk = self._sdk.with_options(timeout=timeout_s, max_retries=0)
         return [model.id for model in sdk.models.list(limit=1000)]
-
-    def _classify(self, exc: Exception) -> ProviderError | None:
-        if isinstance(exc, ProviderError):
-            return exc
-        if isinstance(exc, anthropic.APITimeoutError):
-            return self._error(f"timed out after {self.timeout_s:g} s", None, retryable=True)
-        if isinstance(exc, anthropic.APIConnectionError):
-            return self._error(f"connection failed: {exc}", None, retryable=True)
-        if isinstance(exc, anthropic.APIStatusError):
-            status = exc.status_code
-            return self._error(
-                f"HTTP {status}: {error_detail(exc)}",
-                status,
-                retryable=is_retryable_status(status),
-                retry_after_s=parse_retry_after(exc.response.headers.get("retry-after")),
-            )
-        return None
 
     def _adapt(self, error: ProviderError) -> bool:
         if error.status == 400 and "temperature" in str(error) and self._send_temperature:

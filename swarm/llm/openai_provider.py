@@ -7,8 +7,8 @@ from typing import Any
 import openai
 
 from swarm.llm.base import Message, ToolSpec
-from swarm.llm.provider import ProviderClient, RawReply, error_detail
-from swarm.llm.retry import ProviderError, is_retryable_status, parse_retry_after
+from swarm.llm.provider import ProviderClient, RawReply
+from swarm.llm.retry import ProviderError
 
 # Placeholder key for local servers that need none (the SDK refuses an empty key).
 NO_KEY = "not-needed"
@@ -18,6 +18,7 @@ class OpenAIClient(ProviderClient):
     """Chat Completions with forced function calling (`tool_choice` naming the function)."""
 
     provider = "openai"
+    sdk = openai
 
     def __init__(self, *, api_key: str | None, base_url: str | None = None, **kwargs: Any) -> None:
         super().__init__(secret=api_key, base_url=base_url, **kwargs)
@@ -73,23 +74,6 @@ class OpenAIClient(ProviderClient):
     def _list_models(self, timeout_s: float) -> list[str]:
         sdk = self._sdk.with_options(timeout=timeout_s, max_retries=0)
         return [model.id for model in sdk.models.list()]
-
-    def _classify(self, exc: Exception) -> ProviderError | None:
-        if isinstance(exc, ProviderError):
-            return exc
-        if isinstance(exc, openai.APITimeoutError):
-            return self._error(f"timed out after {self.timeout_s:g} s", None, retryable=True)
-        if isinstance(exc, openai.APIConnectionError):
-            return self._error(f"connection failed: {exc}", None, retryable=True)
-        if isinstance(exc, openai.APIStatusError):
-            status = exc.status_code
-            return self._error(
-                f"HTTP {status}: {error_detail(exc)}",
-                status,
-                retryable=is_retryable_status(status),
-                retry_after_s=parse_retry_after(exc.response.headers.get("retry-after")),
-            )
-        return None
 
     def _adapt(self, error: ProviderError) -> bool:
         text = str(error)

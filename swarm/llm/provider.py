@@ -27,7 +27,7 @@ from swarm.llm.json_tools import (
     repair_messages,
     validate_tool_args,
 )
-from swarm.llm.retry import ProviderError, RetryPolicy
+from swarm.llm.retry import ProviderError, RetryPolicy, is_retryable_status, parse_retry_after
 from swarm.llm.usage import UsageLedger, UsageRecord, cost_usd
 
 Mode = Literal["complete", "tool", "json"]
@@ -62,6 +62,7 @@ class ProviderClient:
     """Base of the openai and anthropic clients; implements the `LLMClient` protocol."""
 
     provider = "base"
+    sdk: Any = None  # the SDK module (openai, anthropic) whose exceptions `_classify` maps
 
     def __init__(
         self,
@@ -174,8 +175,25 @@ class ProviderClient:
         raise NotImplementedError
 
     def _classify(self, exc: Exception) -> ProviderError | None:
-        """A ProviderError for an SDK exception, or None when `exc` is not a provider failure."""
-        raise NotImplementedError
+        """A ProviderError for an SDK exception, or None when `exc` is not a provider failure.
+
+        Both SDKs raise the same three kinds (`sdk` is the subclass's SDK module): timeouts and connection
+        failures are retryable, an HTTP status is retryable when `is_retryable_status` says so."""
+        if isinstance(exc, ProviderError):
+            return exc
+        if isinstance(exc, self.sdk.APITimeoutError):
+            return self._error(f"timed out after {self.timeout_s:g} s", None, retryable=True)
+        if isinstance(exc, self.sdk.APIConnectionError):
+            return self._error(f"connection failed: {exc}", None, retryable=True)
+        if isinstance(exc, self.sdk.APIStatusError):
+            status = exc.status_code
+            return self._error(
+                f"HTTP {status}: {error_detail(exc)}",
+                status,
+                retryable=is_retryable_status(status),
+                retry_after_s=parse_retry_after(exc.response.headers.get("retry-after")),
+            )
+        return None
 
     def _adapt(self, error: ProviderError) -> bool:
         """Change request parameters the endpoint rejected (e.g. `temperature`); True when something changed."""
