@@ -13,12 +13,9 @@ Tests and the orchestration benchmarks (`benchmarks/`) use it.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import dataclasses
 import logging
 from dataclasses import dataclass, field
 
-from swarm.agent_evolution import evolution_due, evolve_agents
-from swarm.atomic import write_json_atomic
 from swarm.journal import Journal, Node
 from swarm.llm.base import SpendCapReached
 from swarm.pipeline import steps
@@ -129,28 +126,8 @@ def run_epoch(
     steps.end_epoch(rc, journal, state, epoch)
     state.epochs_done = epoch
     summary = PlainEpoch(epoch=epoch, nodes=[n.id for n in nodes], stopped_reason=stopped)
-    summary.evolved = _evolve_if_due(rc, epoch)
+    report = steps.evolve_if_due(rc, epoch)
+    summary.evolved = report.evolved if report else []
     write_snapshot(rc.paths, epoch, journal, state)
     rc.save(journal, state)
     return summary
-
-
-def _evolve_if_due(rc: RunContext, epoch: int) -> list[str]:
-    """The evolve_agents task without its artifact."""
-    evolution = rc.cfg.evolution
-    if evolution_due(epoch, evolution.evolution_interval, len(rc.pool), evolution.min_records_for_evolution):
-        return []
-    report = evolve_agents(
-        store=rc.agents,
-        pool=rc.pool,
-        builder=rc.prompts,
-        client=rc.clients["evolution"],
-        task_desc=rc.task_desc,
-        epoch=epoch,
-        agent_ids=rc.agent_ids,
-        agents_kept=evolution.agents_kept,
-        lower_is_better=rc.lower_is_better,
-        run_id=rc.run_id,
-    )
-    write_json_atomic(rc.paths.root / "evolution" / f"{epoch}.json", dataclasses.asdict(report))
-    return report.evolved

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import logging
 import os
 import random
 import shutil
@@ -23,6 +24,8 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from sandbox import ExecutionResult
+from swarm.agent_evolution import EvolutionReport, evolution_due, evolve_agents
+from swarm.atomic import write_json_atomic
 from swarm.experience import ExperienceRecord, input_hash
 from swarm.fitness import score_against
 from swarm.genes import split_genes
@@ -38,6 +41,7 @@ from swarm.protocol import GENE_SECTIONS
 from swarm.response import ResponseParseError, parse_response
 from swarm.submission_check import check_submission
 
+log = logging.getLogger(__name__)
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
 
 
@@ -387,3 +391,29 @@ def record(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome)
     rc.save(journal, state)
     rc.drop_pending(node.id)
     return node
+
+
+def evolve_if_due(rc: RunContext, epoch: int) -> EvolutionReport | None:
+    """Rewrite the weakest agents' texts when evolution is due after `epoch` (None when it is not); what was
+    done is saved to `evolution/<epoch>.json` in the run dir."""
+    evolution = rc.cfg.evolution
+    not_due = evolution_due(
+        epoch, evolution.evolution_interval, len(rc.pool), evolution.min_records_for_evolution
+    )
+    if not_due:
+        log.info("no agent evolution after epoch %d: %s", epoch, not_due)
+        return None
+    report = evolve_agents(
+        store=rc.agents,
+        pool=rc.pool,
+        builder=rc.prompts,
+        client=rc.clients["evolution"],
+        task_desc=rc.task_desc,
+        epoch=epoch,
+        agent_ids=rc.agent_ids,
+        agents_kept=evolution.agents_kept,
+        lower_is_better=rc.lower_is_better,
+        run_id=rc.run_id,
+    )
+    write_json_atomic(rc.paths.root / "evolution" / f"{epoch}.json", dataclasses.asdict(report))
+    return report
