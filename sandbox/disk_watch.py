@@ -1,7 +1,8 @@
 """An overall cap on what one execution writes: a thread that measures it and stops the run when over.
 
 Per-file limits (RLIMIT_FSIZE, the fsize ulimit) do not stop many files; this does, within about one poll
-interval (writes faster than the disk can take in that time are the overshoot).
+interval (writes faster than the disk can take in that time are the overshoot). A run that ends between two
+polls is measured once more at the end, so going over the limit is always reported.
 """
 
 from __future__ import annotations
@@ -42,6 +43,12 @@ class DiskWatcher:
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         self._thread.join(timeout=30)
+        if not self.exceeded:  # a run can write past the limit and end between two polls: measure once more
+            used = self.measure()
+            self.peak_bytes = max(self.peak_bytes, used)
+            if used > self.limit_bytes:
+                self.exceeded = True
+                log.warning("sandbox: the run wrote %d bytes, over the %d-byte limit", used, self.limit_bytes)
 
     def _run(self) -> None:
         delay = self.poll_s

@@ -111,3 +111,11 @@ def test_disk_watcher_survives_a_failing_stop(tmp_path, caplog):
 def test_total_bytes_of_nothing_is_zero(tmp_path):
     assert total_bytes([]) == 0
     assert total_bytes([Path(tmp_path) / "nope"]) == 0
+
+
+def test_disk_watcher_reports_a_run_that_ends_between_two_polls(tmp_path):
+    fired: list[int] = []
+    with DiskWatcher(lambda: total_bytes([tmp_path]), 1024 * 1024, lambda: fired.append(1), poll_s=30) as w:
+        (tmp_path / "blob").write_bytes(b"x" * 2 * 1024 * 1024)  # written and done before the first poll
+    assert w.exceeded and fired == []  # nothing left to stop, but the overshoot is reported
+    assert w.peak_bytes >= 2 * 1024 * 1024
