@@ -323,7 +323,7 @@ def test_crashing_solution_is_debugged(tmp_path: Path, base_overrides: list[str]
     assert first.is_buggy and "KeyError" in (first.bug_reason or "")
     assert second.task_type == "debug" and second.parent_ids == (first.id,)
     assert not second.is_buggy and summary["best_node"] == second.id
-    failed = task_runs("execute[", first.id, lambda runs: runs and runs[0].state.is_final())
+    failed = task_runs("execute[", first.id, lambda runs: runs and runs[0].state and runs[0].state.is_final())
     assert len(failed) == 1 and failed[0].state.is_failed()
     assert "KeyError" in failed[0].state.message and failed[0].run_count == 1  # shown, never retried
 
