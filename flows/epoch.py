@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextvars
-import logging
 from collections.abc import Callable
 from pathlib import Path
 
@@ -31,7 +30,6 @@ from tasks import evolve_agents, execute, generate, review, select_parent, updat
 from tasks.naming import step_name
 from tasks.runs import cache_storage, get_context
 
-log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_STEP_FAILURES = 3
 
 
@@ -176,12 +174,7 @@ def run_epoch(params: EpochParams) -> EpochSummary:
                     continue
                 except Exception as exc:  # a model or engine fault that outlived its retries
                     failures += 1
-                    log.error("step %s failed: %s", planned.plan.label(), exc)
-                    state.meta.setdefault("failed_steps", []).append(
-                        {"node_id": planned.plan.node_id, "error": f"{type(exc).__name__}: {exc}"}
-                    )
-                    state.pending = [p for p in state.pending if p.node_id != planned.plan.node_id]
-                    rc.save(journal, state)
+                    steps.record_failure(rc, journal, state, planned.plan, exc)
                     PROGRESS.finish(planned.plan.node_id, f"step failed: {exc}")
                     if failures >= MAX_CONSECUTIVE_STEP_FAILURES:
                         stopped = f"{failures} steps in a row failed; last: {type(exc).__name__}: {exc}"

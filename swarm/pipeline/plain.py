@@ -13,7 +13,6 @@ Tests and the orchestration benchmarks (`benchmarks/`) use it.
 from __future__ import annotations
 
 import concurrent.futures as cf
-import logging
 from dataclasses import dataclass, field
 
 from swarm.journal import Journal, Node
@@ -24,7 +23,6 @@ from swarm.pipeline.policy import begin_epoch
 from swarm.pipeline.snapshots import write_snapshot
 from swarm.pipeline.state import RunState
 
-log = logging.getLogger(__name__)
 MAX_CONSECUTIVE_STEP_FAILURES = 3  # as in flows/epoch.py
 
 
@@ -87,12 +85,7 @@ def run_steps(
                     continue
                 except Exception as exc:  # as the flow does once a task's retries are spent
                     failures += 1
-                    log.error("step %s failed: %s", planned.plan.label(), exc)
-                    state.meta.setdefault("failed_steps", []).append(
-                        {"node_id": planned.plan.node_id, "error": f"{type(exc).__name__}: {exc}"}
-                    )
-                    state.pending = [p for p in state.pending if p.node_id != planned.plan.node_id]
-                    rc.save(journal, state)
+                    steps.record_failure(rc, journal, state, planned.plan, exc)
                     if failures >= MAX_CONSECUTIVE_STEP_FAILURES:
                         stopped = f"{failures} steps in a row failed; last: {type(exc).__name__}: {exc}"
                     continue

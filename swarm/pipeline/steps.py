@@ -417,3 +417,16 @@ def evolve_if_due(rc: RunContext, epoch: int) -> EvolutionReport | None:
     )
     write_json_atomic(rc.paths.root / "evolution" / f"{epoch}.json", dataclasses.asdict(report))
     return report
+
+
+def record_failure(
+    rc: RunContext, journal: Journal, state: RunState, plan: StepPlan, exc: BaseException
+) -> None:
+    """A step whose model or engine fault outlived its retries: no node; the failure is noted in the state,
+    its pending entry dropped, and the run saved."""
+    log.error("step %s failed: %s", plan.label(), exc)
+    state.meta.setdefault("failed_steps", []).append(
+        {"node_id": plan.node_id, "error": f"{type(exc).__name__}: {exc}"}
+    )
+    state.pending = [p for p in state.pending if p.node_id != plan.node_id]
+    rc.save(journal, state)
