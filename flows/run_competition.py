@@ -80,17 +80,22 @@ def live_table() -> Table:
     return table
 
 
+def run_request(args: argparse.Namespace) -> dict:
+    """The competition run the arguments ask for: what is checked, then passed to the flow."""
+    return {
+        "competition": args.competition,
+        "data_dir": args.data_dir,
+        "config_path": args.config,
+        "overrides": args.overrides,
+        "run_dir": args.resume or args.run_dir,
+        "resume": bool(args.resume),
+    }
+
+
 def check_args(args: argparse.Namespace) -> None:
     """Check the run's inputs before Prefect is even imported (~1-3 s): a wrong one fails within a second."""
     if args.rerun_epoch is None:
-        check_request(
-            competition=args.competition,
-            data_dir=args.data_dir,
-            config_path=args.config,
-            overrides=args.overrides,
-            run_dir=args.resume or args.run_dir,
-            resume=bool(args.resume),
-        )
+        check_request(**run_request(args))
 
 
 def run(args: argparse.Namespace) -> dict:
@@ -100,15 +105,7 @@ def run(args: argparse.Namespace) -> dict:
     if args.rerun_epoch is not None:
         summary = epoch_flow(EpochParams(run_dir=args.run_dir, epoch=args.rerun_epoch, rerun=True))
         return summary.model_dump()
-    params = CompetitionParams(
-        competition=args.competition,
-        data_dir=args.data_dir,
-        config_path=args.config,
-        overrides=args.overrides,
-        run_dir=args.resume or args.run_dir,
-        resume=bool(args.resume),
-    )
-    return competition_flow(params)
+    return competition_flow(CompetitionParams(**run_request(args)))
 
 
 def print_summary(console: Console, summary: dict) -> None:
