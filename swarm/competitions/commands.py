@@ -53,7 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     grade.add_argument("competition", metavar="ID|DIR", help="a bundled id or an MLE-bench competition dir")
     grade.add_argument("submission", type=Path, help="the submission CSV")
     grade.add_argument(
-        "--metric", help=f"metric for a dir without competition.json ({', '.join(sorted(METRICS))})"
+        "--metric",
+        help=f"metric for a dir without competition.json, or overriding it ({', '.join(sorted(METRICS))}; "
+        "aliases such as roc_auc, mlogloss, kappa, map@3 work too)",
     )
     grade.add_argument("--cache-dir", type=Path, help=cache_help)
     grade.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -116,7 +118,8 @@ def render_report(report: GradeReport) -> Table:
     table.add_row("valid", "[green]yes[/]" if report.valid else "[red]no[/]")
     if report.reason:
         table.add_row("reason", report.reason)
-    table.add_row("metric", f"{report.metric} ({direction})")
+    params = ", ".join(f"{k}={v}" for k, v in report.metric_params.items())
+    table.add_row("metric", f"{report.metric} ({params + '; ' if params else ''}{direction})")
     table.add_row("score", _fmt(report.score))
     if report.num_teams is not None:
         rank = f"{report.rank} of {report.num_teams + 1}" if report.rank is not None else "-"

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics import Metric, resolve_metric
 
 METADATA_FILE = "competition.json"
 LEADERBOARD_FILE = "leaderboard.csv"
@@ -46,6 +47,8 @@ class MetricSpec:
     target_columns: tuple[str, ...]
     # Declared class labels per target column (competition.json `labels`); empty: taken from the answers.
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Metric parameters (competition.json `metric.params`, or set by the name: `map@3` is k=3); empty: defaults.
+    params: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -144,10 +147,14 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
     if len(columns) < 2:
         raise CompetitionError(f"{sample} must have an id column and at least one target column")
     meta_metric = meta.get("metric") or {}
+    if isinstance(meta_metric, str):
+        meta_metric = {"name": meta_metric}
+    if not isinstance(meta_metric, dict):
+        raise CompetitionError(f'{METADATA_FILE} `metric` must be an object: {{"name": ..., "params": ...}}')
     name = metric or meta_metric.get("name")
     if not name:
         return None
-    known = get_metric(name)
+    known, params = resolve_metric(name)
     lower = meta_metric.get("lower_is_better") if not metric else None
     id_column = meta.get("id_column") or columns[0]
     targets = tuple(meta.get("target_columns") or [c for c in columns if c != id_column])
@@ -160,7 +167,33 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         id_column=id_column,
         target_columns=targets,
         labels=_declared_labels(meta, targets),
+        params=_metric_params(meta_metric, metric, known, params),
     )
+
+
+def _metric_params(
+    meta_metric: dict, metric: str | None, known: Metric, from_name: dict[str, Any]
+) -> dict[str, Any]:
+    """competition.json `metric.params` (kept when the caller's `metric` is the same metric) and the name's."""
+    declared = meta_metric.get("params") or {}
+    if not isinstance(declared, dict):
+        raise CompetitionError(f'{METADATA_FILE} `metric.params` must be an object, e.g. {{"k": 3}}')
+    if metric and not _names_metric(meta_metric.get("name"), known):
+        declared = {}
+    # The caller's name wins over the file's params; the file's params win over the file's name (`map@3`).
+    params = {**declared, **from_name} if metric else {**from_name, **declared}
+    try:
+        known.resolve_params(params)
+    except CompetitionError as exc:
+        raise CompetitionError(f"{METADATA_FILE} `metric.params`: {exc}") from None
+    return params
+
+
+def _names_metric(name: object, known: Metric) -> bool:
+    try:
+        return bool(name) and resolve_metric(str(name))[0].name == known.name
+    except CompetitionError:
+        return False
 
 
 def _declared_labels(meta: dict, targets: tuple[str, ...]) -> dict[str, tuple[str, ...]]:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
+import pandas as pd
 from pydantic import BaseModel
 
-from swarm.competitions.competition import Competition
+from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.leaderboard import read_leaderboard
 from swarm.competitions.medals import (
@@ -18,8 +20,15 @@ from swarm.competitions.medals import (
     medal_for,
     thresholds,
 )
-from swarm.competitions.metrics import get_metric
-from swarm.competitions.validation import InvalidSubmission, align, read_answers, read_submission
+from swarm.competitions.metrics import InvalidPrediction, get_metric
+from swarm.competitions.validation import (
+    InvalidSubmission,
+    align,
+    answer_table,
+    as_text,
+    read_answers,
+    read_submission,
+)
 
 SCORE_DIGITS = 6
 
@@ -31,6 +40,7 @@ class GradeReport(BaseModel):
     submission_path: str
     metric: str
     lower_is_better: bool
+    metric_params: dict[str, Any] = {}
     valid: bool
     reason: str | None = None
     score: float | None = None
@@ -58,24 +68,41 @@ def _require_gradable(competition: Competition) -> None:
         )
 
 
-def score_submission(competition: Competition, submission_path: Path) -> float:
-    """The submission's score; raises InvalidSubmission with the reason when it cannot be scored."""
-    _require_gradable(competition)
-    spec = competition.metric
+def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec) -> float:
+    """The rounded score of `submission` against `answers` (both frames of strings, as read from CSV).
+
+    `answers` hold the id column and the target columns (or, for multiclass_logloss, one label column) of the
+    rows to score; the submission must hold exactly their ids. Raises InvalidSubmission with the reason when the
+    submission cannot be scored, and CompetitionError when the answers or the spec are at fault (e.g. a single
+    class for AUC).
+    """
     metric = get_metric(spec.name)
-    answers = read_answers(competition.answers, spec)
-    submission = read_submission(Path(submission_path))
-    columns = align(submission, answers, spec, metric)
+    params = metric.resolve_params(spec.params)
+    truth = answer_table(answers, spec)
+    columns = align(as_text(submission), truth, spec, metric)
     try:
-        scores = [metric.score(c.y_true, c.y_pred) for c in columns]
+        if metric.scope == "table":
+            y_true = np.column_stack([c.y_true for c in columns])
+            y_pred = np.column_stack([c.y_pred for c in columns])
+            value = metric.score(y_true, y_pred, **params)
+        else:
+            value = float(np.mean([metric.score(c.y_true, c.y_pred, **params) for c in columns]))
+    except InvalidPrediction as exc:
+        raise InvalidSubmission(str(exc)) from exc
+    except CompetitionError:
+        raise
     except ValueError as exc:
-        if isinstance(exc, CompetitionError):
-            raise InvalidSubmission(str(exc)) from exc
         raise InvalidSubmission(f"{metric.name} could not be computed: {exc}") from exc
-    value = float(np.mean(scores))
     if not np.isfinite(value):
         raise InvalidSubmission(f"{metric.name} is not finite ({value})")
     return round(value, SCORE_DIGITS)
+
+
+def score_submission(competition: Competition, submission_path: Path) -> float:
+    """The submission's score; raises InvalidSubmission with the reason when it cannot be scored."""
+    _require_gradable(competition)
+    answers = read_answers(competition.answers, competition.metric)
+    return score_frame(read_submission(Path(submission_path)), answers, competition.metric)
 
 
 def _leaderboard_thresholds(competition: Competition, lower: bool) -> tuple[Thresholds | None, list[float]]:
@@ -98,6 +125,7 @@ def grade_submission(competition: Competition, submission_path: str | Path) -> G
         competition_id=competition.id,
         submission_path=str(submission_path),
         metric=spec.name,
+        metric_params=dict(spec.params),
         lower_is_better=lower,
         valid=False,
     )

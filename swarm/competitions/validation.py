@@ -13,10 +13,12 @@ import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.metrics import Metric
+from swarm.competitions.metrics import Metric, get_metric, label_key
 
 MAX_LISTED = 5
 MAX_LABELS = 10
+MISSING = ("", "nan", "NaN")
+BINARY_LABELS = ("0", "1")
 
 
 class InvalidSubmission(Exception):
@@ -52,18 +54,66 @@ def read_submission(path: Path) -> pd.DataFrame:
     return frame
 
 
+def as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """`frame` with text column names and text cells, missing cells as "" (as `read_submission` gives)."""
+    is_text = all(pd.api.types.is_string_dtype(frame.iloc[:, i]) for i in range(frame.shape[1]))
+    is_text = is_text and not frame.isna().to_numpy().any()
+    text = frame.copy() if is_text else frame.astype(object).where(frame.notna(), "").astype(str)
+    text.columns = [str(c) for c in frame.columns]
+    return text
+
+
 def read_answers(path: Path, spec: MetricSpec) -> pd.DataFrame:
     """The answers (id and target columns) as strings; a problem here is the competition's, not the agent's."""
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise CompetitionError(f"answers {path} are not a readable CSV: {exc}") from exc
-    missing = [c for c in (spec.id_column, *spec.target_columns) if c not in frame.columns]
+    return answer_table(frame, spec, source=f"answers {path}")
+
+
+def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answers") -> pd.DataFrame:
+    """The id and target columns of the answers `frame`; a problem is a CompetitionError naming `source`.
+
+    For a metric whose target columns are classes (multiclass_logloss), answers may instead hold one label
+    column (metric param `label_column`, else the one column besides the id): they are made one-hot here.
+    """
+    metric = get_metric(spec.name)
+    params = metric.resolve_params(spec.params)
+    frame = as_text(frame)
+    if spec.id_column not in frame.columns:
+        raise CompetitionError(f"{source} lack the id column {spec.id_column!r}")
+    if frame[spec.id_column].str.strip().duplicated().any():
+        raise CompetitionError(f"{source} hold duplicate ids in {spec.id_column!r}")
+    missing = [c for c in spec.target_columns if c not in frame.columns]
+    if missing and metric.class_columns:
+        return _one_hot_answers(frame, spec, params.get("label_column") or "", source)
     if missing:
-        raise CompetitionError(f"answers {path} lack column(s) {_listed(missing)}")
-    if frame[spec.id_column].duplicated().any():
-        raise CompetitionError(f"answers {path} hold duplicate ids in {spec.id_column!r}")
+        raise CompetitionError(f"{source} lack column(s) {_listed(missing)}")
     return frame[[spec.id_column, *spec.target_columns]]
+
+
+def _one_hot_answers(frame: pd.DataFrame, spec: MetricSpec, label_column: str, source: str) -> pd.DataFrame:
+    """Class-label answers (one label column) as one-hot answers in the class columns `spec.target_columns`."""
+    if not label_column:
+        others = [c for c in frame.columns if c != spec.id_column and c not in spec.target_columns]
+        if len(others) != 1:
+            raise CompetitionError(
+                f"{source} hold neither the class columns {_listed(list(spec.target_columns))} nor a single "
+                f"label column (found {_listed(others)}); name it with the metric param `label_column`"
+            )
+        label_column = others[0]
+    if label_column not in frame.columns:
+        raise CompetitionError(f"{source} lack the label column {label_column!r}")
+    labels = frame[label_column].str.strip()
+    unknown = sorted(set(labels) - set(spec.target_columns))
+    if unknown:
+        raise CompetitionError(
+            f"{source} hold label(s) {_listed(unknown)} in {label_column!r} that are not class columns of the "
+            f"submission ({_listed(list(spec.target_columns))})"
+        )
+    one_hot = {c: np.where(labels == c, "1", "0") for c in spec.target_columns}
+    return pd.DataFrame({spec.id_column: frame[spec.id_column].to_numpy(), **one_hot}, index=frame.index)
 
 
 def _check_columns(frame: pd.DataFrame, expected: list[str]) -> None:
@@ -130,23 +180,23 @@ def _check_range(array: np.ndarray, column: str, metric: Metric) -> None:
             )
 
 
-def _label_key(label: str) -> float | str:
-    """What a label is compared by: its number when it reads as a finite one (`1`, `1.0`), else its text."""
-    try:
-        number = float(label)
-    except ValueError:
-        return label
-    return number if np.isfinite(number) else label
-
-
 def _check_labels(y_pred: np.ndarray, allowed: tuple[str, ...], column: str) -> None:
-    """Every prediction must be one of the allowed class labels (compared as `_label_key`)."""
-    keys = {_label_key(str(a)) for a in allowed}
-    bad = [v for v in pd.unique(y_pred) if _label_key(str(v)) not in keys]
+    """Every prediction must be one of the allowed class labels (compared by `label_key`: 1 == 1.0)."""
+    keys = {label_key(a) for a in allowed}
+    bad = [str(v) for v in pd.unique(y_pred) if label_key(v) not in keys]
     if bad:
         shown = ", ".join(str(a) for a in allowed[:MAX_LABELS])
         more = f" (and {len(allowed) - MAX_LABELS} more)" if len(allowed) > MAX_LABELS else ""
         raise InvalidSubmission(f"column {column!r} must be one of {shown}{more}; found {_listed(bad)}")
+
+
+def _text_column(raw: pd.Series, column: str) -> np.ndarray:
+    """The stripped text of a label column; an empty or NaN cell is invalid."""
+    values = raw.str.strip()
+    empty = values.isin(MISSING)
+    if empty.any():
+        raise InvalidSubmission(f"column {column!r} has {int(empty.sum())} missing/NaN value(s)")
+    return values.to_numpy()
 
 
 def align(
@@ -173,12 +223,12 @@ def align(
             except InvalidSubmission as exc:
                 raise CompetitionError(f"the answers are unusable: {exc}") from exc
         else:
-            empty = raw.str.strip().isin(["", "nan", "NaN"])
-            if empty.any():
-                raise InvalidSubmission(f"column {column!r} has {int(empty.sum())} missing/NaN value(s)")
-            y_pred = raw.str.strip().to_numpy()
-            y_true = ans[column].str.strip().to_numpy()
+            y_pred, y_true = _text_column(raw, column), ans[column].str.strip().to_numpy()
+            declared = spec.labels.get(column)
             if metric.labels:
-                _check_labels(y_pred, spec.labels.get(column) or tuple(pd.unique(y_true)), column)
+                allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
+                _check_labels(y_pred, allowed, column)
+            elif metric.ranked and declared:
+                _check_labels(np.array([t for cell in y_pred for t in cell.split()]), declared, column)
         aligned.append(AlignedColumns(column=column, y_true=y_true, y_pred=y_pred))
     return aligned
