@@ -16,7 +16,16 @@ from pydantic import BaseModel
 Role = Literal["system", "user", "assistant"]
 Stage = Literal["code", "feedback", "evolution"]
 RequestKind = Literal[
-    "draft", "improve", "debug", "merge", "mutate", "review", "evolve_role", "evolve_strategy", "other"
+    "draft",
+    "improve",
+    "debug",
+    "merge",
+    "mutate",
+    "review",
+    "evolve_role",
+    "evolve_strategy",
+    "metric",
+    "other",
 ]
 
 

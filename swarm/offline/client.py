@@ -160,9 +160,12 @@ class OfflineClient:
         )
 
     def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
-        """Review-like schemas get the facts from the output; others get defaults or typed placeholders."""
+        """Review-like schemas get the facts from the output; `metric` gets the metric the description names
+        (by rules); others get defaults or typed placeholders."""
         known: dict[str, Any] = {}
         text = ""
+        if ctx.kind == "metric":
+            return fill_schema(tool.schema, _metric_answer(messages, ctx))
         if ctx.kind in EVOLVE_KINDS:
             text = self._evolve(ctx)
             known = {name: text for name in ("text", "content", "prompt", "role", "strategy", "new_text")}
@@ -173,6 +176,27 @@ class OfflineClient:
         if "output" in ctx.hints or ctx.kind == "review":
             known = {**review_facts(ctx.hints), **known}
         return fill_schema(tool.schema, known, text)
+
+
+def _metric_answer(messages: list[Message], ctx: CallContext) -> dict[str, Any]:
+    """choose_metric's arguments for hints["description"] (else the last user message), found by rules."""
+    from swarm.competitions.metric_choice import infer_metric_rules  # lazily: only metric requests need it
+    from swarm.competitions.metrics import METRICS
+
+    description = ctx.hints.get("description")
+    if not isinstance(description, str):
+        description = next((m.content for m in reversed(messages) if m.role == "user"), "")
+    found = infer_metric_rules(description)
+    if found is None:
+        raise LLMError(
+            "offline coder, metric request: no metric found in the description; name one with --metric"
+        )
+    answer = {
+        "name": found.name,
+        "lower_is_better": METRICS[found.name].lower_is_better,
+        "reason": f"offline coder rules: {found.reason}",
+    }
+    return {**answer, **({"k": found.params["k"]} if "k" in found.params else {})}
 
 
 def _digest(text: str) -> str:

@@ -20,28 +20,44 @@ CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
 LOWER_IS_BETTER = {"accuracy": False, "auc": False, "logloss": True, "f1": False, "rmse": True,
                    "rmsle": True, "mae": True, "r2": False}  # fmt: skip
-# Checked in this order: the first pattern found in the evaluation text wins.
+_RMSE = r"(?:\brmse\b|root[\s-]+mean[\s-]+squared?[\s-]+error)"
+_LOGLOSS = r"(?:\blog(?:arithmic)?[\s-]*loss|cross[\s-]*entropy)"
+# Whole metric names before fragments: the first pattern (in this order) found in the text wins. Names the
+# offline coder does not know map to the nearest it does (multi-class log loss -> logloss, RMSE of logs and
+# RMSLE -> rmsle, MCRMSE and MSE -> rmse).
 METRIC_PATTERNS = (
-    ("logloss", r"log[\s-]?loss|cross[\s-]?entropy"),
-    ("auc", r"\bauc\b|\broc\b|area under"),
-    ("rmsle", r"rmsle|logarithmic error|logarithm"),
-    ("rmse", r"\brmse\b|root[\s-]mean[\s-]squared?[\s-]error"),
-    ("mae", r"\bmae\b|mean absolute error"),
-    ("f1", r"\bf1\b|f-score|f1-score"),
-    ("r2", r"\br2\b|r\^2|r-squared|coefficient of determination"),
-    ("accuracy", r"accuracy"),
+    ("rmse", rf"\bmcrmse\b|column[\s-]*wise[\s-]+{_RMSE}"),
+    ("logloss", rf"multi[\s-]*(?:class|label)[\s-]+(?:{_LOGLOSS}|loss\b)|{_LOGLOSS}|logistic[\s-]+loss"),
+    ("rmsle", r"\brmsle\b|root[\s-]+mean[\s-]+squared?[\s-]+log(?:arithmic)?[\s-]+error"),
+    ("rmsle", rf"{_RMSE}(?:[^.\n]|\n(?![ \t]*\n)){{0,150}}?\blog(?:arithm(?:ic|s)?|s|1p)?\b"),
+    ("rmse", rf"{_RMSE}|\bmse\b|mean[\s-]+squared?[\s-]+error"),
+    ("mae", r"\bmae\b|mean[\s-]+absolute[\s-]+error"),
+    ("auc", r"area[\s-]+under|(?<!pr )(?<!pr-)\b(?:roc[\s-]*)?auc\b|\broc\b"),
+    ("f1", r"\bf1\b|\bf[\s-]?(?:1[\s-]?)?score\b|\bf[\s-]?measure\b"),
+    ("r2", r"\br2\b|\br\s*\^\s*2|\br\u00b2|\br[\s-]+squared\b|coefficient[\s-]+of[\s-]+determination"),
+    ("accuracy", r"\baccuracy\b"),
 )
 POSITIVE_WORDS = ("1", "yes", "true", "y", "t", "positive", "pos", "survived", "churn", "churned", "default")
 
 
+def _evaluation_part(text: str) -> str | None:
+    """The Evaluation section: its markdown heading up to the next heading as high (else from the word on)."""
+    headings = list(re.finditer(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*)$", text, re.MULTILINE))
+    for i, heading in enumerate(headings):
+        if re.search(r"\bevaluation\b|\bmetrics?\b|\bscoring\b", heading.group(2), re.IGNORECASE):
+            ends = [h.start() for h in headings[i + 1 :] if len(h.group(1)) <= len(heading.group(1))]
+            return text[heading.end() : ends[0] if ends else len(text)]
+    start = text.lower().find("evaluation")
+    return text[start:] if start >= 0 else None
+
+
 def metric_from_description(text: str) -> str | None:
     """The metric named by a competition description, preferring its evaluation part; None if none."""
-    lowered = (text or "").lower()
-    start = lowered.find("evaluation")
-    parts = [lowered[start:], lowered] if start >= 0 else [lowered]
-    for part in parts:
+    text = text or ""
+    part = _evaluation_part(text)
+    for scope in [part, text] if part else [text]:
         for name, pattern in METRIC_PATTERNS:
-            if re.search(pattern, part):
+            if re.search(pattern, scope, re.IGNORECASE):
                 return name
     return None
 

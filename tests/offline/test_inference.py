@@ -19,6 +19,24 @@ from swarm.offline.inference import infer_task_from_dir, infer_task_from_frames,
         ("Mean Absolute Error", "mae"),
         ("the F1 score of the positive class", "f1"),
         ("nothing about scoring here", None),
+        # whole names before fragments ("logarithmic" alone is not RMSLE)
+        ("## Evaluation\nSubmissions are evaluated using multi-class logarithmic loss.", "logloss"),
+        ("Evaluated with the Multiclass Log Loss over all species.", "logloss"),
+        ("Submissions are evaluated on the log loss between the predicted values and the truth.", "logloss"),
+        ("Root Mean Squared Logarithmic Error (RMSLE), log(p + 1) - log(a + 1)", "rmsle"),
+        (
+            "Root-Mean-Squared-Error (RMSE) between the logarithm of the predicted value and the logarithm",
+            "rmsle",
+        ),
+        ("the root mean-squared error or RMSE. A large RMSE is a large error.", "rmse"),
+        ("Submissions are scored using MCRMSE, mean columnwise root mean squared error.", "rmse"),
+        ("evaluated on the mean squared error", "rmse"),
+        ("Submissions are evaluated on area under the ROC curve.", "auc"),
+        ("the mean column-wise ROC AUC of each predicted column", "auc"),
+        ("their macro F1 score", "f1"),
+        ("the R^2 value, also called the coefficient of determination", "r2"),
+        ("Submissions are evaluated on multi-class classification accuracy.", "accuracy"),
+        ("Scored on the quadratic weighted kappa.", None),
     ],
 )
 def test_metric_from_description(text, metric):
@@ -28,6 +46,11 @@ def test_metric_from_description(text, metric):
 def test_evaluation_part_wins_over_earlier_mentions():
     text = "Accuracy matters in life.\n\n## Evaluation\nSubmissions are evaluated with AUC."
     assert metric_from_description(text) == "auc"
+
+
+def test_evaluation_section_ends_at_the_next_heading():
+    text = "# Churn\n\n## Evaluation\n\nScored on accuracy.\n\n## Data\n\nA column `auc` from an old model."
+    assert metric_from_description(text) == "accuracy"
 
 
 def test_bundled_like_competitions(competitions):

@@ -1,0 +1,439 @@
+"""Which metric a run optimises, and where that choice came from.
+
+`resolve_metric` decides, highest precedence first: `--metric NAME` / `data.metric`, the competition's
+competition.json (bundled or not), then description.md, read by the code stage's model through a forced
+`choose_metric` call, or by `infer_metric_rules` when there is no model or its call fails. Nothing defaults:
+when no source names a metric, `MetricUnknown` says how to name one. Metric names are the library's
+(`swarm.competitions.metrics.METRICS`), read at call time.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field, create_model
+
+from swarm.competitions import metrics as metric_lib
+from swarm.competitions.competition import METADATA_FILE, Competition
+from swarm.competitions.errors import CompetitionError
+from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
+
+SOURCE_OVERRIDE = "--metric / data.metric"
+SOURCE_COMPETITION_JSON = "competition.json"
+SOURCE_BUNDLED = "bundled competition"
+SOURCE_MODEL = "description.md (model)"
+SOURCE_RULES = "description.md (rules)"
+SOURCES = (SOURCE_OVERRIDE, SOURCE_COMPETITION_JSON, SOURCE_BUNDLED, SOURCE_MODEL, SOURCE_RULES)
+TOOL_NAME = "choose_metric"
+# How much of description.md the model reads (when it is cut, its Evaluation section is kept).
+DESCRIPTION_LIMIT = 12_000
+_REASON_LIMIT = 300
+_FIELDS = ("name", "lower_is_better", "source", "reason", "params")
+
+
+class MetricUnknown(CompetitionError):
+    """No source names the competition's metric; the message says how to name one."""
+
+
+def library_names() -> list[str]:
+    """The metric library's names, sorted (read now: the library may grow)."""
+    return sorted(metric_lib.METRICS)
+
+
+def _direction(lower_is_better: bool) -> str:
+    return "lower is better" if lower_is_better else "higher is better"
+
+
+def _one_line(text: str, limit: int = _REASON_LIMIT) -> str:
+    line = " ".join(str(text).split())
+    return line if len(line) <= limit else line[: limit - 3].rstrip() + "..."
+
+
+def _params_problem(name: str, params: Any) -> str | None:
+    """What is wrong with `params` for the library metric `name` (its own parameter checks), or None."""
+    if not isinstance(params, dict):
+        return f"params must be an object, got {type(params).__name__}"
+    if any(not isinstance(key, str) for key in params):
+        return f"params keys must be strings, got {sorted(map(repr, params))}"
+    try:
+        metric_lib.METRICS[name].resolve_params(params)
+    except (CompetitionError, KeyError, TypeError) as exc:
+        return str(exc)
+    return None
+
+
+@dataclass(frozen=True)
+class MetricChoice:
+    """The metric a run optimises: a library `name`, its direction, where it came from and why."""
+
+    name: str
+    lower_is_better: bool
+    source: str
+    reason: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or self.name not in metric_lib.METRICS:
+            raise ValueError(
+                f"metric choice: unknown metric {self.name!r}; known metrics: {', '.join(library_names())}"
+            )
+        if not isinstance(self.lower_is_better, bool):
+            raise ValueError(
+                f"metric choice: lower_is_better must be true or false, got {self.lower_is_better!r}"
+            )
+        if self.source not in SOURCES:
+            raise ValueError(f"metric choice: unknown source {self.source!r}; sources: {', '.join(SOURCES)}")
+        if not isinstance(self.reason, str):
+            raise ValueError(f"metric choice: reason must be a string, got {type(self.reason).__name__}")
+        problem = _params_problem(self.name, self.params)
+        if problem:
+            raise ValueError(f"metric choice: {problem}")
+        object.__setattr__(self, "reason", _one_line(self.reason))
+        object.__setattr__(self, "params", dict(self.params))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (`from_dict` reads it back)."""
+        return {
+            "name": self.name,
+            "lower_is_better": self.lower_is_better,
+            "source": self.source,
+            "reason": self.reason,
+            "params": dict(self.params),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> MetricChoice:
+        """The choice saved by `to_dict`; ValueError naming the problem for anything else."""
+        if not isinstance(data, dict):
+            raise ValueError(f"metric choice: expected an object, got {type(data).__name__}")
+        missing = [key for key in _FIELDS[:4] if key not in data]
+        if missing:
+            raise ValueError(f"metric choice: missing {', '.join(missing)}")
+        unknown = sorted(str(key) for key in data if key not in _FIELDS)
+        if unknown:
+            raise ValueError(f"metric choice: unknown field(s) {', '.join(unknown)}")
+        return cls(
+            name=data["name"],
+            lower_is_better=data["lower_is_better"],
+            source=data["source"],
+            reason=data["reason"],
+            params=data.get("params", {}),
+        )
+
+    def describe(self) -> str:
+        """One line for the run's start: the metric, its direction, its source and how to override it."""
+        params = ", ".join(f"{key}={value}" for key, value in sorted(self.params.items()))
+        shown = f"{self.name} ({params})" if params else self.name
+        return (
+            f"metric: {shown} ({_direction(self.lower_is_better)}), from {self.source}: {self.reason}; "
+            "override with --metric NAME"
+        )
+
+
+# -- rules ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RuleMatch:
+    """What `infer_metric_rules` found: a library `name`, a `reason` quoting the words, metric `params`."""
+
+    name: str
+    reason: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+_GAP = r"[\s-]+"
+_RMSE = rf"(?:\brmse\b|root{_GAP}mean{_GAP}squared?{_GAP}error)"
+_LOGLOSS = r"(?:\blog(?:arithmic)?[\s-]*loss|cross[\s-]*entropy)"
+_F1 = r"(?:\bf1\b|\bf[\s-]?(?:1[\s-]?)?score\b|\bf[\s-]?measure\b)"
+# Within one sentence, across line wraps but not blank lines.
+_NEAR = r"(?:[^.\n]|\n(?![ \t]*\n)){0,150}?"
+
+
+def _f1_average(word: str) -> str:
+    return rf"\b{word}\b[^.\n]{{0,20}}?{_F1}|{_F1}[^.\n]{{0,20}}?\b{word}"
+
+
+# Whole metric names before fragments: the first rule (in this order) that matches a part of the text wins.
+_RULES: tuple[tuple[str, str], ...] = (
+    ("mcrmse", rf"\bmcrmse\b|column[\s-]*wise{_GAP}{_RMSE}"),
+    (
+        "multilabel_logloss",
+        rf"multi[\s-]*label{_GAP}{_LOGLOSS}|column[\s-]*wise{_GAP}(?:binary{_GAP})?{_LOGLOSS}",
+    ),
+    (
+        "multiclass_logloss",
+        rf"multi[\s-]*class{_GAP}(?:{_LOGLOSS}|loss\b)|categorical{_GAP}cross[\s-]*entropy",
+    ),
+    ("logloss", rf"{_LOGLOSS}|logistic{_GAP}loss"),
+    ("rmsle", rf"\brmsle\b|root{_GAP}mean{_GAP}squared?{_GAP}log(?:arithmic)?{_GAP}error"),
+    ("rmsle", rf"{_RMSE}{_NEAR}\blog\s*\(\s*(?:1\s*\+|[^()\n]{{1,30}}\+\s*1\s*\))|{_RMSE}{_NEAR}\blog1p\b"),
+    ("rmse_log", rf"{_RMSE}{_NEAR}\blog(?:arithm(?:ic|s)?|s)?\b"),
+    ("rmse", _RMSE),
+    ("mse", rf"\bmse\b|mean{_GAP}squared?{_GAP}error"),
+    ("smape", rf"\bsmape\b|symmetric{_GAP}mean{_GAP}absolute{_GAP}percentage{_GAP}error"),
+    ("mae", rf"\bmae\b|mean{_GAP}absolute{_GAP}error"),
+    (
+        "qwk",
+        rf"\bqwk\b|quadratic(?:ally)?{_GAP}weighted{_GAP}(?:cohen'?s{_GAP})?kappa|cohen'?s{_GAP}kappa"
+        rf"|weighted{_GAP}kappa",
+    ),
+    (
+        "map_at_k",
+        rf"mean{_GAP}average{_GAP}precision\s*(?:@|{_GAP}at{_GAP})\s*(?:\d+|k\b)|\bmap\s*@\s*(?:\d+|k\b)",
+    ),
+    (
+        "auc",
+        rf"area{_GAP}under{_GAP}(?:the{_GAP})?(?:roc\b|receiver{_GAP}operating{_GAP}characteristic)"
+        rf"|(?<!pr )(?<!pr-)(?<!recall )\b(?:roc[\s-]*)?auc\b|\broc\b|area{_GAP}under{_GAP}(?:the{_GAP})?curve",
+    ),
+    ("f1_macro", _f1_average("macro")),
+    ("f1_micro", _f1_average("micro")),
+    ("f1_weighted", _f1_average("weighted")),
+    ("f1", _F1),
+    ("spearman", r"\bspearman"),
+    ("pearson", r"\bpearson"),
+    ("r2", rf"\br2\b|\br\s*\^\s*2|\br\u00b2|\br{_GAP}squared\b|coefficient{_GAP}of{_GAP}determination"),
+    ("balanced_accuracy", rf"balanced{_GAP}accuracy"),
+    ("accuracy", rf"\baccuracy\b|percentage{_GAP}of\b[^.\n]{{0,40}}?\bcorrectly"),
+)
+_COMPILED = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RULES)
+# A library name written as code or bold: `rmse_log`, **accuracy**.
+_CODE_NAME = re.compile(r"(?:`|\*\*)([A-Za-z][\w@]*)(?:`|\*\*)")
+_HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
+_PLAIN_EVALUATION = re.compile(
+    r"^[ \t]*evaluation(?:[ \t]+metric)?[ \t]*:?[ \t]*$", re.IGNORECASE | re.MULTILINE
+)
+_K_HINTS = (
+    re.compile(r"@\s*(\d+)"),
+    re.compile(rf"{_GAP}at{_GAP}(\d+)", re.I),
+    re.compile(r"\bk\s*=\s*(\d+)", re.I),
+)
+_K_NEARBY = (_K_HINTS[0], _K_HINTS[2])
+
+
+def evaluation_section(description: str) -> str | None:
+    """The text of description.md's Evaluation section (heading to the next heading as high), or None."""
+    headings = list(_HEADING.finditer(description))
+    for i, heading in enumerate(headings):
+        if re.search(r"\bevaluation\b|\bmetrics?\b|\bscoring\b", heading.group(2), re.IGNORECASE):
+            level = len(heading.group(1))
+            later = (h.start() for h in headings[i + 1 :] if len(h.group(1)) <= level)
+            return description[heading.end() : next(later, len(description))]
+    plain = _PLAIN_EVALUATION.search(description)
+    return description[plain.end() : plain.end() + 3000] if plain else None
+
+
+def _k_from(text: str, patterns: tuple[re.Pattern[str], ...]) -> int | None:
+    """K of MAP@K as the first of `patterns` finds it (in 1..10000), or None."""
+    for pattern in patterns:
+        found = pattern.search(text)
+        if found and 0 < int(found.group(1)) <= 10_000:
+            return int(found.group(1))
+    return None
+
+
+def _map_k(matched: str, scope: str) -> dict[str, Any]:
+    k = _k_from(matched, _K_HINTS)
+    if k is None:  # "MAP@K" alone: look around it, but not for a loose "at 5"
+        k = _k_from(scope, _K_NEARBY)
+    return {"k": k} if k else {}
+
+
+def _match_in(scope: str) -> tuple[str, str, dict[str, Any]] | None:
+    """(name, matched words, params) for the first rule that matches `scope`."""
+    known = metric_lib.METRICS
+    for token in _CODE_NAME.finditer(scope):
+        try:
+            metric, params = metric_lib.resolve_metric(token.group(1))
+        except CompetitionError:
+            continue
+        if metric.name == "map_at_k" and not params:
+            params = _map_k(token.group(0), scope)
+        return metric.name, token.group(0), params
+    for name, pattern in _COMPILED:
+        if name not in known:
+            continue
+        found = pattern.search(scope)
+        if found:
+            params = _map_k(found.group(0), scope) if name == "map_at_k" else {}
+            return name, found.group(0), params
+    return None
+
+
+def infer_metric_rules(description: str) -> RuleMatch | None:
+    """The library metric description.md names, by rules (Evaluation section first), or None.
+
+    Returns a `RuleMatch` (name, a reason quoting the matched words, params such as {"k": 5} for map_at_k).
+    """
+    text = description or ""
+    section = evaluation_section(text)
+    scopes = [("description.md's Evaluation section", section)] if section and section.strip() else []
+    for where, scope in [*scopes, ("description.md", text)]:
+        found = _match_in(scope)
+        if found:
+            name, words, params = found
+            said = "names" if words.startswith(("`", "*")) else "says"
+            return RuleMatch(name, f'{where} {said} "{_one_line(words, 120)}"', params)
+    return None
+
+
+# -- the model ----------------------------------------------------------------------------------------------------
+
+_SYSTEM_PROMPT = """\
+You read the description of a Kaggle-style competition and name the metric its submissions are scored with.
+Call choose_metric once:
+- name: the metric from this library that computes that score (formulas below); prefer the Evaluation section;
+- lower_is_better: that metric's direction;
+- reason: one line quoting the words of the description that name the metric;
+- k: only for map_at_k, the K of MAP@K.
+
+Metric library:
+"""
+
+
+@lru_cache(maxsize=8)
+def _tool_for(names: tuple[str, ...]) -> ToolSpec:
+    schema: type[BaseModel] = create_model(
+        "ChooseMetric",
+        name=(Literal[names], Field(description="the library metric that scores the submissions")),  # type: ignore[valid-type]
+        lower_is_better=(bool, Field(description="true when a lower score is better")),
+        reason=(str, Field(description="one line quoting the words that name the metric")),
+        k=(int | None, Field(default=None, ge=1, description="for map_at_k only: K of MAP@K")),
+    )
+    return ToolSpec(TOOL_NAME, "Name the metric the competition's submissions are scored with.", schema)
+
+
+def metric_tool() -> ToolSpec:
+    """The `choose_metric` tool; its `name` is an enum of the library's names as they are now."""
+    return _tool_for(tuple(library_names()))
+
+
+def _excerpt(description: str, limit: int = DESCRIPTION_LIMIT) -> str:
+    if len(description) <= limit:
+        return description
+    section = (evaluation_section(description) or "")[: limit // 2]
+    head = description[: limit - len(section)]
+    return f"{head}\n\n[...]\n\n## Evaluation (excerpt)\n{section}" if section else head
+
+
+def metric_messages(description: str) -> list[Message]:
+    """The system prompt (with the library's formulas) and the description, trimmed to a sane length."""
+    lines = [
+        f"- {name}: {metric.formula} ({_direction(metric.lower_is_better)})"
+        for name, metric in sorted(metric_lib.METRICS.items())
+    ]
+    return [
+        Message("system", _SYSTEM_PROMPT + "\n".join(lines)),
+        Message("user", f"The competition's description.md:\n\n{_excerpt(description or '')}"),
+    ]
+
+
+def infer_metric_with_model(
+    client: LLMClient, description: str, ctx_run_id: str | None = None
+) -> MetricChoice:
+    """The metric the model names for `description` (a forced `choose_metric` call).
+
+    Raises LLMError when the call fails and ValueError when the model names a metric outside the library; a
+    direction that disagrees with the library's is replaced by the library's, and the reason says so.
+    """
+    ctx = CallContext(stage="code", kind="metric", run_id=ctx_run_id, hints={"description": description})
+    args = client.call_tool(metric_messages(description), metric_tool(), ctx)
+    name = args.get("name")
+    if not isinstance(name, str) or name not in metric_lib.METRICS:
+        raise ValueError(
+            f"the model named metric {name!r}, which is not in the metric library ({', '.join(library_names())})"
+        )
+    library_lower = metric_lib.METRICS[name].lower_is_better
+    reason = _one_line(args.get("reason") or "") or f"{client.provider} model {client.model} chose it"
+    said = args.get("lower_is_better")
+    if said is not library_lower:
+        reason += (
+            f" (the model said {_direction(bool(said)) if isinstance(said, bool) else repr(said)}, but {name} is "
+            f"{_direction(library_lower)} in the metric library, which is used)"
+        )
+    params: dict[str, Any] = {}
+    if name == "map_at_k":
+        k = args.get("k")
+        if not isinstance(k, int) or isinstance(k, bool) or k < 1:
+            k = _k_from(description or "", _K_NEARBY)
+        params = {"k": k} if k else {}
+    return MetricChoice(name, library_lower, SOURCE_MODEL, reason, params)
+
+
+# -- precedence ---------------------------------------------------------------------------------------------------
+
+
+def _declared_metric(competition: Competition) -> dict[str, Any]:
+    """The `metric` object of competition.json, or {} when it cannot be read."""
+    try:
+        data = json.loads((competition.root / METADATA_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    metric = data.get("metric") if isinstance(data, dict) else None
+    return metric if isinstance(metric, dict) else {}
+
+
+def _declared_params(declared: dict[str, Any], name: str) -> dict[str, Any] | None:
+    """competition.json's parameters for `name` (`map@5`, `"k": 5`), or None when it names another metric."""
+    try:
+        metric, params = metric_lib.resolve_metric(str(declared.get("name")))
+    except CompetitionError:
+        return None
+    if metric.name != name:
+        return None
+    return {**params, **{key: value for key, value in declared.items() if key in metric.params}}
+
+
+def _from_competition_json(competition: Competition, bundled: bool) -> MetricChoice:
+    spec = competition.metric
+    assert spec is not None
+    declared = _declared_metric(competition)
+    found = _declared_params(declared, spec.name)
+    params: dict[str, Any] = dict(getattr(spec, "params", None) or found or {})
+    where = "the bundled competition's competition.json" if bundled else METADATA_FILE
+    reason = f"{where} names {spec.name!r}"
+    if found is not None and isinstance(declared.get("lower_is_better"), bool):
+        reason += f" and declares {_direction(spec.lower_is_better)}"
+    source = SOURCE_BUNDLED if bundled else SOURCE_COMPETITION_JSON
+    return MetricChoice(spec.name, spec.lower_is_better, source, reason, params)
+
+
+def resolve_metric(
+    competition: Competition,
+    *,
+    override: str | None,
+    client: LLMClient | None,
+    bundled: bool,
+    run_id: str | None = None,
+) -> MetricChoice:
+    """The run's metric: `override` > competition.json > description.md (model, else rules).
+
+    An unknown `override` raises CompetitionError naming the known metrics; no source at all raises
+    MetricUnknown. Nothing defaults to a direction silently.
+    """
+    if override is not None and override.strip():
+        metric, params = metric_lib.resolve_metric(override)  # `map@5` sets k
+        reason = f"named {override.strip()!r}"
+        return MetricChoice(metric.name, metric.lower_is_better, SOURCE_OVERRIDE, reason, params)
+    if competition.metric is not None:
+        return _from_competition_json(competition, bundled)
+    failure = ""
+    if client is not None:
+        try:
+            return infer_metric_with_model(client, competition.description, run_id)
+        except (LLMError, ValueError) as exc:
+            failure = f" (the model call failed: {_one_line(str(exc), 160)})"
+    found = infer_metric_rules(competition.description)
+    if found is not None:
+        lower = metric_lib.METRICS[found.name].lower_is_better
+        return MetricChoice(found.name, lower, SOURCE_RULES, found.reason + failure, found.params)
+    raise MetricUnknown(
+        f"competition {competition.id!r}: no metric could be found in competition.json or description.md"
+        f"{' (nor by the model)' if client is not None else ''}; "
+        f"pass --metric NAME (one of: {', '.join(library_names())})"
+    )
