@@ -83,6 +83,21 @@ class DataConfig(_Section):
         description="Check the public files before a run: no empty train/test file, test columns and ids that "
         "match train.csv and the sample submission.",
     )
+    metric: str | None = Field(
+        None,
+        description="The competition's metric (a name of the metric library, e.g. rmse or map@5); wins over "
+        "competition.json and the description.",
+    )
+
+    @field_validator("metric")
+    @classmethod
+    def _known_metric(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        from swarm.competitions.metrics import get_metric  # the library's own check and message
+
+        get_metric(value)
+        return value.strip()
 
 
 class StageLLMConfig(_Section):
@@ -190,6 +205,31 @@ class ExecutionConfig(_Section):
     image: str = "swarm-ev2-sandbox:latest"
 
 
+class EvaluationConfig(_Section):
+    holdout_fraction: float = Field(
+        0.2,
+        ge=0.0,
+        lt=1.0,
+        description="Share of the labelled train rows the harness holds out and scores every solution on; "
+        "0 = no harness split (solutions' own printed metrics rank them, marked unverified).",
+    )
+    split: str = Field(
+        "auto",
+        description="How rows are held out: auto, stratified, random, group:<column> or time:<column>.",
+    )
+    refit: bool = Field(True, description="Rerun the best node on all train rows for the final submission.")
+    max_train_mb: float = Field(
+        2048.0, gt=0, description="A larger train.csv gets no harness split (it is read into memory)."
+    )
+
+    @field_validator("split")
+    @classmethod
+    def _known_split(cls, value: str) -> str:
+        from swarm.evaluation.holdout import check_split
+
+        return check_split(value.strip())
+
+
 class AgentConfig(_Section):
     max_steps: int = Field(20, ge=1)
     time_limit_s: float = Field(3600.0, gt=0)
@@ -255,6 +295,7 @@ class Config(BaseSettings):
     data: DataConfig = Field(default_factory=DataConfig)
     llm: LLMConfig = Field(default_factory=LLMConfig)
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
+    evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)

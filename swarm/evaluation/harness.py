@@ -1,0 +1,114 @@
+"""Scoring a solution's submission on the rows the harness held out.
+
+A solution predicts every row of the test set it sees. `Harness.evaluate` reads its submission once (by file
+descriptor, a regular file, no symlink), splits it: the held-out rows are scored with the competition's metric
+against the labels the harness keeps; the rest is the node's test submission, written to a path the harness
+owns (so a later write to the node's dir cannot change what was scored and checked).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import stat
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.atomic import write_text_atomic
+from swarm.competitions.competition import MetricSpec
+from swarm.competitions.errors import CompetitionError
+from swarm.competitions.grading import score_frame
+from swarm.competitions.validation import InvalidSubmission
+from swarm.evaluation.holdout import Holdout
+
+MAX_SHOWN = 3
+
+
+@dataclass(frozen=True)
+class HarnessResult:
+    """The harness's verdict on one submission: its score on the held-out rows, or why there is none."""
+
+    score: float | None
+    problem: str | None
+    test_submission: Path | None  # the test rows of the submission (None when it could not be read)
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of `path`, opened without following a symlink; InvalidSubmission if it is not a plain file."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        raise InvalidSubmission(f"{path.name} does not exist") from None
+    except OSError as exc:
+        raise InvalidSubmission(f"{path.name} cannot be opened as a regular file: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise InvalidSubmission(f"{path.name} is not a regular file")
+        return handle.read()
+
+
+def read_frame(data: bytes, name: str) -> pd.DataFrame:
+    try:
+        return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+    except pd.errors.EmptyDataError:
+        raise InvalidSubmission(f"{name} is empty") from None
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
+        raise InvalidSubmission(f"{name} is not a readable CSV: {str(exc).splitlines()[0]}") from None
+
+
+def _shown(values: list[str]) -> str:
+    return ", ".join(repr(v) for v in values[:MAX_SHOWN]) + (" ..." if len(values) > MAX_SHOWN else "")
+
+
+class Harness:
+    """Scores submissions against the held-out labels of one run."""
+
+    def __init__(self, holdout: Holdout, spec: MetricSpec, sample_submission: Path) -> None:
+        self.holdout = holdout
+        # A label metric accepts every class of train, not only those the held-out rows happen to hold.
+        train_labels = {c: tuple(v) for c, v in holdout.classes.items() if c in spec.target_columns}
+        self.spec = replace(spec, labels={**train_labels, **spec.labels})
+        self.labels = pd.read_csv(holdout.labels_path, dtype=str, keep_default_na=False)
+        self.ids = set(holdout.ids)
+        sample = pd.read_csv(sample_submission, dtype=str, keep_default_na=False, usecols=[spec.id_column])
+        self.test_order = sample[spec.id_column].str.strip().tolist()  # the competition's own test ids
+
+    def evaluate(self, submission: Path, test_out: Path) -> HarnessResult:
+        """Score the held-out rows of `submission`; write its other rows to `test_out`."""
+        try:
+            frame = read_frame(read_regular_file(Path(submission)), Path(submission).name)
+        except InvalidSubmission as exc:
+            return HarnessResult(None, str(exc), None)
+        id_col = self.spec.id_column
+        if id_col not in frame.columns:
+            return HarnessResult(
+                None, f"it has no {id_col!r} column, so the harness cannot find its rows", None
+            )
+        ids = frame[id_col].astype(str).str.strip()
+        held = ids.isin(self.ids)
+        write_text_atomic(test_out, self._in_test_order(frame[~held], ids[~held]).to_csv(index=False))
+        missing = sorted(self.ids - set(ids[held]))
+        if missing:
+            return HarnessResult(
+                None,
+                f"{len(missing)} of the {len(self.ids)} test rows the harness scores have no prediction "
+                f"(ids {_shown(missing)}); predict every row of test.csv",
+                test_out,
+            )
+        try:
+            score = score_frame(frame[held], self.labels, self.spec)
+        except (InvalidSubmission, CompetitionError) as exc:
+            return HarnessResult(
+                None, f"its predictions for the rows the harness scores are invalid: {exc}", test_out
+            )
+        return HarnessResult(score, None, test_out)
+
+    def _in_test_order(self, rows: pd.DataFrame, ids: pd.Series) -> pd.DataFrame:
+        """The test rows in the sample submission's order, when they are exactly its ids (else as written, for
+        the submission check to report)."""
+        if not ids.is_unique or set(ids) != set(self.test_order):
+            return rows
+        position = pd.Series(range(len(ids)), index=ids.to_numpy())
+        return rows.iloc[position.loc[self.test_order].to_numpy()]

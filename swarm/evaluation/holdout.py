@@ -1,0 +1,462 @@
+"""The harness's own validation split: labelled training rows the solution predicts without their labels.
+
+Before the search, `build_holdout` takes a seeded slice of the labelled rows of `train.csv` and builds the
+public dir the sandbox sees (`<run>/harness/public/`):
+
+- `train.csv` without the held-out rows;
+- `test.csv` with the held-out rows appended (their target columns removed) and shuffled in;
+- `sample_submission.csv` with their ids added in the same order;
+- every other public file linked in as it is; when ids key files in a folder (images, audio), the held-out
+  rows' files are linked where the test files are, under their (new) ids.
+
+Held-out ids are re-keyed in the test ids' format when they could collide with a test id (or train has no id
+column). The labels stay in `<run>/harness/labels.csv` (mode 0600, never mounted into a sandbox), written in
+the submission's columns (one-hot for a wide multi-class submission), so the grader's own `score_frame` scores
+the held-out part of every submission (`swarm.evaluation.harness`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.atomic import write_text_atomic
+from swarm.competitions.competition import Competition, MetricSpec
+from swarm.competitions.errors import CompetitionError
+from swarm.competitions.grading import score_frame
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.validation import InvalidSubmission
+
+HARNESS_DIR = "harness"
+TRAIN, TEST = "train.csv", "test.csv"
+SPLIT_KINDS = ("auto", "stratified", "random")
+SPLIT_PREFIXES = ("group:", "time:")
+FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
+MAX_CLASSES_FOR_STRATIFY = 200
+DATE_SAMPLE = 200
+
+
+class NoHoldout(Exception):
+    """No harness split is possible for this competition; `str(exc)` says why in one sentence."""
+
+
+def check_split(split: str) -> str:
+    """`split` if it is a known split kind (`auto`, `stratified`, `random`, `group:<col>`, `time:<col>`)."""
+    if split in SPLIT_KINDS or (split.startswith(SPLIT_PREFIXES) and split.split(":", 1)[1].strip()):
+        return split
+    raise ValueError(
+        f"unknown split {split!r}: use auto, stratified, random, group:<column> or time:<column>"
+    )
+
+
+@dataclass
+class Holdout:
+    """A built harness split, as saved in `<root>/holdout.json` (mode 0600)."""
+
+    root: Path
+    id_column: str
+    target_columns: list[str]
+    ids: list[str]  # held-out ids as the solution sees them
+    split: str  # the split used, e.g. "stratified" or "time:datetime"
+    split_reason: str
+    fraction: float
+    seed: int
+    n_train: int  # rows left in the train.csv the sandbox sees
+    rekeyed: bool = False
+    file_dirs: list[str] = field(default_factory=list)  # folders whose files the ids key, if any
+    # Every class label of each target column in the whole train.csv (label metrics accept any of them, also
+    # one that no held-out row has).
+    classes: dict[str, list[str]] = field(default_factory=dict)
+
+    @property
+    def public_dir(self) -> Path:
+        return self.root / "public"
+
+    @property
+    def labels_path(self) -> Path:
+        return self.root / "labels.csv"
+
+    def describe(self) -> str:
+        """One line for the start of a run and the report."""
+        return (
+            f"the harness holds out {len(self.ids)} labelled rows of {TRAIN} ({self.fraction:.0%}, "
+            f"split {self.split}: {self.split_reason}); they are scored with the competition's metric"
+        )
+
+    def save(self) -> None:
+        data = asdict(self)
+        data["root"] = str(self.root)
+        _write_private(self.root / "holdout.json", json.dumps(data, indent=1))
+
+    @classmethod
+    def load(cls, root: Path) -> Holdout:
+        data = json.loads((Path(root) / "holdout.json").read_text(encoding="utf-8"))
+        data["root"] = Path(root)
+        return cls(**data)
+
+
+def harness_root(run_root: Path) -> Path:
+    return Path(run_root) / HARNESS_DIR
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write atomically, readable by the owner only (the harness's secrets)."""
+    write_text_atomic(path, text)
+    os.chmod(path, 0o600)
+
+
+def _read_csv(path: Path) -> pd.DataFrame:
+    """A CSV as strings, exactly as written (no NaN parsing), so rewritten files keep every value."""
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def _to_csv(frame: pd.DataFrame, path: Path) -> None:
+    """A public file the sandbox reads (any uid)."""
+    write_text_atomic(path, frame.to_csv(index=False))
+    os.chmod(path, 0o644)
+
+
+# -- which rows are labelled, and their labels in the submission's columns ------------------------------------
+
+
+def _labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:
+    """The target columns of every train row in the submission's format (strings)."""
+    targets = [c for c in sample_columns if c != spec.id_column]
+    if all(c in train.columns for c in targets):
+        return train[targets].astype(str)
+    source = _wide_source(train, targets)
+    if source is None:
+        raise NoHoldout(
+            f"the sample submission's target column(s) {', '.join(targets[:5])} are not in {TRAIN} "
+            "(and no train column holds them as class values), so its rows cannot be scored"
+        )
+    values = train[source].astype(str).str.strip()
+    return pd.DataFrame({c: (values == c).astype(int).astype(str) for c in targets}, index=train.index)
+
+
+def _wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:
+    """The train column whose values are the submission's class columns (a wide multi-class submission)."""
+    wanted = set(targets)
+    for column in train.columns:
+        values = set(train[column].astype(str).str.strip().unique())
+        if len(values) >= 2 and values <= wanted:
+            return column
+    return None
+
+
+def _is_classification(spec: MetricSpec, labels: pd.DataFrame, wide: bool) -> bool:
+    metric = get_metric(spec.name)
+    if wide or metric.labels or metric.probability or metric.binary_truth:
+        return True
+    first = labels.iloc[:, 0]
+    return first.nunique() <= 20 and pd.to_numeric(first, errors="coerce").isna().any()
+
+
+# -- the split ------------------------------------------------------------------------------------------------
+
+
+def _date_column(train: pd.DataFrame, test: pd.DataFrame | None) -> tuple[str, bool] | None:
+    """A column of dates in train (and test): (name, whether all of test lies after all of train)."""
+    for column in train.columns:
+        sample = train[column].head(DATE_SAMPLE)
+        if pd.to_numeric(sample, errors="coerce").notna().mean() > 0.5:
+            continue
+        if pd.to_datetime(sample, errors="coerce", format="mixed").notna().mean() < 0.95:
+            continue
+        after = False
+        if test is not None and column in test.columns:
+            train_dates = pd.to_datetime(train[column], errors="coerce", format="mixed")
+            test_dates = pd.to_datetime(test[column], errors="coerce", format="mixed")
+            after = bool(test_dates.notna().any() and test_dates.min() >= train_dates.max())
+        return column, after
+    return None
+
+
+def choose_split(
+    split: str, hint: str | None, train: pd.DataFrame, test: pd.DataFrame | None, classification: bool
+) -> tuple[str, str]:
+    """(split, why): an explicit setting wins, then competition.json's `split` hint, then `auto`'s rules."""
+    if split != "auto":
+        return split, "set by evaluation.split"
+    if hint:
+        return check_split(hint), "competition.json's split hint"
+    dates = _date_column(train, test)
+    if dates is not None and dates[1]:
+        return f"time:{dates[0]}", f"test.csv lies after {TRAIN} in {dates[0]!r}"
+    if classification:
+        return "stratified", "a classification target"
+    return "random", "a regression target"
+
+
+def _n_held(n: int, fraction: float) -> int:
+    return min(n - 1, max(1, int(round(n * fraction))))
+
+
+def held_out_positions(
+    split: str, train: pd.DataFrame, strata: pd.Series, fraction: float, seed: int
+) -> np.ndarray:
+    """Sorted row positions of the held-out rows."""
+    n = len(train)
+    rng = np.random.default_rng(seed)
+    want = _n_held(n, fraction)
+    if split == "random":
+        return np.sort(rng.permutation(n)[:want])
+    if split == "stratified":
+        return _stratified(strata.to_numpy(), want, rng)
+    kind, column = split.split(":", 1)
+    if column not in train.columns:
+        raise NoHoldout(f"the split {split!r} names column {column!r}, which {TRAIN} does not have")
+    if kind == "time":
+        times = pd.to_datetime(train[column], errors="coerce", format="mixed")
+        if times.isna().all():
+            raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
+        order = np.argsort(times.fillna(times.min()).to_numpy(), kind="stable")
+        return np.sort(order[-want:])
+    groups = train[column].astype(str).to_numpy()
+    names = rng.permutation(pd.unique(groups))
+    if len(names) < 2:
+        raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds a single group")
+    chosen: list[str] = []
+    count = 0
+    sizes = pd.Series(groups).value_counts()
+    for name in names[:-1]:  # always leave one group to train on
+        if count >= want:
+            break
+        chosen.append(name)
+        count += int(sizes[name])
+    return np.flatnonzero(np.isin(groups, chosen))
+
+
+def _stratified(classes: np.ndarray, want: int, rng: np.random.Generator) -> np.ndarray:
+    """About `want` rows with each class in proportion (largest remainders), at random within a class."""
+    values, counts = np.unique(classes, return_counts=True)
+    if len(values) > MAX_CLASSES_FOR_STRATIFY:
+        return np.sort(rng.permutation(len(classes))[:want])
+    exact = counts * want / len(classes)
+    take = np.floor(exact).astype(int)
+    for i in np.argsort(-(exact - take), kind="stable")[: want - int(take.sum())]:
+        take[i] += 1
+    picked = [rng.permutation(np.flatnonzero(classes == v))[:k] for v, k in zip(values, take, strict=True)]
+    return np.sort(np.concatenate(picked)) if picked else np.array([], dtype=int)
+
+
+# -- ids ------------------------------------------------------------------------------------------------------
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+
+
+def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Generator) -> list[str]:
+    """`count` new ids in the format of `test_ids` that are not in `taken`."""
+    if test_ids and all(i.isdigit() for i in test_ids):
+        start = max(int(i) for i in taken if i.isdigit()) + 1 if any(i.isdigit() for i in taken) else 1
+        return [str(start + k) for k in range(count)]
+    parts = [_NUMBERED.match(i) for i in test_ids]
+    if test_ids and all(parts) and len({(p.group(1), p.group(3)) for p in parts}) == 1:  # type: ignore[union-attr]
+        prefix, suffix = parts[0].group(1), parts[0].group(3)  # type: ignore[union-attr]
+        width = len(parts[0].group(2))  # type: ignore[union-attr]
+        numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
+        start = max(numbers, default=0) + 1
+        return [f"{prefix}{start + k:0{width}d}{suffix}" for k in range(count)]
+    stem, suffix = os.path.splitext(test_ids[0]) if test_ids else ("", "")
+    hexlike = bool(test_ids) and all(re.fullmatch(r"[0-9a-f]+", os.path.splitext(i)[0]) for i in test_ids)
+    width = max(8, len(stem)) if hexlike else 12
+    out: list[str] = []
+    while len(out) < count:
+        text = "".join(rng.choice(list("0123456789abcdef"), size=width))
+        candidate = (text if hexlike else f"h{text[: width - 1]}") + suffix
+        if candidate not in taken:
+            taken.add(candidate)
+            out.append(candidate)
+    return out
+
+
+# -- files keyed by ids -----------------------------------------------------------------------------------------
+
+
+def _keyed_folder(public: Path, ids: list[str]) -> tuple[Path, dict[str, Path]] | None:
+    """The folder whose files are named by `ids` (by name or stem), with id -> file; None if none is."""
+    if not ids:
+        return None
+    wanted = set(ids)
+    for folder in sorted(p for p in public.rglob("*") if p.is_dir()):
+        found: dict[str, Path] = {}
+        for path in folder.iterdir():
+            if path.is_file():
+                for key in (path.name, path.stem):
+                    if key in wanted:
+                        found[key] = path
+        if len(found) >= FILE_MATCH_SHARE * len(wanted):
+            return folder, found
+    return None
+
+
+def _link(source: Path, target: Path) -> None:
+    """Hard-link `source` to `target` (a copy where links cannot be made)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def _mirror(public: Path, dest: Path, skip: set[Path]) -> None:
+    """Link every public file into `dest` but the ones in `skip` (rewritten or left out)."""
+    for path in sorted(public.rglob("*")):
+        if path in skip or not path.is_file():
+            continue
+        _link(path, dest / path.relative_to(public))
+
+
+# -- building -------------------------------------------------------------------------------------------------
+
+
+def build_holdout(
+    competition: Competition,
+    root: Path,
+    *,
+    fraction: float,
+    split: str = "auto",
+    seed: int = 0,
+    max_train_mb: float = 2048.0,
+) -> Holdout:
+    """Build the split into `root` (public/, labels.csv, holdout.json); raises NoHoldout saying why not."""
+    spec = competition.metric
+    if spec is None:
+        raise NoHoldout("the competition has no metric to score held-out rows with")
+    if fraction <= 0:
+        raise NoHoldout("evaluation.holdout_fraction is 0")
+    public = competition.public_dir
+    train_path, test_path = public / TRAIN, public / TEST
+    if not train_path.is_file():
+        raise NoHoldout(f"there is no {TRAIN} of labelled rows in {public}")
+    size_mb = train_path.stat().st_size / 1e6
+    if size_mb > max_train_mb:
+        raise NoHoldout(f"{TRAIN} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}")
+    train = _read_csv(train_path)
+    test = _read_csv(test_path) if test_path.is_file() else None
+    sample = _read_csv(competition.sample_submission)
+    if len(train) < 10:
+        raise NoHoldout(f"{TRAIN} has only {len(train)} rows")
+    labels = _labels(train, spec, list(sample.columns))
+    wide = not all(c in train.columns for c in labels.columns)
+    strata = labels.astype(str).agg("|".join, axis=1)
+    classification = _is_classification(spec, labels, wide)
+    chosen, why = choose_split(
+        check_split(split), competition_split_hint(competition), train, test, classification
+    )
+    positions = held_out_positions(chosen, train, strata, fraction, seed)
+    if len(positions) == 0 or len(positions) >= len(train):
+        raise NoHoldout(f"the split {chosen!r} leaves no rows to hold out or none to train on")
+    held, kept = train.iloc[positions], train.drop(train.index[positions])
+    id_col = spec.id_column
+    rng = np.random.default_rng(seed + 1)
+    test_ids = [str(i).strip() for i in sample[id_col]]
+    original = [str(i).strip() for i in held[id_col]] if id_col in train.columns else []
+    taken = set(test_ids) | ({str(i).strip() for i in train[id_col]} if id_col in train.columns else set())
+    clash = not original or len(set(original)) < len(original) or bool(set(original) & set(test_ids))
+    ids = new_ids(len(held), test_ids, taken, rng) if clash else original
+
+    root.mkdir(parents=True, exist_ok=True)
+    dest = root / "public"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir()
+    skip = {train_path, test_path, competition.sample_submission}
+    file_dirs = _link_keyed_files(public, dest, train, test_ids, original, ids, skip)
+    _mirror(public, dest, skip)
+
+    _to_csv(kept, dest / TRAIN)
+    order = rng.permutation(len(sample) + len(held))
+    appended = held.assign(**{id_col: ids})
+    if test is not None:
+        rows = appended[[c for c in test.columns if c in appended.columns]]
+        combined = pd.concat([test, rows], ignore_index=True)[list(test.columns)]
+        if len(combined) == len(order):
+            combined = combined.iloc[order]
+        _to_csv(combined, dest / TEST)
+    filler = {c: sample[c].iloc[0] if len(sample) else "0" for c in sample.columns if c != id_col}
+    extra = pd.DataFrame({id_col: ids, **{c: [v] * len(ids) for c, v in filler.items()}})
+    _to_csv(
+        pd.concat([sample, extra], ignore_index=True).iloc[order], dest / competition.sample_submission.name
+    )
+
+    label_frame = pd.DataFrame({id_col: ids}).join(labels.iloc[positions].reset_index(drop=True))
+    _check_scorable(label_frame, spec)
+    _write_private(root / "labels.csv", label_frame.to_csv(index=False))
+    holdout = Holdout(
+        root=root,
+        id_column=id_col,
+        target_columns=[c for c in labels.columns],
+        ids=ids,
+        split=chosen,
+        split_reason=why,
+        fraction=fraction,
+        seed=seed,
+        n_train=len(kept),
+        rekeyed=clash,
+        file_dirs=file_dirs,
+        classes={
+            c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification and not wide
+        },
+    )
+    holdout.save()
+    for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    root.chmod(0o711)  # the sandbox may pass through to public/, never list or read the rest
+    return holdout
+
+
+def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
+    """NoHoldout when the metric is undefined on the held-out labels themselves (e.g. one class for AUC)."""
+    try:
+        score_frame(labels, labels, spec)
+    except (CompetitionError, InvalidSubmission) as exc:
+        raise NoHoldout(f"the held-out rows cannot be scored with {spec.name}: {exc}") from None
+
+
+def competition_split_hint(competition: Competition) -> str | None:
+    """competition.json's `split` hint, if any."""
+    path = competition.root / "competition.json"
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    hint = data.get("split") if isinstance(data, dict) else None
+    return str(hint) if hint else None
+
+
+def _link_keyed_files(
+    public: Path,
+    dest: Path,
+    train: pd.DataFrame,
+    test_ids: list[str],
+    original: list[str],
+    ids: list[str],
+    skip: set[Path],
+) -> list[str]:
+    """When ids key files, link the held-out rows' files where the test files are, under their new ids; the
+    train folder keeps only the train rows' files. Returns the folders involved (relative)."""
+    if not original:
+        return []
+    test_folder = _keyed_folder(public, test_ids)
+    train_folder = _keyed_folder(public, original)
+    if test_folder is None or train_folder is None:
+        return []
+    test_dir, test_files = test_folder
+    train_dir, train_files = train_folder
+    any_test = next(iter(test_files.values()))
+    by_name = any_test.name in test_files  # ids are file names (with extension), else stems
+    for old, new in zip(original, ids, strict=True):
+        source = train_files.get(old)
+        if source is None:
+            continue
+        name = new if by_name else new + source.suffix
+        _link(source, dest / test_dir.relative_to(public) / name)
+        skip.add(source)  # linked where the test files are, never left under its train name
+    return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
