@@ -23,6 +23,8 @@ def journal_rows(journal: Journal) -> list[dict[str, object]]:
             "agent": node.agent_id,
             "task": node.task_type,
             "metric": None if node.metric is None else node.metric.value,
+            "scored by": "harness" if node.meta.get("validation_source") == "harness" else "unverified",
+            "claimed": node.meta.get("claimed_metric"),
             "buggy": node.is_buggy,
             "why": node.bug_reason or "",
         }

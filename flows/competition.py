@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
-from prefect import flow
+from prefect import flow, get_run_logger
 from pydantic import BaseModel, Field
 
 from flows.epoch import EpochParams, epoch_flow
@@ -75,12 +76,23 @@ def prepare_run(params: CompetitionParams) -> RunPaths:
     return paths
 
 
+def announce(lines: list[str]) -> None:
+    """Say how the run is evaluated before its first step: on the terminal (stderr, so `--json` output stays
+    JSON) and in the flow run's log."""
+    logger = get_run_logger()
+    for line in lines:
+        sys.stderr.write(line + "\n")
+        logger.info(line)
+    sys.stderr.flush()
+
+
 @flow(name="competition", log_prints=True)
 def competition_flow(params: CompetitionParams) -> dict[str, Any]:
     paths = prepare_run(params)
     run_dir = str(paths.root)
     forget_context(run_dir)
     rc = get_context(run_dir)
+    announce(rc.evaluation.lines())
     PROGRESS.update(run_dir=run_dir, competition=rc.competition.id)
     run_epoch = epoch_flow
     if rc.cfg.search.task_runner == "dask":

@@ -50,11 +50,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--run-dir", help="the run dir (new runs: where to create it)")
     parser.add_argument("--config", help="a YAML config file")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.FIELD=VALUE")
+    parser.add_argument(
+        "--metric", help="the competition's metric, e.g. rmse or map@5 (shorthand for --set data.metric=NAME)"
+    )
     parser.add_argument("--steps", type=int, help="shorthand for --set agent.max_steps=N")
     parser.add_argument("--time-limit", type=float, help="shorthand for --set agent.time_limit_s=SECONDS")
     parser.add_argument("--json", action="store_true", help="print the final summary as JSON")
     parser.add_argument("--no-live", action="store_true", help="no live view in the terminal")
     args = parser.parse_args(argv)
+    if args.metric:
+        args.overrides.append(f"data.metric={args.metric}")
     if args.steps:
         args.overrides.append(f"agent.max_steps={args.steps}")
     if args.time_limit:
@@ -117,6 +122,9 @@ def print_summary(console: Console, summary: dict) -> None:
         "steps",
         "best_node",
         "validation_metric",
+        "validation_source",
+        "claimed_metric",
+        "refit",
         "submission",
         "stopped_reason",
     ):
@@ -131,6 +139,8 @@ def print_summary(console: Console, summary: dict) -> None:
             f"bronze {grade.get('bronze_threshold')} · median {grade.get('median_threshold')}",
         )
         table.add_row("valid", f"{grade.get('valid')} {grade.get('reason') or ''}")
+    elif summary.get("grade_error"):
+        table.add_row("not graded", str(summary["grade_error"]))
     console.print(table)
 
 

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import zipfile
@@ -110,8 +111,9 @@ class Workspace:
             )
         return self.resolve(Path("nodes") / node_id)
 
-    def node_dirs(self, node_id: str) -> NodeDirs:
-        """Create (if needed) and return the dirs of `node_id`."""
+    def node_dirs(self, node_id: str, input_dir: Path | None = None) -> NodeDirs:
+        """Create (if needed) and return the dirs of `node_id`; its `input` is the run's input, or `input_dir`
+        (the harness's refit reads the competition's own public files)."""
         root = self._node_root(node_id)
         dirs = NodeDirs(
             node_id=node_id,
@@ -122,8 +124,11 @@ class Workspace:
         )
         dirs.working.mkdir(parents=True, exist_ok=True)
         dirs.submission.mkdir(exist_ok=True)
+        target = Path(input_dir).resolve() if input_dir is not None else Path("..") / ".." / "input"
+        if dirs.input.is_symlink() and Path(os.readlink(dirs.input)) != target:
+            dirs.input.unlink()
         if not dirs.input.is_symlink():
-            dirs.input.symlink_to(Path("..") / ".." / "input", target_is_directory=True)
+            dirs.input.symlink_to(target, target_is_directory=True)
         return dirs
 
     def archive(

@@ -404,6 +404,7 @@ class PromptBuilder:
         cpus: float | None = None,
         memory_mb: int | None = None,
         timeout_s: float | None = None,
+        harness_scored: bool = False,
     ) -> list[Message]:
         """The system and user messages for one code-writing step (see the module docstring)."""
         _check_request(task_type, agent, task_desc, parent, parents, crossover_plan, gene)
@@ -438,6 +439,7 @@ class PromptBuilder:
             "max_threads": max(1, math.ceil(cpus)) if cpus is not None else None,
             "memory_mb": memory_mb,
             "timeout_s": timeout_s,
+            "harness_scored": harness_scored,
         }
         return [
             Message("system", self.render("code.system.j2", **variables)),

@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
 
-MetricSource = Literal["printed", "reviewer"]
+MetricSource = Literal["printed", "reviewer", "harness"]
 
 REVIEW_SYSTEM = (
     "You review the execution of a Python script written to solve a machine-learning competition. "
@@ -51,13 +51,24 @@ SUBMIT_REVIEW = ToolSpec(
 
 
 @dataclass(frozen=True)
+class TrustedScore:
+    """The harness's score of a run on the rows it held out (None when its predictions for them are unusable,
+    which the submission problem then says); it replaces the solution's own claim as the metric."""
+
+    value: float | None
+    lower_is_better: bool
+
+
+@dataclass(frozen=True)
 class ReviewOutcome:
     """The verdict on one execution. `llm_said` is the model's raw arguments (None if the call failed).
 
     `metric` is the one to rank by; `metric_source` says where it came from (`printed` SWARM_METRIC line,
     `reviewer`, or None). `llm_metric` / `llm_lower_is_better` are what the model claimed, kept even when the
     printed line wins; `metric_conflict` describes a disagreement in words (None when they agree).
-    `submission_problem` is why the submission file was rejected, if it was.
+    `submission_problem` is why the submission file was rejected, if it was. With a harness score, `metric` is
+    that score (`metric_source` "harness") and `claimed_metric` is what the solution printed (or, failing that,
+    what the reviewer read), shown beside it.
     """
 
     is_buggy: bool
@@ -72,6 +83,13 @@ class ReviewOutcome:
     llm_metric: float | None = None
     llm_lower_is_better: bool | None = None
     submission_problem: str | None = None
+    claimed_metric: float | None = None
+    test_submission: str | None = None  # the harness's copy of the submission's test rows, if it split one
+
+    @property
+    def validation_source(self) -> str:
+        """`harness` when the harness scored the run, else `solution` (its own, unverified claim)."""
+        return "harness" if self.metric_source == "harness" else "solution"
 
     @property
     def has_metric_conflict(self) -> bool:
@@ -112,6 +130,7 @@ def review_execution(
     rel_tol: float = 5e-3,
     max_output_chars: int = 8000,
     max_code_chars: int = 20000,
+    trusted: TrustedScore | None = None,
 ) -> ReviewOutcome:
     """Ask the model for a review, then overrule it with the facts of the run.
 
@@ -166,6 +185,7 @@ def review_execution(
         submission_name=submission_name,
         rel_tol=rel_tol,
         review_error=review_error,
+        trusted=trusted,
     )
 
 
@@ -184,8 +204,10 @@ def combine_review(
     rel_tol: float = 5e-3,
     review_error: str | None = None,
     exc_message: str | None = None,
+    trusted: TrustedScore | None = None,
 ) -> ReviewOutcome:
-    """The outcome from the model's review (None if it failed) and the facts; the facts win."""
+    """The outcome from the model's review (None if it failed) and the facts; the facts win. With a `trusted`
+    (harness) score, that score is the metric and the solution's own is only a claim."""
     said = SubmitReview.model_validate(llm_said) if llm_said is not None else None
     printed = parse_metric_line(output)
     llm_metric = said.metric if said is not None and _finite(said.metric) else None
@@ -198,6 +220,9 @@ def combine_review(
         metric, lower, source = llm_metric, llm_lower, "reviewer"
     else:
         metric, lower, source = None, bool(llm_lower), None
+    claimed = metric
+    if trusted is not None:
+        metric, lower, source = trusted.value, trusted.lower_is_better, "harness"
 
     reasons = fact_reasons(
         output,
@@ -211,8 +236,10 @@ def combine_review(
         timeout_s=timeout_s,
         submission_name=submission_name,
     )
-    if metric is None:
+    if metric is None and trusted is None:
         reasons.append(f"no validation metric was reported (no {METRIC_LINE_PREFIX} line in the output)")
+    elif metric is None and not reasons:
+        reasons.append("the harness could not score its predictions for the rows it holds out")
     if not reasons and said is not None and said.is_bug:
         reasons.append(f"the reviewer judged the run buggy: {said.summary.strip() or 'no reason given'}")
 
@@ -236,6 +263,7 @@ def combine_review(
         llm_metric=llm_metric,
         llm_lower_is_better=llm_lower,
         submission_problem=submission_problem if submission_exists else None,
+        claimed_metric=claimed,
     )
 
 

@@ -196,7 +196,10 @@ def _run(settings: AgentSettings, search: SearchFn, budget: TimeBudget) -> Agent
         validator = lambda path, timeout: validate_submission(url, path, timeout)  # noqa: E731
     final_end = None if budget.limit_s is None else budget.started + budget.limit_s - budget.margin_s / 4
     choice = choose(
-        candidates(journal), validator, lambda: budget.left(final_end), settings.validate_timeout_s
+        candidates(journal, RunPaths(run_dir)),
+        validator,
+        lambda: budget.left(final_end),
+        settings.validate_timeout_s,
     )
     summary = _summary(settings, competition, budget, task, timed_out, choice, run_dir, len(journal))
     summary["instructions"] = str(settings.instructions) if instructions is not None else None
@@ -283,7 +286,9 @@ def _summary(
         "stopped_reason": flow.get("stopped_reason"),
         "steps": steps,
         "node": choice.candidate.node_id if choice.candidate else None,
+        "metric": flow.get("metric"),
         "validation_metric": choice.candidate.metric if choice.candidate else None,
+        "validation_source": flow.get("validation_source"),
         "validated": choice.validated,
         "note": choice.note,
         "checked": [{"node": n, "status": v.status, "message": v.message} for n, v in choice.checked],

@@ -26,6 +26,7 @@ RUN_FILES = (
     "journal.json",
     "state.json",
     "config.yaml",
+    "evaluation.json",
     "llm_usage.jsonl",
     "grade.json",
     "dispatcher.json",
@@ -68,14 +69,27 @@ def _candidate(node: Node) -> Candidate | None:
     return Candidate(node.id, node.step, node.code, Path(source), metric, node.is_good)
 
 
-def candidates(journal: Journal) -> list[Candidate]:
-    """Nodes with a submission file: good ones best first, then the rest newest first."""
+def candidates(journal: Journal, paths: RunPaths | None = None) -> list[Candidate]:
+    """Nodes with a submission file: good ones best first, then the rest newest first. When the run finished
+    with a refit of its best node (trained on every row, `<run>/harness/refit_submission.csv`), that comes first."""
     ranked = journal.best_k(len(journal), only_good=True)
     ranked_ids = {n.id for n in ranked}
     unscored = [n for n in journal.good_nodes() if n.id not in ranked_ids]
     rest = sorted((n for n in journal if not n.is_good), key=lambda n: n.step or 0, reverse=True)
-    found = (_candidate(n) for n in [*ranked, *unscored, *rest])
-    return [c for c in found if c is not None]
+    found = [c for c in (_candidate(n) for n in [*ranked, *unscored, *rest]) if c is not None]
+    refit = _refit_candidate(paths, found[0]) if paths is not None and found else None
+    return [refit, *found] if refit is not None else found
+
+
+def _refit_candidate(paths: RunPaths, best: Candidate) -> Candidate | None:
+    """The best node's refit submission, when the run promoted it (its best_solution names that node)."""
+    refit = paths.root / "harness" / "refit_submission.csv"
+    promoted = paths.workspace / "best_solution" / "node_id.txt"
+    if not refit.is_file() or not promoted.is_file():
+        return None
+    if promoted.read_text(encoding="utf-8").strip() != best.node_id:
+        return None
+    return Candidate(best.node_id, best.step, best.code, refit, best.metric, True)
 
 
 def load_journal(paths: RunPaths) -> Journal:

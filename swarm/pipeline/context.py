@@ -18,20 +18,27 @@ from sandbox import Workspace, make_sandbox
 from swarm.agent_store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
+from swarm.competitions.bundled import SPECS
+from swarm.competitions.metric_choice import MetricChoice, MetricUnknown, resolve_metric
 from swarm.config import Config, load_config
 from swarm.data_preview import preview
 from swarm.dispatcher import Dispatcher
+from swarm.evaluation.harness import Harness
+from swarm.evaluation.holdout import harness_root
+from swarm.evaluation.setup import EvaluationSetup, load_evaluation, prepare_evaluation
 from swarm.experience import ExperiencePool
 from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
+from swarm.offline import OfflineClient
 from swarm.pipeline.state import RunPaths, RunState, StepPlan, load_state, save_state
 from swarm.prompting import ParentView, PromptBuilder
 
 log = logging.getLogger(__name__)
 
 STAGES = ("code", "feedback", "evolution")
+COMPETITION_JSON, BUNDLED = "competition.json", "bundled competition"
 
 
 def new_run_id(competition: str) -> str:
@@ -39,30 +46,75 @@ def new_run_id(competition: str) -> str:
     return f"{competition}-{stamp}-{uuid.uuid4().hex[:6]}"
 
 
-def resolve_competition(cfg: Config) -> Competition:
-    """The competition the config names: a data dir if given, else a bundled id."""
+def resolve_competition(cfg: Config, metric: MetricChoice | None = None) -> Competition:
+    """The competition the config names: a data dir if given, else a bundled id; scored by `metric` when it
+    was chosen over competition.json (data.metric, or inferred from the description)."""
     target = cfg.data.data_dir or cfg.data.competition
     if target is None:
         raise ValueError("no competition: set data.competition (a bundled id) or data.data_dir")
-    return load_competition(target, cfg.project.cache_dir)
+    name = cfg.data.metric
+    if metric is not None and metric.source not in (COMPETITION_JSON, BUNDLED):
+        name = metric_argument(metric)
+    return load_competition(target, cfg.project.cache_dir, metric=name)
 
 
-def create_run(cfg: Config, run_dir: Path | None = None) -> RunPaths:
-    """Lay out a new run dir: config, state, agent config copies, workspace with the public inputs."""
+def metric_argument(metric: MetricChoice) -> str:
+    """The metric as `load_competition` takes it: its name, with MAP@k's k (`map@5`)."""
+    k = metric.params.get("k")
+    return f"map@{k}" if k is not None and metric.name == "map_at_k" else metric.name
+
+
+def choose_metric(cfg: Config, competition: Competition, run_id: str | None = None) -> MetricChoice:
+    """The run's metric: data.metric > competition.json > inferred from description.md by the code model (the
+    offline coder's rules when offline); MetricUnknown when nothing names it."""
+    ledger = UsageLedger(None)
+    client = make_client(cfg.llm.code, cfg.llm.prices, ledger, lambda _: OfflineClient(seed=cfg.project.seed))
+    bundled = not cfg.data.data_dir and competition.id in SPECS
+    return resolve_metric(
+        competition, override=cfg.data.metric, client=client, bundled=bundled, run_id=run_id
+    )
+
+
+def create_run(cfg: Config, run_dir: Path | None = None, metric: MetricChoice | None = None) -> RunPaths:
+    """Lay out a new run dir: config, state, agent config copies, the metric and the harness split, and the
+    workspace with the public inputs (the harness's, when it holds rows out)."""
     competition = resolve_competition(cfg)
     run_id = cfg.project.run_name or new_run_id(competition.id)
     paths = RunPaths(Path(run_dir) if run_dir else cfg.project.runs_dir / run_id)
     if paths.state.exists():
         raise FileExistsError(f"{paths.root} already holds a run; resume it with --resume {paths.root}")
+    metric = metric or choose_metric(cfg, competition, run_id)
+    competition = resolve_competition(cfg, metric)
     paths.root.mkdir(parents=True, exist_ok=True)
     saved = cfg.model_copy(deep=True)
     saved.data.data_dir = competition.root if cfg.data.data_dir else None
     write_text_atomic(paths.config, saved.to_yaml())
     AgentStore.seed_run(paths.root)
-    Workspace(paths.workspace, competition.public_dir)
+    evaluation = cfg.evaluation
+    setup = prepare_evaluation(
+        paths.root,
+        competition,
+        metric,
+        holdout_fraction=evaluation.holdout_fraction,
+        split=evaluation.split,
+        seed=cfg.project.seed,
+        max_train_mb=evaluation.max_train_mb,
+    )
+    Workspace(paths.workspace, setup.holdout.public_dir if setup.holdout else competition.public_dir)
     Journal().save(paths.journal)
     save_state(paths, RunState(run_id=run_id, competition=competition.id))
     return paths
+
+
+def legacy_evaluation(competition: Competition) -> EvaluationSetup:
+    """The setup of a run made before runs saved one: the competition's metric, the solutions' own scores."""
+    spec = competition.metric
+    if spec is None:
+        raise MetricUnknown(f"the run of {competition.id!r} saved no metric and its competition names none")
+    metric = MetricChoice(
+        spec.name, spec.lower_is_better, COMPETITION_JSON, "saved before runs chose one", {}
+    )
+    return EvaluationSetup(metric, None, "the run was made before the harness split existed")
 
 
 class RunContext:
@@ -73,9 +125,19 @@ class RunContext:
         self.cfg = cfg
         self.run_id = state.run_id
         self.started_monotonic = time.monotonic()
-        self.competition = resolve_competition(cfg)
+        self.evaluation = load_evaluation(paths.root)
+        self.competition = resolve_competition(cfg, self.evaluation.metric if self.evaluation else None)
+        if self.evaluation is None:
+            self.evaluation = legacy_evaluation(self.competition)
+        holdout = self.evaluation.holdout
+        spec = self.competition.metric
+        self.harness = (
+            Harness(holdout, spec, self.competition.sample_submission) if holdout and spec else None
+        )
         self.task_desc = self.competition.description
-        self.workspace = Workspace(paths.workspace, self.competition.public_dir)
+        self.workspace = Workspace(
+            paths.workspace, holdout.public_dir if holdout else self.competition.public_dir
+        )
         self.data_preview = preview(self.workspace.input_dir)
         self.sandbox = make_sandbox(cfg.execution)
         self.packages = self.sandbox.packages()  # what solutions can import, told in every prompt
@@ -90,8 +152,7 @@ class RunContext:
         self.prompts = self._prompt_builder(paths.root)
         self.prompt_assets_hash = self.prompts.assets_hash()
         self.pool = ExperiencePool(paths.experience, max_records=cfg.evolution.experience_max_records)
-        metric = self.competition.metric
-        self.lower_is_better = bool(metric.lower_is_better) if metric else False
+        self.lower_is_better = self.evaluation.metric.lower_is_better
         self.sandbox_kind = type(self.sandbox).__name__
         self._data_hash: str | None = None
 
@@ -118,9 +179,11 @@ class RunContext:
         )
 
     def _offline(self, stage_cfg: Any) -> LLMClient:
-        from swarm.offline import OfflineClient
-
         return OfflineClient(seed=self.cfg.project.seed)
+
+    def harness_submission(self, node_id: str) -> Path:
+        """Where the harness keeps a node's test submission (outside every sandbox's reach)."""
+        return harness_root(self.paths.root) / "submissions" / f"{node_id}.csv"
 
     # -- prompts ----------------------------------------------------------------------------------------
 
@@ -157,6 +220,7 @@ class RunContext:
             "memory_mb": execution.memory_mb,
             "timeout_s": execution.timeout_s,
             "packages": self.packages,
+            "harness_scored": self.harness is not None,
         }
         metric = self.competition.metric
         if metric is not None:

@@ -1,4 +1,5 @@
-"""After the search: pick the best node, copy it to best_solution/, grade it, write report.md.
+"""After the search: pick the best node (by the harness's score), refit it on every train row, copy it to
+best_solution/, grade it, write report.md.
 
 The private answers are read here and only here, after the search, by the grader; they never reach a prompt
 or a sandbox.
@@ -12,20 +13,53 @@ from typing import Any
 
 from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.competitions import CompetitionError, GradeReport, grade_submission
+from swarm.competitions.validation import InvalidSubmission
+from swarm.evaluation.harness import read_regular_file
+from swarm.evaluation.holdout import harness_root
 from swarm.journal import Journal, Node
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.state import RunState
+from swarm.pipeline.steps import clear_outputs
+from swarm.submission_check import check_submission
 
 SUBMISSION = "submission.csv"
 
 
-def promote(rc: RunContext, node: Node) -> Path:
-    """Copy the node's submission, code and id into the run's best_solution/."""
+def refit(rc: RunContext, node: Node) -> tuple[Path | None, str]:
+    """Run the best node's code once more with every train row and the original test set: (its submission
+    when valid, else None; what happened, in words for the report)."""
+    if rc.harness is None:
+        return None, "not needed: there was no harness split, so the best node trained on every row"
+    if not rc.cfg.evaluation.refit:
+        return None, "off (evaluation.refit=false): the submission of the run that was scored is used"
+    dirs = rc.workspace.node_dirs(f"refit-{node.id}", input_dir=rc.competition.public_dir)
+    clear_outputs(dirs)
+    try:
+        result = rc.sandbox.run(node.code, dirs, timeout_s=rc.cfg.execution.timeout_s)
+    except Exception as exc:  # noqa: BLE001 - an engine fault keeps the scored submission
+        return None, f"not used: the refit could not run ({type(exc).__name__}: {exc})"
+    if not result.succeeded or result.submission_path is None:
+        why = "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[-300:]
+        return None, f"not used: the refit {why}"
+    target = harness_root(rc.paths.root) / "refit_submission.csv"
+    try:
+        write_text_atomic(target, read_regular_file(Path(result.submission_path)).decode("utf-8"))
+    except (InvalidSubmission, UnicodeDecodeError) as exc:
+        return None, f"not used: its submission is unreadable ({exc})"
+    spec = rc.competition.metric
+    problem = check_submission(target, rc.competition.sample_submission, spec.id_column if spec else None)
+    if problem:
+        return None, f"not used: its submission is invalid ({problem})"
+    return target, "used: the best node's code was rerun with the held-out rows returned to train.csv"
+
+
+def promote(rc: RunContext, node: Node, submission: Path | None = None) -> Path:
+    """Copy the node's submission (or `submission`, its refit's), code and id into the run's best_solution/."""
     best = rc.workspace.best_solution_dir
     best.mkdir(parents=True, exist_ok=True)
     for old in best.iterdir():
         shutil.rmtree(old) if old.is_dir() else old.unlink()
-    source = node.meta.get("submission_path")
+    source = submission or node.meta.get("submission_path")
     if not source or not Path(source).is_file():
         raise FileNotFoundError(f"best node {node.id} has no submission file ({source})")
     shutil.copyfile(source, best / SUBMISSION)
@@ -50,24 +84,34 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         rc.grade_error = "the data dir holds only the public files (no hidden answers), so nothing is graded"
     report: GradeReport | None = None
     submission: Path | None = None
+    refit_note: str | None = None
     if best is not None and best.meta.get("submission_path"):
-        submission = promote(rc, best)
+        refitted, refit_note = refit(rc, best)
+        submission = promote(rc, best, refitted)
         report = None if rc.competition.public_only else grade_best(rc, submission)
+    elif best is None:
+        rc.grade_error = getattr(rc, "grade_error", None) or "no node produced a valid solution"
     if report is not None:
         write_json_atomic(rc.paths.grade, report.model_dump(mode="json"))
+    evaluation = rc.evaluation
     summary = {
         "run_dir": str(rc.paths.root),
         "competition": rc.competition.id,
+        "metric": evaluation.metric.to_dict(),
         "steps": len(journal),
         "good_nodes": len(journal.good_nodes()),
         "best_node": best.id if best else None,
         "validation_metric": best.metric.value if best and best.metric else None,
+        "validation_source": evaluation.validation_source,
+        "claimed_metric": best.meta.get("claimed_metric") if best else None,
+        "refit": refit_note,
         "submission": str(submission) if submission else None,
         "grade": report.model_dump(mode="json") if report else None,
+        "grade_error": None if report is not None else getattr(rc, "grade_error", None),
         "stopped_reason": state.stopped_reason,
         "cost_usd": rc.ledger.total_cost_usd,
     }
-    write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report))
+    write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report, refit_note))
     return summary
 
 
@@ -87,7 +131,9 @@ def tree_lines(journal: Journal) -> list[str]:
     lines: list[str] = []
 
     def walk(node: Node, depth: int) -> None:
-        status = f"[BUGGY] {node.bug_reason}" if node.is_buggy else f"metric {_fmt(node)}"
+        status = (
+            f"[BUGGY] {node.bug_reason}" if node.is_buggy else f"metric {_fmt(node)}, claimed {_claim(node)}"
+        )
         lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type} by {node.agent_id}: {status}")
         for child in journal.children(node):
             if child.parent_ids and child.parent_ids[0] == node.id:
@@ -99,11 +145,24 @@ def tree_lines(journal: Journal) -> list[str]:
 
 
 def _fmt(node: Node) -> str:
-    return f"{node.metric.value:.5g}" if node.metric and node.metric.value is not None else "n/a"
+    if not node.metric or node.metric.value is None:
+        return "n/a"
+    unverified = "" if node.meta.get("validation_source", "solution") == "harness" else " (unverified)"
+    return f"{node.metric.value:.5g}{unverified}"
+
+
+def _claim(node: Node) -> str:
+    claimed = node.meta.get("claimed_metric")
+    return "none printed" if claimed is None else f"{claimed:.5g}"
 
 
 def render_report(
-    rc: RunContext, journal: Journal, state: RunState, best: Node | None, grade: GradeReport | None
+    rc: RunContext,
+    journal: Journal,
+    state: RunState,
+    best: Node | None,
+    grade: GradeReport | None,
+    refit_note: str | None = None,
 ) -> str:
     usage = rc.ledger.summary()
     out = [
@@ -114,14 +173,19 @@ def render_report(
     ]
     out += [f"Steps: {len(journal)} ({len(journal.good_nodes())} good, {len(journal.buggy_nodes())} buggy)  "]
     out += [f"Stopped: {state.stopped_reason or 'limits not reached'}", ""]
+    out += ["## Evaluation", "", *(f"- {line}" for line in rc.evaluation.lines()), ""]
     out += ["## Result", ""]
     if best is None:
         out += ["No node produced a valid solution.", ""]
     else:
+        source = "harness score" if rc.evaluation.holdout else "printed by the solution, unverified"
         out += [
-            f"Best node `{best.id}` ({best.task_type} by {best.agent_id}), validation metric {_fmt(best)}.",
+            f"Best node `{best.id}` ({best.task_type} by {best.agent_id}): validation metric {_fmt(best)} "
+            f"({source}); the solution's own claim: {_claim(best)}.",
             "",
         ]
+        if refit_note:
+            out += [f"Refit: {refit_note}.", ""]
     if grade is not None:
         out += [
             "| score | valid | medal | gold | silver | bronze | median |",

@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from sandbox import ExecutionResult
+from sandbox.workspace import NodeDirs
 from swarm.agent_evolution import EvolutionReport, evolution_due, evolve_agents
 from swarm.atomic import write_json_atomic
 from swarm.experience import ExperienceRecord, input_hash
@@ -31,7 +32,7 @@ from swarm.fitness import score_against
 from swarm.genes import split_genes
 from swarm.journal import Journal, Node
 from swarm.llm.base import CallContext, Message, was_truncated
-from swarm.llm.review import ReviewOutcome, review_execution
+from swarm.llm.review import ReviewOutcome, TrustedScore, review_execution
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
@@ -169,10 +170,15 @@ def execute(rc: RunContext, plan: StepPlan, generation: Generation) -> Execution
     if not generation.code:
         return None
     node_dirs = rc.workspace.node_dirs(plan.node_id)
-    for stale in (node_dirs.working, node_dirs.submission):  # left by a run killed mid-execution
+    clear_outputs(node_dirs)
+    return rc.sandbox.run(generation.code, node_dirs, timeout_s=rc.cfg.execution.timeout_s)
+
+
+def clear_outputs(node_dirs: NodeDirs) -> None:
+    """Empty a node's working and submission dirs (left by a run killed mid-execution, or an earlier refit)."""
+    for stale in (node_dirs.working, node_dirs.submission):
         for entry in list(stale.iterdir()) if stale.is_dir() else []:
             shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-    return rc.sandbox.run(generation.code, node_dirs, timeout_s=rc.cfg.execution.timeout_s)
 
 
 def failure_message(result: ExecutionResult) -> str:
@@ -231,14 +237,20 @@ def _review(
             lower_is_better=rc.lower_is_better,
             summary="no code to run",
         )
-    problem = None
+    problem, trusted, test_submission = None, None, result.submission_path
     if result.submission_path is not None:
         spec = rc.competition.metric
-        problem = check_submission(
-            result.submission_path,
-            rc.competition.sample_submission,
-            id_column=spec.id_column if spec else None,
-        )
+        if rc.harness is not None:
+            scored = rc.harness.evaluate(result.submission_path, rc.harness_submission(plan.node_id))
+            trusted = TrustedScore(scored.score, rc.lower_is_better)
+            test_submission, problem = scored.test_submission, scored.problem
+        if test_submission is not None:
+            test_problem = check_submission(
+                test_submission,
+                rc.competition.sample_submission,
+                id_column=spec.id_column if spec else None,
+            )
+            problem = "; ".join(p for p in (problem, test_problem) if p) or None
     ctx = CallContext(
         stage="feedback",
         kind="review",
@@ -268,8 +280,11 @@ def _review(
         timeout_s=rc.cfg.execution.timeout_s,
         exec_time_s=result.exec_time,
         submission_problem=problem,
+        trusted=trusted,
     )
-    return with_competition_direction(outcome, rc.lower_is_better if rc.competition.metric else None)
+    if test_submission is not None and test_submission != result.submission_path:
+        outcome = dataclasses.replace(outcome, test_submission=str(test_submission))
+    return with_competition_direction(outcome, rc.lower_is_better)
 
 
 def with_competition_direction(outcome: ReviewOutcome, lower_is_better: bool | None) -> ReviewOutcome:
@@ -345,7 +360,12 @@ def make_node(step: StepOutcome) -> Node:
         node.exc_info = {"message": result.exc_info} if result.exc_info else None
         node.exc_stack = [(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None
         node.meta["submission_path"] = str(result.submission_path) if result.submission_path else None
+        if outcome.test_submission:  # the harness's copy of its test rows: what is promoted and graded
+            node.meta["solution_submission_path"] = node.meta["submission_path"]
+            node.meta["submission_path"] = outcome.test_submission
         node.meta["sandbox"] = result.backend
+    node.meta["validation_source"] = outcome.validation_source
+    node.meta["claimed_metric"] = outcome.claimed_metric
     if plan.gene:
         node.meta["gene"] = plan.gene  # the section a mutate step changed
     if plan.crossover_plan:

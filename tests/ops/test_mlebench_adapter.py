@@ -20,6 +20,7 @@ from swarm.competitions import Competition, grade_submission
 from swarm.journal import Journal
 from swarm.mlebench import EXIT_BAD_INPUT, EXIT_NO_SUBMISSION, EXIT_OK, AgentResult, SearchRequest, run_agent
 from swarm.mlebench.deliver import candidates
+from swarm.pipeline.state import RunPaths
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -80,7 +81,12 @@ def test_full_run_hands_in_a_valid_submission(finished, titanic: Competition, sa
     assert summary["steps"] == 3 and summary["stopped_reason"] == "step limit reached"
     assert "not graded here" in summary["grade"] and summary["competition"] == "titanic"
 
-    journal = Journal.load(Path(result.summary["run_dir"]) / "journal.json")
+    # /home/data is split the same way: the harness scored every node and the refit on all rows was handed in
+    assert summary["validation_source"] == "harness" and summary["metric"]["name"] == "accuracy"
+    run_dir = Path(result.summary["run_dir"])
+    assert (run_dir / "harness" / "labels.csv").is_file()
+    assert sha256(submission) == sha256(run_dir / "harness" / "refit_submission.csv")
+    journal = Journal.load(run_dir / "journal.json")
     assert result.node_id == journal.best_node().id
     assert (home / "code" / "solution.py").read_text() == journal[result.node_id].code
     assert (home / "code" / "node_id.txt").read_text().strip() == result.node_id
@@ -116,8 +122,11 @@ def test_rejected_best_gives_way_to_the_next_valid(
     finished, tmp_path: Path, titanic: Competition, grading_server, make_home, make_settings
 ) -> None:
     run_dir = Path(finished[0].summary["run_dir"])
-    found = candidates(Journal.load(run_dir / "journal.json"))
+    found = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))
     assert len(found) >= 2, "the three-step run should leave at least two submissions"
+    # the best node's refit (trained on every row) is handed in first, its scored submission next
+    assert found[0].submission == run_dir / "harness" / "refit_submission.csv"
+    assert found[1].node_id == found[0].node_id
     home = make_home(tmp_path / "home", titanic)
     grading_server.reject_first = 1
 
@@ -135,7 +144,7 @@ def test_every_candidate_rejected_still_leaves_the_best(
     finished, tmp_path: Path, titanic: Competition, grading_server, make_home, make_settings
 ) -> None:
     run_dir = Path(finished[0].summary["run_dir"])
-    found = candidates(Journal.load(run_dir / "journal.json"))
+    found = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))
     home = make_home(tmp_path / "home", titanic)
     grading_server.reject_all = True
 
@@ -151,7 +160,7 @@ def test_server_error_falls_back_to_the_best_unvalidated(
     finished, tmp_path: Path, titanic: Competition, grading_server, make_home, make_settings
 ) -> None:
     run_dir = Path(finished[0].summary["run_dir"])
-    best = candidates(Journal.load(run_dir / "journal.json"))[0]
+    best = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))[0]
     home = make_home(tmp_path / "home", titanic)
     grading_server.fail = True
 

@@ -1,0 +1,112 @@
+"""How a whole run is evaluated: its metric and where it came from, the harness split or the honest fallback,
+and competitions the project has never seen (no competition.json) graded through `--metric`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from flows.competition import CompetitionParams, competition_flow
+from flows.run_competition import main
+from swarm.competitions import load_competition
+from swarm.journal import Journal
+
+pytestmark = pytest.mark.usefixtures("prefect_server")
+QUICK = ["agent.max_steps=2", "search.num_drafts=2", "search.parallel=2"]
+
+
+def unknown_competition(cache: Path, target: Path, description: str) -> Path:
+    """The bundled titanic as a stranger's MLE-bench dir: no competition.json, its own description."""
+    source = load_competition("titanic", cache).root
+    shutil.copytree(source / "prepared", target / "prepared")
+    (target / "prepared" / "public" / "description.md").write_text(description, encoding="utf-8")
+    return target
+
+
+def test_harness_scores_every_node_and_the_run_says_so(
+    tmp_path: Path, base_overrides: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, *QUICK]))
+    said = capsys.readouterr().err
+    assert "metric: accuracy (higher is better), from bundled competition" in said
+    assert "--metric NAME" in said and "the harness holds out" in said
+    assert summary["validation_source"] == "harness"
+    assert summary["metric"]["name"] == "accuracy" and summary["metric"]["source"] == "bundled competition"
+    assert summary["refit"].startswith("used") and summary["grade"]["valid"]
+    saved = json.loads((run_dir / "evaluation.json").read_text())
+    assert saved["validation_source"] == "harness" and saved["metric"]["name"] == "accuracy"
+    best = Journal.load(run_dir / "journal.json").get(summary["best_node"])
+    assert best.meta["validation_source"] == "harness"
+    assert summary["validation_metric"] == best.metric.value
+    report = (run_dir / "report.md").read_text()
+    assert "harness score" in report and "Refit: used" in report
+
+
+def test_without_a_split_scores_are_marked_unverified(
+    tmp_path: Path, base_overrides: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    overrides = [*base_overrides, *QUICK, "evaluation.holdout_fraction=0"]
+    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
+    assert "UNVERIFIED" in capsys.readouterr().err
+    assert summary["validation_source"] == "solution"
+    assert summary["refit"].startswith("not needed")
+    nodes = Journal.load(run_dir / "journal.json").good_nodes()
+    assert nodes and all(n.meta["validation_source"] == "solution" for n in nodes)
+    report = (run_dir / "report.md").read_text()
+    assert "UNVERIFIED" in report and "(unverified)" in report
+    assert not (run_dir / "harness" / "labels.csv").exists()
+
+
+def test_unknown_competition_is_graded_through_the_metric_flag(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = unknown_competition(competition_cache, tmp_path / "stranger", "# Who survived?\n\nPredict it.\n")
+    overrides = [o for o in base_overrides if not o.startswith("data.competition")]
+    run_dir = tmp_path / "run"
+    code = main(
+        ["--data-dir", str(data), "--metric", "accuracy", "--run-dir", str(run_dir), "--json", "--no-live"]
+        + [arg for o in [*overrides, *QUICK] for arg in ("--set", o)]
+    )
+    summary = json.loads(capsys.readouterr().out)
+    assert code == 0
+    assert summary["metric"]["source"] == "--metric / data.metric"
+    assert summary["grade"]["valid"] and summary["grade"]["metric"] == "accuracy"
+    assert summary["grade_error"] is None
+
+
+def test_unknown_metric_stops_the_run_in_one_sentence(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = unknown_competition(competition_cache, tmp_path / "stranger", "# Who survived?\n\nPredict it.\n")
+    overrides = [o for o in base_overrides if not o.startswith("data.competition")]
+    run_dir = tmp_path / "run"
+    code = main(
+        ["--data-dir", str(data), "--run-dir", str(run_dir), "--no-live"]
+        + [arg for o in [*overrides, *QUICK] for arg in ("--set", o)]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    line = next(x for x in err.splitlines() if x.startswith("error:"))
+    assert "--metric NAME" in line and "accuracy" in line
+    assert not run_dir.exists()
+
+
+def test_metric_read_from_the_description(
+    tmp_path: Path, base_overrides: list[str], competition_cache: Path
+) -> None:
+    description = (
+        "# Who survived?\n\n## Evaluation\n\nSubmissions are evaluated on classification accuracy.\n"
+    )
+    data = unknown_competition(competition_cache, tmp_path / "stranger", description)
+    overrides = [o for o in base_overrides if not o.startswith("data.competition")]
+    summary = competition_flow(
+        CompetitionParams(data_dir=str(data), run_dir=str(tmp_path / "run"), overrides=[*overrides, *QUICK])
+    )
+    assert summary["metric"]["name"] == "accuracy"
+    assert summary["metric"]["source"].startswith("description.md")
+    assert summary["grade"]["valid"]
