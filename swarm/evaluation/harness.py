@@ -8,6 +8,7 @@ owns (so a later write to the node's dir cannot change what was scored and check
 
 from __future__ import annotations
 
+import hashlib
 import io
 import os
 import stat
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.atomic import write_text_atomic
+from swarm.atomic import write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
@@ -47,6 +48,22 @@ def read_regular_file(path: Path) -> bytes:
         if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
             raise InvalidSubmission(f"{path.name} is not a regular file")
         return handle.read()
+
+
+def keep_copy(submission: Path, target: Path) -> tuple[Path | None, str | None]:
+    """Copy a submission (a regular file, no symlink) to a path the harness owns: (the copy, None), or (None,
+    why it could not be read)."""
+    try:
+        data = read_regular_file(Path(submission))
+    except InvalidSubmission as exc:
+        return None, str(exc)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    write_bytes_atomic(target, data)
+    return target, None
+
+
+def file_sha256(path: Path) -> str:
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def read_frame(data: bytes, name: str) -> pd.DataFrame:

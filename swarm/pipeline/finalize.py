@@ -13,8 +13,7 @@ from typing import Any
 
 from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.competitions import CompetitionError, GradeReport, grade_submission
-from swarm.competitions.validation import InvalidSubmission
-from swarm.evaluation.harness import read_regular_file
+from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.evaluation.holdout import harness_root
 from swarm.journal import Journal, Node
 from swarm.pipeline.context import RunContext
@@ -41,11 +40,11 @@ def refit(rc: RunContext, node: Node) -> tuple[Path | None, str]:
     if not result.succeeded or result.submission_path is None:
         why = "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[-300:]
         return None, f"not used: the refit {why}"
-    target = harness_root(rc.paths.root) / "refit_submission.csv"
-    try:
-        write_text_atomic(target, read_regular_file(Path(result.submission_path)).decode("utf-8"))
-    except (InvalidSubmission, UnicodeDecodeError) as exc:
-        return None, f"not used: its submission is unreadable ({exc})"
+    target, unreadable = keep_copy(
+        Path(result.submission_path), harness_root(rc.paths.root) / "refit_submission.csv"
+    )
+    if target is None:
+        return None, f"not used: its submission is unreadable ({unreadable})"
     spec = rc.competition.metric
     problem = check_submission(target, rc.competition.sample_submission, spec.id_column if spec else None)
     if problem:
@@ -62,6 +61,9 @@ def promote(rc: RunContext, node: Node, submission: Path | None = None) -> Path:
     source = submission or node.meta.get("submission_path")
     if not source or not Path(source).is_file():
         raise FileNotFoundError(f"best node {node.id} has no submission file ({source})")
+    expected = node.meta.get("submission_sha256")
+    if submission is None and expected and file_sha256(Path(source)) != expected:
+        raise ValueError(f"best node {node.id}'s submission {source} changed after it was reviewed")
     shutil.copyfile(source, best / SUBMISSION)
     write_text_atomic(best / "solution.py", node.code)
     write_text_atomic(best / "node_id.txt", node.id + "\n")

@@ -27,6 +27,7 @@ from sandbox import ExecutionResult
 from sandbox.workspace import NodeDirs
 from swarm.agent_evolution import EvolutionReport, evolution_due, evolve_agents
 from swarm.atomic import write_json_atomic
+from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.experience import ExperienceRecord, input_hash
 from swarm.fitness import score_against
 from swarm.genes import split_genes
@@ -237,13 +238,16 @@ def _review(
             lower_is_better=rc.lower_is_better,
             summary="no code to run",
         )
-    problem, trusted, test_submission = None, None, result.submission_path
+    problem, trusted, test_submission = None, None, None
     if result.submission_path is not None:
         spec = rc.competition.metric
+        kept = rc.harness_submission(plan.node_id)  # read once, by fd: later writes cannot change it
         if rc.harness is not None:
-            scored = rc.harness.evaluate(result.submission_path, rc.harness_submission(plan.node_id))
+            scored = rc.harness.evaluate(result.submission_path, kept)
             trusted = TrustedScore(scored.score, rc.lower_is_better)
             test_submission, problem = scored.test_submission, scored.problem
+        else:
+            test_submission, problem = keep_copy(result.submission_path, kept)
         if test_submission is not None:
             test_problem = check_submission(
                 test_submission,
@@ -282,7 +286,7 @@ def _review(
         submission_problem=problem,
         trusted=trusted,
     )
-    if test_submission is not None and test_submission != result.submission_path:
+    if test_submission is not None:
         outcome = dataclasses.replace(outcome, test_submission=str(test_submission))
     return with_competition_direction(outcome, rc.lower_is_better)
 
@@ -363,6 +367,7 @@ def make_node(step: StepOutcome) -> Node:
         if outcome.test_submission:  # the harness's copy of its test rows: what is promoted and graded
             node.meta["solution_submission_path"] = node.meta["submission_path"]
             node.meta["submission_path"] = outcome.test_submission
+            node.meta["submission_sha256"] = file_sha256(Path(outcome.test_submission))
         node.meta["sandbox"] = result.backend
     node.meta["validation_source"] = outcome.validation_source
     node.meta["claimed_metric"] = outcome.claimed_metric

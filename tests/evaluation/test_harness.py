@@ -130,3 +130,18 @@ def test_a_class_that_no_held_out_row_has_is_still_a_valid_prediction(tmp_path: 
     assert result.problem is None and result.score == 0.0
     seen.assign(kind="unheard-of").to_csv(path, index=False)
     assert "unheard-of" in harness.evaluate(path, tmp_path / "t.csv").problem
+
+
+def test_keep_copy_takes_a_regular_file_and_refuses_links(tmp_path: Path) -> None:
+    from swarm.evaluation.harness import file_sha256, keep_copy
+
+    source = tmp_path / "submission.csv"
+    source.write_text("id,y\n1,0\n", encoding="utf-8")
+    copy, problem = keep_copy(source, tmp_path / "kept" / "n1.csv")
+    assert problem is None and copy.read_text() == "id,y\n1,0\n"
+    source.write_text("id,y\n1,1\n", encoding="utf-8")  # a later write by the solution changes nothing kept
+    assert copy.read_text() == "id,y\n1,0\n" and file_sha256(copy) != file_sha256(source)
+    link = tmp_path / "link.csv"
+    os.symlink(source, link)
+    copy, problem = keep_copy(link, tmp_path / "kept" / "n2.csv")
+    assert copy is None and "regular file" in problem

@@ -3,6 +3,7 @@ and competitions the project has never seen (no competition.json) graded through
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -13,6 +14,8 @@ from flows.competition import CompetitionParams, competition_flow
 from flows.run_competition import main
 from swarm.competitions import load_competition
 from swarm.journal import Journal
+from swarm.pipeline.context import open_run
+from swarm.pipeline.finalize import promote
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 QUICK = ["agent.max_steps=2", "search.num_drafts=2", "search.parallel=2"]
@@ -57,6 +60,10 @@ def test_without_a_split_scores_are_marked_unverified(
     assert summary["refit"].startswith("not needed")
     nodes = Journal.load(run_dir / "journal.json").good_nodes()
     assert nodes and all(n.meta["validation_source"] == "solution" for n in nodes)
+    for node in nodes:  # the reviewed submission was copied out of the node's dir and hashed
+        kept = Path(node.meta["submission_path"])
+        assert kept == run_dir / "harness" / "submissions" / f"{node.id}.csv"
+        assert hashlib.sha256(kept.read_bytes()).hexdigest() == node.meta["submission_sha256"]
     report = (run_dir / "report.md").read_text()
     assert "UNVERIFIED" in report and "(unverified)" in report
     assert not (run_dir / "harness" / "labels.csv").exists()
@@ -110,3 +117,15 @@ def test_metric_read_from_the_description(
     assert summary["metric"]["name"] == "accuracy"
     assert summary["metric"]["source"].startswith("description.md")
     assert summary["grade"]["valid"]
+
+
+def test_a_submission_changed_after_its_review_is_not_promoted(
+    tmp_path: Path, base_overrides: list[str]
+) -> None:
+    run_dir = tmp_path / "run"
+    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, *QUICK]))
+    rc, journal, _ = open_run(run_dir)
+    best = journal.get(summary["best_node"])
+    Path(best.meta["submission_path"]).write_text("PassengerId,Survived\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="changed after it was reviewed"):
+        promote(rc, best)
