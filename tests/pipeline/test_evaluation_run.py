@@ -69,16 +69,18 @@ def test_without_a_split_scores_are_marked_unverified(
     assert not (run_dir / "harness" / "labels.csv").exists()
 
 
+def run_stranger(tmp_path: Path, base_overrides: list[str], cache: Path, *flags: str) -> int:
+    """The main job's CLI on a titanic copy without competition.json whose description names no metric."""
+    data = unknown_competition(cache, tmp_path / "stranger", "# Who survived?\n\nPredict it.\n")
+    overrides = [o for o in base_overrides if not o.startswith("data.competition")]
+    sets = [arg for o in [*overrides, *QUICK] for arg in ("--set", o)]
+    return main(["--data-dir", str(data), "--run-dir", str(tmp_path / "run"), "--no-live", *flags, *sets])
+
+
 def test_unknown_competition_is_graded_through_the_metric_flag(
     tmp_path: Path, base_overrides: list[str], competition_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = unknown_competition(competition_cache, tmp_path / "stranger", "# Who survived?\n\nPredict it.\n")
-    overrides = [o for o in base_overrides if not o.startswith("data.competition")]
-    run_dir = tmp_path / "run"
-    code = main(
-        ["--data-dir", str(data), "--metric", "accuracy", "--run-dir", str(run_dir), "--json", "--no-live"]
-        + [arg for o in [*overrides, *QUICK] for arg in ("--set", o)]
-    )
+    code = run_stranger(tmp_path, base_overrides, competition_cache, "--metric", "accuracy", "--json")
     summary = json.loads(capsys.readouterr().out)
     assert code == 0
     assert summary["metric"]["source"] == "--metric / data.metric"
@@ -89,18 +91,12 @@ def test_unknown_competition_is_graded_through_the_metric_flag(
 def test_unknown_metric_stops_the_run_in_one_sentence(
     tmp_path: Path, base_overrides: list[str], competition_cache: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    data = unknown_competition(competition_cache, tmp_path / "stranger", "# Who survived?\n\nPredict it.\n")
-    overrides = [o for o in base_overrides if not o.startswith("data.competition")]
-    run_dir = tmp_path / "run"
-    code = main(
-        ["--data-dir", str(data), "--run-dir", str(run_dir), "--no-live"]
-        + [arg for o in [*overrides, *QUICK] for arg in ("--set", o)]
-    )
+    code = run_stranger(tmp_path, base_overrides, competition_cache)
     err = capsys.readouterr().err
     assert code == 2
     line = next(x for x in err.splitlines() if x.startswith("error:"))
     assert "--metric NAME" in line and "accuracy" in line
-    assert not run_dir.exists()
+    assert not (tmp_path / "run").exists()
 
 
 def test_metric_read_from_the_description(
