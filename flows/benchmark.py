@@ -102,7 +102,7 @@ def summary_row(target: str, state: State, elapsed_s: float) -> dict[str, Any]:
         median=grade.get("median_threshold"),
     )
     if not grade:
-        row["note"] = "no valid solution to grade"
+        row["note"] = _one_line(summary.get("grade_error") or "no valid solution to grade")
     elif not grade.get("valid"):
         row["note"] = _one_line(f"invalid submission: {grade.get('reason')}")
     elif summary.get("stopped_reason"):
