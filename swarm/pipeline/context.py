@@ -19,7 +19,13 @@ from swarm.agent_store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.competitions.bundled import SPECS
-from swarm.competitions.metric_choice import MetricChoice, MetricUnknown, resolve_metric
+from swarm.competitions.metric_choice import (
+    SOURCE_BUNDLED,
+    SOURCE_COMPETITION_JSON,
+    MetricChoice,
+    MetricUnknown,
+    resolve_metric,
+)
 from swarm.config import Config, load_config
 from swarm.data_preview import preview
 from swarm.dispatcher import Dispatcher
@@ -38,7 +44,6 @@ from swarm.prompting import ParentView, PromptBuilder
 log = logging.getLogger(__name__)
 
 STAGES = ("code", "feedback", "evolution")
-COMPETITION_JSON, BUNDLED = "competition.json", "bundled competition"
 
 
 def new_run_id(competition: str) -> str:
@@ -53,7 +58,7 @@ def resolve_competition(cfg: Config, metric: MetricChoice | None = None) -> Comp
     if target is None:
         raise ValueError("no competition: set data.competition (a bundled id) or data.data_dir")
     name = cfg.data.metric
-    if metric is not None and metric.source not in (COMPETITION_JSON, BUNDLED):
+    if metric is not None and metric.source not in (SOURCE_COMPETITION_JSON, SOURCE_BUNDLED):
         name = metric_argument(metric)
     return load_competition(target, cfg.project.cache_dir, metric=name)
 
@@ -112,7 +117,7 @@ def legacy_evaluation(competition: Competition) -> EvaluationSetup:
     if spec is None:
         raise MetricUnknown(f"the run of {competition.id!r} saved no metric and its competition names none")
     metric = MetricChoice(
-        spec.name, spec.lower_is_better, COMPETITION_JSON, "saved before runs chose one", {}
+        spec.name, spec.lower_is_better, SOURCE_COMPETITION_JSON, "saved before runs chose one", {}
     )
     return EvaluationSetup(metric, None, "the run was made before the harness split existed")
 

@@ -13,8 +13,9 @@ import pytest
 from flows.competition import CompetitionParams, competition_flow
 from flows.run_competition import main
 from swarm.competitions import load_competition
+from swarm.config import load_config
 from swarm.journal import Journal
-from swarm.pipeline.context import open_run
+from swarm.pipeline.context import create_run, open_run
 from swarm.pipeline.finalize import promote
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
@@ -125,3 +126,13 @@ def test_a_submission_changed_after_its_review_is_not_promoted(
     Path(best.meta["submission_path"]).write_text("PassengerId,Survived\n", encoding="utf-8")
     with pytest.raises(ValueError, match="changed after it was reviewed"):
         promote(rc, best)
+
+
+def test_a_run_dir_from_before_evaluation_json_still_opens(tmp_path: Path, base_overrides: list[str]) -> None:
+    cfg = load_config(None, [*base_overrides, *QUICK])
+    paths = create_run(cfg, tmp_path / "old")
+    (paths.root / "evaluation.json").unlink()  # what an older run dir looks like
+    rc, _, _ = open_run(paths.root)
+    assert rc.evaluation.validation_source == "solution" and rc.harness is None
+    assert rc.evaluation.metric.name == "accuracy" and rc.lower_is_better is False
+    assert rc.workspace.input_dir.resolve() == rc.competition.public_dir
