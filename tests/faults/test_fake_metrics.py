@@ -138,6 +138,11 @@ def test_no_fake_score_wins(backend, request, open_competition, base_overrides, 
         f"{i},{y}" for i, y in list(zip(labels["PassengerId"], labels["Survived"], strict=True))[:5]
     )
     assert rows not in prompts
+    harness = run_dir / "harness"
+    holders = [
+        p for p in run_dir.rglob("*") if p.is_file() and not p.is_symlink() and rows in p.read_text("latin-1")
+    ]
+    assert holders == [harness / "labels.csv"]
     public_train = pd.read_csv(run_dir / "harness" / "public" / "train.csv", dtype=str)
     assert set(labels["PassengerId"]).isdisjoint(public_train["PassengerId"])
     report = (run_dir / "report.md").read_text()

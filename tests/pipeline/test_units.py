@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from flows.artifacts import artifact_key, curve_lines
+from flows.artifacts import artifact_key, curve_lines, journal_rows
 from sandbox import ExecutionResult
 from swarm.agent_store import AgentStore
 from swarm.config import load_config
@@ -165,6 +165,20 @@ def test_score_curve_lines_show_each_improvement() -> None:
     rows = [line for line in lines if line.startswith("step")]
     assert [row.split()[2] for row in rows] == ["0.5", "0.4", "0.4", "0.3"]
     assert rows[-1].count("#") > rows[0].count("#")
+
+
+def test_journal_table_marks_scores_the_harness_did_not_compute_as_unverified() -> None:
+    journal = Journal()
+    trusted, claimed = good(0.8, lower=False), good(0.99, lower=False)
+    trusted.meta.update(validation_source="harness", claimed_metric=0.85)
+    claimed.meta.update(validation_source="solution", claimed_metric=0.99)
+    journal.append(trusted)
+    journal.append(claimed)
+    rows = journal_rows(journal)
+    assert [(r["metric"], r["scored by"], r["claimed"]) for r in rows] == [
+        (0.8, "harness", 0.85),
+        (0.99, "unverified", 0.99),
+    ]
 
 
 # -- rerun branches -----------------------------------------------------------------------------------------
