@@ -8,6 +8,10 @@ coder). It prints, side by side, the final grade on the hidden answers, the meda
 until the node the run would have submitted (the best by validation metric so far) scored at bronze or
 better on the hidden answers; the JSON file holds every figure. The hidden answers are used here only after
 each run, for the report, as in the main job.
+
+Trusted evaluation: for the same runs it also reports the hidden-test score of the node picked by the harness's
+score (what the run submits, before the refit) and of the node the solutions' printed metrics would have
+picked, and the mean absolute gap between the claimed and the harness scores of the good nodes.
 """
 
 from __future__ import annotations
@@ -68,6 +72,34 @@ def steps_to_bronze(run_dir: Path, competition: Any) -> tuple[int | None, list[f
     return reached, scores
 
 
+def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
+    """Hidden-test scores of the node picked by the harness score and of the one the printed claims would pick,
+    and the mean |claimed - harness| over good nodes that have both."""
+    lower = competition.metric.lower_is_better
+    good = [n for n in journal.good_nodes() if n.meta.get("submission_path")]
+
+    def hidden(node: Any) -> float | None:
+        if node is None:
+            return None
+        report = grade_submission(competition, node.meta["submission_path"])
+        return report.score if report.valid else None
+
+    def best(key: Any) -> Any:
+        scored = [n for n in good if key(n) is not None]
+        return min(scored, key=lambda n: key(n) if lower else -key(n)) if scored else None
+
+    gaps = [
+        abs(n.meta["claimed_metric"] - n.metric.value)
+        for n in good
+        if n.meta.get("claimed_metric") is not None and n.metric and n.metric.value is not None
+    ]
+    return {
+        "harness_pick_score": hidden(best(lambda n: n.metric.value if n.metric else None)),
+        "printed_pick_score": hidden(best(lambda n: n.meta.get("claimed_metric"))),
+        "claim_gap": statistics.mean(gaps) if gaps else None,
+    }
+
+
 def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
     run_dir = root / f"{competition_id}-{policy}-{seed}"
     overrides = [
@@ -90,6 +122,7 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
     reached, curve = steps_to_bronze(run_dir, competition)
     grade = summary.get("grade") or {}
     journal = Journal.load(run_dir / "journal.json")
+    trusted = picks(journal, competition)
     return {
         "competition": competition_id,
         "policy": policy,
@@ -102,6 +135,9 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
         "bronze_threshold": grade.get("bronze_threshold"),
         "steps_to_bronze": reached,
         "pick_score_by_step": curve,
+        "validation_source": summary.get("validation_source"),
+        "refit": summary.get("refit"),
+        **trusted,
         "seconds": round(seconds, 1),
     }
 
@@ -110,15 +146,30 @@ def print_tables(results: list[dict], console: Console) -> None:
     for competition_id in dict.fromkeys(r["competition"] for r in results):
         rows = [r for r in results if r["competition"] == competition_id]
         table = Table(title=f"{competition_id} (bronze at {rows[0]['bronze_threshold']})")
-        for column in ("policy", "seed", "score", "medal", "steps to bronze", "buggy/steps", "s"):
+        columns = (
+            "policy",
+            "seed",
+            "score",
+            "medal",
+            "steps to bronze",
+            "harness pick",
+            "printed pick",
+            "claim gap",
+            "buggy/steps",
+            "s",
+        )
+        for column in columns:
             table.add_column(column, justify="right")
         for r in rows:
             table.add_row(
                 r["policy"],
                 str(r["seed"]),
-                "-" if r["score"] is None else f"{r['score']:.5g}",
+                _num(r["score"]),
                 r["medal"] or "none",
                 "-" if r["steps_to_bronze"] is None else str(r["steps_to_bronze"]),
+                _num(r.get("harness_pick_score")),
+                _num(r.get("printed_pick_score")),
+                _num(r.get("claim_gap")),
                 f"{r['buggy']}/{r['steps']}",
                 f"{r['seconds']:.0f}",
             )
@@ -132,10 +183,22 @@ def print_tables(results: list[dict], console: Console) -> None:
                 f"{statistics.mean(scores):.5g}" if scores else "-",
                 f"{medals}/{len(mine)} medals",
                 "",
+                _mean(mine, "harness_pick_score"),
+                _mean(mine, "printed_pick_score"),
+                _mean(mine, "claim_gap"),
                 "",
                 "",
             )
         console.print(table)
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.5g}"
+
+
+def _mean(rows: list[dict], key: str) -> str:
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return f"{statistics.mean(values):.5g}" if values else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
