@@ -1,18 +1,18 @@
-"""Per-execution overhead of the sandbox backends: container vs local vs a bare `python -c pass`.
+"""Per-execution overhead of the sandbox backends: container vs bwrap vs local vs a bare `python -c pass`.
 
     python benchmarks/sandbox_overhead.py [--runs 15] [--code "pass"]
                                           [--json benchmarks/results/sandbox_overhead.json]
 
 Prints the median wall time of each way to run the same snippet, and ratios to the bare interpreter.
 The local row runs with the isolation the local backend really uses: as root, under the supervisor and a slot
-uid, with the interpreter such a uid can run (find_isolated_python). The Docker row is skipped (with the reason)
-when no engine or image is available.
+uid, with the interpreter such a uid can run (find_isolated_python); the bwrap row runs that same interpreter in
+the bwrap sandbox (as root also as a slot uid). A row whose backend cannot run here (no Docker engine or image,
+no user namespaces, the local backend when not root) is skipped with the reason.
 """
 
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
 import subprocess
 import sys
@@ -24,8 +24,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.common import write_json  # noqa: E402
-from sandbox import LocalSandbox, SandboxUnavailable, Workspace  # noqa: E402
+from sandbox import LocalSandbox, Sandbox, SandboxUnavailable, Workspace  # noqa: E402
+from sandbox.bwrap_backend import BwrapSandbox  # noqa: E402
 from sandbox.local import find_isolated_python  # noqa: E402
+from sandbox.tree_ops import remove_tree  # noqa: E402
 from swarm.config import ExecutionConfig  # noqa: E402
 
 
@@ -65,27 +67,27 @@ def main(argv: list[str] | None = None) -> int:
             )
         )
 
-        local = LocalSandbox(cfg, python=python)
-        rows.append(
-            (
-                f"local sandbox (isolated={local.drop_privileges})",
-                _median_s(lambda i: _check(local.run(args.code, ws.node_dirs(f"l{i + 1}"))), args.runs),
-            )
-        )
-        try:
-            from sandbox.docker_backend import DockerSandbox
-
-            docker_sb = DockerSandbox(cfg)
+        backends: list[tuple[str, str, Callable[[], Sandbox]]] = [
+            ("local sandbox", "l", lambda: LocalSandbox(cfg, python=python)),
+            ("bwrap sandbox", "b", lambda: BwrapSandbox(cfg, python=python)),
+            ("docker sandbox", "d", lambda: _docker(cfg)),
+        ]
+        for label, prefix, build in backends:
+            try:
+                sb = build()
+            except SandboxUnavailable as exc:
+                print(f"{label}: skipped ({exc})")
+                continue
+            name = f"{label} (isolated={sb.isolated})" if label != "docker sandbox" else label
             rows.append(
                 (
-                    "docker sandbox",
+                    name,
                     _median_s(
-                        lambda i: _check(docker_sb.run(args.code, ws.node_dirs(f"d{i + 1}"))), args.runs
+                        lambda i, sb=sb, p=prefix: _check(sb.run(args.code, ws.node_dirs(f"{p}{i + 1}"))),
+                        args.runs,
                     ),
                 )
             )
-        except SandboxUnavailable as exc:
-            print(f"docker sandbox: skipped ({exc})")
 
         bare = rows[0][1]
         print(f"python: {python}")
@@ -97,8 +99,14 @@ def main(argv: list[str] | None = None) -> int:
         ]
         write_json(args.json, args, {"python": python, "results": results})
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        remove_tree(base, ignore_errors=True)
     return 0
+
+
+def _docker(cfg: ExecutionConfig) -> Sandbox:
+    from sandbox.docker_backend import DockerSandbox
+
+    return DockerSandbox(cfg)
 
 
 def _check(result) -> None:

@@ -1,4 +1,4 @@
-"""Running untrusted solution code: Docker and local backends behind one interface, and per-run workspaces.
+"""Running untrusted solution code: Docker, bwrap and local backends behind one interface, and per-run workspaces.
 
 from sandbox import ExecutionResult, Workspace, make_sandbox
 
@@ -11,6 +11,7 @@ from sandbox.base import Sandbox, SandboxUnavailable
 from sandbox.factory import make_sandbox
 from sandbox.local import LocalSandbox
 from sandbox.result import ExecutionResult, StackFrame
+from sandbox.unsafe_local import UnsafeLocalSandbox
 from sandbox.workspace import NodeDirs, Workspace, WorkspaceError
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "Sandbox",
     "SandboxUnavailable",
     "StackFrame",
+    "UnsafeLocalSandbox",
     "Workspace",
     "WorkspaceError",
     "make_sandbox",

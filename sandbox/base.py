@@ -58,6 +58,16 @@ class Sandbox(ABC):
         """The Python packages a solution can import here, as "name version" strings (for the prompts)."""
         return []
 
+    @property
+    def isolated(self) -> bool:
+        """Whether solutions are confined (False only for unsafe-local: they run with the caller's rights)."""
+        return True
+
+    @property
+    def description(self) -> str:
+        """One line saying how solutions are confined here (for the run dir, the report and the summary)."""
+        return self.name
+
     @abstractmethod
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
         """Run node_dirs.code_path with cwd = node_dirs.root; never leave a process or container behind.

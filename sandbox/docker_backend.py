@@ -81,7 +81,9 @@ def reap_stale_containers(client: docker.DockerClient) -> int:
     """Remove sandbox containers of this host whose owning process is gone. Returns how many were removed."""
     removed = 0
     host = socket.gethostname()
-    for container in client.containers.list(all=True, filters={"label": f"{LABEL}=1"}):
+    # ignore_removed: another caller may remove a container between the engine's list and its inspect.
+    listed = client.containers.list(all=True, filters={"label": f"{LABEL}=1"}, ignore_removed=True)
+    for container in listed:
         labels = container.labels or {}
         if labels.get(LABEL_HOST) != host:
             continue
@@ -193,6 +195,13 @@ class DockerSandbox(Sandbox):
     def packages(self) -> list[str]:
         """The image's packages: it is built from sandbox/requirements.txt."""
         return pinned_packages()
+
+    @property
+    def description(self) -> str:
+        return (
+            f"docker: a container of {self.cfg.image} per execution, no network, uid {SANDBOX_UID}, "
+            "all capabilities dropped, read-only root filesystem"
+        )
 
     def container_kwargs(self, node_dirs: NodeDirs, timeout_s: float | None = None) -> dict:
         """The create() arguments of one execution (see container_kwargs)."""

@@ -1,4 +1,11 @@
-"""Picking a backend from the config."""
+"""Picking a backend from the config; never a silent fallback to unconfined execution.
+
+docker: the Docker backend, or SandboxUnavailable (no engine, or no image).
+bwrap: bubblewrap (sandbox.bwrap_backend), or SandboxUnavailable (no user namespaces here, say).
+local: the slot-uid supervisor (root, with an interpreter the slot uids can run), else bwrap, else refuses.
+unsafe-local: the caller's own rights, NOT isolated: warns on every run (the explicit opt-in).
+auto: docker, then bwrap, then refuses with one sentence naming the ways out.
+"""
 
 from __future__ import annotations
 
@@ -6,32 +13,59 @@ import logging
 
 from sandbox.base import Sandbox, SandboxUnavailable
 from sandbox.local import LocalSandbox
+from sandbox.unsafe_local import UnsafeLocalSandbox
 from swarm.config import ExecutionConfig
 
 log = logging.getLogger(__name__)
 
 
-def make_sandbox(cfg: ExecutionConfig) -> Sandbox:
-    """The backend `cfg.sandbox` asks for.
+def _docker(cfg: ExecutionConfig) -> Sandbox:
+    from sandbox.docker_backend import DockerSandbox
 
-    docker: raise SandboxUnavailable when no engine answers or the image is missing.
-    local: always works (isolated only when running as root).
-    auto: docker when possible, else local with a warning that local execution is not isolated like Docker.
-    """
+    return DockerSandbox(cfg)
+
+
+def _bwrap(cfg: ExecutionConfig) -> Sandbox:
+    from sandbox.bwrap_backend import BwrapSandbox
+
+    return BwrapSandbox(cfg)
+
+
+def no_sandbox_message(docker_reason: str, bwrap_reason: str) -> str:
+    """The one sentence `auto` refuses with."""
+    return (
+        f"No sandbox can run solutions here (Docker: {docker_reason}; bubblewrap: {bwrap_reason}): start a "
+        "Docker engine (sandbox/setup_engine.sh), or allow unprivileged user namespaces "
+        "(sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0), "
+        "or run solutions unconfined with your own rights by setting execution.sandbox=unsafe-local."
+    )
+
+
+def make_sandbox(cfg: ExecutionConfig) -> Sandbox:
+    """The backend `cfg.sandbox` asks for (see the module doc); raises SandboxUnavailable when it cannot run."""
     if not isinstance(cfg, ExecutionConfig):
         raise TypeError(f"make_sandbox needs an ExecutionConfig, got {type(cfg).__name__}")
+    if cfg.sandbox == "unsafe-local":
+        sandbox = UnsafeLocalSandbox(cfg)
+        log.warning("execution.sandbox=unsafe-local: %s", sandbox.description)
+        return sandbox
+    if cfg.sandbox == "docker":
+        return _docker(cfg)
+    if cfg.sandbox == "bwrap":
+        return _bwrap(cfg)
     if cfg.sandbox == "local":
-        return LocalSandbox(cfg)
+        try:
+            return LocalSandbox(cfg)
+        except SandboxUnavailable as exc:
+            log.info("execution.sandbox=local: %s; using bubblewrap instead", exc)
+            return _bwrap(cfg)
     try:
-        from sandbox.docker_backend import DockerSandbox
-
-        return DockerSandbox(cfg)
+        return _docker(cfg)
     except SandboxUnavailable as exc:
-        if cfg.sandbox == "docker":
-            raise
-        log.warning(
-            "sandbox=auto: Docker is not usable (%s); falling back to the LOCAL backend, which has no "
-            "network or filesystem isolation. Untrusted code runs on this machine.",
-            exc,
-        )
-        return LocalSandbox(cfg)
+        docker_reason = str(exc)
+    try:
+        sandbox = _bwrap(cfg)
+    except SandboxUnavailable as exc:
+        raise SandboxUnavailable(no_sandbox_message(docker_reason, str(exc))) from None
+    log.info("execution.sandbox=auto: Docker is not usable (%s); using bubblewrap", docker_reason)
+    return sandbox

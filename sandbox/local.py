@@ -1,10 +1,12 @@
-"""The local backend: a supervised subprocess with rlimits, a scrubbed environment and (as root) its own uid.
+"""The local backend: a supervised subprocess with rlimits, a scrubbed environment and, as root, its own uid.
 
-It is weaker than Docker: no network or filesystem namespace. As root each execution runs as its own slot uid
-(sandbox.slots): it cannot read root-only files nor touch another execution's dirs, and every process of that
-uid dies at the end. As any other user it runs with the caller's rights and the result says isolated=False.
-Either way the solution runs under a supervisor (sandbox/shim.py, a child subreaper) that kills whatever it
-left behind, also daemons that double-fork, and that enforces the deadline even if the caller is killed.
+It is weaker than Docker and bwrap: no network or filesystem namespace. It isolates only as root: each
+execution runs as its own slot uid (sandbox.slots), so it cannot read root-only files nor touch another
+execution's dirs, and every process of that uid dies at the end. Where it cannot drop privileges (not root,
+or an interpreter the slot uids cannot run) it refuses (SandboxUnavailable); sandbox.unsafe_local is the
+explicit opt-in to run with the caller's rights. The solution runs under a supervisor (sandbox/shim.py, a
+child subreaper) that kills whatever it left behind, also daemons that double-fork, and that enforces the
+deadline even if the caller is killed. BwrapSandbox reuses all of it and wraps the solution in bubblewrap.
 """
 
 from __future__ import annotations
@@ -23,14 +25,14 @@ import threading
 import time
 from pathlib import Path
 
-from sandbox.base import RawRun, Sandbox
+from sandbox.base import RawRun, Sandbox, SandboxUnavailable
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
 from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.packages import interpreter_packages
 from sandbox.process_tree import kill_tree, kill_uid
 from sandbox.result import OutputCollector
-from sandbox.shared_tmp import owned_bytes
+from sandbox.shared_tmp import owned_bytes, remove_owned
 from sandbox.slots import PROBE_UID, SLOTS, UidSlots
 from sandbox.workspace import CODE_FILE, NodeDirs
 from swarm.config import ExecutionConfig
@@ -116,19 +118,29 @@ class LocalSandbox(Sandbox):
             raise FileNotFoundError(f"python interpreter {self.python} does not exist")
         self.slots = slots or SLOTS
         self.extra_env = dict(extra_env or {})
-        self.drop_privileges = os.geteuid() == 0 and uid_can_run(self.python, PROBE_UID)
-        if os.geteuid() == 0 and not self.drop_privileges:
-            log.warning(
-                "local sandbox: the sandbox uids (e.g. %d) cannot run %s (is it under a 0700 dir?); solutions "
-                "run as root, NOT isolated. Set SWARM_SANDBOX_PYTHON to an interpreter outside /root.",
-                PROBE_UID,
-                self.python,
+        self.drop_privileges = self._can_drop_privileges()
+
+    def _can_drop_privileges(self) -> bool:
+        """Root with an interpreter the slot uids can run; otherwise SandboxUnavailable (never run as us)."""
+        if os.geteuid() != 0:
+            raise SandboxUnavailable(
+                "the local sandbox isolates only as root (it runs each solution as a slot uid); use "
+                "execution.sandbox=bwrap, or execution.sandbox=unsafe-local to run solutions with your rights"
             )
-        elif os.geteuid() != 0:
-            log.warning(
-                "local sandbox: not running as root, so solutions run with your own rights and are NOT "
-                "isolated (they can read your files); use the docker backend for untrusted code."
+        if not uid_can_run(self.python, PROBE_UID):
+            raise SandboxUnavailable(
+                f"the local sandbox's uids (e.g. {PROBE_UID}) cannot run {self.python} (is it under a 0700 "
+                "dir?); set SWARM_SANDBOX_PYTHON to an interpreter outside /root, or use execution.sandbox=bwrap"
             )
+        return True
+
+    @property
+    def isolated(self) -> bool:
+        return self.drop_privileges
+
+    @property
+    def description(self) -> str:
+        return f"local: supervised subprocess as a slot uid ({self.slots.base}+), no network/filesystem namespace"
 
     def packages(self) -> list[str]:
         """The well-known ML packages the interpreter that runs solutions has installed."""
@@ -156,6 +168,7 @@ class LocalSandbox(Sandbox):
         return env
 
     def _limits(self, timeout_s: float) -> list[tuple[int, int]]:
+        """The solution's rlimits (RLIMIT_NPROC counts per uid: the slot uid's own, else ours)."""
         nproc = self.cfg.pids_limit
         if not self.drop_privileges:
             # RLIMIT_NPROC counts every process of the uid, so leave room for the ones already running.
@@ -173,6 +186,19 @@ class LocalSandbox(Sandbox):
     def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
         if not self.drop_privileges:
             return self._supervise(node_dirs, timeout_s, None)
+        self._check_reachable(node_dirs)
+        with self.slots.acquire() as uid:
+            claim_dirs(node_dirs, uid)
+            try:
+                return self._supervise(node_dirs, timeout_s, uid)
+            finally:
+                # Its processes are dead (_supervise killed the uid). Its files in the shared dirs go first, so
+                # that hard links it made there to its own files are gone before those files are handed back.
+                remove_owned(uid)
+                release_dirs(node_dirs)
+
+    def _check_reachable(self, node_dirs: NodeDirs) -> None:
+        """The slot uids must be able to reach the node dir and its input by path."""
         for needed in (node_dirs.root, node_dirs.input.resolve()):
             blocked = unreachable_parent(needed)
             if blocked is not None:
@@ -180,14 +206,18 @@ class LocalSandbox(Sandbox):
                     f"local sandbox: the sandbox uids cannot reach {needed} because {blocked} is not "
                     "traversable by others (chmod o+x it, or put the workspace/data elsewhere)"
                 )
-        with self.slots.acquire() as uid:
-            claim_dirs(node_dirs, uid)
-            try:
-                return self._supervise(node_dirs, timeout_s, uid)
-            finally:
-                release_dirs(node_dirs)  # its processes are dead: _supervise killed the uid
 
-    def _shim_command(self, timeout_s: float, uid: int | None, status_fd: int) -> list[str]:
+    def _solution_argv(self, node_dirs: NodeDirs, uid: int | None) -> list[str]:
+        """What the supervisor execs (after dropping to `_shim_uid(uid)`)."""
+        return [self.python, CODE_FILE]
+
+    def _shim_uid(self, uid: int | None) -> int | None:
+        """The uid the supervisor drops to before it execs the solution."""
+        return uid
+
+    def _shim_command(
+        self, timeout_s: float, uid: int | None, status_fd: int, argv: list[str] | None = None
+    ) -> list[str]:
         limits = ",".join(f"{which}={value}" for which, value in self._limits(timeout_s))
         return [
             sys.executable,
@@ -201,8 +231,7 @@ class LocalSandbox(Sandbox):
             "-" if uid is None else str(uid),
             limits,
             "--",
-            self.python,
-            CODE_FILE,
+            *(argv or [self.python, CODE_FILE]),
         ]
 
     def _supervise(self, node_dirs: NodeDirs, timeout_s: float, uid: int | None) -> RawRun:
@@ -213,7 +242,9 @@ class LocalSandbox(Sandbox):
             start = time.monotonic()
             try:
                 proc = subprocess.Popen(
-                    self._shim_command(timeout_s, uid, status_w),
+                    self._shim_command(
+                        timeout_s, self._shim_uid(uid), status_w, self._solution_argv(node_dirs, uid)
+                    ),
                     cwd=node_dirs.root,
                     env=self.environment(node_dirs),
                     stdin=subprocess.DEVNULL,
@@ -251,7 +282,7 @@ class LocalSandbox(Sandbox):
             exec_time=elapsed,
             timed_out=timed_out or limit_hit,
             disk_exceeded=watcher.exceeded,
-            isolated=uid is not None,
+            isolated=self.isolated,
         )
 
 

@@ -7,22 +7,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import stat
 from pathlib import Path
 
+from sandbox.tree_ops import chown_tree
 from sandbox.workspace import NodeDirs
 
 
 def _chown_tree(top: Path, uid: int, gid: int) -> None:
-    """lchown `top` and everything under it, never following symlinks nor touching hard-linked files."""
-    for dirpath, dirnames, filenames in os.walk(top):  # does not descend into symlinked dirs
-        for name in [dirpath, *(os.path.join(dirpath, n) for n in dirnames + filenames)]:
-            with contextlib.suppress(FileNotFoundError):
-                info = os.lstat(name)
-                # A hard link to a file elsewhere must not hand that file over.
-                if not stat.S_ISDIR(info.st_mode) and info.st_nlink > 1:
-                    continue
-                os.lchown(name, uid, gid)
+    """lchown `top` and everything under it, never following symlinks nor touching hard-linked files (a hard
+    link to a file elsewhere must not hand that file over); any depth (sandbox.tree_ops)."""
+    with contextlib.suppress(FileNotFoundError):
+        chown_tree(top, uid, gid)
 
 
 def claim_dirs(node_dirs: NodeDirs, uid: int) -> None:

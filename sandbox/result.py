@@ -157,19 +157,31 @@ def parse_traceback(output: str) -> tuple[str | None, str | None, list[StackFram
 
 
 def list_files(root: Path, subdirs: tuple[str, ...], limit: int = 1000) -> list[str]:
-    """Regular files (not symlinks) under root/<subdir>, as sorted paths relative to root, at most `limit`."""
+    """Regular files (not symlinks) under root/<subdir>, as sorted paths relative to root, at most `limit`.
+
+    Walks with an explicit stack (a solution's tree may be deeper than the recursion limit) and skips what
+    cannot be listed (paths longer than PATH_MAX, say).
+    """
     found: list[str] = []
     for sub in subdirs:
         base = root / sub
         if not base.is_dir() or base.is_symlink():
             continue
-        for dirpath, dirnames, filenames in os.walk(base):  # never follows symlinked dirs
-            dirnames.sort()
-            for name in sorted(filenames):
-                path = Path(dirpath) / name
-                if path.is_symlink() or not path.is_file():
+        stack = [str(base)]
+        while stack:
+            try:
+                with os.scandir(stack.pop()) as listing:
+                    entries = sorted(listing, key=lambda entry: entry.name, reverse=True)
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif entry.is_file(follow_symlinks=False):
+                        found.append(Path(entry.path).relative_to(root).as_posix())
+                except OSError:
                     continue
-                found.append(path.relative_to(root).as_posix())
                 if len(found) >= limit:
                     return sorted(found)
     return sorted(found)

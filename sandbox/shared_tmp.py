@@ -1,4 +1,4 @@
-"""Files a sandbox uid leaves in the world-writable temp dirs (/tmp, /var/tmp, /dev/shm): measured and removed.
+"""Files a sandbox uid leaves in the world-writable dirs (/tmp, /var/tmp, /dev/shm, /run/lock): measured and removed.
 
 A local solution can write there besides its own dirs; a slot uid is used by one execution at a time, so every
 top-level entry it owns there is that execution's.
@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import stat
 from collections.abc import Iterator
 
 from sandbox.disk_usage import tree_bytes
+from sandbox.tree_ops import remove_tree
 
-SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm")
+SHARED_TMP_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 
 
 def owned_entries(uid: int, dirs: tuple[str, ...] = SHARED_TMP_DIRS) -> Iterator[tuple[str, bool]]:
@@ -44,7 +44,7 @@ def remove_owned(uid: int, dirs: tuple[str, ...] = SHARED_TMP_DIRS) -> int:
     for path, is_dir in list(owned_entries(uid, dirs)):
         with contextlib.suppress(FileNotFoundError):
             if is_dir:
-                shutil.rmtree(path, ignore_errors=True)
+                remove_tree(path, ignore_errors=True)  # attacker-shaped: no recursion limit
             else:
                 os.unlink(path)
             removed += 1

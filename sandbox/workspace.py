@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sandbox.result import ExecutionResult, list_files
+from sandbox.tree_ops import remove_tree
 
 NODE_ID_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 CODE_FILE = "solution.py"
@@ -171,7 +172,7 @@ class Workspace:
             raise WorkspaceError(f"node {node_id!r} has no {CODE_FILE} to promote")
         best = self.best_solution_dir
         for old in best.iterdir():
-            shutil.rmtree(old) if old.is_dir() and not old.is_symlink() else old.unlink()
+            remove_tree(old)
         shutil.copyfile(code, best / CODE_FILE)
         submission = root / "submission" / SUBMISSION_FILE
         if submission.is_file() and not submission.is_symlink():
@@ -184,12 +185,12 @@ class Workspace:
         if node_id is not None:
             root = self._node_root(node_id)
             if root.exists():
-                shutil.rmtree(root)
+                remove_tree(root)  # a solution's tree: any depth
             if not keep_archives:
                 (self.archives_dir / f"{node_id}.zip").unlink(missing_ok=True)
             return
-        shutil.rmtree(self.nodes_dir, ignore_errors=True)
+        remove_tree(self.nodes_dir, ignore_errors=True)
         self.nodes_dir.mkdir()
         if not keep_archives:
-            shutil.rmtree(self.archives_dir, ignore_errors=True)
+            remove_tree(self.archives_dir, ignore_errors=True)
             self.archives_dir.mkdir()

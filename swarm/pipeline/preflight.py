@@ -9,8 +9,11 @@ so an existing run dir stays as it was.
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
+from sandbox import make_sandbox
+from sandbox.exposure import exposure_warnings
 from swarm.competitions import Competition, CompetitionError
 from swarm.competitions.public_files import check_public_files
 from swarm.config import Config, load_config
@@ -18,15 +21,36 @@ from swarm.llm.preflight import check_models
 from swarm.pipeline.context import resolve_competition
 from swarm.pipeline.state import RunPaths, load_state
 
+log = logging.getLogger(__name__)
+
+
+def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
+    """Log (and return) a warning for each host file a solution could read: a `.env` or the competition's
+    private answers readable by other users, and solutions run unconfined (execution.sandbox=unsafe-local)."""
+    stages = (cfg.llm.code, cfg.llm.feedback, cfg.llm.evolution)
+    env_files = [Path(".env"), *filter(None, (getattr(stage, "_env_file", None) for stage in stages))]
+    private = None if competition.public_only else competition.private_dir
+    warnings = exposure_warnings(env_files, private)
+    if cfg.execution.sandbox == "unsafe-local":
+        warnings.append(
+            "execution.sandbox=unsafe-local: solutions run with your own rights, NOT isolated (they can read "
+            "your files and keys and reach your network)."
+        )
+    for line in warnings:
+        log.warning(line)
+    return warnings
+
 
 def check_run_inputs(cfg: Config) -> Competition:
     """The competition the config names, after checking it and the LLM stages; raises on the first problem."""
     competition = resolve_competition(cfg)
+    warn_exposure(cfg, competition)
     if cfg.data.check_inputs:
         try:
             check_public_files(competition)
         except CompetitionError as exc:
             raise CompetitionError(f"{exc} (data.check_inputs=false skips this check)") from None
+    make_sandbox(cfg.execution)  # SandboxUnavailable, in one sentence, when no backend can confine solutions
     check_models(cfg.llm)
     return competition
 

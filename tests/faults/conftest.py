@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from sandbox.tree_ops import remove_tree
 from swarm.llm.loopback_server import LoopbackServer
 
 MODEL_KEY_ENV = "SWARM_TEST_MODEL_KEY"
@@ -94,7 +95,7 @@ def open_competition(competition_cache: Path) -> Iterator[Path]:
         if path.is_dir() and path.name != "private":
             path.chmod(0o755)
     yield base
-    shutil.rmtree(base, ignore_errors=True)
+    remove_tree(base, ignore_errors=True)  # hostile solutions leave trees deeper than shutil.rmtree can go
 
 
 def tree_digest(root: Path) -> dict[str, str]:

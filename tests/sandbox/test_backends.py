@@ -1,4 +1,4 @@
-"""Both backends against real processes / a real engine: results, limits and isolation."""
+"""Every backend against real processes / a real engine: results, limits and isolation."""
 
 from __future__ import annotations
 
@@ -14,7 +14,9 @@ import pytest
 from sandbox.process_tree import real_uid
 from sandbox.slots import SLOTS
 
-BACKENDS = ["local", pytest.param("docker", marks=pytest.mark.docker)]
+from .conftest import processes_under
+
+BACKENDS = ["local", "bwrap", pytest.param("docker", marks=pytest.mark.docker)]
 SECRET = "sk-swarm-test-secret-0123456789"
 
 
@@ -106,10 +108,12 @@ def test_timeout_kills_the_whole_tree(backend, make_backend, workspace):
     assert result.exc_type == "TimeoutError"
     assert 2.5 < result.exec_time < 15
     assert "children started" in result.output
-    if backend == "local":
+    if backend != "docker":
         pids = [int(p) for p in (node.working / "pids.txt").read_text().split()]
         assert len(pids) == 4
-        assert [pid for pid in pids if _alive(pid)] == []
+        if backend == "local":
+            assert [pid for pid in pids if _alive(pid)] == []
+        assert processes_under(workspace.root) == []  # bwrap's pids are its namespace's: find them by cwd
     else:
         assert _own_containers(sb.client) == [], "a timed-out container was left behind"
 
@@ -153,8 +157,6 @@ def test_sigkill_is_not_mistaken_for_oom(backend, make_backend, workspace):
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_fork_bomb_is_contained(backend, make_backend, workspace):
-    if backend == "local" and os.geteuid() != 0:
-        pytest.skip("the local backend contains fork bombs only when it can drop to the sandbox uid")
     sb = make_backend(backend, pids_limit=32)
     code = src(
         """
@@ -173,7 +175,7 @@ def test_fork_bomb_is_contained(backend, make_backend, workspace):
     result = sb.run(code, workspace.node_dirs("forkbomb"), timeout_s=4)
     assert result.timed_out
     assert "fork refused" in result.output
-    if backend == "local":
+    if backend != "docker":
         leftovers = [
             p for p in Path("/proc").iterdir() if p.name.isdigit() and _owned_by_sandbox(p, workspace.root)
         ]
@@ -217,9 +219,12 @@ def test_disk_fill_is_stopped(backend, make_backend, workspace):
     )
     node = workspace.node_dirs("filler")
     result = sb.run(code, node, timeout_s=60)
-    assert result.exit_code == 0, result.output
-    assert (node.working / "fill.bin").stat().st_size <= 16 * 1024 * 1024
-    assert result.output.count("stopped after") == 2, result.output
+    # A 16 MB file plus its dir entries is just over the overall cap: if the watcher polls while one exists, it
+    # stops the run (a race with the script, so either outcome is right); the per-file limit holds either way.
+    assert result.exit_code == 0 or result.disk_exceeded, result.output
+    fill = node.working / "fill.bin"
+    assert not fill.exists() or fill.stat().st_size <= 16 * 1024 * 1024
+    assert result.disk_exceeded or result.output.count("stopped after 16 MB") == 2, result.output
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -255,8 +260,8 @@ def test_output_flood_is_trimmed_with_bounded_memory(backend, make_backend, work
 def test_secrets_private_files_and_outside_writes_are_denied(
     backend, make_backend, workspace, comp_dir, monkeypatch
 ):
-    if backend == "local" and os.geteuid() != 0:
-        pytest.skip("the local backend isolates files only when it can drop to the sandbox uid")
+    if backend == "bwrap" and os.geteuid() != 0:
+        pytest.skip("as a plain user bwrap's own dirs (/etc, /root) are the user's: the probes assume root")
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("SWARM_TEST_TOKEN", SECRET)
     sb = make_backend(backend)
@@ -292,7 +297,7 @@ def test_secrets_private_files_and_outside_writes_are_denied(
     outcomes = json.loads(line[len("PROBES ") :])
     allowed = {name: outcome for name, outcome in outcomes.items() if outcome == "ok"}
     assert allowed == {}, f"the solution could do: {sorted(allowed)}"
-    # Locally the files exist and only permissions stop the solution; in Docker they are not even there.
+    # Locally the files exist and only permissions stop the solution; in Docker and bwrap they are not there.
     expected = "PermissionError" if backend == "local" else "FileNotFoundError"
     assert outcomes["read_planted_key"] == expected
     assert outcomes["read_private"] == expected

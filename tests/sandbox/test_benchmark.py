@@ -34,11 +34,11 @@ def test_benchmark_prints_medians_and_ratios(tmp_path):
     assert "median_s" in done.stdout and "ratio" in done.stdout
     assert rows["bare python -c"][1] == 1.0
     local = [name for name in rows if name.startswith("local sandbox")]
-    assert len(local) == 1
     if os.geteuid() == 0:  # as root the benchmark measures the isolated local backend, as it runs
-        assert "isolated=True" in local[0]
+        assert local == ["local sandbox (isolated=True)"], done.stdout
     if IN_CI:
         assert "docker sandbox" in rows, done.stdout
+        assert "bwrap sandbox (isolated=True)" in rows, done.stdout
     for name, (median, ratio) in rows.items():
         assert median > 0 and ratio > 0, name
     saved = {r["backend"]: r["median_s"] for r in json.loads(out_json.read_text())["results"]}
