@@ -1,14 +1,15 @@
 """Split solution code into its gene sections and assemble code from sections of several parents.
 
 Code before the first marker is the preamble (imports, helpers). Code without any marker is one opaque gene:
-`split_genes` returns an empty dict for it, and the individual is still valid.
+`split_genes` returns an empty dict for it, and the individual is still valid. Markers are read however they
+are spelled (`swarm.protocol.canonical_markers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from swarm.protocol import GENE_SECTIONS, SECTION_MARKER_RE, section_marker
+from swarm.protocol import GENE_SECTIONS, SECTION_MARKER_RE, canonical_markers, section_marker
 
 PREAMBLE = "_PREAMBLE"
 
@@ -19,6 +20,7 @@ class GeneError(ValueError):
 
 def split_sections(code: str) -> dict[str, str]:
     """`{PREAMBLE: ..., "DATA": ..., ...}`: each section's body (marker line excluded), in code order."""
+    code = canonical_markers(code)
     matches = list(SECTION_MARKER_RE.finditer(code))
     sections: dict[str, str] = {PREAMBLE: code[: matches[0].start()] if matches else code}
     for i, match in enumerate(matches):

@@ -54,6 +54,7 @@ import jinja2
 
 from swarm.agent_store import PARTS, REPO_ROOT, AgentProfile, prompt_assets_hash
 from swarm.experience import AgentStats, ExperienceRecord
+from swarm.genes import missing_sections
 from swarm.llm.base import Message
 from swarm.protocol import (
     GENE_SECTIONS,
@@ -367,6 +368,10 @@ class PromptBuilder:
             "lower_is_better": parent.lower_is_better,
             "node_id": parent.node_id,
             "summary": trim_middle(parent.summary, b.bug_reason),
+            # gene sections its code does not mark: an improve step asks for their markers
+            "missing_markers": [section_marker(name) for name in missing_sections(parent.code)]
+            if parent.code.strip()
+            else [],
         }
 
     def _examples(self, examples: Sequence[ExperienceRecord]) -> list[dict[str, Any]]:

@@ -1,12 +1,15 @@
 """Split an LLM reply into its plan (prose) and its Python code.
 
 How the code is chosen:
+0. Thinking traces (`<think>...</think>` and the like, see `swarm.llm.thinking`) are dropped first: a draft
+   inside them is never the code, and they are never the plan.
 1. Line endings are normalised (CRLF/CR -> LF) and a BOM is dropped.
 2. Fenced blocks are found: ``` or ~~~ (3 or more, up to 3 spaces of indent), closed by a line of the same
    fence character at least as long; an unclosed fence runs to the end of the reply. Blocks tagged with
    another language (bash, json, text, ...) are ignored.
 3. Candidates are blocks tagged python/py/python3/py3/ipython (any case) and untagged blocks. A candidate
-   counts as code only if `ast.parse` accepts it and it is more than a bare name or constant.
+   counts as code only if `ast.parse` accepts it and it is more than bare names, constants or data literals
+   (a JSON object parses as a Python dict but is not a program).
    An unclosed Python block that fails to parse but ends in prose (an unindented line that reads like a
    sentence, e.g. "Hope this helps!") is cut before that prose when the rest parses; truncated code keeps its
    syntax error.
@@ -25,11 +28,13 @@ as Python; running it fails and the debug step sees why.
 from __future__ import annotations
 
 import ast
+import json
 import re
 import textwrap
 from dataclasses import dataclass
 
-from swarm.protocol import SECTION_MARKER_RE
+from swarm.llm.thinking import split_thinking
+from swarm.protocol import count_markers
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "ipython", "pycon", "python-code"})
 
@@ -40,6 +45,8 @@ _MAX_PROSE_TRIALS = 40
 _PROSE_LINE_RE = re.compile(r"^[A-Z][A-Za-z'’]*(?:[ \t]+[A-Za-z0-9'’\",.;:!?()\-]+){2,}[ \t]*$")
 _EMPTY = "empty code"
 _TRIVIAL = "only bare names or constants, not a program"
+_DATA = "only a data literal (JSON-like), not a program"
+_LITERALS = (ast.Dict, ast.List, ast.Set, ast.Tuple)
 
 
 class ResponseParseError(ValueError):
@@ -119,6 +126,8 @@ def syntax_error_of(code: str) -> str | None:
         return f"{type(exc).__name__}: {exc}"
     if all(_is_trivial(stmt) for stmt in tree.body):
         return _TRIVIAL
+    if all(isinstance(stmt, ast.Expr) and _is_data(stmt.value) for stmt in tree.body):
+        return _DATA
     return None
 
 
@@ -126,8 +135,19 @@ def _is_trivial(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Name | ast.Constant)
 
 
+def _is_data(node: ast.expr) -> bool:
+    """A literal made only of literals: what a JSON value looks like when parsed as Python."""
+    if isinstance(node, ast.Constant | ast.Name):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return True
+    if isinstance(node, ast.Dict):
+        return all(k is not None and _is_data(k) for k in node.keys) and all(_is_data(v) for v in node.values)
+    return isinstance(node, _LITERALS) and all(_is_data(e) for e in node.elts)  # type: ignore[attr-defined]
+
+
 def _gene_count(code: str) -> int:
-    return len(set(SECTION_MARKER_RE.findall(code)))
+    return count_markers(code)
 
 
 def _rank(block: _Block) -> tuple[int, int, int]:
@@ -172,7 +192,7 @@ def _from_blocks(text: str, blocks: list[_Block]) -> ParsedResponse | None:
             error = syntax_error_of(candidate.code)
         if error is None:
             (python_ok if block.lang else untagged_ok).append(candidate)
-        elif block.lang and error not in (_EMPTY, _TRIVIAL):
+        elif block.lang and error not in (_EMPTY, _TRIVIAL, _DATA):
             python_bad.append(candidate)
     for tier in (python_ok, untagged_ok):
         if tier:
@@ -230,7 +250,7 @@ def extract(text: str) -> ParsedResponse | None:
     """The reply's plan and code, or None when it holds no Python code."""
     if not isinstance(text, str):
         raise TypeError(f"an LLM reply must be a str, got {type(text).__name__}")
-    text = normalise(text)
+    text = normalise(split_thinking(text)[0])
     blocks = find_fenced_blocks(text)
     if blocks:
         return _from_blocks(text, blocks)
@@ -248,9 +268,15 @@ def parse_response(text: str) -> ParsedResponse:
     parsed = extract(text)
     if parsed is not None:
         return parsed
+    text = split_thinking(text)[0]
     blocks = find_fenced_blocks(normalise(text))
     if not normalise(text).strip():
         raise ResponseParseError("the reply is empty; expected a plan and a ```python code block")
+    data = _data_kind(normalise(text), blocks)
+    if data:
+        raise ResponseParseError(
+            f"the reply is {data}, not Python code; expected a plan and a ```python block"
+        )
     if blocks:
         langs = ", ".join(b.lang or "untagged" for b in blocks)
         raise ResponseParseError(
@@ -259,3 +285,15 @@ def parse_response(text: str) -> ParsedResponse:
     raise ResponseParseError(
         f"no Python code in the reply ({len(text)} chars of prose, no fenced block and no text that parses as Python)"
     )
+
+
+def _data_kind(text: str, blocks: list[_Block]) -> str | None:
+    """What JSON data the reply (or its only fenced block) is, e.g. "a JSON object"; None when it is not."""
+    candidates = [text.strip()] + ([blocks[0].code.strip()] if len(blocks) == 1 else [])
+    for candidate in candidates:
+        try:
+            value = json.loads(candidate)
+        except ValueError:
+            continue
+        return "a JSON object" if isinstance(value, dict) else f"JSON data ({type(value).__name__})"
+    return None

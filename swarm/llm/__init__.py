@@ -1,6 +1,14 @@
 """Model clients for every stage: OpenAI, Anthropic, OpenAI-compatible servers, and the offline coder."""
 
-from swarm.llm.base import CallContext, LLMClient, LLMError, Message, SpendCapReached, ToolSpec
+from swarm.llm.base import (
+    CallContext,
+    LLMClient,
+    LLMError,
+    Message,
+    SpendCapReached,
+    TokenBudgetSpent,
+    ToolSpec,
+)
 from swarm.llm.factory import make_client, make_stage_clients
 from swarm.llm.retry import ProviderError, RetryPolicy
 from swarm.llm.review import SUBMIT_REVIEW, ReviewOutcome, SubmitReview, review_execution
@@ -17,6 +25,7 @@ __all__ = [
     "ReviewOutcome",
     "SpendCapReached",
     "SubmitReview",
+    "TokenBudgetSpent",
     "ToolSpec",
     "UsageLedger",
     "UsageRecord",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import anthropic
@@ -9,6 +10,7 @@ import anthropic
 from swarm.llm.base import Message, ToolSpec
 from swarm.llm.provider import ProviderClient, RawReply
 from swarm.llm.retry import ProviderError
+from swarm.llm.thinking import join_thinking, split_thinking
 
 
 class AnthropicClient(ProviderClient):
@@ -25,8 +27,8 @@ class AnthropicClient(ProviderClient):
         self._send_temperature = True
 
     def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
-        system, turns = to_anthropic_messages(messages)
-        params: dict[str, Any] = {"model": self.model, "max_tokens": self.max_tokens, "messages": turns}
+        system, turns = to_anthropic_messages(self._prepared(messages))
+        params: dict[str, Any] = {"model": self.model, "max_tokens": self.token_budget, "messages": turns}
         if system:
             params["system"] = system
         if self._send_temperature:
@@ -38,19 +40,33 @@ class AnthropicClient(ProviderClient):
             ]
             params["tool_choice"] = {"type": "tool", "name": tool.name}
         response = self._sdk.messages.create(**params)
-        texts = [block.text for block in response.content if getattr(block, "type", None) == "text"]
-        uses = [block for block in response.content if getattr(block, "type", None) == "tool_use"]
+        blocks = list(response.content or [])
+        texts = [block.text for block in blocks if getattr(block, "type", None) == "text"]
+        thoughts = [getattr(b, "thinking", "") for b in blocks if getattr(b, "type", None) == "thinking"]
+        uses = [block for block in blocks if getattr(block, "type", None) == "tool_use"]
         chosen = next((u for u in uses if tool and u.name == tool.name), uses[0] if uses else None)
-        prompt, cache_read, cache_creation = anthropic_input_tokens(response.usage)
+        raw_text = "".join(texts) if texts else None
+        text, tagged = split_thinking(raw_text)
+        thinking = join_thinking(*thoughts, tagged)
+        usage = getattr(response, "usage", None)
+        prompt, cache_read, cache_creation = anthropic_input_tokens(usage)
+        completion = getattr(usage, "output_tokens", None) or 0
+        estimated = usage is None or getattr(usage, "input_tokens", None) is None
+        if estimated:
+            args = chosen.input if chosen is not None else None
+            shown = args if isinstance(args, str) or args is None else json.dumps(args)
+            prompt, completion = self._estimated_usage(messages, tool, raw_text, thinking, shown)
         return RawReply(
-            text="".join(texts) if texts else None,
+            text=text if raw_text is not None else None,
             tool_called=chosen is not None,
             tool_args=chosen.input if chosen is not None else None,
             prompt_tokens=prompt,
-            completion_tokens=(getattr(response.usage, "output_tokens", None) or 0),
+            completion_tokens=completion,
             cache_read_tokens=cache_read,
             cache_creation_tokens=cache_creation,
             truncated=response.stop_reason == "max_tokens",
+            thinking=thinking,
+            estimated=estimated,
         )
 
     def _retrieve_model(self, timeout_s: float) -> None:

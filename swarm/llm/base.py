@@ -33,28 +33,41 @@ class LLMError(RuntimeError):
     """A model call failed for good (after retries, or on an error that retrying cannot fix)."""
 
 
+class TokenBudgetSpent(LLMError):
+    """The model spent its whole token budget (thinking) without answering; retrying the same call cannot
+    help: the message names the `max_tokens` setting to raise."""
+
+
 class SpendCapReached(LLMError):
     """The run's spend cap is reached; the run should stop cleanly after the current step."""
 
 
 class CompletionText(str):
-    """A model's text reply that knows whether it was cut off at the token limit (`truncated`).
+    """A model's text reply that knows whether it was cut off at the token limit (`truncated`), and the
+    thinking trace the model wrote before its answer (`thinking`, not part of the text).
 
     It is a `str`, so callers that do not care see plain text; clients without the information return `str`.
     """
 
     truncated: bool = False
+    thinking: str = ""
 
     @classmethod
-    def of(cls, text: str, truncated: bool = False) -> CompletionText:
+    def of(cls, text: str, truncated: bool = False, thinking: str = "") -> CompletionText:
         value = cls(text)
         value.truncated = truncated
+        value.thinking = thinking
         return value
 
 
 def was_truncated(text: str) -> bool:
     """Whether a `complete` reply was cut off at the token limit (False when the client cannot tell)."""
     return bool(getattr(text, "truncated", False))
+
+
+def thinking_of(text: str) -> str:
+    """The thinking trace a client separated from a `complete` reply ("" when none or unknown)."""
+    return str(getattr(text, "thinking", "") or "")
 
 
 @dataclass(frozen=True)

@@ -64,6 +64,7 @@ def make_client(
         "ledger": ledger,
         "retry": retry,
         "base_url": stage_cfg.base_url,
+        "tool_calls": stage_cfg.tool_calls,
     }
     if provider == "offline":
         return RecordingClient(_offline_client(stage_cfg, offline_factory), ledger)

@@ -5,6 +5,14 @@ and queue replies: text (complete, or cut off at the token limit), a tool call (
 arguments), an HTTP error status, or a delay that makes the client time out. Every POST received is recorded
 in `requests` with its headers, JSON body and the reply it got.
 
+Endpoint quirks seen in the wild are reproduced too: a thinking trace (`Reply.think`: OpenAI-compatible
+`reasoning_content`, Anthropic `thinking` blocks; `<think>` blocks are plain text), a reasoning model that
+spends its budget thinking (`Reply.thought_until_limit`: empty content at the token limit), replies without
+`usage` (`Reply.without_usage`, or `omit_usage=True` for every reply), a model that rejects the system role
+(`reject_system=True`: HTTP 400 with OpenAI's message) and a server that cannot take tools
+(`reject_tools=Reply.error(500, "tools param requires --jinja flag")`, as llama.cpp without `--jinja`). The
+last two answer without using up the queue.
+
 `GET /v1/models` and `GET /v1/models/{id}` list and look up the models passed as `models=[...]` (404 for
 others), in the format of the protocol that asks (Anthropic's SDK sends `anthropic-version`); without `models`
 they answer 404 like a server that lacks the endpoint. Those lookups are recorded in `model_lookups`.
@@ -71,6 +79,24 @@ class Reply:
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
     truncated: bool = False
+    reasoning: str | None = None  # a thinking trace, sent apart from the text as each protocol does
+    usage: bool = True  # False: the reply carries no `usage`
+
+    @classmethod
+    def think(cls, reasoning: str, text: str, prompt_tokens: int = 10, completion_tokens: int = 5) -> Reply:
+        """A reply with a thinking trace (`reasoning_content` / a `thinking` block) before its `text`."""
+        return replace(cls.say(text, prompt_tokens, completion_tokens), reasoning=reasoning)
+
+    @classmethod
+    def thought_until_limit(
+        cls, reasoning: str = "Let me think step by step...", tokens: int = 4096
+    ) -> Reply:
+        """A reasoning model that spent its whole budget thinking: empty content, stopped at the limit."""
+        return cls(text="", reasoning=reasoning, completion_tokens=tokens, truncated=True)
+
+    def without_usage(self) -> Reply:
+        """This reply with no `usage` in its body, as many compatible servers send."""
+        return replace(self, usage=False)
 
     @classmethod
     def say(
@@ -161,8 +187,15 @@ class LoopbackServer:
         default_reply: Reply | None = None,
         model_echo: bool = True,
         models: Iterable[str] | None = None,
+        *,
+        reject_system: bool = False,
+        reject_tools: Reply | None = None,
+        omit_usage: bool = False,
     ) -> None:
         self.latency_s = latency_s
+        self.reject_system = reject_system
+        self.reject_tools = reject_tools
+        self.omit_usage = omit_usage
         self.default_reply = default_reply
         self.model_echo = model_echo
         self.models = None if models is None else tuple(models)
@@ -233,6 +266,16 @@ class LoopbackServer:
 
     # -- used by the handler -------------------------------------------------------------------------------
 
+    def _reply_for(self, proto: Protocol, body: Any) -> Reply:
+        """The reply a request gets: a quirk's rejection, else the next scripted one."""
+        body = body if isinstance(body, dict) else {}
+        if self.reject_system and _has_system(proto, body):
+            return Reply.error(400, SYSTEM_REJECTED)
+        if self.reject_tools is not None and body.get("tools"):
+            return self.reject_tools
+        reply = self._next_reply()
+        return replace(reply, usage=False) if self.omit_usage else reply
+
     def _next_reply(self) -> Reply:
         with self._lock:
             if self._queue:
@@ -302,7 +345,7 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 server._record(RecordedRequest(proto, path, headers, body, received))
                 self._send(404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}, {})
                 return
-            reply = server._next_reply()
+            reply = server._reply_for(proto, body)
             server._record(RecordedRequest(proto, path, headers, body, received, reply))
             server._sleep(server.latency_s + reply.delay_s)
             if server._closing.is_set():
@@ -331,6 +374,15 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 pass  # the client gave up (e.g. it timed out); nothing to do
 
     return Handler
+
+
+SYSTEM_REJECTED = "Unsupported value: 'messages[0].role' does not support 'system' with this model."
+
+
+def _has_system(proto: Protocol, body: dict[str, Any]) -> bool:
+    if proto == "anthropic":
+        return bool(body.get("system"))
+    return any(isinstance(m, dict) and m.get("role") == "system" for m in body.get("messages") or [])
 
 
 def _credential(headers: dict[str, str]) -> str:
@@ -370,6 +422,8 @@ def _model_info(proto: Protocol, model: str) -> dict[str, Any]:
 
 def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.text}
+    if reply.reasoning is not None:
+        message["reasoning_content"] = reply.reasoning
     finish = "length" if reply.truncated else "stop"
     if reply.tool_name is not None:
         args = reply.tool_args if isinstance(reply.tool_args, str) else json.dumps(reply.tool_args)
@@ -389,7 +443,7 @@ def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
     }
     if reply.cache_read_tokens:
         usage["prompt_tokens_details"] = {"cached_tokens": reply.cache_read_tokens}
-    return {
+    body = {
         "id": "chatcmpl-" + uuid.uuid4().hex[:12],
         "object": "chat.completion",
         "created": int(time.time()),
@@ -397,10 +451,15 @@ def _openai_body(reply: Reply, model: str) -> dict[str, Any]:
         "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
         "usage": usage,
     }
+    if not reply.usage:
+        del body["usage"]
+    return body
 
 
 def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
     content: list[dict[str, Any]] = []
+    if reply.reasoning is not None:
+        content.append({"type": "thinking", "thinking": reply.reasoning, "signature": "loopback-signature"})
     if reply.text is not None:
         content.append({"type": "text", "text": reply.text})
     stop = "max_tokens" if reply.truncated else "end_turn"
@@ -418,7 +477,7 @@ def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
             }
         )
         stop = "max_tokens" if reply.truncated else "tool_use"
-    return {
+    body = {
         "id": "msg_" + uuid.uuid4().hex[:12],
         "type": "message",
         "role": "assistant",
@@ -428,6 +487,9 @@ def _anthropic_body(reply: Reply, model: str) -> dict[str, Any]:
         "stop_sequence": None,
         "usage": _anthropic_usage(reply),
     }
+    if not reply.usage:
+        del body["usage"]
+    return body
 
 
 def _anthropic_usage(reply: Reply) -> dict[str, int]:

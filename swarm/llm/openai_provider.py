@@ -9,6 +9,7 @@ import openai
 from swarm.llm.base import Message, ToolSpec
 from swarm.llm.provider import ProviderClient, RawReply
 from swarm.llm.retry import ProviderError
+from swarm.llm.thinking import join_thinking, split_thinking
 
 # Placeholder key for local servers that need none (the SDK refuses an empty key).
 NO_KEY = "not-needed"
@@ -31,8 +32,8 @@ class OpenAIClient(ProviderClient):
     def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in messages],
-            self._token_param: self.max_tokens,
+            "messages": [{"role": m.role, "content": m.content} for m in self._prepared(messages)],
+            self._token_param: self.token_budget,
         }
         if self._send_temperature:
             params["temperature"] = self.temperature
@@ -57,15 +58,27 @@ class OpenAIClient(ProviderClient):
         chosen = next(
             (c for c in calls if tool and c.function.name == tool.name), calls[0] if calls else None
         )
-        usage = response.usage
+        text, tagged = split_thinking(message.content)
+        # vLLM, DeepSeek and llama.cpp put the trace in `reasoning_content`, some servers in `reasoning`
+        reasoning = getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None)
+        thinking = join_thinking(reasoning if isinstance(reasoning, str) else None, tagged)
+        args = chosen.function.arguments if chosen is not None else None
+        usage = getattr(response, "usage", None)
+        estimated = getattr(usage, "prompt_tokens", None) is None
+        if estimated:
+            prompt, completion = self._estimated_usage(messages, tool, message.content, thinking, args)
+        else:
+            prompt, completion = usage.prompt_tokens or 0, getattr(usage, "completion_tokens", None) or 0
         return RawReply(
-            text=message.content,
+            text=text if message.content is not None else None,
             tool_called=chosen is not None,
-            tool_args=chosen.function.arguments if chosen is not None else None,
-            prompt_tokens=(usage.prompt_tokens or 0) if usage else 0,
-            completion_tokens=(usage.completion_tokens or 0) if usage else 0,
+            tool_args=args,
+            prompt_tokens=prompt,
+            completion_tokens=completion,
             cache_read_tokens=openai_cached_tokens(usage),
             truncated=choice.finish_reason == "length",
+            thinking=thinking,
+            estimated=estimated,
         )
 
     def _retrieve_model(self, timeout_s: float) -> None:

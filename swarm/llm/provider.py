@@ -2,8 +2,11 @@
 
 A provider subclass only turns messages into one SDK request (`_request`) and SDK exceptions into
 `ProviderError`s (`_classify`). This class wraps each request in tenacity (the SDK's own retries are off, so
-every attempt is counted and recorded), validates tool arguments with the tool's pydantic schema (one re-ask
-on invalid ones), and falls back to asking for JSON when the endpoint rejects tools or replies without a call.
+every attempt is counted and recorded), validates tool arguments with the tool's pydantic schema (one re-ask,
+in plain JSON, on invalid ones), and falls back to asking for JSON when the endpoint rejects tools or replies
+without a call. It also adapts to what an endpoint says it cannot do (see `endpoint_quirks`): a rejected
+system role is merged into the first user message, and a model that spends its whole token budget thinking
+gets a budget with room for the answer; both are remembered for the rest of the run.
 """
 
 from __future__ import annotations
@@ -19,11 +22,28 @@ from typing import Any, Literal
 from tenacity import Retrying, retry_if_exception, stop_after_attempt
 
 from swarm.config import ModelPrice
-from swarm.llm.base import CallContext, CompletionText, LLMError, Message, SpendCapReached, ToolSpec
+from swarm.llm.base import (
+    CallContext,
+    CompletionText,
+    LLMError,
+    Message,
+    SpendCapReached,
+    TokenBudgetSpent,
+    ToolSpec,
+)
+from swarm.llm.endpoint_quirks import (
+    REASONING_ALLOWANCE,
+    budget_too_large,
+    is_reasoning_model,
+    merge_system,
+    system_role_rejected,
+    tools_unsupported,
+)
+from swarm.llm.estimate import estimate_prompt_tokens, estimate_tokens
 from swarm.llm.json_tools import (
     ToolArgsError,
-    extract_json_object,
     json_instruction,
+    parse_tool_text,
     repair_messages,
     validate_tool_args,
 )
@@ -31,6 +51,7 @@ from swarm.llm.retry import ProviderError, RetryPolicy, is_retryable_status, par
 from swarm.llm.usage import UsageLedger, UsageRecord, cost_usd
 
 Mode = Literal["complete", "tool", "json"]
+ToolCalls = Literal["auto", "on", "off"]
 # Statuses with which an endpoint may reject a request only because it carries tools.
 _TOOL_REJECT_STATUS = frozenset({400, 404, 422, 501})
 _KEYLIKE_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|sk-ant-[A-Za-z0-9_\-*]{6,})")
@@ -48,6 +69,8 @@ class RawReply:
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
     truncated: bool = False  # the reply stopped at the token limit
+    thinking: str = ""  # the model's thinking trace, kept apart from `text`
+    estimated: bool = False  # the endpoint reported no usage: the token counts are estimates
 
 
 def redact(text: str, secrets: tuple[str, ...]) -> str:
@@ -77,6 +100,7 @@ class ProviderClient:
         retry: RetryPolicy | None = None,
         secret: str | None = None,
         base_url: str | None = None,
+        tool_calls: ToolCalls = "auto",
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -90,7 +114,11 @@ class ProviderClient:
         self.retry = retry or RetryPolicy()
         self.base_url = base_url
         self._secrets = (secret,) if secret else ()
-        self._tools_supported: bool | None = None  # None: not known yet
+        self.tool_calls = tool_calls
+        self._tools_supported: bool | None = False if tool_calls == "off" else None  # None: not known yet
+        self._merge_system = False  # the model rejected the system role
+        self._reasoning = is_reasoning_model(model)  # it thinks first: its budget leaves room for the answer
+        self._allowance = REASONING_ALLOWANCE  # shrunk when the server says the budget exceeds its context
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
@@ -99,16 +127,34 @@ class ProviderClient:
 
     # -- the LLMClient protocol -----------------------------------------------------------------------------
 
+    @property
+    def token_budget(self) -> int:
+        """The token limit sent: `max_tokens`, plus the reasoning allowance for a model that thinks first."""
+        return self.max_tokens + (self._allowance if self._reasoning else 0)
+
     def complete(self, messages: list[Message], ctx: CallContext) -> str:
-        """The model's text reply to `messages`."""
+        """The model's text reply to `messages` (its thinking trace, if any, in `.thinking`)."""
         _check_messages(messages)
         for _ in range(2):  # an empty reply is recorded as unusable and asked for once more
+            budget = self.token_budget
             reply, problem = self._send(
                 ctx, "complete", lambda: self._request(messages, None), check=_check_text
             )
             if problem is None:
-                return CompletionText.of(reply.text or "", truncated=reply.truncated)
+                return CompletionText.of(reply.text or "", truncated=reply.truncated, thinking=reply.thinking)
+            if reply.truncated:
+                if self._reasoning:
+                    raise TokenBudgetSpent(self._budget_spent(ctx, budget, reply))
+                self._reasoning = True  # it thought until the limit: the retry leaves room for the answer
         raise LLMError(f"{self.provider} model {self.model} returned no text twice")
+
+    def _budget_spent(self, ctx: CallContext, budget: int, reply: RawReply) -> str:
+        spent = " on thinking" if reply.thinking or reply.completion_tokens else ""
+        return (
+            f"{self.provider} model {self.model} returned no text: it spent its whole token budget ({budget} "
+            f"tokens){spent} and stopped at the limit before answering; raise llm.{ctx.stage}.max_tokens "
+            f"(now {self.max_tokens})"
+        )
 
     def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
         """Force one call of `tool`; return its arguments validated by `tool.schema`."""
@@ -117,27 +163,33 @@ class ProviderClient:
         use_json = self._tools_supported is False
         problem = ""
         for round_number in (1, 2):
+            instruct = round_number == 1  # a repair turn asking for JSON carries the instruction itself
+            budget = self.token_budget
             if not use_json:
                 try:
                     reply, result = self._send(
                         ctx, "tool", lambda c=convo: self._request(c, tool), check=_tool_check(tool)
                     )
                 except ProviderError as exc:
-                    if exc.status not in _TOOL_REJECT_STATUS or self._tools_supported:
+                    if not self._may_drop_tools(exc):
                         raise
                     use_json = True  # the endpoint rejects tool calling: ask for JSON instead
-                    reply, result = self._json_round(convo, tool, ctx, rejected=exc)
+                    reply, result = self._json_round(convo, tool, ctx, rejected=exc, instruct=instruct)
                 if reply.tool_called:
                     self._tools_supported = True
             else:
-                reply, result = self._json_round(convo, tool, ctx)
+                reply, result = self._json_round(convo, tool, ctx, instruct=instruct)
             if isinstance(result, dict):
                 return result
             problem = result
+            if reply.truncated and not reply.tool_called and not (reply.text or "").strip():
+                if self._reasoning:
+                    raise TokenBudgetSpent(self._budget_spent(ctx, budget, reply))
+                self._reasoning = True  # it thought until the limit: the retry leaves room for the answer
             if round_number == 1:
-                if not reply.tool_called:
-                    use_json = True  # it answered in prose: the repair asks for JSON
-                convo = convo + repair_messages(_shown(reply), problem, tool)
+                if not reply.tool_called or self.tool_calls != "on":
+                    use_json = True  # the repair asks for plain JSON, which models get right more often
+                convo = convo + repair_messages(_shown(reply), problem, tool, as_json=use_json)
         raise LLMError(
             f"{self.provider} model {self.model} gave invalid arguments for {tool.name} twice: {problem}"
         )
@@ -199,17 +251,49 @@ class ProviderClient:
         """Change request parameters the endpoint rejected (e.g. `temperature`); True when something changed."""
         return False
 
+    def _adapt_common(self, error: ProviderError) -> bool:
+        """Adaptations every provider shares: a rejected system role is merged into the first user turn."""
+        if error.status == 400 and not self._merge_system and system_role_rejected(str(error)):
+            self._merge_system = True
+            return True
+        if error.status == 400 and self._reasoning and self._allowance > 0 and budget_too_large(str(error)):
+            self._allowance //= 4  # the allowance overflowed the server's context: a smaller one
+            return True
+        return False
+
+    def _prepared(self, messages: list[Message]) -> list[Message]:
+        """The messages as this endpoint takes them (system role merged when it rejected one)."""
+        return merge_system(messages) if self._merge_system else messages
+
+    def _may_drop_tools(self, error: ProviderError) -> bool:
+        """Whether a failed tool request may be asked again without tools (`tool_calls` auto only)."""
+        if self.tool_calls != "auto" or self._tools_supported:
+            return False
+        return error.tools_rejected or error.status in _TOOL_REJECT_STATUS
+
+    def _estimated_usage(
+        self, messages: list[Message], tool: ToolSpec | None, *outputs: str | None
+    ) -> tuple[int, int]:
+        """(prompt, completion) tokens estimated for a reply without `usage` (see `swarm.llm.estimate`)."""
+        contents = [m.content for m in self._prepared(messages)]
+        if tool is not None:
+            contents.append(json.dumps(tool.json_schema()) + tool.description)
+        return estimate_prompt_tokens(contents), sum(estimate_tokens(o) for o in outputs)
+
     # -- shared machinery -----------------------------------------------------------------------------------
 
     def _json_round(
-        self, convo: list[Message], tool: ToolSpec, ctx: CallContext, rejected: ProviderError | None = None
+        self,
+        convo: list[Message],
+        tool: ToolSpec,
+        ctx: CallContext,
+        rejected: ProviderError | None = None,
+        instruct: bool = True,
     ) -> tuple[RawReply, dict[str, Any] | str]:
+        asked = convo + [json_instruction(tool)] if instruct else convo
         try:
             reply, result = self._send(
-                ctx,
-                "json",
-                lambda: self._request(convo + [json_instruction(tool)], None),
-                check=_json_check(tool),
+                ctx, "json", lambda: self._request(asked, None), check=_json_check(tool)
             )
         except ProviderError as exc:
             if rejected is not None and exc.status == rejected.status:
@@ -242,7 +326,8 @@ class ProviderClient:
                         return self._attempt(ctx, mode, request, check, attempt.retry_state.attempt_number)
             except ProviderError as exc:
                 exc.attempts = retrying.statistics.get("attempt_number", 1)
-                if adaptations < 2 and not exc.retryable and self._adapt(exc):
+                adaptable = adaptations < 3 and not exc.retryable
+                if adaptable and (self._adapt_common(exc) or self._adapt(exc)):
                     adaptations += 1
                     continue
                 if exc.retryable:
@@ -281,6 +366,13 @@ class ProviderClient:
                     provider=self.provider,
                     model=self.model,
                 )
+            if (
+                mode == "tool"
+                and self.tool_calls == "auto"
+                and error.status
+                and tools_unsupported(str(error))
+            ):
+                error.retryable, error.tools_rejected = False, True  # retrying with tools cannot help
             self._record(ctx, mode, number, latency, 0, 0, ok=False, error=str(error), status=error.status)
             raise error from None
         latency = time.perf_counter() - start
@@ -296,6 +388,7 @@ class ProviderClient:
             ok=problem is None,
             error=f"unusable reply: {problem}" if problem else None,
             cache=(reply.cache_read_tokens, reply.cache_creation_tokens),
+            estimated=reply.estimated,
         )
         return reply, result
 
@@ -312,6 +405,7 @@ class ProviderClient:
         error: str | None = None,
         status: int | None = None,
         cache: tuple[int, int] = (0, 0),
+        estimated: bool = False,
     ) -> None:
         if self.ledger is None:
             return
@@ -343,6 +437,7 @@ class ProviderClient:
                 status=status,
                 cache_read_tokens=cache_read,
                 cache_creation_tokens=cache_creation,
+                estimated=estimated,
             )
         )
 
@@ -391,7 +486,7 @@ def _tool_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
             if reply.tool_called:
                 return validate_tool_args(tool, reply.tool_args)
             # no tool call: a model that cannot call tools may still have written the JSON as text
-            return validate_tool_args(tool, extract_json_object(reply.text or ""))
+            return parse_tool_text(tool, reply.text or "")
         except ToolArgsError as exc:
             if not reply.tool_called:
                 return f"the model replied without calling {tool.name} ({exc})"
@@ -403,8 +498,9 @@ def _tool_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
 def _json_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
     def check(reply: RawReply) -> dict[str, Any] | str:
         try:
-            raw = reply.tool_args if reply.tool_called else extract_json_object(reply.text or "")
-            return validate_tool_args(tool, raw)
+            if reply.tool_called:
+                return validate_tool_args(tool, reply.tool_args)
+            return parse_tool_text(tool, reply.text or "")
         except ToolArgsError as exc:
             return str(exc)
 

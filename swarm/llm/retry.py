@@ -34,8 +34,10 @@ class ProviderError(LLMError):
         retryable: bool = False,
         retry_after_s: float | None = None,
         attempts: int = 1,
+        tools_rejected: bool = False,
     ) -> None:
         super().__init__(message)
+        self.tools_rejected = tools_rejected  # the endpoint said it cannot take tools
         self.provider = provider
         self.model = model
         self.status = status

@@ -28,7 +28,8 @@ GroupBy = Literal["stage", "agent", "model", "provider", "kind"]
 
 @dataclass(frozen=True)
 class UsageRecord:
-    """One attempt at a model call, successful or not. Tokens are what the server reported (0 if none).
+    """One attempt at a model call, successful or not. Tokens are what the server reported, or estimates
+    (`estimated`) when it reported none; 0 for failed requests.
 
     `prompt_tokens` counts every input token; `cache_read_tokens` and `cache_creation_tokens` are the parts
     of it the provider read from / wrote to its prompt cache (priced differently, see `cost_usd`).
@@ -55,6 +56,7 @@ class UsageRecord:
     status: int | None = None
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
+    estimated: bool = False  # the endpoint reported no usage; tokens estimated (see swarm.llm.estimate)
 
     @classmethod
     def for_call(cls, ctx: CallContext, provider: str, model: str, **fields: Any) -> UsageRecord:
@@ -85,9 +87,11 @@ class UsageTotals:
     latency_s: float = 0.0
     cache_read_tokens: int = 0
     cache_creation_tokens: int = 0
+    estimated_calls: int = 0  # calls whose tokens (so cost) are estimates: the endpoint reported no usage
 
     def add(self, record: UsageRecord) -> None:
         self.calls += 1
+        self.estimated_calls += 1 if record.estimated else 0
         self.failed += 0 if record.ok else 1
         self.prompt_tokens += record.prompt_tokens
         self.completion_tokens += record.completion_tokens
