@@ -27,13 +27,14 @@ from rich.console import Console  # noqa: E402
 from rich.live import Live  # noqa: E402
 from rich.table import Table  # noqa: E402
 
+from sandbox.base import SandboxUnavailable  # noqa: E402
 from swarm.config import ConfigError  # noqa: E402
 from swarm.llm.base import LLMError  # noqa: E402
 from swarm.pipeline.preflight import check_request  # noqa: E402
 from swarm.pipeline.progress import PROGRESS  # noqa: E402
 
 # What a wrong input raises: the CLI prints its one-sentence message, no traceback.
-INPUT_ERRORS = (ConfigError, FileNotFoundError, FileExistsError, ValueError, LLMError)
+INPUT_ERRORS = (ConfigError, FileNotFoundError, FileExistsError, ValueError, LLMError, SandboxUnavailable)
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -168,7 +169,25 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(summary, indent=2, default=str))
     else:
         print_summary(Console(), summary)
+    if summary.get("good_nodes") == 0:  # a competition run (an epoch rerun has no such count)
+        print(f"error: the run ended with no good node: {_no_good_reason(summary)}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _no_good_reason(summary: dict) -> str:
+    """Why a run has no good node: its last failed step's error, else its last node's bug, else the stop."""
+    from swarm.journal import Journal
+    from swarm.pipeline.state import RunPaths, load_state
+
+    paths = RunPaths(Path(summary["run_dir"]))
+    failed = load_state(paths).meta.get("failed_steps") or []
+    if failed:
+        return f"{len(failed)} step(s) failed; the last: {failed[-1]['error']}"
+    nodes = Journal.load(paths.journal).nodes if paths.journal.is_file() else []
+    if nodes:
+        return f"{len(nodes)} node(s), all buggy; the last: {nodes[-1].bug_reason}"
+    return str(summary.get("stopped_reason") or summary.get("grade_error") or "no step ran")
 
 
 def _refresh(live: Live, stop: threading.Event) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from swarm.llm.base import SpendCapReached
+from swarm.llm.base import SpendCapReached, TokenBudgetSpent
 
 SOLUTION_FAILED = "solution failed"
 
@@ -14,7 +14,7 @@ def worth_retrying(task: Any, task_run: Any, state: Any) -> bool:
         return False
     try:
         state.result()
-    except SpendCapReached:
+    except (SpendCapReached, TokenBudgetSpent):  # a retry would bill another empty reply
         return False
     except Exception:  # noqa: BLE001 - any other fault of a model or the engine may pass
         return True

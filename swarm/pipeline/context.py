@@ -159,6 +159,7 @@ class RunContext:
         self.pool = ExperiencePool(paths.experience, max_records=cfg.evolution.experience_max_records)
         self.lower_is_better = self.evaluation.metric.lower_is_better
         self.sandbox_kind = type(self.sandbox).__name__
+        write_json_atomic(paths.root / "sandbox.json", self.sandbox_record())
         self._data_hash: str | None = None
 
     @property
@@ -185,6 +186,11 @@ class RunContext:
 
     def _offline(self, stage_cfg: Any) -> LLMClient:
         return OfflineClient(seed=self.cfg.project.seed)
+
+    def sandbox_record(self) -> dict[str, Any]:
+        """How this run confines solutions (saved as sandbox.json, shown in the report and the summary)."""
+        sandbox = self.sandbox
+        return {"name": sandbox.name, "isolated": sandbox.isolated, "description": sandbox.description}
 
     def harness_submission(self, node_id: str) -> Path:
         """Where the harness keeps a node's test submission (outside every sandbox's reach)."""

@@ -112,6 +112,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "grade_error": None if report is not None else getattr(rc, "grade_error", None),
         "stopped_reason": state.stopped_reason,
         "cost_usd": rc.ledger.total_cost_usd,
+        "sandbox": rc.sandbox_record(),
     }
     write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report, refit_note))
     return summary
@@ -175,7 +176,10 @@ def render_report(
     ]
     out += [f"Steps: {len(journal)} ({len(journal.good_nodes())} good, {len(journal.buggy_nodes())} buggy)  "]
     out += [f"Stopped: {state.stopped_reason or 'limits not reached'}", ""]
-    out += ["## Evaluation", "", *(f"- {line}" for line in rc.evaluation.lines()), ""]
+    sandbox = rc.sandbox_record()
+    confined = "" if sandbox["isolated"] else " (NOT isolated: isolated: false)"
+    out += ["## Evaluation", "", *(f"- {line}" for line in rc.evaluation.lines())]
+    out += [f"- sandbox: {sandbox['name']}{confined}: {sandbox['description']}", ""]
     out += ["## Result", ""]
     if best is None:
         out += ["No node produced a valid solution.", ""]
@@ -216,5 +220,11 @@ def render_report(
         out += [
             f"| {stage} | {t.get('calls', 0)} | {t.get('prompt_tokens', 0)} | {t.get('completion_tokens', 0)} | "
             f"{t.get('cost_usd', 0.0):.4f} |"
+        ]
+    if total.get("estimated_calls"):
+        out += [
+            "",
+            f"{total['estimated_calls']} call(s) reported no usage: their tokens and cost are estimates "
+            "(4 characters per token).",
         ]
     return "\n".join(out) + "\n"

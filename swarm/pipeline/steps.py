@@ -24,22 +24,24 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from sandbox import ExecutionResult
+from sandbox.tree_ops import remove_tree
 from sandbox.workspace import NodeDirs
 from swarm.agent_evolution import EvolutionReport, evolution_due, evolve_agents
 from swarm.atomic import write_json_atomic
 from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.experience import ExperienceRecord, input_hash
 from swarm.fitness import score_against
-from swarm.genes import split_genes
+from swarm.genes import missing_sections, split_genes
 from swarm.journal import Journal, Node
-from swarm.llm.base import CallContext, Message, was_truncated
+from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
 from swarm.llm.review import ReviewOutcome, TrustedScore, review_execution
+from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.state import RunState, StepPlan
 from swarm.population import next_generation, population_fitness
-from swarm.protocol import GENE_SECTIONS
+from swarm.protocol import GENE_SECTIONS, canonical_markers
 from swarm.response import ResponseParseError, parse_response
 from swarm.submission_check import check_submission
 
@@ -68,6 +70,8 @@ class Generation(BaseModel):
     code: str = ""
     parse_error: str | None = None
     truncated: bool = False  # the reply stopped at the code model's token limit
+    thinking: str = ""  # the model's thinking trace: for people to read, never code, plan or prompt
+    missing_genes: list[str] = Field(default_factory=list)  # gene sections the code does not mark
 
 
 def generation_cache_key(planned: PlannedStep, model: str, provider: str, temperature: float) -> str:
@@ -152,15 +156,16 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
         hints=dict(planned.hints),
     )
     reply = rc.clients["code"].complete(planned.message_objects(), ctx)
-    raw, truncated = str(reply), was_truncated(reply)
+    raw, tagged = split_thinking(str(reply))  # clients that do not separate traces leave tags in the text
+    thinking = join_thinking(thinking_of(reply), tagged)
+    common = {"node_id": plan.node_id, "raw": raw, "truncated": was_truncated(reply), "thinking": thinking}
     try:
         parsed = parse_response(raw)
     except ResponseParseError as exc:
-        return Generation(node_id=plan.node_id, raw=raw, parse_error=str(exc), truncated=truncated)
+        return Generation(**common, parse_error=str(exc))
     # Code with a syntax error still runs, so that its traceback reaches the debug step.
-    return Generation(
-        node_id=plan.node_id, raw=raw, plan_text=parsed.plan, code=parsed.code, truncated=truncated
-    )
+    code = canonical_markers(parsed.code)
+    return Generation(**common, plan_text=parsed.plan, code=code, missing_genes=missing_sections(code))
 
 
 # -- execute ------------------------------------------------------------------------------------------------
@@ -179,7 +184,7 @@ def clear_outputs(node_dirs: NodeDirs) -> None:
     """Empty a node's working and submission dirs (left by a run killed mid-execution, or an earlier refit)."""
     for stale in (node_dirs.working, node_dirs.submission):
         for entry in list(stale.iterdir()) if stale.is_dir() else []:
-            shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
+            remove_tree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
 
 
 def failure_message(result: ExecutionResult) -> str:
@@ -377,6 +382,10 @@ def make_node(step: StepOutcome) -> Node:
         node.meta["crossover_plan"] = plan.crossover_plan  # section -> parent index of a merge
     if gen.parse_error:
         node.meta["parse_error"] = gen.parse_error
+    if gen.thinking:
+        node.meta["thinking"] = gen.thinking  # for people to read; prompts never show it
+    if gen.missing_genes:
+        node.meta["missing_genes"] = gen.missing_genes  # useless to crossover/mutation until marked
     if outcome.has_metric_conflict:
         node.meta["metric_conflict"] = outcome.conflict_record()  # what was used, what the model claimed
     if outcome.submission_problem:

@@ -41,6 +41,8 @@ def test_harness_scores_every_node_and_the_run_says_so(
     assert summary["validation_source"] == "harness"
     assert summary["metric"]["name"] == "accuracy" and summary["metric"]["source"] == "bundled competition"
     assert summary["refit"].startswith("used") and summary["grade"]["valid"]
+    assert summary["sandbox"]["isolated"] is True
+    assert json.loads((run_dir / "sandbox.json").read_text()) == summary["sandbox"]
     saved = json.loads((run_dir / "evaluation.json").read_text())
     assert saved["validation_source"] == "harness" and saved["metric"]["name"] == "accuracy"
     best = Journal.load(run_dir / "journal.json").get(summary["best_node"])
@@ -54,7 +56,7 @@ def test_without_a_split_scores_are_marked_unverified(
     tmp_path: Path, base_overrides: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     run_dir = tmp_path / "run"
-    overrides = [*base_overrides, *QUICK, "evaluation.holdout_fraction=0"]
+    overrides = [*base_overrides, *QUICK, "evaluation.holdout_fraction=0", "execution.sandbox=unsafe-local"]
     summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
     assert "UNVERIFIED" in capsys.readouterr().err
     assert summary["validation_source"] == "solution"
@@ -67,6 +69,8 @@ def test_without_a_split_scores_are_marked_unverified(
         assert hashlib.sha256(kept.read_bytes()).hexdigest() == node.meta["submission_sha256"]
     report = (run_dir / "report.md").read_text()
     assert "UNVERIFIED" in report and "(unverified)" in report
+    # the explicit opt-in to unconfined execution is recorded where a reader of the run sees it
+    assert summary["sandbox"]["isolated"] is False and "NOT isolated" in report
     assert not (run_dir / "harness" / "labels.csv").exists()
 
 
