@@ -179,7 +179,7 @@ def render_report(
     sandbox = rc.sandbox_record()
     confined = "" if sandbox["isolated"] else " (NOT isolated: isolated: false)"
     out += ["## Evaluation", "", *(f"- {line}" for line in rc.evaluation.lines())]
-    out += [f"- sandbox: {sandbox['name']}{confined}: {sandbox['description']}", ""]
+    out += [f"- sandbox: {sandbox['description']}{confined}", ""]
     out += ["## Result", ""]
     if best is None:
         out += ["No node produced a valid solution.", ""]
