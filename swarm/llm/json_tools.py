@@ -27,22 +27,9 @@ def extract_json_object(text: str) -> dict[str, Any]:
     """The first JSON object in `text`: the whole text, a fenced block, or an object embedded in prose."""
     if not text or not text.strip():
         raise ToolArgsError("the reply is empty; a JSON object was expected")
-    candidates = [text.strip(), *(block.strip() for block in _FENCE_RE.findall(text))]
-    for candidate in candidates:
-        try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
-    decoder = json.JSONDecoder()
-    for match in re.finditer(r"\{", text):
-        try:
-            value, _ = decoder.raw_decode(text, match.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            return value
+    found = json_objects(text)
+    if found:
+        return found[0]
     raise ToolArgsError(f"no JSON object found in the reply (starts with {text.strip()[:80]!r})")
 
 

@@ -62,8 +62,11 @@ def test_walks_follow_no_symlink_and_skip_hard_links(tmp_path):
 
 def test_list_files_of_a_deep_tree_does_not_recurse(tmp_path):
     make_deep(tmp_path / "working", DEPTH)
-    files = list_files(tmp_path, ("working",), limit=50)
-    assert len(files) == 50 and all(f.endswith("/f") for f in files)
+    try:
+        files = list_files(tmp_path, ("working",), limit=50)
+        assert len(files) == 50 and all(f.endswith("/f") for f in files)
+    finally:  # pytest's own clean-up of old temp dirs recurses: leave no deep tree behind
+        remove_tree(tmp_path / "working", ignore_errors=True)
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="slot uids need root")
