@@ -78,6 +78,25 @@ def stage_overrides(
     return [f"llm.{stage}.{name}={value}" for name, value in values.items()]
 
 
+def files_holding(root: Path, needles: list[str]) -> list[str]:
+    """Files under `root` (symlinks not followed) whose bytes contain any needle (an explicit stack: a
+    solution's tree may be deeper than the recursion limit, or than PATH_MAX, which is skipped)."""
+    found, stack = [], [str(root)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as listing:
+                entries = list(listing)
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            elif entry.is_file(follow_symlinks=False):
+                data = Path(entry.path).read_bytes()
+                found += [f"{entry.path}: {n[:20]}" for n in needles if n.encode() in data]
+    return found
+
+
 def read_ledger(run_dir: Path) -> list[dict]:
     """The run's usage ledger, one dict per model-call attempt, in the order written."""
     path = Path(run_dir) / "llm_usage.jsonl"

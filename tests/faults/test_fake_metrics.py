@@ -20,7 +20,7 @@ from sandbox.local import find_isolated_python
 from swarm.journal import Journal
 from swarm.llm.loopback_server import LoopbackServer, Reply
 
-from .conftest import solution, stage_overrides
+from .conftest import files_holding, solution, stage_overrides
 
 pytestmark = pytest.mark.usefixtures("prefect_server", "model_key")
 
@@ -138,11 +138,7 @@ def test_no_fake_score_wins(backend, request, open_competition, base_overrides, 
         f"{i},{y}" for i, y in list(zip(labels["PassengerId"], labels["Survived"], strict=True))[:5]
     )
     assert rows not in prompts
-    harness = run_dir / "harness"
-    holders = [
-        p for p in run_dir.rglob("*") if p.is_file() and not p.is_symlink() and rows in p.read_text("latin-1")
-    ]
-    assert holders == [harness / "labels.csv"]
+    assert files_holding(run_dir, [rows]) == [f"{run_dir / 'harness' / 'labels.csv'}: {rows[:20]}"]
     public_train = pd.read_csv(run_dir / "harness" / "public" / "train.csv", dtype=str)
     assert set(labels["PassengerId"]).isdisjoint(public_train["PassengerId"])
     report = (run_dir / "report.md").read_text()

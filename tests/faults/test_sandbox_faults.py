@@ -29,7 +29,7 @@ from swarm.journal import Journal
 from swarm.llm.loopback_server import LoopbackServer, Reply
 from swarm.pipeline.state import RunPaths, load_state
 
-from .conftest import solution, stage_overrides
+from .conftest import files_holding, solution, stage_overrides
 
 pytestmark = pytest.mark.usefixtures("prefect_server", "model_key")
 SECRET = "sk-hostile-test-secret-9876543210"
@@ -176,25 +176,6 @@ EXPECTED_REASON = {
     "deep tree": "no submission.csv was written",
     "rebuild answers": "no submission.csv was written",
 }
-
-
-def files_holding(root: Path, needles: list[str]) -> list[str]:
-    """Files under `root` (symlinks not followed) whose bytes contain any needle (an explicit stack: a
-    solution's tree may be deeper than the recursion limit, or than PATH_MAX, which is skipped)."""
-    found, stack = [], [str(root)]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            elif entry.is_file(follow_symlinks=False):
-                data = Path(entry.path).read_bytes()
-                found += [f"{entry.path}: {n[:20]}" for n in needles if n.encode() in data]
-    return found
 
 
 def answer_rows(competition) -> str:
