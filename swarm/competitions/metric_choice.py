@@ -146,6 +146,34 @@ class RuleMatch:
     params: dict[str, Any] = field(default_factory=dict)
 
 
+# The offline coder's coarse metric (swarm/offline/inference.py, self-contained: it keeps its own rules) nearest
+# to each library metric, None where it has none; tests/competitions/test_metric_wording.py holds both rule
+# sets to this over real descriptions.
+COARSE_METRIC: dict[str, str | None] = {
+    "accuracy": "accuracy",
+    "balanced_accuracy": "accuracy",
+    "auc": "auc",
+    "logloss": "logloss",
+    "multilabel_logloss": "logloss",
+    "multiclass_logloss": "logloss",
+    "f1": "f1",
+    "f1_macro": "f1",
+    "f1_micro": "f1",
+    "f1_weighted": "f1",
+    "qwk": None,
+    "map_at_k": None,
+    "rmse": "rmse",
+    "mse": "rmse",
+    "mcrmse": "rmse",
+    "rmsle": "rmsle",
+    "rmse_log": "rmsle",
+    "mae": "mae",
+    "r2": "r2",
+    "spearman": None,
+    "pearson": None,
+    "smape": None,
+}
+
 _GAP = r"[\s-]+"
 _RMSE = rf"(?:\brmse\b|root{_GAP}mean{_GAP}squared?{_GAP}error)"
 _LOGLOSS = r"(?:\blog(?:arithmic)?[\s-]*loss|cross[\s-]*entropy)"
@@ -158,8 +186,11 @@ def _f1_average(word: str) -> str:
     return rf"\b{word}\b[^.\n]{{0,20}}?{_F1}|{_F1}[^.\n]{{0,20}}?\b{word}"
 
 
-# Whole metric names before fragments: the first rule (in this order) that matches a part of the text wins.
-_RULES: tuple[tuple[str, str], ...] = (
+# Whole metric names. In a scope the earliest match wins, at one position the first rule in this order (the
+# longer name first): "multi-class logarithmic loss" is neither RMSLE nor binary log loss. A rule named None
+# is a metric the library lacks (Dice, Jaccard, PR-AUC, ...): finding it first gives no metric at all, rather
+# than a library metric named later or elsewhere in the description.
+_WHOLE: tuple[tuple[str | None, str], ...] = (
     ("mcrmse", rf"\bmcrmse\b|column[\s-]*wise{_GAP}{_RMSE}"),
     (
         "multilabel_logloss",
@@ -176,6 +207,7 @@ _RULES: tuple[tuple[str, str], ...] = (
     ("rmse", _RMSE),
     ("mse", rf"\bmse\b|mean{_GAP}squared?{_GAP}error"),
     ("smape", rf"\bsmape\b|symmetric{_GAP}mean{_GAP}absolute{_GAP}percentage{_GAP}error"),
+    (None, rf"\bmape\b|mean{_GAP}absolute{_GAP}percentage{_GAP}error"),
     ("mae", rf"\bmae\b|mean{_GAP}absolute{_GAP}error"),
     (
         "qwk",
@@ -186,22 +218,47 @@ _RULES: tuple[tuple[str, str], ...] = (
         "map_at_k",
         rf"mean{_GAP}average{_GAP}precision\s*(?:@|{_GAP}at{_GAP})\s*(?:\d+|k\b)|\bmap\s*@\s*(?:\d+|k\b)",
     ),
+    # average precision, the area under the precision-recall curve: not ROC AUC, and not in the library
+    (
+        None,
+        rf"area{_GAP}under{_GAP}(?:the{_GAP})?(?:precision{_GAP}recall|pr)\b|\bpr{_GAP}?auc\b"
+        rf"|\bauc{_GAP}?pr\b|\bauprc?\b|(?:mean{_GAP})?average{_GAP}precision|\bap\s*@",
+    ),
     (
         "auc",
         rf"area{_GAP}under{_GAP}(?:the{_GAP})?(?:roc\b|receiver{_GAP}operating{_GAP}characteristic)"
-        rf"|(?<!pr )(?<!pr-)(?<!recall )\b(?:roc[\s-]*)?auc\b|\broc\b|area{_GAP}under{_GAP}(?:the{_GAP})?curve",
+        rf"|(?<!pr )(?<!pr-)(?<!recall )\b(?:roc[\s-]*)?auc\b",
     ),
     ("f1_macro", _f1_average("macro")),
     ("f1_micro", _f1_average("micro")),
     ("f1_weighted", _f1_average("weighted")),
+    (None, r"\bf[\s-]?0?\.5\b|\bf[\s-]?2[\s-]*(?:score|measure)\b|\bf[\s-]?beta\b|\bfbeta\b|\bf_\{?\\beta"),
     ("f1", _F1),
     ("spearman", r"\bspearman"),
     ("pearson", r"\bpearson"),
     ("r2", rf"\br2\b|\br\s*\^\s*2|\br\u00b2|\br{_GAP}squared\b|coefficient{_GAP}of{_GAP}determination"),
     ("balanced_accuracy", rf"balanced{_GAP}accuracy"),
-    ("accuracy", rf"\baccuracy\b|percentage{_GAP}of\b[^.\n]{{0,40}}?\bcorrectly"),
+    (None, rf"\bdice\b|s(?:\u00f8|o)rensen|\bjaccard\b|intersection{_GAP}over{_GAP}union|\biou\b"),
+    (None, rf"levenshtein|\bedit{_GAP}distance|\bbleu\b|\brouge\b|\b(?:word|character){_GAP}error{_GAP}rate"),
+    (None, rf"kullback|\bkl{_GAP}divergence|log{_GAP}likelihood|\bcrps\b|continuous{_GAP}ranked{_GAP}prob"),
+    (None, rf"matthews|\bmcc\b|hausdorff|kendall|\bgini\b|pinball|quantile{_GAP}loss"),
+    (None, rf"percentile\b[^.\n]{{0,30}}?\berrors?\b|angular{_GAP}(?:error|distance)"),
 )
-_COMPILED = tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _RULES)
+# Fragments, and words prose uses loosely ("the accuracy of a forecast"): read only when no whole name is.
+_FRAGMENTS: tuple[tuple[str | None, str], ...] = (
+    ("auc", rf"\broc\b|area{_GAP}under{_GAP}(?:the{_GAP})?curve"),
+    # top-1 classification error is 1 - accuracy: the same ranking of submissions
+    ("accuracy", rf"\baccuracy\b|percentage{_GAP}of\b[^.\n]{{0,40}}?\bcorrectly"),
+    (
+        "accuracy",
+        rf"(?:top[\s-]*1{_GAP})?(?<![02-9][\s-])classification{_GAP}error|(?<!word )\berror{_GAP}rate\b",
+    ),
+)
+# The rule sets, compiled, in the order they are tried.
+_COMPILED = tuple(
+    tuple((name, re.compile(pattern, re.IGNORECASE)) for name, pattern in rules)
+    for rules in (_WHOLE, _FRAGMENTS)
+)
 # A library name written as code or bold: `rmse_log`, **accuracy**.
 _CODE_NAME = re.compile(r"(?:`|\*\*)([A-Za-z][\w@]*)(?:`|\*\*)")
 _HEADING = re.compile(r"^[ \t]{0,3}(#{1,6})[ \t]+(.*)$", re.MULTILINE)
@@ -244,9 +301,23 @@ def _map_k(matched: str, scope: str) -> dict[str, Any]:
     return {"k": k} if k else {}
 
 
-def _match_in(scope: str) -> tuple[str, str, dict[str, Any]] | None:
-    """(name, matched words, params) for the first rule that matches `scope`."""
-    known = metric_lib.METRICS
+def _earliest(
+    rules: tuple[tuple[str | None, re.Pattern[str]], ...], scope: str
+) -> tuple[str | None, str] | None:
+    """(name, matched words) of the match starting first in `scope` (the first rule's at a tie), or None."""
+    best: tuple[int, int, str | None, str] | None = None
+    for order, (name, pattern) in enumerate(rules):
+        found = pattern.search(scope)
+        if found and (best is None or (found.start(), order) < best[:2]):
+            best = (found.start(), order, name, found.group(0))
+    return None if best is None else best[2:]
+
+
+def _match_in(scope: str) -> tuple[str | None, str, dict[str, Any]] | None:
+    """(name, matched words, params) of the metric `scope` names, name None for one the library lacks.
+
+    A library name written as code or bold comes first, then whole metric names, then fragments.
+    """
     for token in _CODE_NAME.finditer(scope):
         try:
             metric, params = metric_lib.resolve_metric(token.group(1))
@@ -255,20 +326,21 @@ def _match_in(scope: str) -> tuple[str, str, dict[str, Any]] | None:
         if metric.name == "map_at_k" and not params:
             params = _map_k(token.group(0), scope)
         return metric.name, token.group(0), params
-    for name, pattern in _COMPILED:
-        if name not in known:
-            continue
-        found = pattern.search(scope)
+    for rules in _COMPILED:
+        found = _earliest(rules, scope)
         if found:
-            params = _map_k(found.group(0), scope) if name == "map_at_k" else {}
-            return name, found.group(0), params
+            name, words = found
+            name = name if name in metric_lib.METRICS else None  # the library may have dropped it
+            params = _map_k(words, scope) if name == "map_at_k" else {}
+            return name, words, params
     return None
 
 
-def infer_metric_rules(description: str) -> RuleMatch | None:
-    """The library metric description.md names, by rules (Evaluation section first), or None.
+def _find_metric(description: str) -> tuple[str | None, str, dict[str, Any]] | None:
+    """(name or None, reason, params) from the Evaluation section, else the whole text; None if nothing named.
 
-    Returns a `RuleMatch` (name, a reason quoting the matched words, params such as {"k": 5} for map_at_k).
+    The whole text is read only when the Evaluation section names no metric at all (known to the library
+    or not): a section naming the Dice coefficient does not become the accuracy its overview mentions.
     """
     text = description or ""
     section = evaluation_section(text)
@@ -278,8 +350,29 @@ def infer_metric_rules(description: str) -> RuleMatch | None:
         if found:
             name, words, params = found
             said = "names" if words.startswith(("`", "*")) else "says"
-            return RuleMatch(name, f'{where} {said} "{_one_line(words, 120)}"', params)
+            return name, f'{where} {said} "{_one_line(words, 120)}"', params
     return None
+
+
+def infer_metric_rules(description: str) -> RuleMatch | None:
+    """The library metric description.md names, by rules (Evaluation section first), or None.
+
+    Returns a `RuleMatch` (name, a reason quoting the matched words, params such as {"k": 5} for map_at_k);
+    None when no metric is named, or when the one named first is not in the library (Dice, PR-AUC, ...).
+    """
+    found = _find_metric(description)
+    if found is None or found[0] is None:
+        return None
+    name, reason, params = found
+    return RuleMatch(name, reason, params)
+
+
+def lacking_metric(description: str) -> str | None:
+    """Why the rules name no library metric when description.md names one the library lacks, else None."""
+    found = _find_metric(description)
+    if found is None or found[0] is not None:
+        return None
+    return f"{found[1]}, a metric the library lacks"
 
 
 # -- the model ----------------------------------------------------------------------------------------------------
@@ -432,8 +525,9 @@ def resolve_metric(
     if found is not None:
         lower = metric_lib.METRICS[found.name].lower_is_better
         return MetricChoice(found.name, lower, SOURCE_RULES, found.reason + failure, found.params)
+    lacking = lacking_metric(competition.description)
     raise MetricUnknown(
         f"competition {competition.id!r}: no metric could be found in competition.json or description.md"
-        f"{' (nor by the model)' if client is not None else ''}; "
+        f"{' (nor by the model)' if client is not None else ''}{f' ({lacking})' if lacking else ''}; "
         f"pass --metric NAME (one of: {', '.join(library_names())})"
     )

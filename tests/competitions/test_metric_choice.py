@@ -500,6 +500,17 @@ def test_the_offline_coder_resolves_a_described_metric(tmp_path):
     assert (choice.name, choice.lower_is_better, choice.source) == ("multiclass_logloss", True, SOURCE_MODEL)
 
 
+def test_a_metric_the_library_lacks_is_named_in_the_error(tmp_path):
+    description = "# Seg\n\nAccuracy matters.\n\n## Evaluation\n\nScored on the mean Dice coefficient.\n"
+    assert infer_metric_rules(description) is None
+    competition = load_competition_dir(_foreign(tmp_path / "seg", description))
+    with pytest.raises(MetricUnknown) as info:
+        resolve_metric(competition, override=None, client=None, bundled=False)
+    message = str(info.value)
+    assert '(description.md\'s Evaluation section says "Dice", a metric the library lacks); pass' in message
+    assert message.count(". ") == 0 and "\n" not in message
+
+
 @pytest.mark.parametrize("client", [None, OfflineClient(), ScriptedClient(LLMError("down"))])
 def test_no_metric_anywhere_is_one_clear_sentence(tmp_path, client):
     competition = load_competition_dir(_foreign(tmp_path / "toy", "# Toy\n\nPredict y from x.\n"))

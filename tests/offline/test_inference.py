@@ -37,6 +37,12 @@ from swarm.offline.inference import infer_task_from_dir, infer_task_from_frames,
         ("the R^2 value, also called the coefficient of determination", "r2"),
         ("Submissions are evaluated on multi-class classification accuracy.", "accuracy"),
         ("Scored on the quadratic weighted kappa.", None),
+        # a metric the offline coder lacks is no metric, not a neighbour's or one named later
+        ("Submissions are evaluated on area under the precision-recall curve.", None),
+        ("Accuracy matters.\n\n## Evaluation\n\nThe mean Dice coefficient.", None),
+        ("Evaluated on a modified version of the Laplace Log Likelihood, rewarding accuracy.", None),
+        ("We use top-1 classification error as the metric for this competition.", "accuracy"),
+        ("Evaluated using micro F1. (In contrast, in macro F1 each class is scored.)", "f1"),
     ],
 )
 def test_metric_from_description(text, metric):

@@ -1,0 +1,360 @@
+"""Metric rules over the wording of real Kaggle descriptions: whole metric names before their fragments.
+
+The excerpts quote the Evaluation sections of real competitions, shortened (`[...]` marks a cut): most from
+openai/mle-bench (`mlebench/competitions/<id>/description.md`, whose grade.py says what is really scored), a
+few from the Kaggle pages as public repositories quote them. Each names the library metric the rules must
+find (`infer_metric_rules`), or None where the metric named is not in the library; the offline coder's coarse
+rules (`metric_from_description`) must find the coarse metric `COARSE_METRIC` maps it to.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import pytest
+
+from swarm.competitions.metric_choice import COARSE_METRIC, infer_metric_rules, lacking_metric
+from swarm.competitions.metrics import METRICS
+from swarm.offline.inference import (
+    CLASSIFICATION_METRICS,
+    LOWER_IS_BETTER,
+    REGRESSION_METRICS,
+    metric_from_description,
+)
+
+
+class Case(NamedTuple):
+    """A competition's Evaluation wording, the library metric it names (None: not in the library)."""
+
+    competition: str
+    excerpt: str
+    metric: str | None
+    params: dict[str, Any] = {}
+    overview: str = "Predict the target for each row of the test set."
+
+
+# fmt: off
+REAL = [
+    # -- log loss: multi-class, multi-label, binary (and "log"/"logarithm" used for other things around them)
+    Case("leaf-classification",
+         "Submissions are evaluated using the multi-class logarithmic loss. Each image has been labeled with one "
+         "true species. [...] where $N$ is the number of images in the test set, $M$ is the number of species "
+         "labels, $\\log$ is the natural logarithm",
+         "multiclass_logloss"),
+    Case("spooky-author-identification",
+         "Submissions are evaluated using multi-class logarithmic loss. Each id has one true class. For each id, "
+         "you must submit a predicted probability for each author. The formula is then:\n\n"
+         "$$\\text{log loss} = -\\frac{1}{N} \\sum_{i=1}^N \\sum_{j=1}^M y_{ij} \\log(p_{ij})$$",
+         "multiclass_logloss"),
+    Case("dog-breed-identification",
+         "Submissions are evaluated on [Multi Class Log Loss](https://www.kaggle.com/wiki/MultiClassLogLoss) "
+         "between the predicted probability and the observed target.",
+         "multiclass_logloss"),
+    Case("rsna-2022-cervical-spine-fracture-detection",
+         "Submissions are evaluated using a weighted multi-label logarithmic loss. Each fracture sub-type is its "
+         "own row for every exam",
+         "multilabel_logloss"),
+    Case("statoil-iceberg-classifier-challenge",
+         "Submissions are evaluated on the [log loss](https://www.kaggle.com/wiki/LogLoss) between the predicted "
+         "values and the ground truth.",
+         "logloss"),
+    Case("dogs-vs-cats-redux-kernels-edition",
+         "Submissions are scored on the log loss:\n\n$$\\text{LogLoss} = -\\frac{1}{n} \\sum_{i=1}^{n} \\left[ "
+         "y_i \\log(\\hat{y}_i) + (1 - y_i) \\log(1 - \\hat{y}_i) \\right]$$\n\n[...] \\\\( log() \\\\) is the "
+         "natural (base e) logarithm\n\nA smaller log loss is better.",
+         "logloss"),
+    # the words say "log loss"; that it is over three class columns is in the submission format only
+    Case("lmsys-chatbot-arena",
+         "Submissions are evaluated on the [log loss](https://www.kaggle.com/code/metric/log-loss?"
+         "scriptVersionId=151169978) between the predicted probabilities and the ground truth values (with "
+         "\"eps=auto\").",
+         "logloss"),
+    # -- RMSLE, RMSE of logs, RMSE
+    Case("nomad2018-predict-transparent-conductors",
+         "Submissions are evaluated on the column-wise [root mean squared logarithmic error](https://www.kaggle."
+         "com/wiki/RootMeanSquaredLogarithmicError). The RMSLE for a single column calculated as $\\sqrt{\\frac"
+         "{1}{n}\\sum_{i=1}^n(\\log{(p_i + 1)} - \\log{(a_i+1)})^2}$",
+         "rmsle"),
+    Case("bike-sharing-demand",
+         "Submissions are evaluated one the Root Mean Squared Logarithmic Error (RMSLE). The RMSLE is calculated "
+         "as\n\n$$\\sqrt{\\frac 1n \\sum_1^n (log(p_i + 1) - log(a_i + 1))^2 }$$\n\nWhere: [...] $$log(x)$$ is "
+         "the natural logarithm",
+         "rmsle"),
+    Case("recruit-restaurant-visitor-forecasting",
+         "Submissions are evaluated on the root mean squared logarithmic error.\n\nThe RMSLE is calculated as",
+         "rmsle"),
+    Case("house-prices-advanced-regression-techniques",
+         "Submissions are evaluated on Root-Mean-Squared-Error (RMSE) between the logarithm of the predicted "
+         "value and the logarithm of the observed sales price. (Taking logs means that errors in predicting "
+         "expensive houses and cheap houses will affect the result equally.)",
+         "rmse_log"),
+    Case("new-york-city-taxi-fare-prediction",
+         "The evaluation metric for this competition is the [root mean-squared error](http://en.wikipedia.org/"
+         "wiki/Root-mean-square_deviation) or RMSE. RMSE measures the difference between the predictions of a "
+         "model, and the corresponding ground truth.",
+         "rmse"),
+    Case("denoising-dirty-documents",
+         "Submissions are evaluated on the [root mean squared error](https://www.kaggle.com/wiki/RootMeanSquared"
+         "Error) between the cleaned pixel intensities and the actual grayscale pixel intensities.",
+         "rmse"),
+    Case("petfinder-pawpularity-score",
+         "#### Root Mean Squared Error $RMSE$\n\nSubmissions are scored on the root mean squared error. RMSE is "
+         "defined as:",
+         "rmse"),
+    Case("stanford-covid-vaccine",
+         "Submissions are scored using MCRMSE, mean columnwise root mean squared error:",
+         "mcrmse"),
+    # -- MAE ("Log of the Mean Absolute Error" is the MAE's, not a log metric)
+    Case("champs-scalar-coupling",
+         "Submissions are evaluated on the Log of the Mean Absolute Error, calculated for each scalar coupling "
+         "type, and then averaged across types",
+         "mae"),
+    Case("predict-volcanic-eruptions-ingv-oe",
+         "Submissions are evaluated on the [mean absolute error (MAE)](https://www.kaggle.com/wiki/"
+         "MeanAbsoluteError) between the predicted loss and the actual loss.",
+         "mae"),
+    Case("ventilator-pressure-prediction",
+         "The competition will be scored as the mean absolute error between the predicted and actual pressures "
+         "during the inspiratory phase of each breath.",
+         "mae"),
+    # -- ROC AUC
+    Case("aerial-cactus-identification",
+         "Submissions are evaluated on [area under the ROC curve](http://en.wikipedia.org/wiki/Receiver_"
+         "operating_characteristic) between the predicted probability and the observed target.",
+         "auc"),
+    Case("jigsaw-toxic-comment-classification-challenge",
+         "Update: Jan 30, 2018. Due to changes in the competition dataset, we have changed the evaluation metric "
+         "of this competition.\n\nSubmissions are now evaluated on the mean column-wise ROC AUC. In other words, "
+         "the score is the average of the individual AUCs of each predicted column.",
+         "auc"),
+    Case("detecting-insults-in-social-commentary",
+         "This is a single-class classification problems. [...] The evaluation metric for this competition is "
+         "the Area under the Receiver Operating Curve (AUC).",
+         "auc"),
+    Case("alaska2-image-steganalysis",
+         "In order to focus on reliable detection with an emphasis on low false-alarm rate, submissions are "
+         "evaluated on the weighted AUC. To calculate the weighted AUC, each region of the ROC curve is weighted "
+         "according to these chosen parameters:",
+         "auc"),
+    # -- kappa, MAP@K, correlations, SMAPE, R²
+    Case("aptos2019-blindness-detection",
+         "Submissions are scored based on the quadratic weighted kappa, which measures the agreement between two "
+         "ratings.",
+         "qwk"),
+    Case("learning-agency-lab-automated-essay-scoring-2",
+         "Submissions are scored based on the quadratic weighted kappa, which measures the agreement between two "
+         "outcomes. This metric typically varies from 0 (random agreement) to 1 (complete agreement).",
+         "qwk"),
+    Case("h-and-m-personalized-fashion-recommendations",
+         "Submissions are evaluated according to the Mean Average Precision @ 12 (MAP@12):",
+         "map_at_k", {"k": 12}),
+    Case("whale-categorization-playground",
+         "Submissions are evaluated according to the Mean Average Precision @ 5 (MAP@5):",
+         "map_at_k", {"k": 5}),
+    Case("google-quest-challenge",
+         "Submissions are evaluated on the mean column-wise [Spearman's correlation coefficient](https://en."
+         "wikipedia.org/wiki/Spearman%27s_rank_correlation_coefficient).",
+         "spearman"),
+    Case("us-patent-phrase-to-phrase-matching",
+         "Submissions are evaluated on the [Pearson correlation coefficient](https://en.wikipedia.org/wiki/"
+         "Pearson_correlation_coefficient) between the predicted and actual similarity `score`s.",
+         "pearson"),
+    Case("demand-forecasting-kernels-only",
+         "Submissions are evaluated on SMAPE between forecasts and actual values. We define SMAPE = 0 when the "
+         "actual and predicted values are both 0.",
+         "smape"),
+    Case("mercedes-benz-greener-manufacturing",
+         "Submissions are evaluated on the R^2 value, also called the coefficient of determination.",
+         "r2"),
+    # -- F1: averaged, "mean F1", an F1 "measures accuracy"
+    Case("herbarium-2020-fgvc7",
+         "Submissions are evaluated using the [macro F1 score](https://scikit-learn.org/stable/modules/generated/"
+         "sklearn.metrics.f1_score.html).",
+         "f1_macro"),
+    Case("imet-2020-fgvc7",
+         "Submissions will be evaluated based on their micro averaged [F1 score](https://en.wikipedia.org/wiki/"
+         "F1_score).",
+         "f1_micro"),
+    Case("tensorflow2-question-answering",
+         "Submissions are evaluated using [micro F1](https://scikit-learn.org/stable/modules/generated/sklearn."
+         "metrics.f1_score.html) between the predicted and expected answers. [...] (In contrast, in \"macro\" F1 "
+         "a separate F1 score is calculated for each class / label and then averaged.)",
+         "f1_micro"),
+    Case("plant-seedlings-classification",
+         "Submissions are evaluated on **MeanFScore**, which at Kaggle is actually a [micro-averaged F1-score]"
+         "(https://en.wikipedia.org/wiki/F1_score).",
+         "f1_micro"),
+    Case("facebook-recruiting-iii-keyword-extraction",
+         "The evaluation metric for this competition is [Mean F1-Score](https://www.kaggle.com/wiki/MeanFScore). "
+         "The F1 score, commonly used in information retrieval, measures accuracy using the statistics precision "
+         "p and recall r.",
+         "f1"),
+    Case("kuzushiji-recognition",
+         "Submissions are evaluated on a modified version of the [F1 Score](https://en.wikipedia.org/wiki/"
+         "F1_score).",
+         "f1"),
+    # -- accuracy, and top-1 classification error (1 - accuracy: the same ranking)
+    Case("tabular-playground-series-dec-2021",
+         "Submissions are evaluated on multi-class classification accuracy.",
+         "accuracy"),
+    Case("spaceship-titanic",
+         "### Metric\n\nSubmissions are evaluated based on their [classification accuracy](https://developers."
+         "google.com/machine-learning/crash-course/classification/accuracy), the percentage of predicted labels "
+         "that are correct.",
+         "accuracy"),
+    Case("movie-review-sentiment-analysis-kernels-only",
+         "Submissions are evaluated on classification accuracy (the percent of labels that are predicted "
+         "correctly) for every parsed phrase.",
+         "accuracy"),
+    Case("inaturalist-2019-fgvc6",
+         "We use top-1 classification error as the metric for this competition. For each image, an algorithm "
+         "will produce 1 label.",
+         "accuracy"),
+    # -- metrics the library lacks: no metric, not one named later in the section or elsewhere
+    Case("osic-pulmonary-fibrosis-progression",
+         "This competition is evaluated on a modified version of the Laplace Log Likelihood. [...] Accordingly, "
+         "the metric is designed to reflect both the accuracy and certainty of each prediction.",
+         None),
+    Case("vesuvius-challenge-ink-detection",
+         "We evaluate how well your output image matches our reference image using a modified version of the "
+         "[Sørensen--Dice coefficient](https://en.wikipedia.org/wiki/S%C3%B8rensen%E2%80%93Dice_coefficient), "
+         "where instead of using the F1 score, we are using the F0.5 score.",
+         None),
+    Case("hubmap-kidney-segmentation",
+         "This competition is evaluated on the mean [Dice coefficient](https://en.wikipedia.org/wiki/S%C3%B8rensen"
+         "%E2%80%93Dice_coefficient).",
+         None, overview="Your efforts will improve the accuracy of kidney tissue segmentation."),
+    Case("tweet-sentiment-extraction",
+         "The metric in this competition is the [word-level Jaccard score](https://en.wikipedia.org/wiki/"
+         "Jaccard_index).",
+         None),
+    Case("bms-molecular-translation",
+         "Submissions are evaluated on the mean [Levenshtein distance](http://en.wikipedia.org/wiki/Levenshtein_"
+         "distance) between the InChi strings you submit and the ground truth InChi values.",
+         None, overview="Translate images into chemical structures with the highest accuracy."),
+    Case("hms-harmful-brain-activity-classification",
+         "Submissions are evaluated on the [Kullback Liebler divergence](https://www.kaggle.com/code/metric/"
+         "kullback-leibler-divergence/notebook) between the predicted probability and the observed target.",
+         None),
+    Case("nfl-player-contact-detection",
+         "Submissions are evaluated on [Matthews Correlation Coefficient](https://en.wikipedia.org/wiki/Phi_"
+         "coefficient) between the predicted and actual contact events.",
+         None),
+    Case("siim-covid19-detection",
+         "The challenge uses the standard PASCAL VOC 2010 [mean Average Precision (mAP) ](https://storage."
+         "googleapis.com/kaggle-media/competitions/SIIM2021/VOC2012_doc.pdf)at IoU > `0.5`.",
+         None),
+    Case("smartphone-decimeter-2022",
+         "Submissions are scored on the mean of the 50th and 95th percentile distance errors.",
+         None, overview="Your work will help produce more accurate positions, bridging the accuracy gap."),
+    # only equivalent to ROC AUC for 0/1 targets, so not mapped to it
+    Case("porto-seguro-safe-driver-prediction",
+         "Submissions are evaluated using the Normalized Gini Coefficient.\n\nDuring scoring, observations are "
+         "sorted from the largest to the smallest predictions.",
+         None),
+]
+# fmt: on
+
+
+def _description(case: Case) -> str:
+    return (
+        f"# {case.competition}\n\n## Description\n\n{case.overview}\n\n## Evaluation\n\n{case.excerpt}\n\n"
+        "### Submission File\n\nid,target\n\n## Data\n\nThe files of the competition."
+    )
+
+
+@pytest.mark.parametrize("case", REAL, ids=[case.competition for case in REAL])
+def test_the_rules_name_the_library_metric(case):
+    found = infer_metric_rules(_description(case))
+    if case.metric is None:
+        assert found is None, found
+        assert lacking_metric(_description(case)).endswith("a metric the library lacks")
+    else:
+        assert found is not None
+        assert (found.name, found.params) == (case.metric, case.params), found.reason
+        assert found.reason.startswith("description.md's Evaluation section says")
+        assert lacking_metric(_description(case)) is None
+
+
+@pytest.mark.parametrize("case", REAL, ids=[case.competition for case in REAL])
+def test_the_offline_rules_name_its_coarse_metric(case):
+    coarse = COARSE_METRIC[case.metric] if case.metric else None
+    assert metric_from_description(_description(case)) == coarse
+
+
+def test_the_cases_are_many_and_varied():
+    assert len(REAL) >= 40
+    assert len({case.competition for case in REAL}) == len(REAL)
+    covered = {case.metric for case in REAL}
+    assert set(METRICS) - covered <= {"balanced_accuracy", "mse", "f1_weighted"}
+
+
+def test_every_library_metric_has_its_coarse_metric():
+    assert set(COARSE_METRIC) == set(METRICS)
+    coarse = set(CLASSIFICATION_METRICS) | set(REGRESSION_METRICS)
+    assert {value for value in COARSE_METRIC.values() if value} == coarse
+    # the direction survives the mapping (the coarse metric ranks submissions the same way)
+    for name, value in COARSE_METRIC.items():
+        if value is not None:
+            assert LOWER_IS_BETTER[value] == METRICS[name].lower_is_better, name
+
+
+# Made-up wording, for what the real excerpts above do not show on their own.
+HARD = [
+    # the bug: "logarithm" in a multi-class log loss is not RMSLE, with or without a section
+    ("Multi-class logarithmic loss.", "multiclass_logloss", "logloss"),
+    (
+        "## Evaluation\n\nMulti-class logarithmic loss; log is the natural logarithm.",
+        "multiclass_logloss",
+        "logloss",
+    ),
+    # log loss and RMSE in one description: the Evaluation section names the metric
+    (
+        "# Toy\n\nEarlier versions were scored with RMSE.\n\n## Evaluation\n\nSubmissions are evaluated on the "
+        "log loss.\n\n## Data\n\nA column `rmse` from an old model.",
+        "logloss",
+        "logloss",
+    ),
+    (
+        "# Toy\n\nPredict probabilities; log loss is a good training loss.\n\n## Evaluation\n\nSubmissions are "
+        "scored on the root mean squared error.",
+        "rmse",
+        "rmse",
+    ),
+    # in a section, the metric named first
+    ("## Evaluation\n\nScored on the log loss, not on accuracy or AUC.", "logloss", "logloss"),
+    ("## Evaluation\n\nScored on the RMSE of the counts, not on the RMSLE.", "rmse", "rmse"),
+    # words prose uses loosely yield to a whole name later in the section
+    (
+        "## Evaluation\n\nTo reward accuracy on rare classes, submissions are scored on the macro F1 score.",
+        "f1_macro",
+        "f1",
+    ),
+    ("## Evaluation\n\nScored with the weighted kappa between predicted and true grades.", "qwk", None),
+    ("## Evaluation\n\nThe mean F1 over all test rows.", "f1", "f1"),
+    ("## Evaluation\n\nThe F1 score, macro-averaged over the classes.", "f1_macro", "f1"),
+    ("## Evaluation\n\nThe weighted F1 score over the classes.", "f1_weighted", "f1"),
+    ("## Evaluation\n\nSubmissions are scored by balanced accuracy.", "balanced_accuracy", "accuracy"),
+    ("## Evaluation\n\nScored on the mean squared error (MSE).", "mse", "rmse"),
+    ("## Evaluation\n\nThe Pearson correlation coefficient.", "pearson", None),
+    # precision-recall is not ROC: the library has no PR-AUC, so there is no metric to name
+    ("## Evaluation\n\nSubmissions are evaluated on area under the precision-recall curve.", None, None),
+    ("## Evaluation\n\nScored on the PR AUC of the positive class.", None, None),
+    ("## Evaluation\n\nScored on AUC-PR (average precision).", None, None),
+    ("## Evaluation\n\nScored on the F2 score.", None, None),
+    ("## Evaluation\n\nScored on the mean absolute percentage error (MAPE).", None, None),
+    ("## Evaluation\n\nScored on the symmetric mean absolute percentage error.", "smape", None),
+    # an unknown metric in the section is final; a section naming no metric at all falls back to the text
+    ("Accuracy matters.\n\n## Evaluation\n\nThe mean Dice coefficient.", None, None),
+    ("Scored on accuracy.\n\n## Evaluation\n\nSee the leaderboard.", "accuracy", "accuracy"),
+    ("## Evaluation\n\nThe top-5 classification error.", None, None),
+]
+
+
+@pytest.mark.parametrize(("text", "metric", "coarse"), HARD)
+def test_hard_wording(text, metric, coarse):
+    found = infer_metric_rules(text)
+    assert (found.name if found else None) == metric, found
+    assert metric_from_description(text) == coarse
+    if metric is not None:
+        assert COARSE_METRIC[metric] == coarse
