@@ -1,6 +1,7 @@
 """A short, size-bounded text description of a competition's data directory, for prompts.
 
-`preview(data_dir, max_chars)` gives a file tree (large directories collapsed to counts per extension), then
+`preview(data_dir, max_chars)` gives a file tree (large directories collapsed to counts per extension), the
+kind of every train/test column (swarm/column_preview.py: text, datetime, file references, codes...), then
 per CSV/TSV its shape and a line per column (dtype, missing %, unique count, min/max/mean for numbers or the
 top values for text), and per JSON/JSONL its top-level structure. Huge CSVs are read only in part (and the
 preview says so); wide tables list their first columns and count the rest. Unreadable files (binary, bad
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
+
+from swarm.column_preview import describe_columns
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zip", ".xz")
@@ -72,6 +75,9 @@ def preview(
 
     tree_budget = max(max_chars * 2 // 5, min(max_chars, 300))
     text = _fit_lines(["Files:", *tree.lines], tree_budget, "tree")
+    kinds = describe_columns(root, max_rows=min(max_rows, 50_000)) if root.is_dir() else None
+    if kinds and max_chars - len(text) > 600:
+        text += "\n\n" + _fit_lines(kinds.split("\n"), (max_chars - len(text)) // 3, "column kinds")
     remaining = sorted(tree.describable, key=lambda item: _priority(item[0], item[1], base))
     described = 0
     for index, (_, path) in enumerate(remaining[: limits.max_described]):

@@ -2,7 +2,8 @@
 
 `check_submission(submission, sample)` returns None when the submission has the sample's columns, exactly its
 ids (as many rows, none missing, none extra, none repeated) and a value in every target cell; otherwise a
-reason a user can read. It needs no answers, so it runs right after a solution, before any grading.
+reason a user can read. `constant_predictions` says when every row got the same prediction (a valid file,
+but a model that learned nothing: it scores like the sample submission). It needs no answers, so it runs right after a solution, before any grading.
 Prefect-free and side-effect free.
 """
 
@@ -17,6 +18,7 @@ import pandas as pd
 from swarm.competitions.validation import InvalidSubmission, read_submission
 
 MAX_SHOWN = 5
+MIN_ROWS_FOR_CONSTANT = 10
 # Cells that mean "no value": what the grader treats as missing in label columns, plus the usual spellings
 # of a missing number in numeric ones.
 MISSING_LABELS = frozenset({"", "nan"})
@@ -140,3 +142,27 @@ def _column_problem(values: pd.Series, column: str, numeric: bool) -> str | None
 def _all_numbers(values: pd.Series) -> bool:
     cells = values.str.strip()
     return bool(len(cells)) and bool(pd.to_numeric(cells, errors="coerce").notna().all())
+
+
+def constant_predictions(
+    submission_path: str | Path, sample_submission_path: str | Path, id_column: str | None = None
+) -> str | None:
+    """A sentence when every target column of a (valid) submission holds one value in all its rows (at least
+    MIN_ROWS_FOR_CONSTANT rows); None otherwise or when the file cannot be read."""
+    try:
+        frame = read_submission(Path(submission_path))
+        sample = read_sample(Path(sample_submission_path))
+    except (InvalidSubmission, SampleSubmissionError):
+        return None
+    id_col = id_column or str(sample.columns[0])
+    targets = [str(c) for c in frame.columns if str(c) != id_col]
+    if len(frame) < MIN_ROWS_FOR_CONSTANT or not targets:
+        return None
+    values = {c: frame[c].str.strip().unique() for c in targets}
+    if any(len(v) > 1 for v in values.values()):
+        return None
+    shown = ", ".join(f"{c}={v[0]!r}" for c, v in list(values.items())[:MAX_SHOWN])
+    return (
+        f"every one of its {len(frame)} rows has the same prediction ({shown}): the model learned nothing "
+        "from the features and scores like a constant guess"
+    )

@@ -34,7 +34,7 @@ CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
 EVOLVE_KINDS = ("evolve_role", "evolve_strategy")
 _DATA_FILES = ("train.csv", "test.csv", "sample_submission.csv")
 # How many fresh draws an improve/mutate makes to avoid repeating a child it already gave for that parent.
-_FRESH_TRIES = 8
+_FRESH_TRIES = 24
 _MEMORY_PARENTS = 256
 
 
@@ -52,17 +52,26 @@ def find_input_dir(hints: dict[str, Any]) -> Path | None:
 
 
 @lru_cache(maxsize=32)
-def _task_for(path: str, mtime: float) -> dict[str, Any]:
-    return infer_task_from_dir(path)
+def _task_for(path: str, mtime: float, metric: str | None) -> dict[str, Any]:
+    return infer_task_from_dir(path, metric=metric)
+
+
+def coarse_metric(name: Any) -> str | None:
+    """The offline coder's name for the run's metric (hints["metric"], a library name), or None."""
+    from swarm.competitions.metric_choice import COARSE_METRIC  # lazily: keeps this module light
+
+    return COARSE_METRIC.get(str(name)) if name else None
 
 
 def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
-    """The inferred task dict (cached per directory), or None when no input dir is given."""
+    """The inferred task dict (cached per directory), or None when no input dir is given. The run's metric
+    (hints["metric"]) wins over the one the coder reads in description.md."""
     input_dir = find_input_dir(hints)
     if input_dir is None:
         return None
     try:
-        return _task_for(str(input_dir), (input_dir / "train.csv").stat().st_mtime)
+        mtime = (input_dir / "train.csv").stat().st_mtime
+        return _task_for(str(input_dir), mtime, coarse_metric(hints.get("metric")))
     except (ValueError, OSError) as exc:
         raise LLMError(f"offline coder cannot read the competition in {input_dir}: {exc}") from exc
 

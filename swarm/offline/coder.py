@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from swarm.offline.genome import Genome, change_one, draft_genome, safe_choice, safe_genome
+from swarm.offline.genome import Genome, change_one, draft_genome, fallback_choice, safe_choice, safe_genome
 from swarm.offline.render import render_section, render_solution
 from swarm.offline.sections import read_genome, section_of_line, split_code
 from swarm.protocol import GENE_SECTIONS
@@ -49,7 +49,31 @@ def _task_words(task: dict[str, Any] | None) -> str:
     return (
         f"The task is {target['task']} on `{target['name']}` (id `{task['id_col']}`), "
         f"scored by {task['metric']} ({'lower' if task['lower_is_better'] else 'higher'} is better)."
+        + _columns_words(task.get("columns") or {})
     )
+
+
+_KIND_WORDS = {
+    "text": "free text (TF-IDF n-gram models)",
+    "datetime": "dates (their parts)",
+    "file": "file references (pixels of images)",
+    "high_cardinality": "many-level codes (frequencies, target means)",
+}
+
+
+def _columns_words(kinds: dict[str, dict]) -> str:
+    """What the columns hold, for the plan: the kinds that need more than numbers and codes."""
+    parts = []
+    for kind, words in _KIND_WORDS.items():
+        names = [f"`{name}`" for name, info in kinds.items() if info.get("kind") == kind]
+        if names:
+            parts.append(f"{words}: {', '.join(names[:4])}")
+    after = [
+        n for n, info in kinds.items() if info.get("kind") == "datetime" and info.get("test_after_train")
+    ]
+    if after:
+        parts.append(f"test lies after train in `{after[0]}`, so validation is time-ordered")
+    return (" Columns beyond numbers and codes: " + "; ".join(parts) + ".") if parts else ""
 
 
 def draft(task: dict[str, Any] | None, rng: random.Random) -> CodeReply:
@@ -122,6 +146,12 @@ def merge(parent_codes: list[str], plan_map: dict[str, int], task: dict[str, Any
 
 _FRAME_RE = re.compile(r'File "([^"]+)", line (\d+)')
 _TIMEOUT_RE = re.compile(r"timed? ?out|TimeoutError|time limit", re.IGNORECASE)
+_FEATURE_TROUBLE_RE = re.compile(
+    r"Item wrong length|Length of values|Found array with 0 (?:feature|sample)|shapes? .*(?:mismatch|not aligned)"
+    r"|inconsistent numbers of samples|DATA built no features",
+    re.IGNORECASE,
+)
+_NO_FEATURES_RE = re.compile(r"^features \([a-z]+\): 0\b", re.MULTILINE)
 
 
 def failing_line(output: str) -> int | None:
@@ -140,21 +170,33 @@ def error_summary(output: str) -> str:
     return "no error message found"
 
 
+def failing_sections(parent_code: str, output: str) -> list[str]:
+    """The sections to repair, most likely first: the one the traceback points to, then DATA when the error
+    looks like a problem of the features (no features, wrong lengths or shapes) raised further on."""
+    line = failing_line(output)
+    found = section_of_line(parent_code, line) if line else None
+    sections = [found] if found else []
+    if found != "DATA" and (_FEATURE_TROUBLE_RE.search(output or "") or _NO_FEATURES_RE.search(output or "")):
+        sections.append("DATA")
+    return sections
+
+
 def debug(parent_code: str, output: str, task: dict[str, Any] | None, seed: int) -> CodeReply:
-    """Repair toward safe choices: the failing section if it can be found, else the whole solution."""
+    """Repair toward safe choices: the failing section if it can be found (DATA when the features are at
+    fault), else the whole solution."""
     error = error_summary(output)
     readable = _readable(parent_code)
     line = failing_line(output)
-    section = section_of_line(parent_code, line) if line else None
     timed_out = bool(_TIMEOUT_RE.search(output or ""))
-    if readable and section and not timed_out:
+    for section in failing_sections(parent_code, output) if readable and not timed_out else []:
         split, genome = readable
-        safe = safe_choice(section, task)
-        if genome.get(section) != safe:
-            split.sections[section] = render_section(section, safe)
+        fix = fallback_choice(section, genome.get(section, {}), task)
+        if genome.get(section) != fix:
+            split.sections[section] = render_section(section, fix)
+            where = f"line {line}" if line else "no line"
             plan = (
-                f"Plan: the run failed in the {section} section (line {line}: {error}). "
-                f"I rewrite that section with the safest choice {safe} and keep the others."
+                f"Plan: the run failed in or because of the {section} section ({where}: {error}). "
+                f"I rewrite that section with the safer choice {fix} and keep the others."
             )
             return CodeReply(plan, split.join())
     genome = safe_genome(task)

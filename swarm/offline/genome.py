@@ -13,7 +13,9 @@ from swarm.protocol import GENE_SECTIONS
 
 Genome = dict[str, dict[str, Any]]
 
-FEATURE_SETS = ("basic", "freq", "rich")
+DRAFT_FEATURE_SETS = ("basic", "freq", "rich")
+# "minimal" (no text or file features) is reached only by debugging a DATA section that failed on "basic".
+FEATURE_SETS = ("minimal", *DRAFT_FEATURE_SETS)
 DRAFT_FAMILIES = ("linear", "rf", "extratrees", "hgb", "lgbm")
 FAMILIES = (*DRAFT_FAMILIES, "blend")  # a blend is reached by improving, never drafted
 # A linear model is upgraded by blending it with boosted trees, not by replacing it with a forest: on small
@@ -73,6 +75,15 @@ def safe_choice(section: str, task: dict | None) -> dict[str, Any]:
     return safe[section]
 
 
+def fallback_choice(section: str, choice: dict[str, Any], task: dict | None) -> dict[str, Any]:
+    """What a debug step writes for a section that failed: its safe choice, or for a DATA section that failed
+    with the safe feature set, the minimal one (no text or file features)."""
+    safe = safe_choice(section, task)
+    if section == "DATA" and choice == safe:
+        return {"features": "minimal"}
+    return safe
+
+
 def safe_genome(task: dict | None) -> Genome:
     return {section: safe_choice(section, task) for section in GENE_SECTIONS}
 
@@ -81,7 +92,7 @@ def draft_genome(task: dict | None, rng: random.Random) -> Genome:
     """A varied first solution: some drafts are weak on purpose so that search has room to improve."""
     validation = rng.choice(("holdout", "kfold"))
     return {
-        "DATA": {"features": rng.choice(FEATURE_SETS)},
+        "DATA": {"features": rng.choice(DRAFT_FEATURE_SETS)},
         "MODEL": {"family": rng.choices(DRAFT_FAMILIES, weights=(2, 2, 1, 2, 3))[0]},
         "LOSS": {"objective": objectives(task)[0] if rng.random() < 0.8 else rng.choice(objectives(task))},
         "OPTIMIZER": optimizer_choice(rng.choice((0, 1, 2))),
@@ -120,7 +131,7 @@ def upgrade(
         step = int(choice.get("step", len(OPTIMIZER_LADDER) - 1))
         return optimizer_choice(step + 1) if step + 1 < len(OPTIMIZER_LADDER) else None
     if section == "DATA":
-        index = FEATURE_SETS.index(choice["features"]) if choice.get("features") in FEATURE_SETS else 2
+        index = FEATURE_SETS.index(choice["features"]) if choice.get("features") in FEATURE_SETS else 3
         return {"features": FEATURE_SETS[index + 1]} if index + 1 < len(FEATURE_SETS) else None
     if section == "TRAINING_TRICKS":
         if wants_log_target(task) and choice.get("target_transform") != "log1p":
@@ -140,7 +151,7 @@ def explore(
 ) -> dict[str, Any]:
     """A different choice for `section`, picked at random (used when no upgrade is known)."""
     if section == "DATA":
-        options = [{"features": f} for f in FEATURE_SETS]
+        options = [{"features": f} for f in DRAFT_FEATURE_SETS]
     elif section == "MODEL":
         options = [{"family": f} for f in FAMILIES]
     elif section == "LOSS":

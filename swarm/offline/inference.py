@@ -7,7 +7,7 @@ infer its task at run time with the same rules.
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
 is {"name": str, "task": "binary" | "multiclass" | "regression", "output": "label" | "proba" | "value" |
 "proba_wide", "positive": value or None, "columns": {submission column: class value} or None,
-"skewed": bool}.
+"skewed": bool}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
 """
 
 import os
@@ -16,27 +16,57 @@ import re
 import numpy as np
 import pandas as pd
 
+try:
+    from swarm.columns import column_kinds
+except ImportError:  # embedded in a solution: swarm.columns' source is embedded above this module's
+    column_kinds = globals()["column_kinds"]
+
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
 LOWER_IS_BETTER = {"accuracy": False, "auc": False, "logloss": True, "f1": False, "rmse": True,
                    "rmsle": True, "mae": True, "r2": False}  # fmt: skip
 _RMSE = r"(?:\brmse\b|root[\s-]+mean[\s-]+squared?[\s-]+error)"
 _LOGLOSS = r"(?:\blog(?:arithmic)?[\s-]*loss|cross[\s-]*entropy)"
-# Whole metric names before fragments: the first pattern (in this order) found in the text wins. Names the
-# offline coder does not know map to the nearest it does (multi-class log loss -> logloss, RMSE of logs and
-# RMSLE -> rmsle, MCRMSE and MSE -> rmse).
+_F1 = r"(?:\bf1\b|\bf[\s-]?(?:1[\s-]?)?score\b|\bf[\s-]?measure\b)"
+# Whole metric names: in a scope the earliest match wins, at one position the first pattern in this order.
+# Names the offline coder does not know map to the nearest it does (metric library names -> these: multi-class
+# and multi-label log loss -> logloss, RMSE of logs and RMSLE -> rmsle, MCRMSE and MSE -> rmse, macro/micro/
+# weighted F1 -> f1, balanced accuracy and top-1 classification error -> accuracy), or to None (QWK, MAP@K,
+# SMAPE, Spearman, Pearson, and metrics no library here has: Dice, PR-AUC, ...), which ends the search.
 METRIC_PATTERNS = (
     ("rmse", rf"\bmcrmse\b|column[\s-]*wise[\s-]+{_RMSE}"),
-    ("logloss", rf"multi[\s-]*(?:class|label)[\s-]+(?:{_LOGLOSS}|loss\b)|{_LOGLOSS}|logistic[\s-]+loss"),
+    ("logloss", rf"multi[\s-]*(?:class|label)[\s-]+(?:{_LOGLOSS}|loss\b)"
+                rf"|column[\s-]*wise[\s-]+(?:binary[\s-]+)?{_LOGLOSS}"),
+    ("logloss", rf"{_LOGLOSS}|logistic[\s-]+loss"),
     ("rmsle", r"\brmsle\b|root[\s-]+mean[\s-]+squared?[\s-]+log(?:arithmic)?[\s-]+error"),
     ("rmsle", rf"{_RMSE}(?:[^.\n]|\n(?![ \t]*\n)){{0,150}}?\blog(?:arithm(?:ic|s)?|s|1p)?\b"),
     ("rmse", rf"{_RMSE}|\bmse\b|mean[\s-]+squared?[\s-]+error"),
+    (None, r"\bs?mape\b|(?:symmetric[\s-]+)?mean[\s-]+absolute[\s-]+percentage[\s-]+error"),
     ("mae", r"\bmae\b|mean[\s-]+absolute[\s-]+error"),
-    ("auc", r"area[\s-]+under|(?<!pr )(?<!pr-)\b(?:roc[\s-]*)?auc\b|\broc\b"),
-    ("f1", r"\bf1\b|\bf[\s-]?(?:1[\s-]?)?score\b|\bf[\s-]?measure\b"),
+    (None, r"\bqwk\b|quadratic(?:ally)?[\s-]+weighted[\s-]+(?:cohen'?s[\s-]+)?kappa|cohen'?s[\s-]+kappa"
+           r"|weighted[\s-]+kappa"),
+    (None, r"area[\s-]+under[\s-]+(?:the[\s-]+)?(?:precision[\s-]+recall|pr)\b|\bpr[\s-]*auc\b"
+           r"|\bauc[\s-]*pr\b|\bauprc?\b|average[\s-]+precision|\bmap\s*@|\bap\s*@"),
+    ("auc", r"area[\s-]+under[\s-]+(?:the[\s-]+)?(?:roc\b|receiver[\s-]+operating[\s-]+characteristic)"
+            r"|(?<!pr )(?<!pr-)(?<!recall )\b(?:roc[\s-]*)?auc\b"),
+    (None, r"\bf[\s-]?0?\.5\b|\bf[\s-]?2[\s-]*(?:score|measure)\b|\bf[\s-]?beta\b|\bfbeta\b|\bf_\{?\\beta"),
+    ("f1", _F1),
+    (None, r"\bspearman|\bpearson"),
     ("r2", r"\br2\b|\br\s*\^\s*2|\br\u00b2|\br[\s-]+squared\b|coefficient[\s-]+of[\s-]+determination"),
-    ("accuracy", r"\baccuracy\b"),
-)
+    ("accuracy", r"balanced[\s-]+accuracy"),
+    (None, r"\bdice\b|s(?:\u00f8|o)rensen|\bjaccard\b|intersection[\s-]+over[\s-]+union|\biou\b|levenshtein"
+           r"|\bedit[\s-]+distance|\bbleu\b|\brouge\b|\b(?:word|character)[\s-]+error[\s-]+rate|kullback"
+           r"|\bkl[\s-]+divergence|log[\s-]+likelihood|\bcrps\b|continuous[\s-]+ranked[\s-]+prob|matthews"
+           r"|\bmcc\b|hausdorff|kendall|\bgini\b|pinball|quantile[\s-]+loss"
+           r"|percentile\b[^.\n]{0,30}?\berrors?\b|angular[\s-]+(?:error|distance)"),
+)  # fmt: skip
+# Fragments and words that prose uses loosely: read only when no whole name is found.
+METRIC_FRAGMENTS = (
+    ("auc", r"\broc\b|area[\s-]+under[\s-]+(?:the[\s-]+)?curve"),
+    ("accuracy", r"\baccuracy\b|percentage[\s-]+of\b[^.\n]{0,40}?\bcorrectly"),
+    ("accuracy", r"(?:top[\s-]*1[\s-]+)?(?<![02-9][\s-])classification[\s-]+error"
+                 r"|(?<!word )\berror[\s-]+rate\b"),
+)  # fmt: skip
 POSITIVE_WORDS = ("1", "yes", "true", "y", "t", "positive", "pos", "survived", "churn", "churned", "default")
 
 
@@ -51,14 +81,28 @@ def _evaluation_part(text: str) -> str | None:
     return text[start:] if start >= 0 else None
 
 
+def _first_metric(patterns: tuple, scope: str) -> tuple | None:
+    """(found, name) of the pattern matching first in `scope` (the earlier pattern at a tie), or None."""
+    best = None
+    for order, (name, pattern) in enumerate(patterns):
+        found = re.search(pattern, scope, re.IGNORECASE)
+        if found and (best is None or (found.start(), order) < best[0]):
+            best = ((found.start(), order), name)
+    return best
+
+
 def metric_from_description(text: str) -> str | None:
-    """The metric named by a competition description, preferring its evaluation part; None if none."""
+    """The metric named by a competition description, preferring its evaluation part; None if none.
+
+    None too when the name found first is one the offline coder does not know (QWK, Dice, ...).
+    """
     text = text or ""
     part = _evaluation_part(text)
     for scope in [part, text] if part else [text]:
-        for name, pattern in METRIC_PATTERNS:
-            if re.search(pattern, scope, re.IGNORECASE):
-                return name
+        for patterns in (METRIC_PATTERNS, METRIC_FRAGMENTS):
+            best = _first_metric(patterns, scope)
+            if best:
+                return best[1]
     return None
 
 
@@ -134,15 +178,21 @@ def _default_metric(targets: list[dict]) -> str:
 
 
 def infer_task_from_frames(
-    train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame, description: str = ""
+    train: pd.DataFrame,
+    test: pd.DataFrame,
+    sample: pd.DataFrame,
+    description: str = "",
+    data_dir: str | None = None,
+    metric: str | None = None,
 ) -> dict:
-    """The task dict (see the module docstring) for a competition's frames and description."""
+    """The task dict (see the module docstring) for a competition's frames and description; `data_dir`
+    lets file-reference columns be recognised."""
     if sample.shape[1] < 2:
         raise ValueError("sample_submission.csv must have an id column and at least one target column")
     id_candidates = [c for c in sample.columns if c in test.columns]
     id_col = id_candidates[0] if id_candidates else sample.columns[0]
     sub_cols = [c for c in sample.columns if c != id_col]
-    metric = metric_from_description(description)
+    metric = metric or metric_from_description(description)
     if all(c in train.columns for c in sub_cols):
         targets = [_target_spec(c, train[c], sample[c], metric) for c in sub_cols]
     else:
@@ -165,10 +215,11 @@ def infer_task_from_frames(
         "metric": metric,
         "lower_is_better": LOWER_IS_BETTER[metric],
         "targets": targets,
+        "columns": column_kinds(train, test, skip=tuple(t["name"] for t in targets), data_dir=data_dir),
     }
 
 
-def infer_task_from_dir(input_dir: str, max_rows: int = 50000) -> dict:
+def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | None = None) -> dict:
     """The task dict for a directory holding train.csv, test.csv, sample_submission.csv (and description.md)."""
     paths = {
         name: os.path.join(input_dir, name) for name in ("train.csv", "test.csv", "sample_submission.csv")
@@ -186,4 +237,4 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000) -> dict:
             with open(path, encoding="utf-8", errors="replace") as handle:
                 description = handle.read()
             break
-    return infer_task_from_frames(train, test, sample, description)
+    return infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)

@@ -11,8 +11,10 @@ import json
 import pprint
 from typing import Any
 
+from swarm import columns
 from swarm.offline import inference
 from swarm.offline.genome import Genome
+from swarm.offline.render_data import render_data
 from swarm.offline.sections import CHOICE_PREFIX, SplitCode
 from swarm.protocol import GENE_SECTIONS, section_marker
 
@@ -20,8 +22,10 @@ CONTRACT = """\
 # Written by the offline coder of swarm-ev2 (a built-in, rule-based coder; no language model was called).
 # Section contract: each section reads/writes only these names, so sections of two solutions for the same
 # competition can be swapped.
-#   preamble        -> imports, HAS_LGBM, INPUT_DIR, WORK_DIR, SUB_DIR, ID_COL, TARGETS, METRIC, LOWER_IS_BETTER
-#   DATA            -> train_df, test_df, sample_sub, X, X_test (numeric frames, same columns), Y (target frame)
+#   preamble        -> imports, HAS_LGBM, HAS_PIL, INPUT_DIR, WORK_DIR, SUB_DIR, ID_COL, TARGETS, METRIC,
+#                      LOWER_IS_BETTER, COLUMN_KINDS (what each column is: numeric, text, datetime, file, ...)
+#   DATA            -> train_df, test_df, sample_sub, X, X_test (numeric frames, same columns), Y (target frame),
+#                      TIME_ORDER (train rows' times when test lies after train, else None)
 #   MODEL           -> MODEL_FAMILY, build_model(task, seed) (reads OPT, REG, OBJECTIVE when called)
 #   LOSS            -> OBJECTIVE, evaluate(target, y_true, pred, pos) -> the competition metric
 #   OPTIMIZER       -> OPT {learning_rate, n_estimators}
@@ -72,15 +76,29 @@ try:
 except ImportError:
     HAS_LGBM = False
 
+try:
+    import PIL.Image  # noqa: F401
+
+    HAS_PIL = True
+except ImportError:
+    HAS_PIL = False
+
 warnings.filterwarnings("ignore")
 INPUT_DIR, WORK_DIR, SUB_DIR = "./input", "./working", "./submission"
 """
 
 
+def _body(module) -> str:
+    """A module's source without its docstring."""
+    return inspect.getsource(module).split('"""', 2)[2]
+
+
 def _runtime_inference_source() -> str:
-    source = inspect.getsource(inference)
-    body = source.split('"""', 2)[2]  # drop the module docstring
-    return "# Task inference at run time (the coder saw no data):" + body
+    return (
+        "# Task inference at run time (the coder saw no data): kinds of columns, then the task."
+        + _body(columns)
+        + _body(inference)
+    )
 
 
 def render_preamble(task: dict[str, Any] | None) -> str:
@@ -90,12 +108,15 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         constants = (
             'ID_COL = _TASK["id_col"]\nTARGETS = _TASK["targets"]\n'
             'METRIC = _TASK["metric"]\nLOWER_IS_BETTER = _TASK["lower_is_better"]\n'
+            'COLUMN_KINDS = _TASK["columns"]\n'
         )
         return CONTRACT + IMPORTS + spec + constants
     targets = pprint.pformat(task["targets"], width=110, sort_dicts=False)
+    kinds = pprint.pformat(task.get("columns") or {}, width=110, sort_dicts=False)
     constants = (
         f"ID_COL = {task['id_col']!r}\nTARGETS = {targets}\n"
         f"METRIC = {task['metric']!r}\nLOWER_IS_BETTER = {bool(task['lower_is_better'])!r}\n"
+        f"COLUMN_KINDS = {kinds}\n"
     )
     return CONTRACT + IMPORTS + constants
 
@@ -105,47 +126,7 @@ def _header(section: str, choice: dict[str, Any]) -> str:
 
 
 def _data(choice: dict[str, Any]) -> str:
-    features = choice.get("features", "basic")
-    code = f"""FEATURES = {features!r}  # "basic": raw numbers + category codes; "freq": + frequencies; "rich": + more
-train_df = pd.read_csv(os.path.join(INPUT_DIR, "train.csv"))
-test_df = pd.read_csv(os.path.join(INPUT_DIR, "test.csv"))
-sample_sub = pd.read_csv(os.path.join(INPUT_DIR, "sample_submission.csv"))
-Y = train_df[[t["name"] for t in TARGETS]].copy()
-_skip = {{t["name"] for t in TARGETS}} | {{ID_COL}}
-_cols = [c for c in train_df.columns if c not in _skip and c in test_df.columns]
-_full = pd.concat([train_df[_cols], test_df[_cols]], ignore_index=True)
-_num = [c for c in _cols if pd.api.types.is_numeric_dtype(_full[c])]
-# Text columns with nearly one value per row (names, free text) carry no signal as codes: leave them out.
-_cat = [c for c in _cols if c not in _num and _full[c].nunique() <= max(50, len(_full) // 2)]
-_feats = {{c: _full[c].astype(float) for c in _num}}
-for c in _cat:
-    _codes = pd.factorize(_full[c].astype("string"), sort=True)[0].astype(float)
-    _feats[c + "__code"] = pd.Series(np.where(_codes < 0, np.nan, _codes))
-"""
-    if features in ("freq", "rich"):
-        code += """for c in _cat:
-    _feats[c + "__freq"] = _full[c].map(_full[c].value_counts(normalize=True)).astype(float)
-"""
-    if features == "rich":
-        code += """_feats["row_nan_count"] = _full[_cols].isna().sum(axis=1).astype(float)
-for c in _num:
-    _values = _full[c].astype(float)
-    if _values.isna().any():
-        _feats[c + "__isna"] = _values.isna().astype(float)
-    if _values.min() >= 0 and _values.skew() > 2:
-        _feats[c + "__log"] = np.log1p(_values)
-for c in _cat:
-    if _full[c].nunique() <= 5:
-        for _level in _full[c].dropna().unique():
-            _feats[f"{c}_is_{_level}"] = (_full[c] == _level).astype(float)
-"""
-    code += """_feats = pd.DataFrame(_feats)
-_feats.columns = [f"f{i}_" + re.sub(r"[^0-9A-Za-z_]", "_", str(c))[:40] for i, c in enumerate(_feats.columns)]
-X = _feats.iloc[: len(train_df)].reset_index(drop=True)
-X_test = _feats.iloc[len(train_df) :].reset_index(drop=True)
-print(f"features ({FEATURES}): {X.shape[1]}, train rows: {len(X)}, test rows: {len(X_test)}")
-"""
-    return code
+    return render_data(choice)
 
 
 _LGBM = """    if HAS_LGBM:
@@ -318,6 +299,7 @@ def _training_tricks(choice: dict[str, Any]) -> str:
     transform = choice.get("target_transform", "none")
     bag = int(choice.get("seed_bag", 1))
     return f'''VALIDATION = {validation!r}  # "holdout": 80/20 split then refit on all rows; "kfold": average fold models
+# (when test lies after train, both are time-ordered: the latest rows validate, and the test model is refit)
 N_FOLDS = {folds}
 TARGET_TRANSFORM = {transform!r}  # "log1p" fits regression targets on log1p(y) and maps predictions back
 SEED_BAG = {bag}  # models per fit, each with its own seed, averaged
@@ -347,9 +329,17 @@ def fit_predict(task, n_classes, X_fit, y_fit, frames, log_target):
     return outputs
 
 
-def make_splits(task, y):
-    """Train/validation row indices: N_FOLDS folds, or one stratified 80/20 holdout."""
+def make_splits(task, y, times=None):
+    """Train/validation row indices: N_FOLDS folds, or one stratified 80/20 holdout; with `times` (test lies
+    after train) validation rows always come after their training rows, as the test rows will."""
     rows = np.arange(len(y))
+    if times is not None:
+        ordered = rows[np.argsort(times, kind="stable")]
+        if VALIDATION == "kfold":
+            chunks = np.array_split(ordered, N_FOLDS + 1)
+            return [(np.concatenate(chunks[: i + 1]), chunks[i + 1]) for i in range(N_FOLDS)]
+        cut = int(round(0.8 * len(ordered)))
+        return [(ordered[:cut], ordered[cut:])]
     stratify = task != "regression" and np.bincount(y).min() >= max(N_FOLDS, 2)
     if VALIDATION == "kfold":
         if stratify:
@@ -385,7 +375,11 @@ for target in TARGETS:
         y, classes = pd.factorize(Y.loc[known, name], sort=True)
         classes, n_classes = list(classes), len(classes)
     log_target = task == "regression" and TARGET_TRANSFORM == "log1p" and y.min() > -1
-    splits = make_splits(task, y)
+    times = globals().get("TIME_ORDER")
+    times = None if times is None else np.asarray(times)[known]
+    splits = make_splits(task, y, times)
+    if times is not None:
+        print(f"{{name}}: validation is time-ordered (the latest rows validate, as test lies after train)")
     oof = np.zeros(len(y)) if task == "regression" else np.zeros((len(y), n_classes))
     test_pred = 0.0
     for train_rows, valid_rows in splits:
@@ -394,7 +388,7 @@ for target in TARGETS:
         )
         oof[valid_rows] = valid_pred
         test_pred = test_pred + fold_test / len(splits)
-    if VALIDATION != "kfold":
+    if VALIDATION != "kfold" or times is not None:  # time-ordered folds lack the latest rows: refit on all
         (test_pred,) = fit_predict(task, n_classes, X_known, y, [X_test], log_target)
     valid_rows = np.concatenate([rows for _, rows in splits])
     pos = classes.index(target["positive"]) if classes and target["positive"] in classes else max(n_classes - 1, 0)

@@ -244,6 +244,8 @@ class RunContext:
             kwargs.update(parent=views[0])
         messages = self.prompts.build(plan.task_type, profile, **kwargs)
         hints: dict[str, Any] = {"input_dir": str(self.workspace.input_dir), "seed": plan.seed}
+        if metric is not None:
+            hints["metric"] = metric.name  # the run's metric, for coders that read hints (the offline one)
         if parents:
             hints["parent_code"] = parents[0].code
             hints["parent_output"] = parents[0].term_out

@@ -43,7 +43,7 @@ from swarm.pipeline.state import RunState, StepPlan
 from swarm.population import next_generation, population_fitness
 from swarm.protocol import GENE_SECTIONS, canonical_markers
 from swarm.response import ResponseParseError, parse_response
-from swarm.submission_check import check_submission
+from swarm.submission_check import check_submission, constant_predictions
 
 log = logging.getLogger(__name__)
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
@@ -259,6 +259,12 @@ def _review(
                 rc.competition.sample_submission,
                 id_column=spec.id_column if spec else None,
             )
+            if test_problem is None:
+                test_problem = constant_predictions(
+                    test_submission,
+                    rc.competition.sample_submission,
+                    id_column=spec.id_column if spec else None,
+                )
             problem = "; ".join(p for p in (problem, test_problem) if p) or None
     ctx = CallContext(
         stage="feedback",

@@ -2,7 +2,7 @@
 every one on the rows it held out, so no fake becomes the best node, on the local and the Docker sandbox.
 
 - honest: survival by sex, printing the accuracy it measured;
-- a constant submission claiming 0.99999;
+- a constant submission claiming 0.99999 (also called a bug by the review: every row has the same prediction);
 - a made-up metric name with value 7.5 (for an accuracy competition);
 - one that tries to read the harness's held-out labels from the run dir and submit them.
 """
@@ -129,8 +129,12 @@ def test_no_fake_score_wins(backend, request, open_competition, base_overrides, 
     assert nodes["constant claims 0.99999"].meta["claimed_metric"] == pytest.approx(0.99999)
     assert nodes["made-up metric 7.5"].meta["claimed_metric"] == pytest.approx(7.5)
     for fake in ("constant claims 0.99999", "made-up metric 7.5", "reads the labels"):
-        assert nodes[fake].metric.value < honest.metric.value, fake
-        assert nodes[fake].metric.value < 0.7, fake  # what a constant guess is worth, whatever it printed
+        # Each writes one prediction for every row: the review calls it a bug, and the harness score it got
+        # is what a constant guess is worth, whatever it printed.
+        assert nodes[fake].is_buggy, fake
+        assert "same prediction" in nodes[fake].bug_reason, fake
+        assert nodes[fake].metric is None or nodes[fake].metric.value < 0.7, fake
+    assert honest.is_buggy is False
     assert "READ LABELS" not in nodes["reads the labels"].term_out
     # The held-out labels never reach a prompt or a file the sandbox sees.
     labels = pd.read_csv(run_dir / "harness" / "labels.csv", dtype=str)
