@@ -12,6 +12,10 @@ each run, for the report, as in the main job.
 Trusted evaluation: for the same runs it also reports the hidden-test score of the node picked by the harness's
 score (what the run submits, before the refit) and of the node the solutions' printed metrics would have
 picked, and the mean absolute gap between the claimed and the harness scores of the good nodes.
+
+Ensembles: `single` is the hidden-test score of the best single node's final submission (its refit when it was
+refit), `score` that of the delivered submission; `delivered` says whether the run delivered a blend (and of how
+many nodes) or the single node, and the mean row counts how often the blend was chosen.
 """
 
 from __future__ import annotations
@@ -123,6 +127,8 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
     grade = summary.get("grade") or {}
     journal = Journal.load(run_dir / "journal.json")
     trusted = picks(journal, competition)
+    single = summary.get("single_submission")
+    single_grade = grade_submission(competition, single) if single else None
     return {
         "competition": competition_id,
         "policy": policy,
@@ -138,6 +144,9 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
         "validation_source": summary.get("validation_source"),
         "refit": summary.get("refit"),
         **trusted,
+        "delivered": summary.get("delivered"),
+        "single_score": single_grade.score if single_grade is not None and single_grade.valid else None,
+        "ensemble_members": len(((summary.get("ensemble") or {}).get("choice") or {}).get("weights") or {}),
         "seconds": round(seconds, 1),
     }
 
@@ -155,6 +164,8 @@ def print_tables(results: list[dict], console: Console) -> None:
             "harness pick",
             "printed pick",
             "claim gap",
+            "single",
+            "delivered",
             "buggy/steps",
             "s",
         )
@@ -170,6 +181,8 @@ def print_tables(results: list[dict], console: Console) -> None:
                 _num(r.get("harness_pick_score")),
                 _num(r.get("printed_pick_score")),
                 _num(r.get("claim_gap")),
+                _num(r.get("single_score")),
+                _delivered(r),
                 f"{r['buggy']}/{r['steps']}",
                 f"{r['seconds']:.0f}",
             )
@@ -186,6 +199,8 @@ def print_tables(results: list[dict], console: Console) -> None:
                 _mean(mine, "harness_pick_score"),
                 _mean(mine, "printed_pick_score"),
                 _mean(mine, "claim_gap"),
+                _mean(mine, "single_score"),
+                f"blend {sum(1 for r in mine if r.get('delivered') == 'ensemble')}/{len(mine)}",
                 "",
                 "",
             )
@@ -194,6 +209,13 @@ def print_tables(results: list[dict], console: Console) -> None:
 
 def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.5g}"
+
+
+def _delivered(row: dict) -> str:
+    """The delivered submission: its hidden-test score is the `score` column; here what it was."""
+    if row.get("delivered") == "ensemble":
+        return f"blend of {row['ensemble_members']}"
+    return row.get("delivered") or "-"
 
 
 def _mean(rows: list[dict], key: str) -> str:

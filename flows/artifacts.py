@@ -1,8 +1,11 @@
-"""Prefect artifacts for an epoch: the journal as a table, a markdown summary, the score-over-steps plot."""
+"""Prefect artifacts: per epoch the journal as a table, a markdown summary (with the search's mode), the
+score-over-steps plot; at the end of a run the ensemble decision and the delivered submission."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
 from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
 
@@ -11,6 +14,7 @@ from swarm.journal import Journal
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.finalize import score_curve
 from swarm.pipeline.plot import score_svg
+from swarm.pipeline.policy import FINAL, STAGNATION, steps_since_improvement
 from swarm.pipeline.state import RunState
 
 
@@ -27,9 +31,28 @@ def journal_rows(journal: Journal) -> list[dict[str, object]]:
             "claimed": node.meta.get("claimed_metric"),
             "buggy": node.is_buggy,
             "why": node.bug_reason or "",
+            "mode": node.meta.get("search_mode") or "",
         }
         for node in journal
     ]
+
+
+def mode_lines(journal: Journal, epoch: int, patience: int) -> list[str]:
+    """The epoch's steps chosen in the final phase or the stagnation mode, and the steps since the last
+    improvement (markdown list items)."""
+    mine = [n for n in journal if n.epoch == epoch and n.meta.get("search_mode")]
+    since = steps_since_improvement(journal)
+    lines = [
+        f"- steps since the best score last improved: {'n/a' if since is None else since} (patience {patience})"
+    ]
+    for mode, what in (
+        (STAGNATION, "stagnation mode (no improvement for search.patience steps)"),
+        (FINAL, "final phase"),
+    ):
+        steps = [f"{n.step} {n.task_type}" for n in mine if n.meta["search_mode"] == mode]
+        if steps:
+            lines.append(f"- {what}: {len(steps)} step(s) this epoch ({', '.join(steps)})")
+    return lines
 
 
 def population_rows(journal: Journal, state: RunState) -> list[dict[str, object]]:
@@ -100,6 +123,7 @@ def publish_epoch_artifacts(rc: RunContext, journal: Journal, state: RunState, e
                 f"- best: {best_text}",
                 f"- spend: ${rc.ledger.total_cost_usd:.4f}",
                 f"- stopped: {state.stopped_reason or 'no'}",
+                *mode_lines(journal, epoch, rc.cfg.search.patience),
                 "",
                 *curve_lines(journal, rc.lower_is_better),
             ]
@@ -109,3 +133,84 @@ def publish_epoch_artifacts(rc: RunContext, journal: Journal, state: RunState, e
     plot = rc.paths.root / "epochs" / str(epoch) / "score.svg"
     write_text_atomic(plot, score_svg(score_curve(journal), lower_is_better=rc.lower_is_better))
     create_link_artifact(plot.resolve().as_uri(), link_text="best score over steps (SVG)", key=f"plot-{key}")
+
+
+def run_key(run_id: str, branch: str) -> str:
+    """A Prefect artifact key for one run branch (no epoch)."""
+    return artifact_key(run_id, branch, 0).removesuffix("-e0")
+
+
+def ensemble_markdown(summary: dict[str, Any], journal: Journal) -> str:
+    """The end-of-run blend: the decision and why, single vs blended scores, members and weights."""
+    ensemble = summary.get("ensemble") or {}
+    choice = ensemble.get("choice")
+    if not choice:
+        return f"# Ensemble\n\nNo blend was considered: {ensemble.get('note') or 'no good node'}.\n"
+
+    def fmt(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.6g}"
+
+    def harness(node_id: str) -> str:
+        node = journal.get(node_id) if node_id in journal else None
+        return fmt(node.metric.value) if node and node.metric else "n/a"
+
+    lines = [
+        "# Ensemble",
+        "",
+        f"**Delivered: {ensemble['delivered']}**. {choice['reason']}.",
+        "",
+        "| estimate | blend | best single node |",
+        "| --- | --- | --- |",
+        f"| honest (2-fold, {choice['rows']} held-out rows) | {fmt(choice['honest_ensemble'])} | "
+        f"{fmt(choice['honest_single'])} |",
+        f"| on all held-out rows | {fmt(choice['in_sample_ensemble'])} | {fmt(choice['in_sample_single'])} |",
+        "",
+        "| member | weight | harness score | test predictions |",
+        "| --- | --- | --- | --- |",
+    ]
+    weights = choice["weights"] or ({choice["single_node"]: 1.0} if choice["single_node"] else {})
+    for node_id, weight in weights.items():
+        lines.append(
+            f"| `{node_id[:8]}` | {weight:.3f} | {harness(node_id)} | {ensemble['members'].get(node_id, 'single node')} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def delivered_markdown(summary: dict[str, Any]) -> str:
+    """Which submission the run delivered, and its grade."""
+    ensemble = summary.get("ensemble") or {}
+    choice = ensemble.get("choice") or {}
+    if summary.get("delivered") == "ensemble":
+        what = f"a blend of {len(choice.get('weights') or {})} nodes (see the ensemble artifact)"
+    elif summary.get("best_node"):
+        what = f"the best single node `{summary['best_node'][:8]}` (refit: {summary.get('refit')})"
+    else:
+        what = "nothing: no node produced a valid solution"
+    grade = summary.get("grade") or {}
+    graded = (
+        f"hidden-test score {grade.get('score')}, medal {grade.get('medal') or 'none'}"
+        if grade
+        else f"not graded ({summary.get('grade_error')})"
+    )
+    return "\n".join(
+        [
+            f"# Final submission of `{Path(summary['run_dir']).name}`",
+            f"- delivered: {what}",
+            f"- file: `{summary.get('submission')}`",
+            f"- {graded}",
+            f"- stopped: {summary.get('stopped_reason') or 'limits not reached'}",
+        ]
+    )
+
+
+def publish_final_artifacts(journal: Journal, state: RunState, summary: dict[str, Any]) -> None:
+    """The `ensemble` artifact and the delivered submission's summary of a finished run."""
+    key = run_key(state.run_id, state.branch)
+    create_markdown_artifact(
+        ensemble_markdown(summary, journal),
+        key=f"ensemble-{key}",
+        description="Ensemble: members, weights, scores",
+    )
+    create_markdown_artifact(
+        delivered_markdown(summary), key=f"delivered-{key}", description="The submission the run delivered"
+    )

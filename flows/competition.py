@@ -9,6 +9,7 @@ from typing import Any
 from prefect import flow, get_run_logger
 from pydantic import BaseModel, Field
 
+from flows.artifacts import publish_final_artifacts
 from flows.epoch import EpochParams, epoch_flow
 from flows.runners import dask_task_runner
 from swarm.atomic import write_text_atomic
@@ -112,4 +113,8 @@ def competition_flow(params: CompetitionParams) -> dict[str, Any]:
     result = finalize(rc, journal, state)
     state.finished = True
     save_state(paths, state)
+    publish_final_artifacts(journal, state, result)
+    get_run_logger().info(
+        "delivered: %s submission %s", result.get("delivered") or "no", result.get("submission")
+    )
     return result

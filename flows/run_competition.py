@@ -126,6 +126,7 @@ def print_summary(console: Console, summary: dict) -> None:
         "validation_source",
         "claimed_metric",
         "refit",
+        "delivered",
         "submission",
         "stopped_reason",
     ):

@@ -239,6 +239,41 @@ class EvaluationConfig(_Section):
         return check_split(value.strip())
 
 
+class EnsembleConfig(_Section):
+    enabled: bool = Field(
+        True,
+        description="Blend the good nodes' predictions at the end of a run (needs a harness split); the blend "
+        "is delivered only when its honest estimate beats the best single node's.",
+    )
+    max_members: int = Field(
+        10,
+        ge=2,
+        description="Candidates of the blend: the best good nodes by harness score, at most this many.",
+    )
+    bags: int = Field(
+        10, ge=1, description="Bags of the greedy selection; the weights are averaged over them."
+    )
+    bag_fraction: float = Field(
+        0.5,
+        gt=0.0,
+        le=1.0,
+        description="Share of the candidates each bag draws (all of them when 4 or fewer).",
+    )
+    final_phase_fraction: float = Field(
+        0.2,
+        ge=0.0,
+        lt=1.0,
+        description="When this share of the step or time budget is left, the search stops drafting and improves "
+        "the best nodes in turn; 0 = no final phase.",
+    )
+    final_phase_parents: int = Field(3, ge=1, description="The best nodes the final phase improves, in turn.")
+    refit_members: bool = Field(
+        True,
+        description="Rerun every member on all train rows before blending (when evaluation.refit is on); "
+        "false = blend the test predictions of their scored runs.",
+    )
+
+
 class AgentConfig(_Section):
     max_steps: int = Field(20, ge=1)
     time_limit_s: float = Field(3600.0, gt=0)
@@ -256,6 +291,15 @@ class SearchConfig(_Section):
     dask_address: str | None = Field(
         None,
         description="Dask scheduler address (tcp://host:8786); none = a local cluster of `parallel` workers.",
+    )
+    patience: int = Field(
+        6,
+        ge=0,
+        description="Steps without a better best harness score after which the policy switches to its "
+        "stagnation mode (AIDE: a new draft per `patience` such steps; GA: stagnation_mutation_rate); 0 = off.",
+    )
+    stagnation_mutation_rate: float = Field(
+        0.5, ge=0.0, le=1.0, description="The GA's mutation rate (at least) while the search stagnates."
     )
 
 
@@ -305,6 +349,7 @@ class Config(BaseSettings):
     llm: LLMConfig = Field(default_factory=LLMConfig)
     execution: ExecutionConfig = Field(default_factory=ExecutionConfig)
     evaluation: EvaluationConfig = Field(default_factory=EvaluationConfig)
+    ensemble: EnsembleConfig = Field(default_factory=EnsembleConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
     search: SearchConfig = Field(default_factory=SearchConfig)
     evolution: EvolutionConfig = Field(default_factory=EvolutionConfig)

@@ -26,12 +26,15 @@ from swarm.protocol import GENE_SECTIONS
 
 @dataclass(frozen=True)
 class StepChoice:
-    """A search step: its task type, parent ids, and the gene (mutate) or crossover plan (merge)."""
+    """A search step: its task type, parent ids, the gene (mutate) or crossover plan (merge), the mode."""
 
     task_type: str
     parent_ids: list[str]
     gene: str | None = None
     crossover_plan: dict[str, int] | None = None
+    mode: str | None = (
+        None  # set by the policy in its final phase ("final") or when stagnating ("stagnation")
+    )
 
 
 def _metric_value(node: Node) -> float | None:

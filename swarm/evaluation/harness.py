@@ -62,6 +62,14 @@ def keep_copy(submission: Path, target: Path) -> tuple[Path | None, str | None]:
     return target, None
 
 
+def write_private(path: Path, text: str) -> None:
+    """Write atomically into an owner-only dir, readable by the owner only (never by a sandbox)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    os.chmod(path.parent, 0o700)
+    write_text_atomic(path, text)
+    os.chmod(path, 0o600)
+
+
 def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
@@ -92,8 +100,9 @@ class Harness:
         sample = pd.read_csv(sample_submission, dtype=str, keep_default_na=False, usecols=[spec.id_column])
         self.test_order = sample[spec.id_column].str.strip().tolist()  # the competition's own test ids
 
-    def evaluate(self, submission: Path, test_out: Path) -> HarnessResult:
-        """Score the held-out rows of `submission`; write its other rows to `test_out`."""
+    def evaluate(self, submission: Path, test_out: Path, heldout_out: Path | None = None) -> HarnessResult:
+        """Score the held-out rows of `submission`; write its other rows to `test_out` and, when they are
+        scored, its held-out rows to `heldout_out` (owner-only, like the labels: what ensembles are built on)."""
         try:
             frame = read_frame(read_regular_file(Path(submission)), Path(submission).name)
         except InvalidSubmission as exc:
@@ -120,6 +129,8 @@ class Harness:
             return HarnessResult(
                 None, f"its predictions for the rows the harness scores are invalid: {exc}", test_out
             )
+        if heldout_out is not None:
+            write_private(heldout_out, frame[held].to_csv(index=False))
         return HarnessResult(score, None, test_out)
 
     def _in_test_order(self, rows: pd.DataFrame, ids: pd.Series) -> pd.DataFrame:

@@ -71,14 +71,31 @@ def _candidate(node: Node) -> Candidate | None:
 
 def candidates(journal: Journal, paths: RunPaths | None = None) -> list[Candidate]:
     """Nodes with a submission file: good ones best first, then the rest newest first. When the run finished
-    with a refit of its best node (trained on every row, `<run>/harness/refit_submission.csv`), that comes first."""
+    with a refit of its best node (trained on every row, `<run>/harness/refit_submission.csv`), that comes first,
+    and a blend the run delivered (`<run>/harness/ensemble_submission.csv`) before it."""
     ranked = journal.best_k(len(journal), only_good=True)
     ranked_ids = {n.id for n in ranked}
     unscored = [n for n in journal.good_nodes() if n.id not in ranked_ids]
     rest = sorted((n for n in journal if not n.is_good), key=lambda n: n.step or 0, reverse=True)
     found = [c for c in (_candidate(n) for n in [*ranked, *unscored, *rest]) if c is not None]
     refit = _refit_candidate(paths, found[0]) if paths is not None and found else None
-    return [refit, *found] if refit is not None else found
+    blend = _ensemble_candidate(paths) if paths is not None else None
+    return [c for c in (blend, refit) if c is not None] + found
+
+
+def _ensemble_candidate(paths: RunPaths) -> Candidate | None:
+    """The blended submission, when the run delivered one (its best_solution names `ensemble`)."""
+    best = paths.workspace / "best_solution"
+    blend = paths.root / "harness" / "ensemble_submission.csv"
+    promoted = best / "node_id.txt"
+    if (
+        not blend.is_file()
+        or not promoted.is_file()
+        or promoted.read_text(encoding="utf-8").strip() != "ensemble"
+    ):
+        return None
+    code = (best / "solution.py").read_text(encoding="utf-8") if (best / "solution.py").is_file() else ""
+    return Candidate("ensemble", None, code, blend, None, True)
 
 
 def _refit_candidate(paths: RunPaths, best: Candidate) -> Candidate | None:

@@ -196,6 +196,10 @@ class RunContext:
         """Where the harness keeps a node's test submission (outside every sandbox's reach)."""
         return harness_root(self.paths.root) / "submissions" / f"{node_id}.csv"
 
+    def harness_heldout(self, node_id: str) -> Path:
+        """Where the harness keeps a node's scored predictions for the held-out rows (private, like labels)."""
+        return harness_root(self.paths.root) / "heldout" / f"{node_id}.csv"
+
     # -- prompts ----------------------------------------------------------------------------------------
 
     def parent_view(self, node: Node) -> ParentView:

@@ -1,5 +1,6 @@
-"""After the search: pick the best node (by the harness's score), refit it on every train row, copy it to
-best_solution/, grade it, write report.md.
+"""After the search: blend the good nodes when a blend estimates honestly better than the best node
+(`swarm.pipeline.ensembling`), else pick the best node (by the harness's score) and refit it on every train
+row; copy what is delivered to best_solution/, grade it, write report.md.
 
 The private answers are read here and only here, after the search, by the grader; they never reach a prompt
 or a sandbox.
@@ -13,43 +14,14 @@ from typing import Any
 
 from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.competitions import CompetitionError, GradeReport, grade_submission
-from swarm.evaluation.harness import file_sha256, keep_copy
-from swarm.evaluation.holdout import harness_root
+from swarm.evaluation.harness import file_sha256
 from swarm.journal import Journal, Node
 from swarm.pipeline.context import RunContext
+from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
+from swarm.pipeline.refit import refit
 from swarm.pipeline.state import RunState
-from swarm.pipeline.steps import clear_outputs
-from swarm.submission_check import check_submission
 
 SUBMISSION = "submission.csv"
-
-
-def refit(rc: RunContext, node: Node) -> tuple[Path | None, str]:
-    """Run the best node's code once more with every train row and the original test set: (its submission
-    when valid, else None; what happened, in words for the report)."""
-    if rc.harness is None:
-        return None, "not needed: there was no harness split, so the best node trained on every row"
-    if not rc.cfg.evaluation.refit:
-        return None, "off (evaluation.refit=false): the submission of the run that was scored is used"
-    dirs = rc.workspace.node_dirs(f"refit-{node.id}", input_dir=rc.competition.public_dir)
-    clear_outputs(dirs)
-    try:
-        result = rc.sandbox.run(node.code, dirs, timeout_s=rc.cfg.execution.timeout_s)
-    except Exception as exc:  # noqa: BLE001 - an engine fault keeps the scored submission
-        return None, f"not used: the refit could not run ({type(exc).__name__}: {exc})"
-    if not result.succeeded or result.submission_path is None:
-        why = "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[-300:]
-        return None, f"not used: the refit {why}"
-    target, unreadable = keep_copy(
-        Path(result.submission_path), harness_root(rc.paths.root) / "refit_submission.csv"
-    )
-    if target is None:
-        return None, f"not used: its submission is unreadable ({unreadable})"
-    spec = rc.competition.metric
-    problem = check_submission(target, rc.competition.sample_submission, spec.id_column if spec else None)
-    if problem:
-        return None, f"not used: its submission is invalid ({problem})"
-    return target, "used: the best node's code was rerun with the held-out rows returned to train.csv"
 
 
 def promote(rc: RunContext, node: Node, submission: Path | None = None) -> Path:
@@ -70,6 +42,31 @@ def promote(rc: RunContext, node: Node, submission: Path | None = None) -> Path:
     return best / SUBMISSION
 
 
+def promote_ensemble(rc: RunContext, journal: Journal, delivery: Delivery) -> Path:
+    """Copy the blended submission into best_solution/, with the blend's weights and every member's code."""
+    best = rc.workspace.best_solution_dir
+    best.mkdir(parents=True, exist_ok=True)
+    for old in best.iterdir():
+        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    assert delivery.submission is not None and delivery.choice is not None
+    shutil.copyfile(delivery.submission, best / SUBMISSION)
+    write_json_atomic(best / "ensemble.json", delivery.to_dict())
+    for node_id in delivery.choice.weights:
+        write_text_atomic(best / "members" / f"{node_id}.py", journal.get(node_id).code)
+    write_text_atomic(best / "solution.py", ensemble_code(journal, delivery))
+    write_text_atomic(best / "node_id.txt", ENSEMBLE + "\n")
+    return best / SUBMISSION
+
+
+def ensemble_code(journal: Journal, delivery: Delivery) -> str:
+    """The members' code in one file, for people to read (each is a whole solution on its own)."""
+    weights = delivery.choice.weights if delivery.choice else {}
+    parts = [f"# A weighted blend of {len(weights)} solutions (weights in ensemble.json); members follow.\n"]
+    for node_id, weight in weights.items():
+        parts.append(f"\n# ===== member {node_id}, weight {weight:.4f} =====\n{journal.get(node_id).code}\n")
+    return "".join(parts)
+
+
 def grade_best(rc: RunContext, submission: Path) -> GradeReport | None:
     """Grade with the hidden answers; None (with a note in the report) when the competition can't be graded."""
     try:
@@ -86,10 +83,18 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         rc.grade_error = "the data dir holds only the public files (no hidden answers), so nothing is graded"
     report: GradeReport | None = None
     submission: Path | None = None
+    single_submission: Path | None = None
     refit_note: str | None = None
+    delivery: Delivery | None = None
     if best is not None and best.meta.get("submission_path"):
-        refitted, refit_note = refit(rc, best)
-        submission = promote(rc, best, refitted)
+        delivery = consider_ensemble(rc, journal)
+        if delivery.submission is not None:
+            submission = promote_ensemble(rc, journal, delivery)
+            refit_note = f"members: {'; '.join(f'{k[:8]} {v}' for k, v in delivery.members.items())}"
+            single_submission = Path(delivery.member_submissions.get(best.id) or best.meta["submission_path"])
+        else:
+            refitted, refit_note = refit(rc, best)
+            submission = single_submission = promote(rc, best, refitted)
         report = None if rc.competition.public_only else grade_best(rc, submission)
     elif best is None:
         rc.grade_error = getattr(rc, "grade_error", None) or "no node produced a valid solution"
@@ -108,13 +113,16 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "claimed_metric": best.meta.get("claimed_metric") if best else None,
         "refit": refit_note,
         "submission": str(submission) if submission else None,
+        "delivered": delivery.delivered if delivery else None,
+        "ensemble": delivery.to_dict() if delivery else None,
+        "single_submission": str(single_submission) if single_submission else None,
         "grade": report.model_dump(mode="json") if report else None,
         "grade_error": None if report is not None else getattr(rc, "grade_error", None),
         "stopped_reason": state.stopped_reason,
         "cost_usd": rc.ledger.total_cost_usd,
         "sandbox": rc.sandbox_record(),
     }
-    write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report, refit_note))
+    write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report, refit_note, delivery))
     return summary
 
 
@@ -137,7 +145,8 @@ def tree_lines(journal: Journal) -> list[str]:
         status = (
             f"[BUGGY] {node.bug_reason}" if node.is_buggy else f"metric {_fmt(node)}, claimed {_claim(node)}"
         )
-        lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type} by {node.agent_id}: {status}")
+        mode = f" [{node.meta['search_mode']}]" if node.meta.get("search_mode") else ""
+        lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type}{mode} by {node.agent_id}: {status}")
         for child in journal.children(node):
             if child.parent_ids and child.parent_ids[0] == node.id:
                 walk(child, depth + 1)
@@ -166,6 +175,7 @@ def render_report(
     best: Node | None,
     grade: GradeReport | None,
     refit_note: str | None = None,
+    delivery: Delivery | None = None,
 ) -> str:
     usage = rc.ledger.summary()
     out = [
@@ -192,6 +202,8 @@ def render_report(
         ]
         if refit_note:
             out += [f"Refit: {refit_note}.", ""]
+        if delivery is not None:
+            out += report_lines(delivery, rc.lower_is_better)
     if grade is not None:
         out += [
             "| score | valid | medal | gold | silver | bronze | median |",

@@ -46,6 +46,7 @@ class StepPlan(BaseModel):
     agent_id: str = "agent_0"
     gene: str | None = None
     crossover_plan: dict[str, int] | None = None
+    mode: str | None = None  # the policy's mode when it chose this step: "final" phase or "stagnation"
     time_remaining_s: float = 0.0
     steps_remaining: int = 0
     seed: int = 0

@@ -112,10 +112,12 @@ def review_cache_key(
 def plan_step(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
     """Decide the next step (the configured policy), pick its agent (the dispatcher), build its prompt."""
     rng = random.Random(f"{rc.cfg.project.seed}-{state.branch}-{state.next_step}")
-    choice = choose_next(journal, state.pending, rc.cfg, rng, state, rc.lower_is_better)
+    elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
+    choice = choose_next(journal, state.pending, rc.cfg, rng, state, rc.lower_is_better, elapsed_s=elapsed)
+    if choice.mode:
+        log.info("step %d: %s (search mode %s)", state.next_step, choice.task_type, choice.mode)
     busy = [p.agent_id for p in state.pending if p.task_type == choice.task_type]
     agent_id = rc.dispatcher.choose(choice.task_type, rng, busy=busy)
-    elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
     plan = StepPlan(
         step=state.next_step,
         epoch=state.epochs_done + 1,
@@ -124,6 +126,7 @@ def plan_step(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
         agent_id=agent_id,
         gene=choice.gene,
         crossover_plan=choice.crossover_plan,
+        mode=choice.mode,
         time_remaining_s=max(0.0, rc.cfg.agent.time_limit_s - elapsed),
         steps_remaining=max(0, rc.cfg.agent.max_steps - state.next_step),
         seed=rng.randrange(2**31),
@@ -248,7 +251,7 @@ def _review(
         spec = rc.competition.metric
         kept = rc.harness_submission(plan.node_id)  # read once, by fd: later writes cannot change it
         if rc.harness is not None:
-            scored = rc.harness.evaluate(result.submission_path, kept)
+            scored = rc.harness.evaluate(result.submission_path, kept, rc.harness_heldout(plan.node_id))
             trusted = TrustedScore(scored.score, rc.lower_is_better)
             test_submission, problem = scored.test_submission, scored.problem
         else:
@@ -384,6 +387,8 @@ def make_node(step: StepOutcome) -> Node:
     node.meta["claimed_metric"] = outcome.claimed_metric
     if plan.gene:
         node.meta["gene"] = plan.gene  # the section a mutate step changed
+    if plan.mode:
+        node.meta["search_mode"] = plan.mode  # final phase or stagnation: why the policy chose this step
     if plan.crossover_plan:
         node.meta["crossover_plan"] = plan.crossover_plan  # section -> parent index of a merge
     if gen.parse_error:

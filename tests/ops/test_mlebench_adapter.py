@@ -85,10 +85,14 @@ def test_full_run_hands_in_a_valid_submission(finished, titanic: Competition, sa
     assert summary["validation_source"] == "harness" and summary["metric"]["name"] == "accuracy"
     run_dir = Path(result.summary["run_dir"])
     assert (run_dir / "harness" / "labels.csv").is_file()
-    assert sha256(submission) == sha256(run_dir / "harness" / "refit_submission.csv")
     journal = Journal.load(run_dir / "journal.json")
-    assert result.node_id == journal.best_node().id
-    assert (home / "code" / "solution.py").read_text() == journal[result.node_id].code
+    if result.node_id == "ensemble":  # the run delivered a blend (its honest estimate was better)
+        assert sha256(submission) == sha256(run_dir / "harness" / "ensemble_submission.csv")
+    else:
+        assert sha256(submission) == sha256(run_dir / "harness" / "refit_submission.csv")
+        assert result.node_id == journal.best_node().id
+    if result.node_id != "ensemble":
+        assert (home / "code" / "solution.py").read_text() == journal[result.node_id].code
     assert (home / "code" / "node_id.txt").read_text().strip() == result.node_id
 
     logs = home / "logs"
@@ -125,8 +129,11 @@ def test_rejected_best_gives_way_to_the_next_valid(
     found = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))
     assert len(found) >= 2, "the three-step run should leave at least two submissions"
     # the best node's refit (trained on every row) is handed in first, its scored submission next
-    assert found[0].submission == run_dir / "harness" / "refit_submission.csv"
-    assert found[1].node_id == found[0].node_id
+    if found[0].node_id == "ensemble":  # a delivered blend comes first, then the best node's submissions
+        assert found[0].submission == run_dir / "harness" / "ensemble_submission.csv"
+    else:
+        assert found[0].submission == run_dir / "harness" / "refit_submission.csv"
+        assert found[1].node_id == found[0].node_id
     home = make_home(tmp_path / "home", titanic)
     grading_server.reject_first = 1
 

@@ -1,0 +1,43 @@
+"""Rerunning a node's code with every train row and the original test set, for the final submission."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from swarm.evaluation.harness import keep_copy
+from swarm.evaluation.holdout import harness_root
+from swarm.journal import Node
+from swarm.pipeline.context import RunContext
+from swarm.pipeline.steps import clear_outputs
+from swarm.submission_check import check_submission
+
+REFIT_SUBMISSION = "refit_submission.csv"
+
+
+def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path | None, str]:
+    """Run the node's code once more with every train row and the original test set: (its submission, kept at
+    `target` (default `<run>/harness/refit_submission.csv`), when valid, else None; what happened, in words for
+    the report)."""
+    if rc.harness is None:
+        return None, "not needed: there was no harness split, so the best node trained on every row"
+    if not rc.cfg.evaluation.refit:
+        return None, "off (evaluation.refit=false): the submission of the run that was scored is used"
+    dirs = rc.workspace.node_dirs(f"refit-{node.id}", input_dir=rc.competition.public_dir)
+    clear_outputs(dirs)
+    try:
+        result = rc.sandbox.run(node.code, dirs, timeout_s=rc.cfg.execution.timeout_s)
+    except Exception as exc:  # noqa: BLE001 - an engine fault keeps the scored submission
+        return None, f"not used: the refit could not run ({type(exc).__name__}: {exc})"
+    if not result.succeeded or result.submission_path is None:
+        why = "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[-300:]
+        return None, f"not used: the refit {why}"
+    kept, unreadable = keep_copy(
+        Path(result.submission_path), target or harness_root(rc.paths.root) / REFIT_SUBMISSION
+    )
+    if kept is None:
+        return None, f"not used: its submission is unreadable ({unreadable})"
+    spec = rc.competition.metric
+    problem = check_submission(kept, rc.competition.sample_submission, spec.id_column if spec else None)
+    if problem:
+        return None, f"not used: its submission is invalid ({problem})"
+    return kept, "used: the node's code was rerun with the held-out rows returned to train.csv"
