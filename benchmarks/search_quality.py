@@ -1,6 +1,6 @@
 """Search quality: the AIDE policy against the GA policy, same budget, offline coder, every bundled competition.
 
-    python benchmarks/search_quality.py [--steps 12] [--seeds 0 1 2] [--competitions titanic ...]
+    python benchmarks/search_quality.py [--steps 20] [--seeds 0 1 2] [--competitions titanic ...]
                                         [--parallel 2] [--json benchmarks/results/search_quality.json]
 
 Each (competition, policy, seed) is one run of the main job (the competition flow, local sandbox, offline
@@ -40,6 +40,7 @@ from rich.table import Table  # noqa: E402
 
 from flows.competition import CompetitionParams, competition_flow  # noqa: E402
 from swarm.competitions import grade_submission, list_bundled, load_competition  # noqa: E402
+from swarm.config import AgentConfig  # noqa: E402
 from swarm.journal import Journal  # noqa: E402
 from swarm.metric import MetricValue  # noqa: E402
 
@@ -225,7 +226,12 @@ def _mean(rows: list[dict], key: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=12, help="steps per run, the same for both policies")
+    parser.add_argument(
+        "--steps",
+        type=int,
+        default=AgentConfig().max_steps,
+        help="steps per run, the same for both policies (default: the main job's budget, agent.max_steps)",
+    )
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument("--competitions", nargs="+", default=None, help="default: every bundled one")
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
