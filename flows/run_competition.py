@@ -14,6 +14,8 @@ import argparse
 import json
 import sys
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 # Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
@@ -104,6 +106,32 @@ def check_args(args: argparse.Namespace) -> None:
         check_request(**run_request(args))
 
 
+def start_prefect_api(say: Callable[[str], None]) -> None:
+    """Start Prefect's temporary local API now, saying so (it takes 10-20 s), or name the server in use.
+
+    A run talks to the server PREFECT_API_URL names when it is set (e.g. `prefect server start` in another
+    terminal, http://127.0.0.1:4200/api), which skips the start; else Prefect starts a temporary one, which the
+    flows then reuse.
+    """
+    from prefect.settings import PREFECT_API_URL, PREFECT_SERVER_EPHEMERAL_ENABLED
+
+    if PREFECT_API_URL.value():
+        say(f"Prefect API: {PREFECT_API_URL.value()} (a running server; runs show in its UI)")
+        return
+    if not PREFECT_SERVER_EPHEMERAL_ENABLED.value():
+        return  # Prefect itself says that no API is configured
+    say(
+        "Starting Prefect's temporary local API (10-20 s; to skip it, run `prefect server start` once and "
+        "set PREFECT_API_URL=http://127.0.0.1:4200/api) ..."
+    )
+    from prefect.server.api.server import SubprocessASGIServer
+
+    started = time.monotonic()
+    server = SubprocessASGIServer()
+    server.start()
+    say(f"Prefect API ready at {server.api_url} after {time.monotonic() - started:.0f} s")
+
+
 def run(args: argparse.Namespace) -> dict:
     from flows.competition import CompetitionParams, competition_flow
     from flows.epoch import EpochParams, epoch_flow
@@ -155,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         from prefect.settings import temporary_settings
 
         with temporary_settings(updates={"flows.heartbeat_frequency": None}):
+            start_prefect_api(lambda line: console.print(line, markup=False, highlight=False))
             if args.no_live or args.json or not console.is_terminal:
                 summary = run(args)
             else:
