@@ -83,6 +83,21 @@ def docker_image() -> str:
     return image
 
 
+# Fixtures whose tests run whole flows, a Prefect server, Docker or a browser: slow whatever their marks say,
+# so that `python -m pytest -m "not slow"` stays the fast development loop.
+SLOW_FIXTURES = frozenset({"prefect_server", "docker_image"})
+SLOW_MARKS = frozenset({"docker", "ui"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark slow every test that uses a slow fixture or carries a slow kind of mark (see SLOW_FIXTURES)."""
+    for item in items:
+        uses = set(getattr(item, "fixturenames", ()))
+        marks = {mark.name for mark in item.iter_markers()}
+        if "slow" not in marks and (uses & SLOW_FIXTURES or marks & SLOW_MARKS):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """With CI=true a run in which no test passed (all skipped, say) fails instead of exiting 0."""
     reporter = session.config.pluginmanager.get_plugin("terminalreporter")

@@ -35,6 +35,7 @@ def positive(value: Any) -> bool:
     return isinstance(value, int | float) and math.isfinite(value) and value > 0
 
 
+@pytest.mark.slow
 def test_scale(tmp_path: Path, competition_cache: Path) -> None:
     out, data = run_script(
         "scale",

@@ -20,6 +20,7 @@ pytest_sessionfinish = _module.pytest_sessionfinish
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("ci", "tests", "expected"),
     [

@@ -58,7 +58,9 @@ def date_competition(root):
     """Hourly counts driven by the hour of day and the weekday; test is the last days; the datetime is the id."""
     times = pd.date_range("2022-01-01", periods=24 * 70, freq="h")
     rng = np.random.default_rng(4)
-    base = 20 + 60 * np.exp(-((times.hour.to_numpy() - 17) ** 2) / 8) + 30 * (times.day_of_week.to_numpy() < 5)
+    base = (
+        20 + 60 * np.exp(-((times.hour.to_numpy() - 17) ** 2) / 8) + 30 * (times.day_of_week.to_numpy() < 5)
+    )
     counts = rng.poisson(base)
     frame = pd.DataFrame({"datetime": times.astype(str), "temp": rng.normal(15, 5, len(times)).round(1),
                           "count": counts})  # fmt: skip

@@ -230,6 +230,7 @@ def test_data_dir_that_is_not_a_competition(tmp_path: Path, make_settings) -> No
     assert "is not a usable competition" in result.message and "description.md" in result.message
 
 
+@pytest.mark.slow
 def test_cli_missing_data_dir(tmp_path: Path) -> None:
     home = tmp_path / "home"
     args = [f"--{name}-dir={home / name}" for name in ("data", "submission", "logs", "code", "work")]

@@ -21,6 +21,7 @@ def new_run(tmp_path: Path, overrides: list[str], name: str = "run") -> Path:
     return create_run(load_config(None, overrides), tmp_path / name).root
 
 
+@pytest.mark.slow
 def test_plain_epoch_records_every_step(tmp_path: Path, base_overrides: list[str]) -> None:
     run_dir = new_run(tmp_path, [*base_overrides, "agent.max_steps=10"])
     rc, journal, state = open_run(run_dir)
@@ -43,6 +44,7 @@ def test_plain_epoch_records_every_step(tmp_path: Path, base_overrides: list[str
     assert snapshot["state"]["epochs_done"] == 1 and len(snapshot["journal"]["nodes"]) == 3
 
 
+@pytest.mark.slow
 def test_plain_epoch_stops_at_the_step_limit(tmp_path: Path, base_overrides: list[str]) -> None:
     run_dir = new_run(tmp_path, [*base_overrides, "agent.max_steps=1"])
     summary = run_epoch(*open_run(run_dir), epoch=1, steps_wanted=3, parallel=1)

@@ -33,6 +33,7 @@ def make_deep(top: Path, depth: int, name: str = "d") -> Path:
     return top
 
 
+@pytest.mark.slow
 def test_remove_and_chown_deeper_than_recursion_and_path_max(tmp_path):
     deep = make_deep(tmp_path / "deep", 2500, name="abc")  # 2500 * 4 chars > PATH_MAX (4096)
     if os.geteuid() == 0:
