@@ -5,6 +5,7 @@
 Per competition: prepare it, train every reference team on public/train.csv only, predict public/test.csv,
 score the submission with the grader against the private answers, and write `leaderboards/<id>.csv`
 (best first: teamName, score, model, n_features, log_target, params) plus `<id>.json` (how it was built).
+Image files named by the ids reach the teams as a column of file paths (`image`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import json
 import sys
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,18 +31,31 @@ from swarm.competitions.validation import InvalidSubmission
 LEADERBOARD_DIR = Path(__file__).parent / "leaderboards"
 
 
+IMAGE = "image"  # the column of image file paths added for a competition with image folders
+
+
 @dataclass(frozen=True)
 class Population:
     task: str
     output: str
     n_teams: int
     seed: int
+    kinds: dict[str, str] = field(default_factory=dict)  # special columns (reference_pipelines.ENCODINGS)
+    # (train folder, test folder) of images named by the ids: the teams see them as an `image` column.
+    image_folders: tuple[str, str] | None = None
 
 
 POPULATIONS = {
     "titanic": Population("classification", "label", 80, 11),
     "house-prices": Population("regression", "value", 120, 12),
     "telco-churn": Population("classification", "proba", 150, 13),
+    "food-reviews": Population(
+        "classification", "proba", 120, 14, kinds={"review": "text", "product": "code"}
+    ),
+    "chicago-ridership": Population("regression", "value", 120, 15, kinds={"date": "datetime"}),
+    "digit-images": Population(
+        "classification", "label", 100, 16, kinds={IMAGE: "image"}, image_folders=("train", "test")
+    ),
 }
 
 
@@ -68,8 +82,12 @@ def build_one(
     competition = load_competition_dir(prepare_bundled(competition_id, cache_dir))
     train = pd.read_csv(competition.public_dir / "train.csv")
     test = pd.read_csv(competition.public_dir / "test.csv")
+    if plan.image_folders is not None:
+        for frame, folder in zip((train, test), plan.image_folders, strict=True):
+            paths = frame[spec.id_column].map(lambda name, f=folder: str(competition.public_dir / f / name))
+            frame[IMAGE] = paths
     features = [c for c in train.columns if c not in (spec.id_column, spec.target)]
-    population = sample_population(features, plan.task, n_teams or plan.n_teams, plan.seed)
+    population = sample_population(features, plan.task, n_teams or plan.n_teams, plan.seed, plan.kinds)
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for number, team in enumerate(population, start=1):
@@ -85,7 +103,7 @@ def build_one(
         "teams": len(board),
         "population_seed": plan.seed,
         "answers_sha256": sha256_of(competition.answers),
-        "built_with": _versions(),
+        "built_with": _versions(images=plan.image_folders is not None),
     }
     (out_dir / f"{competition_id}.json").write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
     return board
@@ -114,16 +132,21 @@ def _score_team(number, team: PipelineSpec, competition, train, test, spec, plan
     }
 
 
-def _versions() -> dict:
+def _versions(images: bool = False) -> dict:
     import lightgbm
     import sklearn
 
-    return {
+    versions = {
         "pandas": pd.__version__,
         "numpy": np.__version__,
         "scikit-learn": sklearn.__version__,
         "lightgbm": lightgbm.__version__,
     }
+    if images:  # the images are rendered and read with Pillow
+        import PIL
+
+        versions["pillow"] = PIL.__version__
+    return versions
 
 
 def main(argv: list[str] | None = None) -> int:

