@@ -2,8 +2,9 @@
 
 Feature sets, weakest first ("minimal" is reached only by debugging a failing feature builder):
 - minimal: numbers, category codes, frequencies of many-level codes, date parts; no text, no files;
-- basic:   + free text as out-of-fold scores of a TF-IDF (word 1-2 grams) linear model, text lengths; image
-             pixels downscaled to 8x8 (file size for other files);
+- basic:   + free text as out-of-fold scores of a TF-IDF (word 1-2 grams) linear model, text lengths; images
+             centred on their ink, downscaled to 8x8 pixels, plus gradient-orientation histograms on a 4x4 grid
+             (file size for other files);
 - freq:    + frequencies of every code, character 2-5 grams in the text model, 12x12 pixels;
 - rich:    + missing flags, logs of skewed numbers, one-hot small codes, out-of-fold target means of many-level
              codes, more date parts, 16 SVD components of the text, 16x16 pixels and colour statistics.
@@ -171,21 +172,52 @@ def resolve_file(value, info):
     return None
 
 
+def centred(arr):
+    \"\"\"The image moved so that its ink (what differs from the border's typical value) is centred.\"\"\"
+    background = np.median(np.concatenate([arr[0], arr[-1], arr[:, 0], arr[:, -1]]))
+    weight = np.abs(arr - background)
+    total = weight.sum()
+    if total <= 0:
+        return arr
+    rows, cols = arr.shape
+    cy = (weight.sum(axis=1) * np.arange(rows)).sum() / total
+    cx = (weight.sum(axis=0) * np.arange(cols)).sum() / total
+    return np.roll(arr, (int(round((rows - 1) / 2 - cy)), int(round((cols - 1) / 2 - cx))), axis=(0, 1))
+
+
+def gradient_histograms(arr, cells=4, bins=8):
+    \"\"\"Orientation histograms of the gradients on a cells x cells grid (a small HOG), L2-normalised.\"\"\"
+    gy, gx = np.gradient(arr)
+    magnitude = np.hypot(gx, gy)
+    orientation = np.minimum(((np.arctan2(gy, gx) % np.pi) / np.pi * bins).astype(int), bins - 1)
+    rows, cols = arr.shape
+    out = []
+    for i in range(cells):
+        for j in range(cells):
+            part = (slice(i * rows // cells, (i + 1) * rows // cells), slice(j * cols // cells, (j + 1) * cols // cells))
+            out.append(np.bincount(orientation[part].ravel(), weights=magnitude[part].ravel(), minlength=bins))
+    values = np.concatenate(out)
+    return values / (np.linalg.norm(values) + 1e-6)
+
+
 def image_features(paths, size, colour):
-    \"\"\"Grey pixels downscaled to size x size (0..1), plus width/height and channel means/stds if `colour`.\"\"\"
+    \"\"\"Per image: grey pixels of the centred image downscaled to size x size (0..1), gradient histograms, and
+    width/height and channel means/stds if `colour`.\"\"\"
     from PIL import Image
 
-    width = size * size + (8 if colour else 0)
+    width = size * size + 128 + (8 if colour else 0)
     out = np.full((len(paths), width), np.nan)
     for i, path in enumerate(paths):
         if path is None:
             continue
         with Image.open(path) as image:
-            grey = image.convert("L").resize((size, size), Image.Resampling.BOX)
-            out[i, : size * size] = np.asarray(grey, dtype=float).ravel() / 255.0
+            grey = centred(np.asarray(image.convert("L"), dtype=float) / 255.0)
+            small = Image.fromarray((grey * 255).astype(np.uint8)).resize((size, size), Image.Resampling.BOX)
+            out[i, : size * size] = np.asarray(small, dtype=float).ravel() / 255.0
+            out[i, size * size : size * size + 128] = gradient_histograms(grey)
             if colour:
                 rgb = np.asarray(image.convert("RGB"), dtype=float) / 255.0
-                out[i, size * size :] = [image.size[0], image.size[1], *rgb.mean(axis=(0, 1)), *rgb.std(axis=(0, 1))]
+                out[i, size * size + 128 :] = [image.size[0], image.size[1], *rgb.mean(axis=(0, 1)), *rgb.std(axis=(0, 1))]
     return out
 
 
