@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from benchmarks.common import write_json  # noqa: E402
 from sandbox import LocalSandbox, Sandbox, SandboxUnavailable, Workspace  # noqa: E402
 from sandbox.bwrap_backend import BwrapSandbox  # noqa: E402
+from sandbox.config import ExecutionConfig  # noqa: E402
 from sandbox.local import find_isolated_python  # noqa: E402
 from sandbox.tree_ops import remove_tree  # noqa: E402
-from swarm.config import ExecutionConfig  # noqa: E402
 
 
 def _median_s(fn: Callable[[int], None], runs: int) -> float:

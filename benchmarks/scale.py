@@ -8,7 +8,7 @@ The journal is synthetic but shaped like a run's: drafts, improves of the best o
 with a traceback, accuracy-like metrics that creep up, and code written by the offline coder for the
 competition (its gene sections included, as `make_node` stores them). The pool is a JSON Lines file of
 records like those `record` appends. Times are medians over `--repeats` (fast queries: 20x as many):
-- select parent: the policy's `choose_next` (AIDE, and a GA generation), then the whole `plan_step` of a run
+- select parent: the policy's `choose_next` (AIDE, and a GA generation), then the whole `select_parent` step of a run
   holding that journal and pool (parent, agent, prompt with memory and pool examples; no model call);
 - best node / best-k; the memory summary at the prompt budget (its size must stay within it) and at 6,000;
 - pool load, top-K (stored qualities, and re-scored as prompts ask), stats by agent, one `add`;
@@ -177,11 +177,13 @@ def ga_state(journal: Journal, population_size: int) -> RunState:
     return state
 
 
-def plan_step_timing(args: argparse.Namespace, journal: Journal, root: Path, repeats: int) -> dict[str, Any]:
-    """`plan_step` of a real run (titanic, offline) whose journal and pool are the synthetic ones."""
+def select_parent_timing(
+    args: argparse.Namespace, journal: Journal, root: Path, repeats: int
+) -> dict[str, Any]:
+    """`select_parent` of a real run (titanic, offline) whose journal and pool are the synthetic ones."""
     from swarm.pipeline.context import create_run, open_run
     from swarm.pipeline.state import load_state, save_state
-    from swarm.pipeline.steps import plan_step
+    from swarm.pipeline.steps import select_parent
 
     overrides = [
         f"project.cache_dir={args.cache_dir}",
@@ -201,7 +203,7 @@ def plan_step_timing(args: argparse.Namespace, journal: Journal, root: Path, rep
     prompts: list[int] = []
 
     def one() -> None:
-        planned = plan_step(rc, loaded, state.model_copy(deep=True))
+        planned = select_parent(rc, loaded, state.model_copy(deep=True))
         prompts.append(sum(len(m["content"]) for m in planned.messages))
 
     figures = timed(one, repeats)
@@ -216,7 +218,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=5, help="timed calls of the slow operations")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--codes", type=int, default=40, help="distinct solutions the nodes cycle through")
-    parser.add_argument("--no-plan-step", action="store_true", help="skip the plan_step timing (no titanic)")
+    parser.add_argument(
+        "--no-select-parent", action="store_true", help="skip the select_parent timing (no titanic)"
+    )
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/scale.json"))
     args = parser.parse_args(argv)
@@ -226,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
 
     public = None
-    if not args.no_plan_step:
+    if not args.no_select_parent:
         from swarm.competitions import load_competition
 
         public = load_competition("titanic", args.cache_dir).public_dir
@@ -299,8 +303,10 @@ def main(argv: list[str] | None = None) -> int:
             lambda: journal.save(root / "journal.json"), args.repeats
         )
         timings["journal: load + validate"] = timed(lambda: Journal.load(root / "journal.json"), args.repeats)
-        if not args.no_plan_step:
-            timings["select parent: whole plan_step"] = plan_step_timing(args, journal, root, args.repeats)
+        if not args.no_select_parent:
+            timings["select parent: with its prompt"] = select_parent_timing(
+                args, journal, root, args.repeats
+            )
 
     rows = []
     for name, t in timings.items():

@@ -3,7 +3,7 @@
     python benchmarks/throughput.py [--steps 16] [--latency 2.0] [--parallel 1 2 4 8] [--plain 1]
                                     [--json benchmarks/results/throughput.json]
 
-The code stage talks to the loopback LLM server (`swarm.llm.loopback_server`, OpenAI protocol) which waits
+The code stage talks to the loopback LLM server (`testing.loopback_server`, OpenAI protocol) which waits
 `--latency` seconds before every reply; the review (feedback) and agent-evolution stages stay on the offline
 coder, so they add no model wait. The replies are real solutions, written beforehand by the offline coder
 with distinct seeds (all different code), so every execution in the local sandbox does real work; every
@@ -64,7 +64,7 @@ def run_setting(
     """One epoch of `args.steps` steps on a new run dir against a new loopback server."""
     from flows.competition import CompetitionParams, prepare_run
     from swarm.journal import Journal
-    from swarm.llm.loopback_server import LoopbackServer, Reply
+    from testing.loopback_server import LoopbackServer, Reply
 
     with LoopbackServer(latency_s=args.latency) as server:
         server.enqueue(*(Reply.say(text) for text in replies))

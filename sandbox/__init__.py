@@ -8,6 +8,7 @@ result = sb.run(code, ws.node_dirs("node-1"))
 """
 
 from sandbox.base import Sandbox, SandboxUnavailable
+from sandbox.config import ExecutionConfig
 from sandbox.factory import make_sandbox
 from sandbox.local import LocalSandbox
 from sandbox.result import ExecutionResult, StackFrame
@@ -15,6 +16,7 @@ from sandbox.unsafe_local import UnsafeLocalSandbox
 from sandbox.workspace import NodeDirs, Workspace, WorkspaceError
 
 __all__ = [
+    "ExecutionConfig",
     "ExecutionResult",
     "LocalSandbox",
     "NodeDirs",

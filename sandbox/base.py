@@ -5,9 +5,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from sandbox.config import ExecutionConfig
 from sandbox.result import ExecutionResult, OutputCollector, list_files, parse_traceback
 from sandbox.workspace import NodeDirs
-from swarm.config import ExecutionConfig
 
 SANDBOX_UID = 10001  # the Docker container's uid; local executions get a slot uid (sandbox.slots)
 DISK_LIMIT_EXC = "DiskLimitExceeded"

@@ -16,10 +16,10 @@ from typing import Any
 from sandbox.base import SandboxUnavailable
 from sandbox.bwrap_locate import find_bwrap, probe
 from sandbox.bwrap_mounts import bwrap_argv
+from sandbox.config import ExecutionConfig
 from sandbox.hidden import hidden_paths
 from sandbox.local import LocalSandbox
 from sandbox.workspace import CODE_FILE, NodeDirs
-from swarm.config import ExecutionConfig
 
 
 class BwrapSandbox(LocalSandbox):

@@ -25,13 +25,13 @@ from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import LogConfig, Mount, Ulimit
 
 from sandbox.base import SANDBOX_UID, RawRun, Sandbox, SandboxUnavailable
+from sandbox.config import ExecutionConfig
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
 from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.packages import pinned_packages
 from sandbox.result import OutputCollector
 from sandbox.workspace import CODE_FILE, NodeDirs
-from swarm.config import ExecutionConfig
 
 log = logging.getLogger(__name__)
 

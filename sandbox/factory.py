@@ -12,9 +12,9 @@ from __future__ import annotations
 import logging
 
 from sandbox.base import Sandbox, SandboxUnavailable
+from sandbox.config import ExecutionConfig
 from sandbox.local import LocalSandbox
 from sandbox.unsafe_local import UnsafeLocalSandbox
-from swarm.config import ExecutionConfig
 
 log = logging.getLogger(__name__)
 

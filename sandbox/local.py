@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 from sandbox.base import RawRun, Sandbox, SandboxUnavailable
+from sandbox.config import ExecutionConfig
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
 from sandbox.ownership import claim_dirs, release_dirs
@@ -35,7 +36,6 @@ from sandbox.result import OutputCollector
 from sandbox.shared_tmp import owned_bytes, remove_owned
 from sandbox.slots import PROBE_UID, SLOTS, UidSlots
 from sandbox.workspace import CODE_FILE, NodeDirs
-from swarm.config import ExecutionConfig
 
 log = logging.getLogger(__name__)
 

@@ -149,19 +149,23 @@ class Workspace:
             raise WorkspaceError(f"node {node_id!r} has no directory in {self.nodes_dir}")
         target = self.archives_dir / f"{node_id}.zip"
         tmp = target.with_suffix(".zip.tmp")
-        with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
-            code = root / CODE_FILE
-            if code.is_file() and not code.is_symlink():
-                zf.write(code, CODE_FILE)
-            if result is not None:
-                zf.writestr("result.json", result.model_dump_json(indent=2))
-            if extra:
-                zf.writestr("meta.json", json.dumps(extra, indent=2, default=str))
-            for rel in list_files(root, ("working", "submission"), limit=10_000):
-                path = root / rel
-                if path.stat().st_size <= max_file_mb * 1e6:
-                    zf.write(path, rel)
-        tmp.replace(target)
+        try:
+            with zipfile.ZipFile(tmp, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+                code = root / CODE_FILE
+                if code.is_file() and not code.is_symlink():
+                    zf.write(code, CODE_FILE)
+                if result is not None:
+                    zf.writestr("result.json", result.model_dump_json(indent=2))
+                if extra:
+                    zf.writestr("meta.json", json.dumps(extra, indent=2, default=str))
+                for rel in list_files(root, ("working", "submission"), limit=10_000):
+                    path = root / rel
+                    if path.stat().st_size <= max_file_mb * 1e6:
+                        zf.write(path, rel)
+            tmp.replace(target)
+        except BaseException:
+            tmp.unlink(missing_ok=True)
+            raise
         return target
 
     def promote_best(self, node_id: str) -> Path:

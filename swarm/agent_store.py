@@ -49,6 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swarm.atomic import PUBLIC, fsync_dir, write_text_atomic
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PARTS: tuple[str, ...] = ("role", "strategy_explore", "strategy_merge", "strategy_mutate")
 STRATEGY_PART_BY_TASK: dict[str, str] = {
@@ -142,13 +144,13 @@ class AgentStore:
                 for part in PARTS:
                     text = _read_part(src_configs / agent_id / f"{part}.md")
                     rel = f"agent_configs/{agent_id}/versions/{part}.v1.md"
-                    _atomic_write(run_dir / rel, text)
-                    _atomic_write(dst / f"{part}.md", text)
+                    write_text_atomic(run_dir / rel, text, mode=PUBLIC)
+                    write_text_atomic(dst / f"{part}.md", text, mode=PUBLIC)
                     entry = _version_entry("v1", None, rel, text, "seed", now)
                     lineage["agents"][agent_id][part] = {"current": "v1", "versions": [entry]}
                     history.append(_event(agent_id, part, "v1", None, "seed", now))
-            _atomic_write(meta_dir / "history.json", json.dumps(history, indent=2))
-            _atomic_write(meta_dir / "lineage.json", json.dumps(lineage, indent=2))
+            write_text_atomic(meta_dir / "history.json", json.dumps(history, indent=2), mode=PUBLIC)
+            write_text_atomic(meta_dir / "lineage.json", json.dumps(lineage, indent=2), mode=PUBLIC)
         return cls(run_dir)
 
     def agent_ids(self) -> list[str]:
@@ -189,14 +191,14 @@ class AgentStore:
             version = f"v{number}"
             rel = f"agent_configs/{agent_id}/versions/{part}.{version}.md"
             now = time.time()
-            _atomic_write(self.run_dir / rel, text)
-            _atomic_write(self.configs_dir / agent_id / f"{part}.md", text)
+            write_text_atomic(self.run_dir / rel, text, mode=PUBLIC)
+            write_text_atomic(self.configs_dir / agent_id / f"{part}.md", text, mode=PUBLIC)
             record["versions"].append(_version_entry(version, parent_version, rel, text, reason, now))
             record["current"] = version
             history = self.history()
             history.append(_event(agent_id, part, version, parent_version, reason, now))
-            _atomic_write(self.history_path, json.dumps(history, indent=2))
-            _atomic_write(self.lineage_path, json.dumps(lineage, indent=2))
+            write_text_atomic(self.history_path, json.dumps(history, indent=2), mode=PUBLIC)
+            write_text_atomic(self.lineage_path, json.dumps(lineage, indent=2), mode=PUBLIC)
         return version
 
     def history(self) -> list[dict[str, Any]]:
@@ -251,8 +253,13 @@ def _copy_templates(src: Path, dst: Path) -> None:
         return
     tmp = dst.with_name(f".{dst.name}.{os.getpid()}.{threading.get_ident()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".*", "__pycache__"))
-    os.replace(tmp, dst)
+    try:
+        shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+        os.replace(tmp, dst)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(dst.parent)
 
 
 def _read_part(path: Path) -> str:
@@ -293,16 +300,6 @@ def _event(agent_id: str, part: str, version: str, parent: str | None, reason: s
         "parent_version": parent,
         "reason": reason,
     }
-
-
-def _atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
 
 
 @contextlib.contextmanager

@@ -1,37 +1,52 @@
-"""Atomic file writes: a reader sees the old content or the new, never half of one."""
+"""Atomic file writes: a reader sees the old content or the new, never half of one.
+
+One durability policy for every file the run writes whole: a temp file in the same dir (so the rename stays on
+one filesystem), written, flushed and fsynced, given its mode, renamed over the target with `os.replace`, then
+the dir fsynced so the rename survives a power cut. On any failure the temp file is removed and the old file is
+left as it was. Files are private (0600) unless the caller asks for another mode.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+PRIVATE = 0o600
+PUBLIC = 0o644
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temp file in the same dir, fsync, then rename over it."""
-    write_bytes_atomic(path, text.encode("utf-8"))
+def write_bytes_atomic(path: Path, data: bytes, mode: int = PRIVATE) -> None:
+    """Replace `path` with `data` atomically and durably; the file gets `mode`."""
+    _replace_with(Path(path), lambda handle: handle.write(data), mode)
 
 
-def write_bytes_atomic(path: Path, data: bytes) -> None:
-    """Write `data` to `path` through a temp file in the same dir, fsync, then rename over it."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def write_text_atomic(path: Path, text: str, mode: int = PRIVATE) -> None:
+    """Replace `path` with `text` (UTF-8) atomically and durably; the file gets `mode`."""
+    write_bytes_atomic(path, text.encode("utf-8"), mode)
+
+
+def write_json_atomic(path: Path, data: Any, mode: int = PRIVATE) -> None:
+    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=False, default=str), mode)
+
+
+def copy_file_atomic(source: Path, dest: Path, mode: int = PRIVATE) -> None:
+    """Replace `dest` with a copy of `source` atomically and durably (streamed, never held in memory)."""
+    with open(source, "rb") as src:
+        _replace_with(Path(dest), lambda handle: shutil.copyfileobj(src, handle), mode)
+
+
+def fsync_dir(directory: Path) -> None:
+    """Make the entries of `directory` (a rename, a new file) durable."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def write_json_atomic(path: Path, data: Any) -> None:
-    write_text_atomic(path, json.dumps(data, indent=1, sort_keys=False, default=str))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def read_json(path: Path) -> Any:
@@ -42,3 +57,20 @@ def read_json(path: Path) -> Any:
         raise FileNotFoundError(f"{path} does not exist") from None
     except json.JSONDecodeError as exc:
         raise ValueError(f"{path} is not valid JSON: {exc}") from None
+
+
+def _replace_with(path: Path, write: Callable[[BinaryIO], Any], mode: int) -> None:
+    """The policy: temp file beside `path`, `write` into it, fsync, chmod, rename over, fsync the dir."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
+            handle.flush()
+            os.fchmod(handle.fileno(), mode)
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)

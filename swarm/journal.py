@@ -17,8 +17,6 @@ import functools
 import heapq
 import json
 import math
-import os
-import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -26,8 +24,10 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from swarm.atomic import write_text_atomic
 from swarm.metric import MetricValue, pick_best
 from swarm.protocol import GENE_SECTIONS, TASK_TYPES
+from swarm.text import trim_middle
 
 JOURNAL_FORMAT = "swarm-journal"
 JOURNAL_VERSION = 1
@@ -37,40 +37,6 @@ StackFrame = tuple[str, int, str, str | None]
 
 class JournalError(ValueError):
     """A journal or node is malformed; the message says which node and what is wrong."""
-
-
-def trim_middle(text: str, max_chars: int, head_ratio: float = 0.4) -> str:
-    """`text` cut to at most `max_chars` by dropping its middle, with a marker saying what was cut.
-
-    Cuts snap to line ends where that loses little; the tail gets the larger share (errors are at the end).
-    A budget too small for the marker keeps only the last `max_chars` characters.
-    """
-    if max_chars < 0:
-        raise ValueError(f"max_chars must be >= 0, got {max_chars}")
-    if len(text) <= max_chars:
-        return text
-    marker = _cut_marker(len(text), text.count("\n"))
-    room = max_chars - len(marker)
-    if room <= 0:
-        return text[-max_chars:] if max_chars else ""
-    head_len = int(room * head_ratio)
-    tail_len = room - head_len
-    head = text[:head_len]
-    tail = text[len(text) - tail_len :] if tail_len else ""
-    newline = head.rfind("\n")
-    if newline >= head_len // 2:
-        head = head[: newline + 1]
-    newline = tail.find("\n")
-    if 0 <= newline < tail_len // 2:
-        tail = tail[newline + 1 :]
-    cut_text = text[len(head) : len(text) - len(tail)]
-    marker = _cut_marker(len(cut_text), cut_text.count("\n"))
-    result = head + marker + tail
-    return result if len(result) <= max_chars else result[len(result) - max_chars :]
-
-
-def _cut_marker(chars: int, lines: int) -> str:
-    return f"\n[... {chars} chars, {lines} lines cut ...]\n"
 
 
 def _shorten(text: str | None, limit: int) -> str:
@@ -171,7 +137,7 @@ class Node:
 
     def term_out_for_prompt(self, max_chars: int = 4000) -> str:
         """The terminal output trimmed for a prompt: head and tail kept, the middle replaced by a marker."""
-        return trim_middle(self.term_out, max_chars)
+        return trim_middle(self.term_out, max_chars, head_fraction=0.4)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (non-finite exec_time/fitness as "inf", "-inf" or "nan")."""
@@ -399,7 +365,11 @@ class Journal:
         if node.analysis:
             lines.append(f"  Review: {_shorten(node.analysis, max_text)}")
         if include_code and node.code:
-            lines.append("  Code:\n```python\n" + trim_middle(node.code, max_code).rstrip("\n") + "\n```")
+            lines.append(
+                "  Code:\n```python\n"
+                + trim_middle(node.code, max_code, head_fraction=0.4).rstrip("\n")
+                + "\n```"
+            )
         return "\n".join(lines) + "\n"
 
     # -- checking and persistence ---------------------------------------------------------------------
@@ -510,20 +480,9 @@ class Journal:
         return cls.from_dict(data, validate=validate)
 
     def save(self, path: str | Path) -> Path:
-        """Write the journal atomically (temp file in the same dir, fsync, os.replace)."""
+        """Write the journal atomically and durably (`swarm.atomic`)."""
         path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        text = self.to_json()
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp_name, path)
-        except BaseException:
-            Path(tmp_name).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, self.to_json())
         return path
 
     @classmethod

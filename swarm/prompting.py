@@ -37,7 +37,7 @@ API:
     builder.assets_hash() -> str                 prompt_assets_hash of this builder's templates and skills
     layers_of(text) -> list[str]                 the layer headings of a rendered message, in order
     order_packages(packages) -> list[str]        KEY_PACKAGES first, then the rest in the given order
-    trim_middle(text, limit, head_fraction=0.5)  the trimming rule used for every budget
+    (every budget is kept with swarm.text.trim_middle)
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from swarm.protocol import (
     metric_line,
     section_marker,
 )
+from swarm.text import trim_middle
 
 LAYERS: tuple[str, ...] = ("ROLE", "FORMAT", "TASK", "CONTEXT", "STRATEGY", "EXAMPLES", "GUIDELINES")
 WORKSPACE: dict[str, str] = {
@@ -159,22 +160,6 @@ class ParentView:
     lower_is_better: bool | None = None
     node_id: str | None = None
     summary: str = ""
-
-
-def trim_middle(text: str, limit: int, head_fraction: float = 0.5) -> str:
-    """`text` cut to at most `limit` chars, keeping its head and tail around a note of what was cut."""
-    text = text or ""
-    if len(text) <= limit:
-        return text
-    note = f"\n... [{len(text) - limit} characters trimmed] ...\n"
-    room = limit - len(note) - 10  # the number in the note may grow by a few digits
-    if room < 20:
-        return text[:limit]
-    head = int(room * head_fraction)
-    tail = room - head
-    cut = len(text) - head - tail
-    note = f"\n... [{cut} characters trimmed] ...\n"
-    return text[:head] + note + (text[-tail:] if tail else "")
 
 
 def layers_of(text: str) -> list[str]:

@@ -1,28 +1,38 @@
 """Is a written submission usable? Checked against the competition's public sample_submission.csv only.
 
 `check_submission(submission, sample)` returns None when the submission has the sample's columns, exactly its
-ids (as many rows, none missing, none extra, none repeated) and a value in every target cell; otherwise a
-reason a user can read. `constant_predictions` says when every row got the same prediction (a valid file,
-but a model that learned nothing: it scores like the sample submission). It needs no answers, so it runs right after a solution, before any grading.
-Prefect-free and side-effect free.
+ids (as many rows, none missing, none extra, none repeated) and a valid value in every target cell; otherwise a
+reason a user can read. It is the search's adapter of the grader's rules (`swarm.competitions.submission_rules`),
+applied with the sample in place of the answers, so the search rejects what the grader would.
+`constant_predictions` says when every row got the same prediction (a valid file, but a model that learned
+nothing: it scores like the sample submission). Neither needs the answers, so both run right after a solution,
+before any grading. Prefect-free and side-effect free.
 """
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 
+from swarm.competitions.competition import MetricSpec
+from swarm.competitions.errors import CompetitionError
+from swarm.competitions.metrics import Metric, get_metric
+from swarm.competitions.submission_rules import (
+    MAX_LISTED,
+    allowed_labels_problem,
+    as_numbers,
+    columns_problem,
+    declared_labels,
+    ids_problem,
+    labels_problem,
+    numbers_problem,
+    range_problem,
+    rows_problem,
+)
 from swarm.competitions.validation import InvalidSubmission, read_submission
 
-MAX_SHOWN = 5
 MIN_ROWS_FOR_CONSTANT = 10
-# Cells that mean "no value": what the grader treats as missing in label columns, plus the usual spellings
-# of a missing number in numeric ones.
-MISSING_LABELS = frozenset({"", "nan"})
-MISSING_NUMBERS = frozenset({"", "nan", "na", "n/a", "null", "none", "<na>"})
 
 
 class SampleSubmissionError(ValueError):
@@ -30,11 +40,16 @@ class SampleSubmissionError(ValueError):
 
 
 def check_submission(
-    submission_path: str | Path, sample_submission_path: str | Path, id_column: str | None = None
+    submission_path: str | Path,
+    sample_submission_path: str | Path,
+    id_column: str | None = None,
+    metric: MetricSpec | None = None,
 ) -> str | None:
     """Why the submission is invalid, in words a user can read; None when it matches the sample's format.
 
-    `id_column` defaults to the sample's first column. Raises SampleSubmissionError if the sample is unusable.
+    `id_column` defaults to the sample's first column. With the competition's `metric`, its columns are numeric
+    or labels as the metric says (else as the sample's values look), and its ranges and declared labels are
+    checked as the grader checks them. Raises SampleSubmissionError if the sample is unusable.
     """
     sample = read_sample(Path(sample_submission_path))
     id_col = id_column or str(sample.columns[0])
@@ -44,11 +59,18 @@ def check_submission(
         frame = read_submission(Path(submission_path))
     except InvalidSubmission as exc:
         return str(exc)
-    repeated = _repeated_header_names(Path(submission_path))
-    if repeated:
-        return f"duplicate column(s) {_shown(repeated)}"
-    for check in (_columns_problem, _rows_problem, _ids_problem, _values_problem):
-        problem = check(frame, sample, id_col)
+    expected = [str(c) for c in sample.columns]
+    problem = (
+        columns_problem([str(c) for c in frame.columns], expected)
+        or rows_problem(len(frame), len(sample))
+        or ids_problem(frame[id_col], sample[id_col], id_col)
+    )
+    if problem:
+        return problem
+    rules = _metric(metric)
+    declared = metric.labels if metric is not None else {}
+    for column in (c for c in expected if c != id_col):
+        problem = _values_problem(frame[column], sample[column], column, rules, declared.get(column))
         if problem:
             return problem
     return None
@@ -65,78 +87,31 @@ def read_sample(path: Path) -> pd.DataFrame:
     return sample
 
 
-def _shown(values: list) -> str:
-    text = ", ".join(repr(v) for v in values[:MAX_SHOWN])
-    return text + (f" and {len(values) - MAX_SHOWN} more" if len(values) > MAX_SHOWN else "")
-
-
-def _repeated_header_names(path: Path) -> list[str]:
-    """Column names the header repeats (pandas would rename them `name.1`, hiding the repeat)."""
-    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
-        header = next(csv.reader(handle), [])
-    return sorted({name for name in header if header.count(name) > 1})
-
-
-def _columns_problem(frame: pd.DataFrame, sample: pd.DataFrame, id_col: str) -> str | None:
-    columns = [str(c) for c in frame.columns]
-    expected = [str(c) for c in sample.columns]
-    missing = [c for c in expected if c not in columns]
-    extra = [c for c in columns if c not in expected]
-    if not missing and not extra:
+def _metric(spec: MetricSpec | None) -> Metric | None:
+    """The library metric of `spec`; None when there is none (its rules are then left to the grader)."""
+    if spec is None:
         return None
-    parts = [f"missing column(s) {_shown(missing)}"] if missing else []
-    parts += [f"unexpected column(s) {_shown(extra)}"] if extra else []
-    return "; ".join(parts) + f"; the sample submission has exactly {_shown(expected)}"
-
-
-def _rows_problem(frame: pd.DataFrame, sample: pd.DataFrame, id_col: str) -> str | None:
-    if len(frame) == 0:
-        return f"it has a header but no rows; the sample submission has {len(sample)}"
-    if len(frame) != len(sample):
-        return f"it has {len(frame)} rows but the sample submission has {len(sample)}"
-    return None
-
-
-def _ids_problem(frame: pd.DataFrame, sample: pd.DataFrame, id_col: str) -> str | None:
-    ids = frame[id_col].str.strip()
-    repeated = ids[ids.duplicated()].unique().tolist()
-    if repeated:
-        return f"duplicate id(s) in {id_col!r}: {_shown(repeated)}"
-    expected = sample[id_col].str.strip()
-    known, present = set(expected), set(ids)
-    unknown = [i for i in ids if i not in known]
-    absent = [i for i in expected if i not in present]
-    if not unknown and not absent:
+    try:
+        return get_metric(spec.name)
+    except CompetitionError:
         return None
-    parts = [f"{len(absent)} id(s) of the sample are missing, e.g. {_shown(absent)}"] if absent else []
-    parts += [f"{len(unknown)} id(s) are not in the sample, e.g. {_shown(unknown)}"] if unknown else []
-    return f"its {id_col!r} values differ from the sample submission's: " + "; ".join(parts)
 
 
-def _values_problem(frame: pd.DataFrame, sample: pd.DataFrame, id_col: str) -> str | None:
-    for column in (str(c) for c in sample.columns if str(c) != id_col):
-        problem = _column_problem(frame[column], column, numeric=_all_numbers(sample[column]))
-        if problem:
-            return problem
-    return None
-
-
-def _column_problem(values: pd.Series, column: str, numeric: bool) -> str | None:
-    """Missing cells in any target column; non-numbers and infinities where the sample holds numbers."""
-    cells = values.str.strip()
-    missing = cells.str.lower().isin(MISSING_NUMBERS if numeric else MISSING_LABELS)
-    if missing.any():
-        return f"column {column!r} has {int(missing.sum())} missing/NaN value(s) of {len(cells)}"
+def _values_problem(
+    values: pd.Series, sample: pd.Series, column: str, metric: Metric | None, declared: tuple[str, ...] | None
+) -> str | None:
+    """The grader's value rules for one target column, as far as they hold without the answers."""
+    numeric = metric.numeric if metric is not None else _all_numbers(sample)
     if not numeric:
-        return None
-    numbers = pd.to_numeric(cells, errors="coerce")
-    bad = cells[numbers.isna()].unique().tolist()
-    if bad:
-        return f"column {column!r} must hold numbers like the sample submission's; found {_shown(bad)}"
-    infinite = int(np.isinf(numbers.to_numpy(dtype=float)).sum())
-    if infinite:
-        return f"column {column!r} has {infinite} infinite value(s)"
-    return None
+        problem = labels_problem(values, column)
+        allowed = declared_labels(metric, declared) if metric is not None else None
+        if problem or allowed is None:
+            return problem
+        return allowed_labels_problem(values.str.strip().to_numpy(), allowed, column)
+    problem = numbers_problem(values, column)
+    if problem or metric is None:
+        return problem
+    return range_problem(as_numbers(values), column, metric)
 
 
 def _all_numbers(values: pd.Series) -> bool:
@@ -161,7 +136,7 @@ def constant_predictions(
     values = {c: frame[c].str.strip().unique() for c in targets}
     if any(len(v) > 1 for v in values.values()):
         return None
-    shown = ", ".join(f"{c}={v[0]!r}" for c, v in list(values.items())[:MAX_SHOWN])
+    shown = ", ".join(f"{c}={v[0]!r}" for c, v in list(values.items())[:MAX_LISTED])
     return (
         f"every one of its {len(frame)} rows has the same prediction ({shown}): the model learned nothing "
         "from the features and scores like a constant guess"

@@ -13,7 +13,7 @@ from tasks.runs import get_context
 @task(task_run_name="select_parent[step {state.next_step}]")
 def select_parent(run_dir: str, journal: Journal, state: RunState) -> steps.PlannedStep:
     rc = get_context(run_dir)
-    planned = steps.plan_step(rc, journal, state)
+    planned = steps.select_parent(rc, journal, state)
     rc.save_pending(planned)
     state.pending.append(planned.plan)
     rc.save(journal, state)

@@ -13,4 +13,4 @@ from tasks.runs import get_context
 
 @task(task_run_name=lambda: f"update_population[{task_run.parameters['outcome'].planned.plan.label()}]")
 def update_population(run_dir: str, journal: Journal, state: RunState, outcome: steps.StepOutcome) -> Node:
-    return steps.record(get_context(run_dir), journal, state, outcome)
+    return steps.update_population(get_context(run_dir), journal, state, outcome)

@@ -15,7 +15,8 @@ from sandbox.base import SandboxUnavailable
 from swarm.competitions import prepare_bundled
 from swarm.config import ExecutionConfig
 
-# SQLite "database is locked" stalls otherwise (../shared/FACTS.md).
+# Batched SQLite writes: otherwise the API's many small writes stall on "database is locked"
+# (why: swarm/prefect_env.py).
 os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
 os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
 

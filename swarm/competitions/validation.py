@@ -1,10 +1,13 @@
-"""Checking a submission against the sample submission and the answers before it is scored.
+"""Checking a submission against the answers before it is scored: the grader's adapter of the shared rules.
 
-Every check that fails raises `InvalidSubmission` with a reason a person can act on.
+The rules themselves (columns, rows, ids, missing and non-numeric values, ranges, labels) live in
+`swarm.competitions.submission_rules`, which the search's check applies too. Every check that fails raises
+`InvalidSubmission` with a reason a person can act on.
 """
 
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,12 +16,20 @@ import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.metrics import Metric, get_metric, label_key
-
-MAX_LISTED = 5
-MAX_LABELS = 10
-MISSING = ("", "nan", "NaN")
-BINARY_LABELS = ("0", "1")
+from swarm.competitions.metrics import Metric, get_metric
+from swarm.competitions.submission_rules import (
+    BINARY_LABELS,
+    allowed_labels_problem,
+    as_numbers,
+    columns_problem,
+    duplicate_columns_problem,
+    ids_problem,
+    labels_problem,
+    listed,
+    numbers_problem,
+    range_problem,
+    rows_problem,
+)
 
 
 class InvalidSubmission(Exception):
@@ -34,11 +45,6 @@ class AlignedColumns:
     y_pred: np.ndarray
 
 
-def _listed(values: list) -> str:
-    shown = ", ".join(repr(v) for v in values[:MAX_LISTED])
-    return shown + (f" and {len(values) - MAX_LISTED} more" if len(values) > MAX_LISTED else "")
-
-
 def read_submission(path: Path) -> pd.DataFrame:
     """The submission as a frame of strings; a missing or unreadable file is invalid."""
     if not path.exists():
@@ -51,7 +57,14 @@ def read_submission(path: Path) -> pd.DataFrame:
         raise InvalidSubmission(f"submission {path} is empty") from exc
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InvalidSubmission(f"submission {path} is not a readable CSV: {exc}") from exc
+    _reject(duplicate_columns_problem(_header(path)))
     return frame
+
+
+def _header(path: Path) -> list[str]:
+    """The header's names as written (pandas renames a repeated one `name.1`, hiding the repeat)."""
+    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+        return next(csv.reader(handle), [])
 
 
 def as_text(frame: pd.DataFrame) -> pd.DataFrame:
@@ -89,7 +102,7 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
     if missing and metric.class_columns:
         return _one_hot_answers(frame, spec, params.get("label_column") or "", source)
     if missing:
-        raise CompetitionError(f"{source} lack column(s) {_listed(missing)}")
+        raise CompetitionError(f"{source} lack column(s) {listed(missing)}")
     return frame[[spec.id_column, *spec.target_columns]]
 
 
@@ -99,8 +112,8 @@ def _one_hot_answers(frame: pd.DataFrame, spec: MetricSpec, label_column: str, s
         others = [c for c in frame.columns if c != spec.id_column and c not in spec.target_columns]
         if len(others) != 1:
             raise CompetitionError(
-                f"{source} hold neither the class columns {_listed(list(spec.target_columns))} nor a single "
-                f"label column (found {_listed(others)}); name it with the metric param `label_column`"
+                f"{source} hold neither the class columns {listed(list(spec.target_columns))} nor a single "
+                f"label column (found {listed(others)}); name it with the metric param `label_column`"
             )
         label_column = others[0]
     if label_column not in frame.columns:
@@ -109,104 +122,30 @@ def _one_hot_answers(frame: pd.DataFrame, spec: MetricSpec, label_column: str, s
     unknown = sorted(set(labels) - set(spec.target_columns))
     if unknown:
         raise CompetitionError(
-            f"{source} hold label(s) {_listed(unknown)} in {label_column!r} that are not class columns of the "
-            f"submission ({_listed(list(spec.target_columns))})"
+            f"{source} hold label(s) {listed(unknown)} in {label_column!r} that are not class columns of the "
+            f"submission ({listed(list(spec.target_columns))})"
         )
     one_hot = {c: np.where(labels == c, "1", "0") for c in spec.target_columns}
     return pd.DataFrame({spec.id_column: frame[spec.id_column].to_numpy(), **one_hot}, index=frame.index)
 
 
-def _check_columns(frame: pd.DataFrame, expected: list[str]) -> None:
-    columns = [str(c) for c in frame.columns]
-    duplicated = sorted({c for c in columns if columns.count(c) > 1})
-    if duplicated:
-        raise InvalidSubmission(f"duplicate column(s) {_listed(duplicated)}")
-    missing = [c for c in expected if c not in columns]
-    extra = [c for c in columns if c not in expected]
-    if missing or extra:
-        parts = []
-        if missing:
-            parts.append(f"missing column(s) {_listed(missing)}")
-        if extra:
-            parts.append(f"unexpected column(s) {_listed(extra)}")
-        raise InvalidSubmission("; ".join(parts) + f"; expected exactly {_listed(expected)}")
-
-
-def _check_ids(submitted: pd.Series, answers: pd.Series, id_column: str) -> None:
-    ids = submitted.str.strip()
-    if (ids == "").any():
-        raise InvalidSubmission(f"{int((ids == '').sum())} row(s) have an empty {id_column!r}")
-    dup = ids[ids.duplicated()].unique().tolist()
-    if dup:
-        raise InvalidSubmission(f"duplicate id(s) in {id_column!r}: {_listed(dup)}")
-    expected = set(answers.str.strip())
-    unknown = [i for i in ids if i not in expected]
-    if unknown:
-        raise InvalidSubmission(f"unknown id(s) in {id_column!r}: {_listed(unknown)}")
-    present = set(ids)
-    absent = [i for i in answers.str.strip() if i not in present]
-    if absent:
-        raise InvalidSubmission(f"missing id(s) in {id_column!r}: {_listed(absent)}")
+def _reject(problem: str | None) -> None:
+    if problem:
+        raise InvalidSubmission(problem)
 
 
 def _as_numbers(values: pd.Series, column: str) -> np.ndarray:
-    numbers = pd.to_numeric(values.str.strip(), errors="coerce")
-    bad = values[numbers.isna() & ~values.str.strip().str.lower().isin(["nan", "", "na", "null"])]
-    if not bad.empty:
-        raise InvalidSubmission(f"column {column!r} must be numeric; found {_listed(bad.unique().tolist())}")
-    array = numbers.to_numpy(dtype=float, na_value=np.nan)
-    if np.isnan(array).any():
-        raise InvalidSubmission(f"column {column!r} has {int(np.isnan(array).sum())} missing/NaN value(s)")
-    if np.isinf(array).any():
-        raise InvalidSubmission(f"column {column!r} has {int(np.isinf(array).sum())} infinite value(s)")
-    return array
-
-
-def _check_range(array: np.ndarray, column: str, metric: Metric) -> None:
-    if metric.probability and ((array < 0).any() or (array > 1).any()):
-        outside = array[(array < 0) | (array > 1)]
-        raise InvalidSubmission(
-            f"column {column!r} must hold probabilities in [0, 1] for {metric.name}; "
-            f"{len(outside)} value(s) outside, e.g. {outside[0]:g}"
-        )
-    if metric.min_prediction is not None:
-        low = metric.min_prediction
-        bad = array < low if metric.min_inclusive else array <= low
-        if bad.any():
-            sign = ">=" if metric.min_inclusive else ">"
-            raise InvalidSubmission(
-                f"column {column!r} must be {sign} {low:g} for {metric.name}; "
-                f"{int(bad.sum())} value(s) are not, e.g. {array[bad][0]:g}"
-            )
-
-
-def _check_labels(y_pred: np.ndarray, allowed: tuple[str, ...], column: str) -> None:
-    """Every prediction must be one of the allowed class labels (compared by `label_key`: 1 == 1.0)."""
-    keys = {label_key(a) for a in allowed}
-    bad = [str(v) for v in pd.unique(y_pred) if label_key(v) not in keys]
-    if bad:
-        shown = ", ".join(str(a) for a in allowed[:MAX_LABELS])
-        more = f" (and {len(allowed) - MAX_LABELS} more)" if len(allowed) > MAX_LABELS else ""
-        raise InvalidSubmission(f"column {column!r} must be one of {shown}{more}; found {_listed(bad)}")
-
-
-def _text_column(raw: pd.Series, column: str) -> np.ndarray:
-    """The stripped text of a label column; an empty or NaN cell is invalid."""
-    values = raw.str.strip()
-    empty = values.isin(MISSING)
-    if empty.any():
-        raise InvalidSubmission(f"column {column!r} has {int(empty.sum())} missing/NaN value(s)")
-    return values.to_numpy()
+    _reject(numbers_problem(values, column))
+    return as_numbers(values)
 
 
 def align(
     submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec, metric: Metric
 ) -> list[AlignedColumns]:
     """Validate `submission` against `answers` and pair them up column by column."""
-    _check_columns(submission, [spec.id_column, *spec.target_columns])
-    if len(submission) != len(answers):
-        raise InvalidSubmission(f"submission has {len(submission)} rows, expected {len(answers)}")
-    _check_ids(submission[spec.id_column], answers[spec.id_column], spec.id_column)
+    _reject(columns_problem([str(c) for c in submission.columns], [spec.id_column, *spec.target_columns]))
+    _reject(rows_problem(len(submission), len(answers)))
+    _reject(ids_problem(submission[spec.id_column], answers[spec.id_column], spec.id_column))
     sub = submission.assign(**{spec.id_column: submission[spec.id_column].str.strip()}).set_index(
         spec.id_column
     )
@@ -217,18 +156,20 @@ def align(
         raw = sub[column]
         if metric.numeric:
             y_pred = _as_numbers(raw, column)
-            _check_range(y_pred, column, metric)
+            _reject(range_problem(y_pred, column, metric))
             try:
                 y_true = _as_numbers(ans[column], column)
             except InvalidSubmission as exc:
                 raise CompetitionError(f"the answers are unusable: {exc}") from exc
         else:
-            y_pred, y_true = _text_column(raw, column), ans[column].str.strip().to_numpy()
+            _reject(labels_problem(raw, column))
+            y_pred, y_true = raw.str.strip().to_numpy(), ans[column].str.strip().to_numpy()
             declared = spec.labels.get(column)
             if metric.labels:
                 allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
-                _check_labels(y_pred, allowed, column)
+                _reject(allowed_labels_problem(y_pred, allowed, column))
             elif metric.ranked and declared:
-                _check_labels(np.array([t for cell in y_pred for t in cell.split()]), declared, column)
+                ranked = np.array([t for cell in y_pred for t in cell.split()])
+                _reject(allowed_labels_problem(ranked, declared, column))
         aligned.append(AlignedColumns(column=column, y_true=y_true, y_pred=y_pred))
     return aligned

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.atomic import write_bytes_atomic, write_text_atomic
+from swarm.atomic import PRIVATE, write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
@@ -66,8 +66,7 @@ def write_private(path: Path, text: str) -> None:
     """Write atomically into an owner-only dir, readable by the owner only (never by a sandbox)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     os.chmod(path.parent, 0o700)
-    write_text_atomic(path, text)
-    os.chmod(path, 0o600)
+    write_text_atomic(path, text, mode=PRIVATE)
 
 
 def file_sha256(path: Path) -> str:

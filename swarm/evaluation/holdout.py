@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.atomic import write_text_atomic
+from swarm.atomic import PRIVATE, PUBLIC, write_text_atomic
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
@@ -108,8 +108,7 @@ def harness_root(run_root: Path) -> Path:
 
 def _write_private(path: Path, text: str) -> None:
     """Write atomically, readable by the owner only (the harness's secrets)."""
-    write_text_atomic(path, text)
-    os.chmod(path, 0o600)
+    write_text_atomic(path, text, mode=PRIVATE)
 
 
 def _read_csv(path: Path) -> pd.DataFrame:
@@ -119,8 +118,7 @@ def _read_csv(path: Path) -> pd.DataFrame:
 
 def _to_csv(frame: pd.DataFrame, path: Path) -> None:
     """A public file the sandbox reads (any uid)."""
-    write_text_atomic(path, frame.to_csv(index=False))
-    os.chmod(path, 0o644)
+    write_text_atomic(path, frame.to_csv(index=False), mode=PUBLIC)
 
 
 # -- which rows are labelled, and their labels in the submission's columns ------------------------------------

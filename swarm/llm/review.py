@@ -1,11 +1,12 @@
 """Reviewing one execution: the model's opinion, checked against the hard facts of the run.
 
 The model is asked (forced function `submit_review`) whether the run is buggy and what its validation metric
-is. The facts win: a run that raised, timed out, was OOM-killed, wrote no submission file or reported no
-metric is buggy whatever the model says; so is one whose submission file fails the check the caller passes in
-as `submission_problem` (see swarm/submission_check.py). The printed `SWARM_METRIC` line is preferred over
-the model's metric; when the two disagree the outcome records the conflict. If the review call fails for good, the
-outcome is built from the facts alone and says so. A buggy outcome may still carry a metric: do not rank it.
+is. The facts of the run (`ExecutionFacts`, built once by the caller) win: a run that raised, timed out, was
+OOM-killed, wrote no submission file or reported no metric is buggy whatever the model says; so is one whose
+submission file fails the check in `swarm/submission_check.py` (`submission_problem`). The printed
+`SWARM_METRIC` line is preferred over the model's metric; when the two disagree the outcome records the
+conflict. If the review call fails for good, the outcome is built from the facts alone and says so. A buggy
+outcome may still carry a metric: do not rank it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
+from swarm.text import trim_middle
 
 MetricSource = Literal["printed", "reviewer", "harness"]
 
@@ -57,6 +59,29 @@ class TrustedScore:
 
     value: float | None
     lower_is_better: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExecutionFacts:
+    """What the sandbox and the harness established about one run; the review cannot overrule them.
+
+    `exc_message` is the exception message as the sandbox saw it, used when the output shows none (e.g. the
+    sandbox's own DiskLimitExceeded). `submission_problem` is why the written submission is invalid (from
+    `check_submission`), or None. `trusted` is the harness's score, when it held rows out.
+    """
+
+    output: str
+    exit_code: int | None
+    exc_type: str | None
+    timed_out: bool
+    oom_killed: bool
+    submission_exists: bool
+    exc_message: str | None = None
+    submission_problem: str | None = None
+    timeout_s: float | None = None
+    exec_time_s: float | None = None
+    submission_name: str = "submission.csv"
+    trusted: TrustedScore | None = None
 
 
 @dataclass(frozen=True)
@@ -116,26 +141,12 @@ def review_execution(
     *,
     task_description: str,
     code: str,
-    output: str,
-    exit_code: int | None,
-    exc_type: str | None,
-    timed_out: bool,
-    oom_killed: bool,
-    submission_exists: bool,
-    submission_problem: str | None = None,
-    timeout_s: float | None = None,
-    exec_time_s: float | None = None,
-    exc_message: str | None = None,
-    submission_name: str = "submission.csv",
+    facts: ExecutionFacts,
     rel_tol: float = 5e-3,
     max_output_chars: int = 8000,
     max_code_chars: int = 20000,
-    trusted: TrustedScore | None = None,
 ) -> ReviewOutcome:
-    """Ask the model for a review, then overrule it with the facts of the run.
-
-    `submission_problem` is why the written submission is invalid (from `check_submission`), or None.
-    """
+    """Ask the model for a review, then overrule it with the facts of the run."""
     if rel_tol < 0:
         raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
     messages = [
@@ -143,73 +154,38 @@ def review_execution(
         Message(
             "user",
             _review_prompt(
-                task_description,
-                clip(code, max_code_chars),
-                clip(output, max_output_chars),
-                exit_code=exit_code,
-                exc_type=exc_type,
-                timed_out=timed_out,
-                oom_killed=oom_killed,
-                submission_exists=submission_exists,
-                submission_problem=submission_problem,
-                exec_time_s=exec_time_s,
-                submission_name=submission_name,
+                task_description, _clip(code, max_code_chars), _clip(facts.output, max_output_chars), facts
             ),
         ),
     ]
-    facts = {
-        "output": output,
-        "has_submission": submission_exists,
-        "submission_problem": submission_problem,
-        "exit_code": exit_code,
-        "timed_out": timed_out,
+    hints = {
+        "output": facts.output,
+        "has_submission": facts.submission_exists,
+        "submission_problem": facts.submission_problem,
+        "exit_code": facts.exit_code,
+        "timed_out": facts.timed_out,
     }
-    ctx = replace(ctx, hints={**facts, **ctx.hints})  # for the offline coder; real models ignore hints
+    ctx = replace(ctx, hints={**hints, **ctx.hints})  # for the offline coder; real models ignore hints
     llm_said: dict[str, Any] | None = None
     review_error: str | None = None
     try:
         llm_said = client.call_tool(messages, SUBMIT_REVIEW, ctx)
     except LLMError as exc:
         review_error = str(exc)
-    return combine_review(
-        llm_said,
-        output=output,
-        exit_code=exit_code,
-        exc_type=exc_type,
-        exc_message=exc_message,
-        timed_out=timed_out,
-        oom_killed=oom_killed,
-        submission_exists=submission_exists,
-        submission_problem=submission_problem,
-        timeout_s=timeout_s,
-        submission_name=submission_name,
-        rel_tol=rel_tol,
-        review_error=review_error,
-        trusted=trusted,
-    )
+    return combine_review(llm_said, facts, rel_tol=rel_tol, review_error=review_error)
 
 
 def combine_review(
     llm_said: dict[str, Any] | None,
+    facts: ExecutionFacts,
     *,
-    output: str,
-    exit_code: int | None,
-    exc_type: str | None,
-    timed_out: bool,
-    oom_killed: bool,
-    submission_exists: bool,
-    submission_problem: str | None = None,
-    timeout_s: float | None = None,
-    submission_name: str = "submission.csv",
     rel_tol: float = 5e-3,
     review_error: str | None = None,
-    exc_message: str | None = None,
-    trusted: TrustedScore | None = None,
 ) -> ReviewOutcome:
-    """The outcome from the model's review (None if it failed) and the facts; the facts win. With a `trusted`
-    (harness) score, that score is the metric and the solution's own is only a claim."""
+    """The outcome from the model's review (None if it failed) and the facts; the facts win. With a trusted
+    (harness) score in the facts, that score is the metric and the solution's own is only a claim."""
     said = SubmitReview.model_validate(llm_said) if llm_said is not None else None
-    printed = parse_metric_line(output)
+    printed = parse_metric_line(facts.output)
     llm_metric = said.metric if said is not None and _finite(said.metric) else None
     llm_lower = said.lower_is_better if said is not None else None
 
@@ -221,21 +197,11 @@ def combine_review(
     else:
         metric, lower, source = None, bool(llm_lower), None
     claimed = metric
+    trusted = facts.trusted
     if trusted is not None:
         metric, lower, source = trusted.value, trusted.lower_is_better, "harness"
 
-    reasons = fact_reasons(
-        output,
-        exit_code=exit_code,
-        exc_type=exc_type,
-        exc_message=exc_message,
-        timed_out=timed_out,
-        oom_killed=oom_killed,
-        submission_exists=submission_exists,
-        submission_problem=submission_problem,
-        timeout_s=timeout_s,
-        submission_name=submission_name,
-    )
+    reasons = fact_reasons(facts)
     if metric is None and trusted is None:
         reasons.append(f"no validation metric was reported (no {METRIC_LINE_PREFIX} line in the output)")
     elif metric is None and not reasons:
@@ -262,41 +228,26 @@ def combine_review(
         metric_source=source,
         llm_metric=llm_metric,
         llm_lower_is_better=llm_lower,
-        submission_problem=submission_problem if submission_exists else None,
+        submission_problem=facts.submission_problem if facts.submission_exists else None,
         claimed_metric=claimed,
     )
 
 
-def fact_reasons(
-    output: str,
-    *,
-    exit_code: int | None,
-    exc_type: str | None,
-    timed_out: bool,
-    oom_killed: bool,
-    submission_exists: bool,
-    submission_problem: str | None = None,
-    timeout_s: float | None = None,
-    submission_name: str = "submission.csv",
-    exc_message: str | None = None,
-) -> list[str]:
-    """Why the facts alone make the run buggy, in words a user can read (empty when they do not).
-
-    `exc_message` is the exception message as the sandbox saw it, used when the output shows none (e.g. the
-    sandbox's own DiskLimitExceeded)."""
+def fact_reasons(facts: ExecutionFacts) -> list[str]:
+    """Why the facts alone make the run buggy, in words a user can read (empty when they do not)."""
     reasons = []
-    if timed_out:
-        reasons.append(f"timed out after {timeout_s:g} s" if timeout_s else "timed out")
-    if oom_killed:
+    if facts.timed_out:
+        reasons.append(f"timed out after {facts.timeout_s:g} s" if facts.timeout_s else "timed out")
+    if facts.oom_killed:
         reasons.append("was killed for running out of memory")
-    if exc_type:
-        reasons.append(describe_exception(exc_type, output, exc_message))
-    elif exit_code not in (0, None) and not timed_out and not oom_killed:
-        reasons.append(f"the script exited with code {exit_code}")
-    if not submission_exists:
-        reasons.append(f"no {submission_name} was written")
-    elif submission_problem:
-        reasons.append(f"the {submission_name} it wrote is invalid: {submission_problem}")
+    if facts.exc_type:
+        reasons.append(describe_exception(facts.exc_type, facts.output, facts.exc_message))
+    elif facts.exit_code not in (0, None) and not facts.timed_out and not facts.oom_killed:
+        reasons.append(f"the script exited with code {facts.exit_code}")
+    if not facts.submission_exists:
+        reasons.append(f"no {facts.submission_name} was written")
+    elif facts.submission_problem:
+        reasons.append(f"the {facts.submission_name} it wrote is invalid: {facts.submission_problem}")
     return reasons
 
 
@@ -332,44 +283,22 @@ def metric_conflict(
     return "; ".join(problems) + " (the printed line is used)" if problems else None
 
 
-def clip(text: str, limit: int) -> str:
-    """`text` cut to about `limit` characters, keeping its head and its tail."""
-    text = text or ""
-    if len(text) <= limit:
-        return text
-    head = limit // 3
-    tail = limit - head
-    return f"{text[:head]}\n... [{len(text) - limit} characters cut] ...\n{text[-tail:]}"
-
-
-def _review_prompt(
-    task: str,
-    code: str,
-    output: str,
-    *,
-    exit_code: int | None,
-    exc_type: str | None,
-    timed_out: bool,
-    oom_killed: bool,
-    submission_exists: bool,
-    submission_problem: str | None,
-    exec_time_s: float | None,
-    submission_name: str,
-) -> str:
-    facts = [
-        f"exit code: {exit_code}",
-        f"exception: {exc_type or 'none'}",
-        f"timed out: {'yes' if timed_out else 'no'}",
-        f"killed for memory: {'yes' if oom_killed else 'no'}",
-        f"{submission_name} written: {'yes' if submission_exists else 'no'}",
+def _review_prompt(task: str, code: str, output: str, facts: ExecutionFacts) -> str:
+    name = facts.submission_name
+    lines = [
+        f"exit code: {facts.exit_code}",
+        f"exception: {facts.exc_type or 'none'}",
+        f"timed out: {'yes' if facts.timed_out else 'no'}",
+        f"killed for memory: {'yes' if facts.oom_killed else 'no'}",
+        f"{name} written: {'yes' if facts.submission_exists else 'no'}",
     ]
-    if submission_exists and submission_problem:
-        facts.append(f"{submission_name} is invalid: {submission_problem}")
-    if exec_time_s is not None:
-        facts.append(f"run time: {exec_time_s:.1f} s")
+    if facts.submission_exists and facts.submission_problem:
+        lines.append(f"{name} is invalid: {facts.submission_problem}")
+    if facts.exec_time_s is not None:
+        lines.append(f"run time: {facts.exec_time_s:.1f} s")
     return (
         f"# Task\n{task.strip()}\n\n# Code\n```python\n{code}\n```\n\n# Output\n```\n{output}\n```\n\n"
-        "# Facts of the run\n" + "\n".join(f"- {fact}" for fact in facts) + "\n\n"
+        "# Facts of the run\n" + "\n".join(f"- {line}" for line in lines) + "\n\n"
         "Call submit_review. Report the validation metric exactly as the script printed it "
         f"(its `{METRIC_LINE_PREFIX}` line, if any), or null if it printed none."
     )
@@ -382,6 +311,11 @@ def _script_line(output: str) -> int | None:
         if not any(part in filename for part in ("site-packages", "/lib/python", "<frozen")):
             return int(line)
     return int(frames[-1][1]) if frames else None
+
+
+def _clip(text: str, limit: int) -> str:
+    """Head and tail of `text` for the review prompt (the tail, where errors are, gets two thirds)."""
+    return trim_middle(text, limit, head_fraction=1 / 3)
 
 
 def _direction(lower_is_better: bool) -> str:

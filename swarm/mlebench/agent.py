@@ -18,14 +18,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from swarm.atomic import write_json_atomic
+from swarm.atomic import copy_file_atomic, write_json_atomic
 from swarm.competitions import Competition, CompetitionError, load_competition_dir
 from swarm.config import ConfigError, load_config
 from swarm.mlebench.deliver import (
     Choice,
     candidates,
     choose,
-    copy_atomic,
     copy_run_record,
     load_journal,
     write_code,
@@ -211,7 +210,7 @@ def _run(settings: AgentSettings, search: SearchFn, budget: TimeBudget) -> Agent
         write_json_atomic(settings.logs_dir / SUMMARY_FILE, summary)
         return AgentResult(EXIT_NO_SUBMISSION, message, summary=summary, search_thread=task.thread)
     cand = choice.candidate
-    copy_atomic(cand.submission, settings.submission_file)
+    copy_file_atomic(cand.submission, settings.submission_file)
     write_code(settings.code_dir, cand, journal, settings.all_code)
     message = f"wrote {settings.submission_file} from {cand.label}; {choice.note}"
     summary["message"] = message
@@ -241,7 +240,7 @@ def _keep_best_so_far(paths: RunPaths, dest: Path, shown: str | None) -> str | N
     if not found or found[0].node_id == shown:
         return shown
     try:
-        copy_atomic(found[0].submission, dest)
+        copy_file_atomic(found[0].submission, dest)
     except OSError as exc:
         log.warning("could not copy the best submission so far: %s", exc)
         return shown

@@ -7,9 +7,7 @@ submission file (newest first), so some submission is left whenever any node pro
 from __future__ import annotations
 
 import logging
-import os
 import shutil
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -155,19 +153,6 @@ def choose(
         return Choice(remaining[0], checked, note=note or "not validated")
     log.warning("the grading server rejected every candidate; handing in the best one anyway")
     return Choice(found[0], checked, note="every candidate was rejected by the grading server")
-
-
-def copy_atomic(source: Path, dest: Path) -> None:
-    """Copy `source` to `dest` through a temp file beside it, so a reader never sees half a file."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    try:
-        shutil.copyfile(source, tmp)
-        os.replace(tmp, dest)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_code(code_dir: Path, chosen: Candidate, journal: Journal, all_code: bool) -> list[Path]:

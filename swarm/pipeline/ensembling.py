@@ -118,7 +118,7 @@ def blend_members(rc: RunContext, journal: Journal, delivery: Delivery) -> None:
     except ValueError as exc:
         return _fall_back(choice, f"the members' test predictions could not be blended ({exc})")
     write_text_atomic(target, blended.to_csv(index=False))
-    problem = check_submission(target, rc.competition.sample_submission, spec.id_column)
+    problem = check_submission(target, rc.competition.sample_submission, spec.id_column, metric=spec)
     if problem:
         return _fall_back(choice, f"the blended submission failed the submission check ({problem})")
     delivery.submission = target

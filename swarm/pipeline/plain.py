@@ -38,7 +38,7 @@ class PlainEpoch:
 
 def plan(rc: RunContext, journal: Journal, state: RunState) -> steps.PlannedStep:
     """Plan the next step and save it as pending before any model call (the select_parent task)."""
-    planned = steps.plan_step(rc, journal, state)
+    planned = steps.select_parent(rc, journal, state)
     rc.save_pending(planned)
     state.pending.append(planned.plan)
     rc.save(journal, state)
@@ -90,7 +90,7 @@ def run_steps(
                         stopped = f"{failures} steps in a row failed; last: {type(exc).__name__}: {exc}"
                     continue
                 failures = 0
-                nodes.append(steps.record(rc, journal, state, outcome))
+                nodes.append(steps.update_population(rc, journal, state, outcome))
 
 
 def run_epoch(

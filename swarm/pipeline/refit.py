@@ -37,7 +37,9 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
     if kept is None:
         return None, f"not used: its submission is unreadable ({unreadable})"
     spec = rc.competition.metric
-    problem = check_submission(kept, rc.competition.sample_submission, spec.id_column if spec else None)
+    problem = check_submission(
+        kept, rc.competition.sample_submission, spec.id_column if spec else None, metric=spec
+    )
     if problem:
         return None, f"not used: its submission is invalid ({problem})"
     return kept, "used: the node's code was rerun with the held-out rows returned to train.csv"

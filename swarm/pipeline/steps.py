@@ -1,9 +1,10 @@
 """The steps of a search, as plain functions over a `RunContext`.
 
-    plan_step -> generate -> execute -> review -> record
+    select_parent -> generate -> execute -> review -> update_population
 
-Prefect tasks in `tasks/` wrap these one to one, so they can also be chained without Prefect:
-`swarm.pipeline.plain` does that (tests, and the orchestration-overhead benchmark).
+These are the step names of the README; the Prefect tasks in `tasks/` of the same names wrap them one to one,
+so they can also be chained without Prefect: `swarm.pipeline.plain` does that (tests, and the
+orchestration-overhead benchmark).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from swarm.fitness import score_against
 from swarm.genes import missing_sections, split_genes
 from swarm.journal import Journal, Node
 from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
-from swarm.llm.review import ReviewOutcome, TrustedScore, review_execution
+from swarm.llm.review import ExecutionFacts, ReviewOutcome, TrustedScore, review_execution
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
@@ -109,7 +110,7 @@ def review_cache_key(
 # -- select parent + build prompt -------------------------------------------------------------------------
 
 
-def plan_step(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
+def select_parent(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
     """Decide the next step (the configured policy), pick its agent (the dispatcher), build its prompt."""
     rng = random.Random(f"{rc.cfg.project.seed}-{state.branch}-{state.next_step}")
     elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
@@ -261,6 +262,7 @@ def _review(
                 test_submission,
                 rc.competition.sample_submission,
                 id_column=spec.id_column if spec else None,
+                metric=spec,
             )
             if test_problem is None:
                 test_problem = constant_predictions(
@@ -269,25 +271,7 @@ def _review(
                     id_column=spec.id_column if spec else None,
                 )
             problem = "; ".join(p for p in (problem, test_problem) if p) or None
-    ctx = CallContext(
-        stage="feedback",
-        kind="review",
-        run_id=rc.run_id,
-        epoch=plan.epoch,
-        node_id=plan.node_id,
-        agent_id=plan.agent_id,
-        hints={
-            "output": result.output,
-            "has_submission": result.submission_path is not None,
-            "exit_code": result.exit_code,
-            "timed_out": result.timed_out,
-        },
-    )
-    outcome = review_execution(
-        rc.clients["feedback"],
-        ctx,
-        task_description=rc.task_desc,
-        code=generation.code,
+    facts = ExecutionFacts(
         output=result.output,
         exit_code=result.exit_code,
         exc_type=result.exc_type,
@@ -295,10 +279,21 @@ def _review(
         timed_out=result.timed_out,
         oom_killed=result.oom_killed,
         submission_exists=result.submission_path is not None,
+        submission_problem=problem,
         timeout_s=rc.cfg.execution.timeout_s,
         exec_time_s=result.exec_time,
-        submission_problem=problem,
         trusted=trusted,
+    )
+    ctx = CallContext(
+        stage="feedback",
+        kind="review",
+        run_id=rc.run_id,
+        epoch=plan.epoch,
+        node_id=plan.node_id,
+        agent_id=plan.agent_id,
+    )
+    outcome = review_execution(
+        rc.clients["feedback"], ctx, task_description=rc.task_desc, code=generation.code, facts=facts
     )
     if test_submission is not None:
         outcome = dataclasses.replace(outcome, test_submission=str(test_submission))
@@ -335,7 +330,7 @@ def end_epoch(rc: RunContext, journal: Journal, state: RunState, epoch: int) -> 
     return state.population
 
 
-# -- record (update population) -----------------------------------------------------------------------------
+# -- update population -----------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -404,7 +399,7 @@ def make_node(step: StepOutcome) -> Node:
     return node
 
 
-def record(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome) -> Node:
+def update_population(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome) -> Node:
     """Add the node to the journal, feed the experience pool, persist journal and state."""
     node = journal.append(make_node(step))
     node.meta["prompt_assets_hash"] = rc.prompt_assets_hash

@@ -42,7 +42,7 @@ def test_scale(tmp_path: Path, competition_cache: Path) -> None:
         *("--nodes", "300", "--records", "200", "--repeats", "1", "--codes", "6"),
         *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "scale.json")),
     )
-    assert "300 nodes, 200 pool records (ms)" in out and "select parent: whole plan_step" in out
+    assert "300 nodes, 200 pool records (ms)" in out and "select parent: with its prompt" in out
     shape = data["journal"]
     assert shape["nodes"] == 300 and 0 < shape["buggy"] < 300
     assert sum(shape[k] for k in ("draft", "improve", "debug", "merge", "mutate")) == 300

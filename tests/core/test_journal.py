@@ -4,11 +4,10 @@ import json
 import math
 import os
 import random
-import re
 
 import pytest
 
-from swarm.journal import Journal, JournalError, Node, trim_middle
+from swarm.journal import Journal, JournalError, Node
 from swarm.metric import MetricValue
 
 
@@ -84,27 +83,6 @@ def test_term_out_kept_whole_and_trimmed_for_prompts():
     assert short.startswith("line 0\n") and short.endswith("line 4999\n")
     assert "chars" in short and "cut" in short
     assert node.term_out_for_prompt(10**6) == out
-
-
-@pytest.mark.parametrize("limit", [0, 1, 5, 30, 31, 60, 200, 999])
-def test_trim_middle_never_exceeds_budget(limit):
-    text = "abc\n" * 300 + "x" * 500
-    got = trim_middle(text, limit)
-    assert len(got) <= limit
-    if limit >= 60:
-        assert got.endswith("x" * 10)
-
-
-def test_trim_middle_reports_what_was_cut():
-    text = "A" * 100 + "\n" + "B" * 1000 + "\n" + "C" * 100
-    got = trim_middle(text, 300)
-    match = re.search(r"\n\[\.\.\. (\d+) chars, (\d+) lines cut \.\.\.\]\n", got)
-    assert match is not None
-    head, tail = got[: match.start()], got[match.end() :]
-    assert text.startswith(head) and text.endswith(tail)
-    assert len(head) + int(match[1]) + len(tail) == len(text)
-    with pytest.raises(ValueError, match="max_chars"):
-        trim_middle("x", -1)
 
 
 # -- DAG queries -----------------------------------------------------------------------------------

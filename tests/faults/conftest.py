@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.tree_ops import remove_tree
-from swarm.llm.loopback_server import LoopbackServer
+from testing.loopback_server import LoopbackServer
 
 MODEL_KEY_ENV = "SWARM_TEST_MODEL_KEY"
 MODEL_KEY = "sk-faults-test-key-0123456789"

@@ -13,9 +13,9 @@ import pytest
 from flows.competition import CompetitionParams, competition_flow
 from flows.run_competition import main
 from swarm.journal import Journal
-from swarm.llm.loopback_server import LoopbackServer, Reply
 from swarm.llm.provider import REASONING_ALLOWANCE
 from swarm.protocol import GENE_SECTIONS
+from testing.loopback_server import LoopbackServer, Reply
 
 from .conftest import read_ledger, solution, stage_overrides
 

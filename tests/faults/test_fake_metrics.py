@@ -18,7 +18,7 @@ import pytest
 from flows.competition import CompetitionParams, competition_flow
 from sandbox.local import find_isolated_python
 from swarm.journal import Journal
-from swarm.llm.loopback_server import LoopbackServer, Reply
+from testing.loopback_server import LoopbackServer, Reply
 
 from .conftest import files_holding, solution, stage_overrides
 

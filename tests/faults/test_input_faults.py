@@ -17,7 +17,7 @@ import pytest
 
 from flows.competition import CompetitionParams, competition_flow
 from swarm.competitions import load_competition
-from swarm.llm.loopback_server import LoopbackServer, Reply
+from testing.loopback_server import LoopbackServer, Reply
 
 from .conftest import MODEL_KEY, MODEL_KEY_ENV, QUICK_SOLUTION, stage_overrides, tree_digest
 

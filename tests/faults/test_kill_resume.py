@@ -21,11 +21,11 @@ from prefect.settings import PREFECT_API_URL
 from flows.competition import CompetitionParams, competition_flow, prepare_run
 from swarm.atomic import read_json
 from swarm.journal import Journal
-from swarm.llm.loopback_server import LoopbackServer, Reply
 from swarm.pipeline.state import RunPaths, load_state
 from swarm.pipeline.steps import PlannedStep, generation_cache_key
 from tasks import generate, select_parent
 from tasks.runs import cache_storage, forget_context, get_context
+from testing.loopback_server import LoopbackServer, Reply
 
 from .conftest import solution, stage_overrides
 

@@ -26,8 +26,8 @@ from sandbox.shared_tmp import owned_entries
 from sandbox.slots import SLOTS
 from swarm.competitions import load_competition
 from swarm.journal import Journal
-from swarm.llm.loopback_server import LoopbackServer, Reply
 from swarm.pipeline.state import RunPaths, load_state
+from testing.loopback_server import LoopbackServer, Reply
 
 from .conftest import files_holding, solution, stage_overrides
 
@@ -207,7 +207,7 @@ def bwrap_or_skip() -> None:
     """Skip (fail with CI=true) where bubblewrap cannot build a sandbox."""
     from sandbox.base import SandboxUnavailable
     from sandbox.bwrap_backend import BwrapSandbox
-    from swarm.config import ExecutionConfig
+    from sandbox.config import ExecutionConfig
 
     try:
         BwrapSandbox(ExecutionConfig())

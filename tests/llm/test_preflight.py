@@ -7,8 +7,8 @@ import socket
 import pytest
 
 from swarm.config import LLMConfig, StageLLMConfig
-from swarm.llm.loopback_server import LoopbackServer
 from swarm.llm.preflight import ModelNotServed, check_models
+from testing.loopback_server import LoopbackServer
 
 from .conftest import FAKE_KEY, MODELS
 

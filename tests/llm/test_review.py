@@ -5,9 +5,16 @@ from __future__ import annotations
 import pytest
 
 from swarm.llm.base import CallContext
-from swarm.llm.loopback_server import Reply
-from swarm.llm.review import SUBMIT_REVIEW, combine_review, describe_exception, review_execution
+from swarm.llm.review import (
+    SUBMIT_REVIEW,
+    ExecutionFacts,
+    TrustedScore,
+    combine_review,
+    describe_exception,
+    review_execution,
+)
 from swarm.protocol import metric_line
+from testing.loopback_server import Reply
 
 CTX = CallContext(stage="feedback", kind="review", node_id="n1")
 TRACEBACK = """Traceback (most recent call last):
@@ -20,19 +27,24 @@ KeyError: 'Age'
 CLEAN = dict(exit_code=0, exc_type=None, timed_out=False, oom_killed=False, submission_exists=True)
 
 
+def facts(output: str, **overrides) -> ExecutionFacts:
+    """The facts of a clean run that printed `output`, with `overrides`."""
+    return ExecutionFacts(output=output, **{**CLEAN, **overrides})
+
+
 def said(**overrides):
     base = dict(is_bug=False, has_csv_submission=True, summary="Fine.", metric=0.81, lower_is_better=False)
     return {**base, **overrides}
 
 
 def test_clean_run_uses_the_printed_metric():
-    out = combine_review(said(metric=0.8123), output=metric_line("accuracy", 0.8123, False), **CLEAN)
+    out = combine_review(said(metric=0.8123), facts(metric_line("accuracy", 0.8123, False)))
     assert (out.is_buggy, out.bug_reason, out.metric, out.lower_is_better) == (False, None, 0.8123, False)
     assert out.metric_conflict is None
 
 
 @pytest.mark.parametrize(
-    ("facts", "reason"),
+    ("changed", "reason"),
     [
         ({"exc_type": "KeyError", "exit_code": 1}, "the script raised KeyError: 'Age' at line 12"),
         ({"timed_out": True, "exit_code": None}, "timed out after 600 s"),
@@ -41,47 +53,45 @@ def test_clean_run_uses_the_printed_metric():
         ({"exit_code": 2}, "the script exited with code 2"),
     ],
 )
-def test_hard_facts_override_a_happy_reviewer(facts, reason):
+def test_hard_facts_override_a_happy_reviewer(changed, reason):
     output = TRACEBACK + metric_line("acc", 0.9, False)
-    out = combine_review(said(is_bug=False), output=output, **{**CLEAN, **facts}, timeout_s=600)
+    out = combine_review(said(is_bug=False), facts(output, **changed, timeout_s=600))
     assert out.is_buggy
     assert reason in out.bug_reason
 
 
 def test_no_metric_anywhere_is_a_bug():
-    out = combine_review(said(metric=None), output="training done\n", **CLEAN)
+    out = combine_review(said(metric=None), facts("training done\n"))
     assert out.is_buggy and "no validation metric" in out.bug_reason
     assert out.metric is None
 
 
 def test_reviewer_metric_is_used_when_nothing_was_printed():
-    out = combine_review(said(metric=1.5, lower_is_better=True), output="rmse 1.5\n", **CLEAN)
+    out = combine_review(said(metric=1.5, lower_is_better=True), facts("rmse 1.5\n"))
     assert (out.is_buggy, out.metric, out.lower_is_better) == (False, 1.5, True)
 
 
 def test_reviewer_can_still_flag_a_bug():
     out = combine_review(
-        said(is_bug=True, summary="It trains on the test labels."), output=metric_line("a", 1, False), **CLEAN
+        said(is_bug=True, summary="It trains on the test labels."), facts(metric_line("a", 1, False))
     )
     assert out.is_buggy and "trains on the test labels" in out.bug_reason
 
 
 def test_value_conflict_is_recorded_and_the_printed_line_wins():
-    out = combine_review(said(metric=0.75), output=metric_line("auc", 0.8123, False), **CLEAN)
+    out = combine_review(said(metric=0.75), facts(metric_line("auc", 0.8123, False)))
     assert out.metric == 0.8123
     assert "0.8123" in out.metric_conflict and "0.75" in out.metric_conflict
 
 
 def test_direction_conflict_is_recorded():
-    out = combine_review(
-        said(metric=0.3, lower_is_better=False), output=metric_line("rmse", 0.3, True), **CLEAN
-    )
+    out = combine_review(said(metric=0.3, lower_is_better=False), facts(metric_line("rmse", 0.3, True)))
     assert out.lower_is_better is True
     assert "lower is better" in out.metric_conflict and "higher is better" in out.metric_conflict
 
 
 def test_small_rounding_is_not_a_conflict():
-    out = combine_review(said(metric=0.8123), output=metric_line("auc", 0.81234, False), **CLEAN)
+    out = combine_review(said(metric=0.8123), facts(metric_line("auc", 0.81234, False)))
     assert out.metric_conflict is None
 
 
@@ -96,9 +106,13 @@ def test_the_sandbox_message_is_used_when_the_output_has_none():
     limit = "wrote more than the 16 MB disk limit (execution.disk_mb) and was killed"
     out = combine_review(
         said(is_bug=False),
-        output="wrote 17 files\n",
-        **{**CLEAN, "exit_code": 137, "exc_type": "DiskLimitExceeded", "submission_exists": False},
-        exc_message=limit,
+        facts(
+            "wrote 17 files\n",
+            exit_code=137,
+            exc_type="DiskLimitExceeded",
+            submission_exists=False,
+            exc_message=limit,
+        ),
     )
     assert out.is_buggy and out.bug_reason.startswith(f"the script raised DiskLimitExceeded: {limit}")
     printed = "Traceback (most recent call last):\nKeyError: 'Age'\n"
@@ -112,8 +126,7 @@ def test_review_through_a_real_client(make, server, provider):
         CTX,
         task_description="Predict survival.",
         code="print('hi')",
-        output=metric_line("accuracy", 0.8, False),
-        **CLEAN,
+        facts=facts(metric_line("accuracy", 0.8, False)),
     )
     assert out.metric == 0.8 and out.llm_said["metric"] == 0.5 and out.metric_conflict
     body = server.requests[0].body
@@ -127,8 +140,7 @@ def test_failed_review_falls_back_to_the_facts(make, server, provider):
         CTX,
         task_description="t",
         code="c",
-        output=TRACEBACK,
-        **{**CLEAN, "exc_type": "KeyError", "exit_code": 1},
+        facts=facts(TRACEBACK, exc_type="KeyError", exit_code=1),
     )
     assert out.is_buggy and "KeyError: 'Age' at line 12" in out.bug_reason
     assert out.llm_said is None and "401" in out.review_error
@@ -142,8 +154,7 @@ def test_review_with_the_offline_coder_gets_the_facts_as_hints():
         CallContext(stage="feedback", kind="review"),
         task_description="t",
         code="c",
-        output="fitting\n" + metric_line("rmse", 2.5, True),
-        **CLEAN,
+        facts=facts("fitting\n" + metric_line("rmse", 2.5, True)),
     )
     assert (out.is_buggy, out.metric, out.lower_is_better) == (False, 2.5, True)
     assert out.llm_said is not None and out.llm_said["metric"] == 2.5
@@ -151,9 +162,7 @@ def test_review_with_the_offline_coder_gets_the_facts_as_hints():
 
 def test_an_invalid_submission_makes_the_node_buggy_with_the_reason():
     problem = "it has 10 rows but the sample submission has 418"
-    out = combine_review(
-        said(), output=metric_line("accuracy", 0.8, False), **CLEAN, submission_problem=problem
-    )
+    out = combine_review(said(), facts(metric_line("accuracy", 0.8, False), submission_problem=problem))
     assert out.is_buggy
     assert out.bug_reason == f"the submission.csv it wrote is invalid: {problem}"
     assert out.submission_problem == problem
@@ -161,8 +170,12 @@ def test_an_invalid_submission_makes_the_node_buggy_with_the_reason():
 
 
 def test_a_missing_submission_is_not_also_called_invalid():
-    facts = {**CLEAN, "submission_exists": False, "submission_problem": "submission file x does not exist"}
-    out = combine_review(said(), output=metric_line("accuracy", 0.8, False), **facts)
+    missing = facts(
+        metric_line("accuracy", 0.8, False),
+        submission_exists=False,
+        submission_problem="submission file x does not exist",
+    )
+    out = combine_review(said(), missing)
     assert out.bug_reason == "no submission.csv was written" and out.submission_problem is None
 
 
@@ -173,9 +186,10 @@ def test_the_reviewer_is_told_about_an_invalid_submission(make, server, provider
         CTX,
         task_description="t",
         code="c",
-        output=metric_line("accuracy", 0.8, False),
-        **CLEAN,
-        submission_problem="column 'Survived' has 3 missing/NaN value(s) of 418",
+        facts=facts(
+            metric_line("accuracy", 0.8, False),
+            submission_problem="column 'Survived' has 3 missing/NaN value(s) of 418",
+        ),
     )
     assert out.is_buggy and "column 'Survived' has 3 missing/NaN" in out.bug_reason
     prompt = server.requests[0].body["messages"][-1]["content"]
@@ -189,18 +203,14 @@ def test_the_offline_reviewer_flags_an_invalid_submission():
         CallContext(stage="feedback", kind="review"),
         task_description="t",
         code="c",
-        output=metric_line("rmse", 2.5, True),
-        **CLEAN,
-        submission_problem="duplicate id(s) in 'Id': '7'",
+        facts=facts(metric_line("rmse", 2.5, True), submission_problem="duplicate id(s) in 'Id': '7'"),
     )
     assert out.is_buggy and out.llm_said["is_bug"] is True
     assert "duplicate id(s) in 'Id'" in out.llm_said["summary"]
 
 
 def test_outcome_exposes_the_claimed_metric_and_the_conflict():
-    out = combine_review(
-        said(metric=0.75, lower_is_better=True), output=metric_line("auc", 0.8123, False), **CLEAN
-    )
+    out = combine_review(said(metric=0.75, lower_is_better=True), facts(metric_line("auc", 0.8123, False)))
     assert (out.metric, out.metric_source, out.lower_is_better) == (0.8123, "printed", False)
     assert (out.llm_metric, out.llm_lower_is_better) == (0.75, True)
     assert out.has_metric_conflict
@@ -214,13 +224,31 @@ def test_outcome_exposes_the_claimed_metric_and_the_conflict():
         "claimed_lower_is_better": True,
     }
     assert "the reviewer said 0.75" in record["description"] and "lower is better" in record["description"]
-    agreed = combine_review(said(metric=0.8123), output=metric_line("auc", 0.8123, False), **CLEAN)
+    agreed = combine_review(said(metric=0.8123), facts(metric_line("auc", 0.8123, False)))
     assert agreed.conflict_record() is None and not agreed.has_metric_conflict
     assert agreed.llm_metric == 0.8123
 
 
 def test_metric_source_is_the_reviewer_or_none():
-    by_reviewer = combine_review(said(metric=1.5, lower_is_better=True), output="rmse 1.5\n", **CLEAN)
+    by_reviewer = combine_review(said(metric=1.5, lower_is_better=True), facts("rmse 1.5\n"))
     assert (by_reviewer.metric_source, by_reviewer.llm_metric) == ("reviewer", 1.5)
-    failed = combine_review(None, output="", **CLEAN, review_error="HTTP 500")
+    failed = combine_review(None, facts(""), review_error="HTTP 500")
     assert (failed.metric_source, failed.llm_metric, failed.llm_lower_is_better) == (None, None, None)
+
+
+def test_a_harness_score_replaces_the_claim():
+    """The trusted score travels in the facts: it is the metric, the printed line only a claim."""
+    trusted = TrustedScore(0.7, lower_is_better=False)
+    out = combine_review(said(metric=0.9), facts(metric_line("auc", 0.9, False), trusted=trusted))
+    assert (out.metric, out.metric_source, out.claimed_metric) == (0.7, "harness", 0.9)
+    assert not out.is_buggy
+    unscored = combine_review(said(), facts("no metric\n", trusted=TrustedScore(None, False)))
+    assert unscored.is_buggy and "harness could not score" in unscored.bug_reason
+
+
+def test_facts_are_one_frozen_value():
+    value = facts("x")
+    with pytest.raises(AttributeError):
+        value.exit_code = 1  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        ExecutionFacts("x", 0, None, False, False, True)  # type: ignore[misc]  # keywords only

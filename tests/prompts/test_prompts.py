@@ -20,9 +20,9 @@ from swarm.prompting import (
     PromptError,
     extract_evolved_text,
     layers_of,
-    trim_middle,
 )
 from swarm.protocol import GENE_SECTIONS, parse_metric_line, section_marker
+from swarm.text import trim_middle
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 UPDATE = os.environ.get("SWARM_UPDATE_SNAPSHOTS") == "1"
@@ -295,7 +295,7 @@ def test_budgets_hold_on_huge_inputs(builder: PromptBuilder) -> None:
     )
     assert len(big[1].content) <= len(small[1].content) + allowance
     assert len(big[0].content) <= len(small[0].content) + b.role
-    assert big[1].content.count("characters trimmed") >= 6
+    assert big[1].content.count("lines cut ...]") >= 6
     assert big[1].content.count("[merge by agent_1, quality 0.50]") == b.max_examples
 
 
@@ -304,7 +304,7 @@ def test_trim_middle_bounds_and_keeps_both_ends(limit: int) -> None:
     text = "HEAD" + "x" * 10_000 + "TAIL"
     out = trim_middle(text, limit)
     assert len(out) <= limit and out.startswith("HEAD") and out.endswith("TAIL")
-    assert "characters trimmed" in out
+    assert "lines cut ...]" in out
     assert trim_middle("short", limit) == "short"
     assert trim_middle(text, limit, head_fraction=1.0).startswith("HEAD")
 
@@ -382,7 +382,7 @@ def test_packages_are_listed_key_ones_first_within_budget(builder: PromptBuilder
     user = builder.build("draft", read_seed_profile("agent_0"), **{**COMMON, "packages": long})[1].content
     listed = user[user.index("- Installed Python packages") : user.index("Nothing else can be installed")]
     assert "numpy 2.4.6, scikit-learn 1.9.1, torch 2.13.0, aaa-tool-000 1.0.0" in listed
-    assert "characters trimmed" in listed and len(listed) <= builder.budget.packages + 100
+    assert "lines cut ...]" in listed and len(listed) <= builder.budget.packages + 100
     assert "pandas 3.1.0, lightgbm 4.7.0, joblib 1.6.0" in _build(builder, "draft")[1].content
     assert "standard scientific stack" in _build(builder, "draft_no_examples")[1].content
     for bad, message in (("numpy 2.4.6", "not one string"), (["numpy", 2], "entries must be strings")):
@@ -448,7 +448,7 @@ def test_crossover_plan_cells_map_indices_and_trim_notes(builder: PromptBuilder)
     assert len(rows) == len(GENE_SECTIONS)
     assert "| DATA | A |" in rows and "| MODEL | B |" in rows and "| LOSS | B |" in rows
     tricks = next(r for r in rows if r.startswith("| TRAINING_TRICKS |"))
-    assert "line one line \\| two" in tricks and "characters trimmed" in tricks
+    assert "line one line \\| two" in tricks and "lines cut ...]" in tricks
     assert len(tricks) <= builder.budget.plan_note + len("| TRAINING_TRICKS |  |")
     assert tricks.count("|") - tricks.count("\\|") == 3  # the note cannot open a new cell
     for bad in ({"DATA": 2}, {"DATA": None}, {"DATA": " "}):

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import LocalSandbox, SandboxUnavailable, Workspace
+from sandbox.config import ExecutionConfig
 from sandbox.local import find_isolated_python
 from sandbox.tree_ops import remove_tree
-from swarm.config import ExecutionConfig
 
 IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
 

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 
 from sandbox import UnsafeLocalSandbox
+from sandbox.config import ExecutionConfig
 from sandbox.local import find_isolated_python
 from sandbox.process_tree import real_uid
 from sandbox.slots import SLOTS
-from swarm.config import ExecutionConfig
 
 from .conftest import processes_under
 
@@ -154,7 +154,7 @@ CALLER = textwrap.dedent(
     import sys
     from pathlib import Path
     from sandbox import Workspace
-    from swarm.config import ExecutionConfig
+    from sandbox.config import ExecutionConfig
     backend, root, public, python, timeout = sys.argv[1:6]
     cfg = ExecutionConfig(timeout_s=float(timeout), memory_mb=256, pids_limit=64, disk_mb=64)
     if backend == "docker":

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from sandbox.base import SandboxUnavailable
+from sandbox.config import ExecutionConfig
 from sandbox.docker_backend import LABEL, LABEL_HOST, LABEL_PID, DockerSandbox, reap_stale_containers
-from swarm.config import ExecutionConfig
 
 pytestmark = pytest.mark.docker
 

@@ -9,8 +9,8 @@ import requests
 
 from sandbox import docker_backend
 from sandbox.base import SANDBOX_UID, SandboxUnavailable
+from sandbox.config import ExecutionConfig
 from sandbox.docker_backend import CONTAINER_ROOT, DEADLINE_GRACE_S, _wait, _wait_stopped, container_kwargs
-from swarm.config import ExecutionConfig
 
 
 def test_container_kwargs_carry_every_limit(workspace):

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import LocalSandbox, SandboxUnavailable, UnsafeLocalSandbox, make_sandbox
+from sandbox.config import ExecutionConfig
 from sandbox.local import uid_can_run, unreachable_parent
 from sandbox.slots import PROBE_UID
-from swarm.config import ExecutionConfig
 
 
 def test_environment_is_an_allow_list(workspace, monkeypatch):
