@@ -14,7 +14,10 @@ TIME_ORDER holds train's times so that validation is time-ordered (TRAINING_TRIC
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
+
+from swarm.columns import resolve_file
 
 READ = """FEATURES = {features!r}  # minimal < basic < freq < rich (see the kinds of columns in COLUMN_KINDS)
 train_df = pd.read_csv(os.path.join(INPUT_DIR, "train.csv"))
@@ -158,20 +161,6 @@ if _text_cols:
 
 FILES = """
 
-def resolve_file(value, info):
-    \"\"\"The path of the file a value names (its folders are relative to INPUT_DIR), or None.\"\"\"
-    value = str(value).strip()
-    if info.get("match") == "path":
-        path = os.path.join(INPUT_DIR, value)
-        return path if os.path.isfile(path) else None
-    name = value if info.get("match") == "name" else value + (info.get("suffix") or "")
-    for folder in info.get("folders") or ["."]:
-        path = os.path.join(INPUT_DIR, folder, name)
-        if os.path.isfile(path):
-            return path
-    return None
-
-
 def centred(arr):
     \"\"\"The image moved so that its ink (what differs from the border's typical value) is centred.\"\"\"
     background = np.median(np.concatenate([arr[0], arr[-1], arr[:, 0], arr[:, -1]]))
@@ -222,7 +211,7 @@ def image_features(paths, size, colour):
 
 
 for c in columns_of("file") if FEATURES != "minimal" else []:
-    _paths = [resolve_file(v, KINDS[c]) for v in _full[c]]
+    _paths = [resolve_file(v, KINDS[c], INPUT_DIR) for v in _full[c]]
     print(f"file column {c}: {sum(p is not None for p in _paths)} of {len(_paths)} files found")
     if KINDS[c].get("image") and HAS_PIL:
         _size = {"basic": 8, "freq": 12}.get(FEATURES, 16)
@@ -290,4 +279,5 @@ print(f"features ({FEATURES}): {X.shape[1]} from columns ({_summary}), train row
 def render_data(choice: dict[str, Any]) -> str:
     """The DATA section's code (without its marker) for a feature-set choice."""
     features = choice.get("features", "basic")
-    return READ.format(features=features) + NUMBERS_AND_CODES + DATES + TEXT + FILES + RICH + FINISH
+    files = "\n\n" + inspect.getsource(resolve_file) + FILES  # the solution finds files as the coder did
+    return READ.format(features=features) + NUMBERS_AND_CODES + DATES + TEXT + files + RICH + FINISH
