@@ -245,3 +245,24 @@ def test_prompts_name_the_packages_the_sandbox_has(tmp_path: Path, competition_c
     prompt = "\n".join(m.content for m in messages)
     assert f"pandas {metadata.version('pandas')}" in prompt
     assert f"scikit-learn {metadata.version('scikit-learn')}" in prompt
+
+
+def test_prompts_show_the_kinds_of_columns(tmp_path: Path, competition_cache: Path) -> None:
+    """A model reads what each column is (issue: free text and dates were taken for ids and dropped)."""
+    from swarm.pipeline.context import RunContext
+
+    config = load_config(
+        overrides=[
+            f"project.cache_dir={competition_cache}",
+            "data.competition=food-reviews",
+            "execution.sandbox=local",
+        ],
+        env_file=None,
+    )
+    paths = create_run(config, tmp_path / "run")
+    rc = RunContext(paths, config, load_state(paths))
+    messages, hints, _ = rc.build_prompt(StepPlan(step=1, epoch=1, task_type="draft", seed=1), [], Journal())
+    prompt = "\n".join(m.content for m in messages)
+    assert "Columns by kind (train.csv with test.csv):" in prompt
+    assert "review: free text:" in prompt
+    assert hints["metric"] == "auc"
