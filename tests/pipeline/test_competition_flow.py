@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, TaskRunFilter, TaskRunFilterName
 
 from flows.competition import CompetitionParams, competition_flow
 from flows.epoch import EpochParams, epoch_flow
@@ -49,10 +49,11 @@ def test_short_run_beats_the_sample_submission(
     for heading in ("## Result", "## Best score over steps", "## Tree", "## Model usage"):
         assert heading in report
 
-    with get_client(sync_client=True) as client:
-        artifacts = client.read_artifacts()
     run_id = json.loads((run_dir / "state.json").read_text())["run_id"].lower()
     epochs = json.loads((run_dir / "state.json").read_text())["epochs_done"]
+    with get_client(sync_client=True) as client:  # only this run's: the session's server holds many more
+        only_mine = ArtifactFilter(key=ArtifactFilterKey(like_=f"{run_id[-6:]}-e{epochs}"))
+        artifacts = client.read_artifacts(artifact_filter=only_mine)
     mine = {a.key.split("-")[0]: a for a in artifacts if a.key and a.key.endswith(f"{run_id[-6:]}-e{epochs}")}
     assert set(mine) == {"journal", "summary", "plot", "dispatcher", "population"}
     assert mine["journal"].type == "table"
