@@ -225,44 +225,29 @@ def test_branch_needs_the_snapshot_before_the_epoch(tmp_path: Path) -> None:
         branch_from_snapshot(RunPaths(tmp_path), 3)
 
 
+def draft_prompt(tmp_path: Path, competition_cache: Path, competition: str) -> tuple[str, dict]:
+    """The first draft's prompt text and hints for a new run on a bundled competition."""
+    from swarm.pipeline.context import RunContext
+
+    overrides = [f"project.cache_dir={competition_cache}", f"data.competition={competition}"]
+    config = load_config(overrides=[*overrides, "execution.sandbox=local"], env_file=None)
+    paths = create_run(config, tmp_path / "run")
+    rc = RunContext(paths, config, load_state(paths))
+    messages, hints, _ = rc.build_prompt(StepPlan(step=1, epoch=1, task_type="draft", seed=1), [], Journal())
+    return "\n".join(m.content for m in messages), hints
+
+
 def test_prompts_name_the_packages_the_sandbox_has(tmp_path: Path, competition_cache: Path) -> None:
     from importlib import metadata
 
-    from swarm.pipeline.context import RunContext
-
-    config = load_config(
-        overrides=[
-            f"project.cache_dir={competition_cache}",
-            "data.competition=titanic",
-            "execution.sandbox=local",
-        ],
-        env_file=None,
-    )
-    paths = create_run(config, tmp_path / "run")
-    rc = RunContext(paths, config, load_state(paths))
-    plan = StepPlan(step=1, epoch=1, task_type="draft", seed=1)
-    messages, _, _ = rc.build_prompt(plan, [], Journal())
-    prompt = "\n".join(m.content for m in messages)
+    prompt, _ = draft_prompt(tmp_path, competition_cache, "titanic")
     assert f"pandas {metadata.version('pandas')}" in prompt
     assert f"scikit-learn {metadata.version('scikit-learn')}" in prompt
 
 
 def test_prompts_show_the_kinds_of_columns(tmp_path: Path, competition_cache: Path) -> None:
     """A model reads what each column is (issue: free text and dates were taken for ids and dropped)."""
-    from swarm.pipeline.context import RunContext
-
-    config = load_config(
-        overrides=[
-            f"project.cache_dir={competition_cache}",
-            "data.competition=food-reviews",
-            "execution.sandbox=local",
-        ],
-        env_file=None,
-    )
-    paths = create_run(config, tmp_path / "run")
-    rc = RunContext(paths, config, load_state(paths))
-    messages, hints, _ = rc.build_prompt(StepPlan(step=1, epoch=1, task_type="draft", seed=1), [], Journal())
-    prompt = "\n".join(m.content for m in messages)
+    prompt, hints = draft_prompt(tmp_path, competition_cache, "food-reviews")
     assert "Columns by kind (train.csv with test.csv):" in prompt
     assert "review: free text:" in prompt
     assert hints["metric"] == "auc"
