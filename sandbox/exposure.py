@@ -11,6 +11,8 @@ import stat
 from collections.abc import Iterable
 from pathlib import Path
 
+from sandbox.tree_ops import iter_tree
+
 SCAN_LIMIT = 10_000  # entries looked at under a private dir
 
 
@@ -29,20 +31,16 @@ def first_readable_file(top: Path, limit: int = SCAN_LIMIT) -> Path | None:
     """A regular file under `top` that others can read, or None (an explicit stack: any depth)."""
     if not top.is_dir() or not others_can_read(top) or not top.stat().st_mode & stat.S_IXOTH:
         return None
-    stack, seen = [str(top)], 0
-    while stack and seen < limit:
-        try:
-            with os.scandir(stack.pop()) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        for entry in entries:
-            seen += 1
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IXOTH:
-                stack.append(entry.path)
-            elif stat.S_ISREG(info.st_mode) and info.st_mode & stat.S_IROTH:
-                return Path(entry.path)
+
+    def passable(entry: os.DirEntry) -> bool:
+        return bool(entry.stat(follow_symlinks=False).st_mode & stat.S_IXOTH)
+
+    for seen, entry in enumerate(iter_tree(top, descend=passable), 1):
+        if seen > limit:
+            return None
+        info = entry.stat(follow_symlinks=False)
+        if stat.S_ISREG(info.st_mode) and info.st_mode & stat.S_IROTH:
+            return Path(entry.path)
     return None
 
 

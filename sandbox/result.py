@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import codecs
-import os
 import re
 from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from sandbox.tree_ops import iter_tree
 
 CUT_MARKER = "\n... [{n} characters cut] ...\n"
 
@@ -159,31 +160,21 @@ def parse_traceback(output: str) -> tuple[str | None, str | None, list[StackFram
 def list_files(root: Path, subdirs: tuple[str, ...], limit: int = 1000) -> list[str]:
     """Regular files (not symlinks) under root/<subdir>, as sorted paths relative to root, at most `limit`.
 
-    Walks with an explicit stack (a solution's tree may be deeper than the recursion limit) and skips what
-    cannot be listed (paths longer than PATH_MAX, say).
+    Walks with `iter_tree` (a solution's tree may be deeper than the recursion limit or than PATH_MAX).
     """
     found: list[str] = []
     for sub in subdirs:
         base = root / sub
         if not base.is_dir() or base.is_symlink():
             continue
-        stack = [str(base)]
-        while stack:
+        for entry in iter_tree(base):
             try:
-                with os.scandir(stack.pop()) as listing:
-                    entries = sorted(listing, key=lambda entry: entry.name, reverse=True)
+                if entry.is_file(follow_symlinks=False):
+                    found.append(Path(entry.path).relative_to(root).as_posix())
             except OSError:
                 continue
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    elif entry.is_file(follow_symlinks=False):
-                        found.append(Path(entry.path).relative_to(root).as_posix())
-                except OSError:
-                    continue
-                if len(found) >= limit:
-                    return sorted(found)
+            if len(found) >= limit:
+                return sorted(found)
     return sorted(found)
 
 

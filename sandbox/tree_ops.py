@@ -1,9 +1,10 @@
-"""Removing and re-owning trees a solution made, without recursion or path-length limits.
+"""Walking, removing and re-owning trees a solution made, without recursion or path-length limits.
 
 An attacker controls the shape of these trees (a 1500-deep chain of dirs makes `shutil.rmtree` and `os.walk`
-raise RecursionError, a deeper one makes paths longer than PATH_MAX). Both walks here hold one directory fd at
-a time, descend with O_NOFOLLOW (never through a symlink) and climb back with "..", checking that they arrive
-where they came from; the only memory they keep per level is a few names.
+raise RecursionError, a deeper one makes paths longer than PATH_MAX). `iter_tree` reads with an explicit stack
+and skips what it cannot list; the removing and re-owning walks hold one directory fd at a time, descend with
+O_NOFOLLOW (never through a symlink) and climb back with "..", checking that they arrive where they came from;
+the only memory they keep per level is a few names.
 """
 
 from __future__ import annotations
@@ -11,12 +12,37 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+from collections.abc import Callable, Iterator
 
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class TreeMoved(OSError):
     """A directory was moved while being walked (its ".." is not where the walk came from)."""
+
+
+def iter_tree(
+    top: str | os.PathLike, descend: Callable[[os.DirEntry], bool] | None = None
+) -> Iterator[os.DirEntry]:
+    """Every entry under `top`, names in order within a directory, walked with an explicit stack. Directories
+    are entered (never through a symlink) when `descend(entry)` is true (default: always); what cannot be
+    listed (a path longer than PATH_MAX, say) is skipped."""
+    stack = [os.fspath(top)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as listing:
+                entries = sorted(listing, key=lambda entry: entry.name, reverse=True)
+        except OSError:
+            continue
+        for entry in reversed(entries):
+            yield entry
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and (descend is None or descend(entry)):
+                stack.append(entry.path)
 
 
 def _ident(fd: int) -> tuple[int, int]:

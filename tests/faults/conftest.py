@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from sandbox.tree_ops import remove_tree
+from sandbox.tree_ops import iter_tree, remove_tree
 from testing.loopback_server import LoopbackServer
 
 MODEL_KEY_ENV = "SWARM_TEST_MODEL_KEY"
@@ -81,19 +81,11 @@ def stage_overrides(
 def files_holding(root: Path, needles: list[str]) -> list[str]:
     """Files under `root` (symlinks not followed) whose bytes contain any needle (an explicit stack: a
     solution's tree may be deeper than the recursion limit, or than PATH_MAX, which is skipped)."""
-    found, stack = [], [str(root)]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as listing:
-                entries = list(listing)
-        except OSError:
-            continue
-        for entry in entries:
-            if entry.is_dir(follow_symlinks=False):
-                stack.append(entry.path)
-            elif entry.is_file(follow_symlinks=False):
-                data = Path(entry.path).read_bytes()
-                found += [f"{entry.path}: {n[:20]}" for n in needles if n.encode() in data]
+    found = []
+    for entry in iter_tree(root):
+        if entry.is_file(follow_symlinks=False):
+            data = Path(entry.path).read_bytes()
+            found += [f"{entry.path}: {n[:20]}" for n in needles if n.encode() in data]
     return found
 
 
