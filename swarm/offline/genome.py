@@ -24,6 +24,7 @@ MODEL_UPGRADE = {"linear": "blend", "rf": "hgb", "extratrees": "hgb", "hgb": "lg
 BOOSTED = frozenset({"hgb", "lgbm", "blend"})
 REGRESSION_OBJECTIVES = ("l2", "huber", "l1")
 CLASSIFICATION_OBJECTIVES = ("standard", "balanced")
+BALANCED_CLASS_METRICS = frozenset({"f1", None})  # coarse metrics (or none known) where "balanced" may help
 # (learning_rate, n_estimators), weakest first; improve climbs this ladder.
 OPTIMIZER_LADDER = ((0.1, 150), (0.06, 300), (0.04, 500), (0.03, 700))
 REG_PRESETS: dict[str, dict[str, Any]] = {
@@ -49,7 +50,13 @@ def wants_log_target(task: dict | None) -> bool:
 
 
 def objectives(task: dict | None) -> tuple[str, ...]:
-    return REGRESSION_OBJECTIVES if is_regression(task) else CLASSIFICATION_OBJECTIVES
+    """The training objectives worth trying. Balanced class weights trade accuracy, log loss and calibration
+    for minority recall, so they are offered only when the metric rewards that (F1) or is not known."""
+    if is_regression(task):
+        return REGRESSION_OBJECTIVES
+    if task and task.get("metric") not in BALANCED_CLASS_METRICS:
+        return CLASSIFICATION_OBJECTIVES[:1]
+    return CLASSIFICATION_OBJECTIVES
 
 
 def optimizer_choice(step: int) -> dict[str, Any]:
@@ -174,6 +181,11 @@ def explore(
     return rng.choice(others or options)
 
 
+def _has_options(section: str, task: dict | None) -> bool:
+    """Whether `section` has more than one choice for this task (LOSS may have a single objective)."""
+    return section != "LOSS" or len(objectives(task)) > 1
+
+
 # How much improve prefers changing each section when it knows an upgrade / when it can only explore.
 UPGRADE_WEIGHT = {"MODEL": 4.0, "TRAINING_TRICKS": 4.0, "OPTIMIZER": 3.0, "DATA": 2.0, "REGULARIZATION": 1.5}
 EXPLORE_WEIGHT = {"REGULARIZATION": 1.0, "LOSS": 0.6, "DATA": 0.5, "MODEL": 0.3, "OPTIMIZER": 0.3,
@@ -189,10 +201,15 @@ def change_one(
 ) -> tuple[str, dict[str, Any], bool]:
     """Pick a section (or use `section`) and a new choice for it: (section, choice, is_upgrade).
 
-    `explore_only=True` skips the known upgrades and picks at random among the other choices.
+    `explore_only=True` skips the known upgrades and picks at random among the other choices. A `section`
+    with a single choice for this task (LOSS for an accuracy metric) is passed over for another section.
     """
+    if section is not None and not _has_options(section, task):
+        section = None
     if section is None:
-        candidates = [s for s in GENE_SECTIONS if s in genome and matters(s, genome)]
+        candidates = [
+            s for s in GENE_SECTIONS if s in genome and matters(s, genome) and _has_options(s, task)
+        ]
     else:
         candidates = [section]
     if not candidates:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import random
 
 import pytest
 from pydantic import BaseModel
@@ -10,7 +11,7 @@ from pydantic import BaseModel
 from swarm.llm.base import CallContext, LLMClient, LLMError, ToolSpec
 from swarm.offline import OfflineClient
 from swarm.offline.client import task_from_hints
-from swarm.offline.genome import safe_genome
+from swarm.offline.genome import draft_genome, safe_genome
 from swarm.offline.render import render_solution
 from swarm.offline.sections import read_genome, split_code
 from swarm.prompting import extract_evolved_text
@@ -70,11 +71,23 @@ def test_improve_changes_exactly_one_section(competitions, tools, node):
 
 @pytest.mark.parametrize("gene", GENE_SECTIONS)
 def test_mutate_changes_the_given_gene(competitions, tools, gene):
-    comp = competitions["titanic"]
+    comp = competitions["ames" if gene == "LOSS" else "titanic"]
     client = OfflineClient(seed=4)
     parent = tools.code_of(client.complete([], ctx("draft", comp, seed=9)))
     child = tools.code_of(client.complete([], ctx("mutate", comp, parent_code=parent, gene=gene)))
     assert changed_sections(parent, child) == [gene]
+
+
+def test_mutate_of_a_single_choice_gene_changes_another(competitions, tools):
+    """Accuracy offers one training objective (balanced class weights lose accuracy), so a LOSS mutation
+    changes some other section instead of writing the parent again."""
+    comp = competitions["titanic"]
+    client = OfflineClient(seed=4)
+    parent = tools.code_of(client.complete([], ctx("draft", comp, seed=9)))
+    child = tools.code_of(client.complete([], ctx("mutate", comp, parent_code=parent, gene="LOSS")))
+    changed = changed_sections(parent, child)
+    assert len(changed) == 1 and changed != ["LOSS"]
+    assert read_genome(split_code(parent))["LOSS"] == {"objective": "standard"}
 
 
 def test_improve_climbs_toward_stronger_choices(competitions, tools):
@@ -287,3 +300,19 @@ def test_a_linear_model_is_upgraded_to_a_blend(competitions, tools):
     client = OfflineClient()  # one client asked again and again proposes each family at most once
     again = [read_genome(split_code(tools.code_of(client.complete([], r))))["MODEL"] for r in request[:5]]
     assert len({a["family"] for a in again}) == 5, again
+
+
+@pytest.mark.parametrize(
+    ("metric", "expected"),
+    [
+        ("accuracy", {"standard"}),
+        ("auc", {"standard"}),
+        ("logloss", {"standard"}),
+        ("f1", {"standard", "balanced"}),
+    ],
+)
+def test_drafts_weigh_classes_only_for_metrics_that_reward_it(metric, expected):
+    task = {"metric": metric, "targets": [{"task": "binary"}]}
+    rng = random.Random(0)
+    drawn = {draft_genome(task, rng)["LOSS"]["objective"] for _ in range(200)}
+    assert drawn == expected
