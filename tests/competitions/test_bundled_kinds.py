@@ -99,6 +99,12 @@ def test_leaderboard_is_shipped_and_sorted(competition_id: str) -> None:
     assert board["params"].str.contains("encodings").mean() > 0.9  # the teams use the special columns
 
 
+# Text teams fit lbfgs and randomized SVD on 20,000 TF-IDF columns through OpenBLAS, whose kernels are chosen
+# per CPU (DYNAMIC_ARCH): another CPU rounds differently, and trees on the SVD components amplify it. CI's
+# machine measured up to 0.004 of AUC off the shipped scores (same params); exact elsewhere.
+REBUILD_TOLERANCE = {"chicago-ridership": 1e-6, "digit-images": 1e-6, "food-reviews": 0.01}
+
+
 @pytest.mark.parametrize(
     "competition_id",
     ["chicago-ridership", "digit-images", pytest.param("food-reviews", marks=pytest.mark.slow)],
@@ -108,7 +114,8 @@ def test_small_rebuild_matches_the_shipped_rows(cache_dir: Path, tmp_path: Path,
     board = build_one(competition_id, cache_dir, tmp_path, n_teams=3).set_index("teamName").sort_index()
     shipped = pd.read_csv(LEADERBOARDS / f"{competition_id}.csv").set_index("teamName").loc[board.index]
     assert board["params"].tolist() == shipped["params"].tolist()
-    assert board["score"].to_numpy() == pytest.approx(shipped["score"].to_numpy(), abs=1e-6)
+    tolerance = REBUILD_TOLERANCE[competition_id]
+    assert board["score"].to_numpy() == pytest.approx(shipped["score"].to_numpy(), abs=tolerance)
 
 
 def test_holdout_links_held_out_images_beside_the_test_images(cache_dir: Path, tmp_path: Path) -> None:
