@@ -10,8 +10,7 @@ from prefect import flow, get_run_logger
 from pydantic import BaseModel, Field
 
 from flows.artifacts import publish_final_artifacts
-from flows.epoch import EpochParams, epoch_flow
-from flows.runners import dask_task_runner
+from flows.epoch import EpochParams, epoch_flow, step_task_runner
 from swarm.atomic import write_text_atomic
 from swarm.config import Config
 from swarm.journal import Journal
@@ -95,9 +94,7 @@ def competition_flow(params: CompetitionParams) -> dict[str, Any]:
     rc = get_context(run_dir)
     announce(rc.evaluation.lines())
     PROGRESS.update(run_dir=run_dir, competition=rc.competition.id)
-    run_epoch = epoch_flow
-    if rc.cfg.search.task_runner == "dask":
-        run_epoch = epoch_flow.with_options(task_runner=dask_task_runner(rc.cfg))
+    run_epoch = epoch_flow.with_options(task_runner=step_task_runner(rc.cfg))
     while True:
         state = load_state(paths)
         # Steps planned before a kill are finished first, even past a limit: their model calls are made.
