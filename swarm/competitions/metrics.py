@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
+import pandas as pd
 
 from swarm.competitions.errors import CompetitionError
 
@@ -118,8 +119,23 @@ def label_key(value: Any) -> str:
     return repr(number) if math.isfinite(number) else text
 
 
-def _keys(values: np.ndarray) -> np.ndarray:
-    return np.array([label_key(v) for v in np.ravel(values)], dtype=object)
+def label_keys(values: np.ndarray) -> np.ndarray:
+    """`label_key` of every value: computed once per distinct text, so a column of few classes is fast."""
+    codes, keys = label_codes(values)
+    return keys[codes]
+
+
+def label_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Integer codes of `values` by `label_key` (in order of first appearance) and the key of each code;
+    `label_key` runs once per distinct text."""
+    texts = np.asarray(np.ravel(values), dtype=object)
+    if (
+        pd.api.types.infer_dtype(texts, skipna=False) != "string"
+    ):  # numbers, booleans, NaN: as str() writes them
+        texts = texts.astype(str)
+    text_codes, texts_seen = pd.factorize(texts)
+    key_codes, keys = pd.factorize(np.array([label_key(text) for text in texts_seen], dtype=object))
+    return key_codes[text_codes], np.asarray(keys, dtype=object)
 
 
 def _floats(name: str, values: np.ndarray, *, answers: bool) -> np.ndarray:
@@ -140,10 +156,10 @@ def _fault(name: str, answers: bool, problem: str) -> CompetitionError:
 
 
 def _binary_truth(name: str, y_true: np.ndarray) -> np.ndarray:
-    keys = set(_keys(y_true).tolist())
+    keys = set(label_keys(y_true).tolist())
     if not keys <= {"0.0", "1.0"}:
         raise CompetitionError(f"{name}: the answers must be 0/1 labels, found {sorted(keys)[:5]}")
-    return np.array([label_key(v) == "1.0" for v in np.ravel(y_true)], dtype=int)
+    return (label_keys(y_true) == "1.0").astype(int)
 
 
 def _two_classes(name: str, labels: np.ndarray) -> None:
@@ -160,22 +176,25 @@ def _not_constant(name: str, values: np.ndarray, *, answers: bool) -> None:
 
 
 def _accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
-    from sklearn.metrics import accuracy_score  # imported lazily: sklearn costs ~1.5 s at CLI start-up
-
-    return float(accuracy_score(_keys(y_true), _keys(y_pred)))
+    truth, pred = label_keys(y_true), label_keys(y_pred)
+    if len(truth) != len(pred) or not len(truth):
+        raise ValueError(
+            f"accuracy needs as many predictions as answers (> 0), got {len(pred)} and {len(truth)}"
+        )
+    return float(np.mean(truth == pred))
 
 
 def _balanced_accuracy(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     from sklearn.metrics import balanced_accuracy_score
 
-    return float(balanced_accuracy_score(_keys(y_true), _keys(y_pred)))
+    return float(balanced_accuracy_score(label_keys(y_true), label_keys(y_pred)))
 
 
 def _f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     from sklearn.metrics import f1_score
 
     truth = _binary_truth("f1", y_true)
-    keys = _keys(y_pred)
+    keys = label_keys(y_pred)
     bad = sorted(set(keys.tolist()) - {"0.0", "1.0"})
     if bad:
         raise InvalidPrediction(f"f1: predictions must be 0/1 labels, found {bad[:5]}")
@@ -186,7 +205,7 @@ def _f1_averaged(average: str) -> Callable[[np.ndarray, np.ndarray], float]:
     def f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
         from sklearn.metrics import f1_score
 
-        return float(f1_score(_keys(y_true), _keys(y_pred), average=average, zero_division=0.0))
+        return float(f1_score(label_keys(y_true), label_keys(y_pred), average=average, zero_division=0.0))
 
     return f1
 

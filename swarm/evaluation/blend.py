@@ -21,7 +21,7 @@ import numpy as np
 
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.metrics import get_metric, label_key
+from swarm.competitions.metrics import get_metric, label_codes
 from swarm.competitions.validation import InvalidSubmission
 
 TIE_BREAK = 1e-9  # the heaviest member's vote bonus (halved per place), far below any weight
@@ -108,20 +108,19 @@ def _mean(values: list[Column], weights: list[float], whole: bool) -> Column:
 
 
 def _vote(values: list[Column], weights: list[float]) -> Column:
-    """Per row the label with the largest total weight (labels compared by `label_key`: 1 == 1.0)."""
-    keys = [np.array([label_key(v) for v in column], dtype=object) for column in values]
-    codebook = {k: i for i, k in enumerate(dict.fromkeys(k for column in keys for k in column))}
-    text: dict[int, str] = {}
+    """Per row the label with the largest total weight (labels compared by `label_key`: 1 == 1.0); a winning
+    label is written as the heaviest member that voted for it first wrote it."""
     n = len(values[0])
-    votes = np.zeros((n, len(codebook)))
-    order = np.argsort(-np.asarray(weights), kind="stable")
+    order = np.argsort(-np.asarray(weights), kind="stable")  # heaviest first
+    cells = np.concatenate([np.asarray(values[j], dtype=object).reshape(-1) for j in order])
+    flat, keys = label_codes(cells)
+    _, first = np.unique(flat, return_index=True)  # where each label first appears
+    codes = flat.reshape(len(order), n)
+    votes = np.zeros((n, len(keys)))
     for place, j in enumerate(order):
-        codes = np.array([codebook[k] for k in keys[j]], dtype=int)
-        for code, label in zip(codes, values[j], strict=True):
-            text.setdefault(int(code), str(label))
-        votes[np.arange(n), codes] += weights[j] + TIE_BREAK / 2**place  # heavier outweighs all lighter
-    winners = votes.argmax(axis=1)
-    return np.array([text[int(w)] for w in winners], dtype=object)
+        votes[np.arange(n), codes[place]] += weights[j] + TIE_BREAK / 2**place  # heavier outweighs lighter
+    text = np.array([str(cells[i]) for i in first], dtype=object)
+    return text[votes.argmax(axis=1)]
 
 
 def _rank_vote(values: list[Column], weights: list[float]) -> Column:

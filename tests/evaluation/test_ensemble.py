@@ -152,3 +152,24 @@ def test_the_harness_keeps_scored_held_out_rows_privately(tmp_path: Path) -> Non
     pd.DataFrame({"id": ids, "y": "maybe"}).to_csv(path, index=False)
     assert harness.evaluate(path, tmp_path / "t.csv", tmp_path / "h" / "heldout" / "m.csv").score is None
     assert not (tmp_path / "h" / "heldout" / "m.csv").exists()  # unscored rows are no candidate
+
+
+def test_a_vote_counts_equal_labels_together_and_writes_them_as_the_heaviest_member_did() -> None:
+    blender = Blender(spec("accuracy", ("y",), False))
+    heavy = [np.array(["1.0", "b", "2", "x"], dtype=object)]
+    light = [np.array([1, "b", 3, "y"], dtype=object)]
+    lighter = [np.array(["1", "c", 3.0, "y"], dtype=object)]
+    (mixed,) = blender.mix([light, heavy, lighter], [0.3, 0.4, 0.3])
+    # row 0: all three agree (1 == 1.0 == "1"), written as the heaviest wrote it; row 2: 3 and 3.0 outvote 2;
+    # row 3: two light "y" outvote the heavy "x"; row 1: "b" has 0.7
+    assert mixed.tolist() == ["1.0", "b", "3", "y"]
+    (tie,) = blender.mix([light, heavy], [0.5, 0.5])
+    assert tie.tolist()[3] == "y"  # equal weights: the first listed wins the tie
+
+
+def test_label_keys_compare_numbers_by_value_and_text_as_written() -> None:
+    from swarm.competitions.metrics import label_keys
+
+    values = np.array([1, "1.0", " 2 ", True, np.nan, "a", 3.5, "01"], dtype=object)
+    assert label_keys(values).tolist() == ["1.0", "1.0", "2.0", "True", "nan", "a", "3.5", "1.0"]
+    assert label_keys(np.array([1.0, 2.0])).tolist() == ["1.0", "2.0"]
