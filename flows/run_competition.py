@@ -82,7 +82,12 @@ def live_table() -> Table:
     table.add_row("epoch", str(snap["epoch"]))
     table.add_row("steps", f"{snap['steps_done']} / {snap['max_steps']}")
     table.add_row("best", "none yet" if best is None else f"{best:.5g} ({direction})")
-    table.add_row("running", "\n".join(snap["running"].values()) or "-")
+    waiting = snap["waiting"]
+    running = [label for node, label in snap["running"].items() if node not in waiting]
+    table.add_row("running", "\n".join(running) or "-")
+    if waiting:
+        labels = [f"{snap['running'].get(node, node)} ({why})" for node, why in waiting.items()]
+        table.add_row("waiting", "\n".join(labels))
     table.add_row("spend", f"${snap['spend_usd']:.4f}")
     table.add_row("last", str(snap["last_event"])[:100])
     return table

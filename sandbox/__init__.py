@@ -10,6 +10,7 @@ result = sb.run(code, ws.node_dirs("node-1"))
 from sandbox.base import Sandbox, SandboxUnavailable
 from sandbox.config import ExecutionConfig
 from sandbox.factory import make_sandbox
+from sandbox.gpu_plan import GpuPlan, GpuUnavailable
 from sandbox.local import LocalSandbox
 from sandbox.result import ExecutionResult, StackFrame
 from sandbox.unsafe_local import UnsafeLocalSandbox
@@ -18,6 +19,8 @@ from sandbox.workspace import NodeDirs, Workspace, WorkspaceError
 __all__ = [
     "ExecutionConfig",
     "ExecutionResult",
+    "GpuPlan",
+    "GpuUnavailable",
     "LocalSandbox",
     "NodeDirs",
     "Sandbox",

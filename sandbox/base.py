@@ -5,7 +5,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
+from sandbox import gpus as gpu_host
 from sandbox.config import ExecutionConfig
+from sandbox.gpu_plan import NO_GPUS, GpuPlan, resolve_plan
+from sandbox.gpu_pool import GPU_POOL, WaitCallback
+from sandbox.gpus import GpuInfo
 from sandbox.result import ExecutionResult, OutputCollector, list_files, parse_traceback
 from sandbox.workspace import NodeDirs
 
@@ -37,9 +41,24 @@ class Sandbox(ABC):
 
     def __init__(self, cfg: ExecutionConfig) -> None:
         self.cfg = cfg
+        # The run's GPUs (GpuUnavailable when the settings ask for GPUs that are not here).
+        self.gpu_plan: GpuPlan = (
+            NO_GPUS if cfg.gpus == "none" else resolve_plan(cfg, gpu_host.discover_gpus())
+        )
 
-    def run(self, code: str, node_dirs: NodeDirs, timeout_s: float | None = None) -> ExecutionResult:
-        """Save `code` as the node's solution.py, run it with `python`, and return the result."""
+    def run(
+        self,
+        code: str,
+        node_dirs: NodeDirs,
+        timeout_s: float | None = None,
+        on_gpu_wait: WaitCallback | None = None,
+    ) -> ExecutionResult:
+        """Save `code` as the node's solution.py, run it with `python`, and return the result.
+
+        With GPUs (`gpu_plan`) the execution first takes its GPU set from the process's pool and holds it
+        until it ends; `on_gpu_wait(True)` is called while it waits for busy GPUs, `on_gpu_wait(False)` when
+        it has them.
+        """
         if not isinstance(code, str):
             raise TypeError(f"code must be a str, got {type(code).__name__}")
         if not isinstance(node_dirs, NodeDirs):
@@ -51,7 +70,8 @@ class Sandbox(ABC):
             raise ValueError(f"timeout_s must be positive, got {timeout_s}")
         node_dirs.code_path.write_text(code, encoding="utf-8")
         node_dirs.code_path.chmod(0o644)
-        raw = self._execute(node_dirs, timeout)
+        with GPU_POOL.acquire(self.gpu_plan, on_gpu_wait) as gpus:
+            raw = self._execute(node_dirs, timeout, gpus)
         return self._finish(raw, node_dirs)
 
     def packages(self) -> list[str]:
@@ -69,8 +89,10 @@ class Sandbox(ABC):
         return self.name
 
     @abstractmethod
-    def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+    def _execute(self, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...] = ()) -> RawRun:
         """Run node_dirs.code_path with cwd = node_dirs.root; never leave a process or container behind.
+
+        `gpus` are the GPUs this execution holds: the solution sees those and no other.
 
         Also enforces the overall disk cap (cfg.disk_mb over everything the run writes) and, as root, owns the
         node's working/ and submission/ by the execution's uid only while it runs (sandbox.ownership).

@@ -17,6 +17,7 @@ from sandbox.base import SandboxUnavailable
 from sandbox.bwrap_locate import find_bwrap, probe
 from sandbox.bwrap_mounts import bwrap_argv
 from sandbox.config import ExecutionConfig
+from sandbox.gpus import GpuInfo, device_nodes
 from sandbox.hidden import hidden_paths
 from sandbox.local import LocalSandbox
 from sandbox.workspace import CODE_FILE, NodeDirs
@@ -64,7 +65,7 @@ class BwrapSandbox(LocalSandbox):
     def _check_reachable(self, node_dirs: NodeDirs) -> None:
         """Nothing to check: bwrap binds every dir the solution needs, whatever the modes of its parents."""
 
-    def _argv(self, node_dirs: NodeDirs | None) -> list[str]:
+    def _argv(self, node_dirs: NodeDirs | None, gpus: tuple[GpuInfo, ...] = ()) -> list[str]:
         return bwrap_argv(
             self.bwrap,
             node_dirs,
@@ -72,6 +73,7 @@ class BwrapSandbox(LocalSandbox):
             hidden=self.hidden,
             tmp_bytes=self.cfg.disk_mb * 1024 * 1024,
             unshare_user=not self.drop_privileges,
+            devices=device_nodes(gpus),
         )
 
     def _drop(self, uid: int | None = None) -> list[str]:
@@ -84,8 +86,11 @@ class BwrapSandbox(LocalSandbox):
             "--bounding-set=-all", "--no-new-privs", "--",
         ]  # fmt: skip
 
-    def _solution_argv(self, node_dirs: NodeDirs, uid: int | None) -> list[str]:
-        return [*self._argv(node_dirs), "--", *self._drop(uid), self.python, CODE_FILE]
+    def _solution_argv(
+        self, node_dirs: NodeDirs, uid: int | None, gpus: tuple[GpuInfo, ...] = ()
+    ) -> list[str]:
+        """bwrap with the view of this execution (its GPUs' device nodes only), then the solution."""
+        return [*self._argv(node_dirs, gpus), "--", *self._drop(uid), self.python, CODE_FILE]
 
     def _shim_uid(self, uid: int | None) -> int | None:
         return None  # bwrap needs root to build the view; setpriv drops inside it

@@ -3,8 +3,9 @@
 Only: the system dirs and a few /etc files read-only, the interpreter's installation read-only with the hidden
 packages blanked out (sandbox.hidden), a fresh /proc and /dev, size-limited private /tmp and /dev/shm, and the
 node dir rebuilt from parts: solution.py and the competition's public files read-only (the input link's
-target, bound at `input`; never the dir beside it), working/ and submission/ read-write. No home, run dir,
-cache dir, repo, /run, /sys or sockets.
+target, bound at `input`; never the dir beside it), working/ and submission/ read-write; an execution given
+GPUs also gets their device nodes and NVIDIA's control nodes (the driver's libraries are under /usr). No home,
+run dir, cache dir, repo, /run, /sys or sockets.
 """
 
 from __future__ import annotations
@@ -100,8 +101,10 @@ def bwrap_argv(
     hidden: list[str],
     tmp_bytes: int,
     unshare_user: bool,
+    devices: list[str] | None = None,
 ) -> list[str]:
-    """bwrap and its options up to (not including) "--"; without node_dirs, the view of a probe."""
+    """bwrap and its options up to (not including) "--"; without node_dirs, the view of a probe. `devices`
+    are host device nodes (the execution's GPUs) bound into its otherwise minimal /dev."""
     plan = MountPlan()
     plan.add(bwrap, *(["--unshare-user"] if unshare_user else ROOT_CAPS), *NAMESPACES)
     system_mounts(plan)
@@ -119,6 +122,8 @@ def bwrap_argv(
         else:
             plan.add("--ro-bind", "/dev/null", path)
     plan.add("--proc", "/proc", "--dev", "/dev")
+    for device in devices or ():
+        plan.add("--dev-bind", device, device)
     for tmp in ("/tmp", "/dev/shm"):
         plan.add("--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", tmp)
         plan._dirs.add(tmp)

@@ -5,7 +5,8 @@ no-new-privileges, uid 10001, read-only root filesystem, a size-limited /tmp tmp
 mounted read-only, only the node's working/ and submission/ writable, and an init process. The command runs
 under `timeout -s KILL <timeout + grace>`, so a container stops by itself even when its caller was killed.
 Containers are labelled and always removed (also when the caller is cancelled); leftovers of dead callers are
-reaped. What the run writes to its dirs is capped in all (sandbox.disk_watch).
+reaped. What the run writes to its dirs is capped in all (sandbox.disk_watch). An execution given GPUs gets
+exactly those through a device request to the engine's NVIDIA runtime (sandbox.docker_gpus).
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from sandbox.base import SANDBOX_UID, RawRun, Sandbox, SandboxUnavailable
 from sandbox.config import ExecutionConfig
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
+from sandbox.docker_gpus import check_gpu_support, device_requests
+from sandbox.gpus import GpuInfo
 from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.packages import pinned_packages
 from sandbox.result import OutputCollector
@@ -130,14 +133,16 @@ def _remove_active_at_exit() -> None:
 atexit.register(_remove_active_at_exit)
 
 
-def container_kwargs(cfg: ExecutionConfig, node_dirs: NodeDirs, timeout_s: float) -> dict:
-    """The create() arguments: every limit and mount of one execution (no engine needed to build them)."""
+def container_kwargs(
+    cfg: ExecutionConfig, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...] = ()
+) -> dict:
+    """The create() arguments: every limit and mount of one execution, and its GPUs (no engine needed)."""
     disk = cfg.disk_mb * 1024 * 1024
     threads = str(max(1, math.ceil(cfg.cpus)))
     input_src = node_dirs.input.resolve()
     log_bytes = max(10 * 1024 * 1024, 8 * cfg.max_output_chars)
     deadline = math.ceil(timeout_s + DEADLINE_GRACE_S)
-    return {
+    kwargs = {
         "image": cfg.image,
         # One stream keeps stdout and stderr in order (two are copied by racing goroutines). coreutils'
         # timeout kills the solution (and with it the container) if nobody else does.
@@ -176,6 +181,11 @@ def container_kwargs(cfg: ExecutionConfig, node_dirs: NodeDirs, timeout_s: float
         "stdin_open": False,
         "tty": False,
     }
+    if gpus:  # the runtime shows the container these GPUs alone
+        kwargs["device_requests"] = device_requests(gpus)
+    else:  # nothing to see anyway; said as on the other backends
+        kwargs["environment"]["CUDA_VISIBLE_DEVICES"] = ""
+    return kwargs
 
 
 class DockerSandbox(Sandbox):
@@ -190,6 +200,7 @@ class DockerSandbox(Sandbox):
             raise SandboxUnavailable(
                 f"sandbox image {cfg.image!r} does not exist; build it with sandbox/build_image.sh"
             )
+        self.gpu_plan = check_gpu_support(self.client, cfg, self.gpu_plan)
         reap_stale_containers(self.client)
 
     def packages(self) -> list[str]:
@@ -203,18 +214,21 @@ class DockerSandbox(Sandbox):
             "all capabilities dropped, read-only root filesystem"
         )
 
-    def container_kwargs(self, node_dirs: NodeDirs, timeout_s: float | None = None) -> dict:
+    def container_kwargs(
+        self, node_dirs: NodeDirs, timeout_s: float | None = None, gpus: tuple[GpuInfo, ...] = ()
+    ) -> dict:
         """The create() arguments of one execution (see container_kwargs)."""
-        return container_kwargs(self.cfg, node_dirs, self.cfg.timeout_s if timeout_s is None else timeout_s)
+        timeout = self.cfg.timeout_s if timeout_s is None else timeout_s
+        return container_kwargs(self.cfg, node_dirs, timeout, gpus)
 
-    def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+    def _execute(self, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...] = ()) -> RawRun:
         if os.geteuid() == 0:  # the container uid owns the rw mounts only while it runs
             claim_dirs(node_dirs, SANDBOX_UID)
         else:  # the container uid must be able to write the rw mounts
             node_dirs.working.chmod(0o777)
             node_dirs.submission.chmod(0o777)
         try:
-            return self._run_container(node_dirs, timeout_s)
+            return self._run_container(node_dirs, timeout_s, gpus)
         except requests.exceptions.ConnectionError as exc:
             raise SandboxUnavailable(
                 f"the Docker engine stopped answering during an execution: {exc}"
@@ -223,11 +237,11 @@ class DockerSandbox(Sandbox):
             if os.geteuid() == 0:
                 release_dirs(node_dirs)
 
-    def _run_container(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+    def _run_container(self, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...]) -> RawRun:
         collector = OutputCollector(self.cfg.max_output_chars)
         container = None
         try:
-            container = self.client.containers.create(**self.container_kwargs(node_dirs, timeout_s))
+            container = self.client.containers.create(**self.container_kwargs(node_dirs, timeout_s, gpus))
             with _active_lock:
                 _active.add(container.id)
             watcher = DiskWatcher(

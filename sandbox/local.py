@@ -29,6 +29,7 @@ from sandbox.base import RawRun, Sandbox, SandboxUnavailable
 from sandbox.config import ExecutionConfig
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
+from sandbox.gpus import GpuInfo, cuda_environment
 from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.packages import interpreter_packages
 from sandbox.process_tree import kill_tree, kill_uid
@@ -146,8 +147,8 @@ class LocalSandbox(Sandbox):
         """The well-known ML packages the interpreter that runs solutions has installed."""
         return interpreter_packages(self.python)
 
-    def environment(self, node_dirs: NodeDirs) -> dict[str, str]:
-        """The allow-listed environment of a child."""
+    def environment(self, node_dirs: NodeDirs, gpus: tuple[GpuInfo, ...] = ()) -> dict[str, str]:
+        """The allow-listed environment of a child; CUDA_VISIBLE_DEVICES names its GPUs ("" when none)."""
         threads = str(max(1, math.ceil(self.cfg.cpus)))
         env = {name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ}
         env.setdefault("LANG", "C.UTF-8")
@@ -164,6 +165,7 @@ class LocalSandbox(Sandbox):
             OPENBLAS_NUM_THREADS=threads,
             MKL_NUM_THREADS=threads,
         )
+        env.update(cuda_environment(gpus))
         env.update(self.extra_env)
         return env
 
@@ -183,14 +185,14 @@ class LocalSandbox(Sandbox):
             (resource.RLIMIT_NPROC, nproc),
         ]
 
-    def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+    def _execute(self, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...] = ()) -> RawRun:
         if not self.drop_privileges:
-            return self._supervise(node_dirs, timeout_s, None)
+            return self._supervise(node_dirs, timeout_s, None, gpus)
         self._check_reachable(node_dirs)
         with self.slots.acquire() as uid:
             claim_dirs(node_dirs, uid)
             try:
-                return self._supervise(node_dirs, timeout_s, uid)
+                return self._supervise(node_dirs, timeout_s, uid, gpus)
             finally:
                 # Its processes are dead (_supervise killed the uid). Its files in the shared dirs go first, so
                 # that hard links it made there to its own files are gone before those files are handed back.
@@ -207,8 +209,10 @@ class LocalSandbox(Sandbox):
                     "traversable by others (chmod o+x it, or put the workspace/data elsewhere)"
                 )
 
-    def _solution_argv(self, node_dirs: NodeDirs, uid: int | None) -> list[str]:
-        """What the supervisor execs (after dropping to `_shim_uid(uid)`)."""
+    def _solution_argv(
+        self, node_dirs: NodeDirs, uid: int | None, gpus: tuple[GpuInfo, ...] = ()
+    ) -> list[str]:
+        """What the supervisor execs (after dropping to `_shim_uid(uid)`); `gpus` are the run's GPUs."""
         return [self.python, CODE_FILE]
 
     def _shim_uid(self, uid: int | None) -> int | None:
@@ -234,8 +238,11 @@ class LocalSandbox(Sandbox):
             *(argv or [self.python, CODE_FILE]),
         ]
 
-    def _supervise(self, node_dirs: NodeDirs, timeout_s: float, uid: int | None) -> RawRun:
-        """Run the solution under the shim (as `uid`, or as us when None) and collect what happened."""
+    def _supervise(
+        self, node_dirs: NodeDirs, timeout_s: float, uid: int | None, gpus: tuple[GpuInfo, ...] = ()
+    ) -> RawRun:
+        """Run the solution under the shim (as `uid`, or as us when None) with `gpus` visible; collect what
+        happened."""
         collector = OutputCollector(self.cfg.max_output_chars)
         status_r, status_w = os.pipe()
         try:
@@ -243,10 +250,10 @@ class LocalSandbox(Sandbox):
             try:
                 proc = subprocess.Popen(
                     self._shim_command(
-                        timeout_s, self._shim_uid(uid), status_w, self._solution_argv(node_dirs, uid)
+                        timeout_s, self._shim_uid(uid), status_w, self._solution_argv(node_dirs, uid, gpus)
                     ),
                     cwd=node_dirs.root,
-                    env=self.environment(node_dirs),
+                    env=self.environment(node_dirs, gpus),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.STDOUT,

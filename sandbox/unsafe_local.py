@@ -10,6 +10,7 @@ import logging
 import os
 
 from sandbox.base import RawRun
+from sandbox.gpus import GpuInfo
 from sandbox.local import LocalSandbox
 from sandbox.workspace import NodeDirs
 
@@ -28,11 +29,11 @@ class UnsafeLocalSandbox(LocalSandbox):
     def description(self) -> str:
         return f"unsafe-local: solutions run as uid {os.geteuid()} with your rights, NOT isolated"
 
-    def _execute(self, node_dirs: NodeDirs, timeout_s: float) -> RawRun:
+    def _execute(self, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...] = ()) -> RawRun:
         log.warning(
             "execution.sandbox=unsafe-local: running %s as uid %d with your rights, NOT isolated (it can read "
             "your files and keys and reach your network)",
             node_dirs.node_id,
             os.geteuid(),
         )
-        return super()._execute(node_dirs, timeout_s)
+        return super()._execute(node_dirs, timeout_s, gpus)

@@ -27,6 +27,7 @@ API:
         packages: "name version" strings; well-known ML packages are listed first, then the rest as given
         metric_name, lower_is_better: the competition's metric (both or neither), used in FORMAT's example
         cpus, memory_mb, timeout_s: the sandbox limits of one script run, stated under GUIDELINES
+        gpus: the GPUs one script run has, in words (swarm.gpu_probe.describe_facts); None: it has none
     builder.build_review(*, task_desc, code, output, metric=None, exec_time_s=None, timed_out=False,
                          metric_name=None, lower_is_better=None)
     builder.build_evolution(part, agent, *, task_desc, stats, elite=None, elite_stats=None, examples=(),
@@ -395,6 +396,7 @@ class PromptBuilder:
         memory_mb: int | None = None,
         timeout_s: float | None = None,
         harness_scored: bool = False,
+        gpus: str | None = None,
     ) -> list[Message]:
         """The system and user messages for one code-writing step (see the module docstring)."""
         _check_request(task_type, agent, task_desc, parent, parents, crossover_plan, gene)
@@ -430,6 +432,7 @@ class PromptBuilder:
             "memory_mb": memory_mb,
             "timeout_s": timeout_s,
             "harness_scored": harness_scored,
+            "gpus": gpus,
         }
         return [
             Message("system", self.render("code.system.j2", **variables)),

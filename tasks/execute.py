@@ -1,11 +1,12 @@
 """execute: run the solution in the sandbox. A solution's crash is a Failed task run whose message is its
-traceback (visible in the UI) but never retried: it goes to the debug path. Engine faults are retried."""
+traceback (visible in the UI) but never retried: it goes to the debug path. Engine faults are retried.
+A step whose GPUs are busy logs "waiting for GPU" (and when it gets them) in its task run."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from prefect import task
+from prefect import get_run_logger, task
 from prefect.states import Failed, State
 
 from sandbox import ExecutionResult
@@ -20,6 +21,11 @@ def execution_key(context: Any, parameters: dict[str, Any]) -> str:
     return steps.execution_cache_key(rc, parameters["generation"].code)
 
 
+def _log_in_task(line: str) -> None:
+    """A line in the task run's log (the Prefect UI shows it under the execute task)."""
+    get_run_logger().info(line)
+
+
 @task(
     task_run_name=step_name("execute"),
     cache_key_fn=execution_key,
@@ -31,7 +37,7 @@ def execution_key(context: Any, parameters: dict[str, Any]) -> str:
 def execute(
     run_dir: str, planned: steps.PlannedStep, generation: steps.Generation
 ) -> ExecutionResult | None | State:
-    result = steps.execute(get_context(run_dir), planned.plan, generation)
+    result = steps.execute(get_context(run_dir), planned.plan, generation, notify=_log_in_task)
     if result is not None and not result.succeeded:
         return Failed(message=f"{SOLUTION_FAILED}: {steps.failure_message(result)}", data=result)
     return result

@@ -18,6 +18,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from sandbox.gpus import describe as describe_gpus
+from sandbox.gpus import discover_gpus
 from swarm.atomic import copy_file_atomic, write_json_atomic
 from swarm.competitions import Competition, CompetitionError, load_competition_dir
 from swarm.config import ConfigError, load_config
@@ -185,6 +187,8 @@ def _run(settings: AgentSettings, search: SearchFn, budget: TimeBudget) -> Agent
         _secs(budget.margin_s),
         run_dir,
     )
+    gpus = discover_gpus()  # what the container was given (MLE-bench's "gpus"); execution.gpus=auto uses them
+    log.info("GPUs in this container: %s", describe_gpus(gpus))
     task = _Search(search, SearchRequest(run_dir, settings.config_path, overrides))
     task.thread.start()
     timed_out = _wait(task, settings, budget, RunPaths(run_dir))
@@ -202,6 +206,7 @@ def _run(settings: AgentSettings, search: SearchFn, budget: TimeBudget) -> Agent
     )
     summary = _summary(settings, competition, budget, task, timed_out, choice, run_dir, len(journal))
     summary["instructions"] = str(settings.instructions) if instructions is not None else None
+    summary["gpus"] = [gpu.to_dict() for gpu in gpus]
     if run_dir.is_dir():
         copy_run_record(RunPaths(run_dir), settings.logs_dir)
     if choice.candidate is None:

@@ -6,6 +6,7 @@ It ignores the prompt text and acts on `ctx.kind` and these `ctx.hints` keys:
   description.md (for `competition_dir` also its `public/` or `prepared/public/`); without it the code
   infers the task at run time.
 - `seed`: varies drafts and changes (with the client seed, node id, agent id, epoch).
+- `gpus`: how many GPUs a solution has (absent: none); drafts then train LightGBM on the GPU when it can.
 - improve/mutate: `parent_code`; mutate also `gene` (a gene section name).
 - merge: `parent_codes` (two codes), `crossover_plan` ({section: 0 or 1}).
 - debug: `parent_code`, `parent_output` (the failed run's terminal output).
@@ -122,6 +123,8 @@ class OfflineClient:
         """The (plan, code) for a draft/improve/mutate/merge/debug request."""
         hints, rng = ctx.hints, self._rng(ctx)
         task = task_from_hints(hints)
+        if task is not None and hints.get("gpus"):
+            task = {**task, "gpus": int(hints["gpus"])}  # the run's solutions have GPUs
         try:
             if ctx.kind == "draft":
                 return coder.draft(task, rng)

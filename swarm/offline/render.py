@@ -85,6 +85,22 @@ except ImportError:
 
 warnings.filterwarnings("ignore")
 INPUT_DIR, WORK_DIR, SUB_DIR = "./input", "./working", "./submission"
+LGBM_DEVICE = {}  # LightGBM's device settings: empty trains on the CPU
+"""
+GPU_SETUP = """
+# The run has a GPU: LightGBM trains on it when its build can open the device, else on the CPU.
+def _lgbm_gpu_works():
+    try:
+        rows = np.random.default_rng(0).random((64, 2))
+        lgb.train({"device_type": "gpu", "verbose": -1}, lgb.Dataset(rows, label=rows[:, 0]), num_boost_round=1)
+        return True
+    except Exception:
+        return False
+
+
+if HAS_LGBM and _lgbm_gpu_works():
+    LGBM_DEVICE = {"device_type": "gpu"}
+print("LightGBM device:", LGBM_DEVICE.get("device_type", "cpu"))
 """
 
 
@@ -118,7 +134,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         f"METRIC = {task['metric']!r}\nLOWER_IS_BETTER = {bool(task['lower_is_better'])!r}\n"
         f"COLUMN_KINDS = {kinds}\n"
     )
-    return CONTRACT + IMPORTS + constants
+    gpu = GPU_SETUP if task.get("gpus") else ""
+    return CONTRACT + IMPORTS + gpu + constants
 
 
 def _header(section: str, choice: dict[str, Any]) -> str:
@@ -143,6 +160,7 @@ _LGBM = """    if HAS_LGBM:
             random_state=seed,
             n_jobs=1,
             verbose=-1,
+            **LGBM_DEVICE,
         )
         if task == "regression":
             objective = {"huber": "huber", "l1": "regression_l1"}.get(OBJECTIVE, "regression")

@@ -33,6 +33,7 @@ from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import harness_root
 from swarm.evaluation.setup import EvaluationSetup, load_evaluation, prepare_evaluation
 from swarm.experience import ExperiencePool
+from swarm.gpu_probe import describe_facts, run_gpu_facts
 from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
@@ -237,6 +238,9 @@ class RunContext:
             "packages": self.packages,
             "harness_scored": self.harness is not None,
         }
+        gpus = run_gpu_facts(self)
+        if gpus.count:
+            kwargs["gpus"] = describe_facts(gpus)
         metric = self.competition.metric
         if metric is not None:
             kwargs.update(metric_name=metric.name, lower_is_better=bool(metric.lower_is_better))
@@ -254,6 +258,7 @@ class RunContext:
             hints["parent_code"] = parents[0].code
             hints["parent_output"] = parents[0].term_out
             hints["parent_codes"] = [p.code for p in parents]
+        hints.update(gpus.hints())
         if plan.gene:
             hints["gene"] = plan.gene
         if plan.crossover_plan:

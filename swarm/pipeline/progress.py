@@ -1,4 +1,8 @@
-"""What a run is doing right now, for the terminal's live view (updated by the flows, read by the CLI)."""
+"""What a run is doing right now, for the terminal's live view (updated by the flows, read by the CLI).
+
+A step in `running` may be waiting instead (`waiting` holds why, e.g. "waiting for GPU"): the live view shows
+it apart from the steps that run.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ class Progress:
     best_node: str | None = None
     lower_is_better: bool = False
     running: dict[str, str] = field(default_factory=dict)
+    waiting: dict[str, str] = field(default_factory=dict)
     spend_usd: float = 0.0
     last_event: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -30,15 +35,34 @@ class Progress:
         with self._lock:
             self.running[node_id] = label
 
+    def wait(self, node_id: str, reason: str) -> None:
+        """The step of `node_id` is blocked (e.g. "waiting for GPU"): shown as waiting, not running."""
+        with self._lock:
+            self.waiting[node_id] = reason
+
+    def resume(self, node_id: str) -> None:
+        """The step of `node_id` runs again."""
+        with self._lock:
+            self.waiting.pop(node_id, None)
+
+    def status(self, node_id: str) -> str | None:
+        """The status of `node_id`: "running", why it waits, or None when it is not on the board."""
+        with self._lock:
+            if node_id in self.waiting:
+                return self.waiting[node_id]
+            return "running" if node_id in self.running else None
+
     def finish(self, node_id: str, event: str) -> None:
         with self._lock:
             self.running.pop(node_id, None)
+            self.waiting.pop(node_id, None)
             self.last_event = event
 
     def snapshot(self) -> dict[str, object]:
         with self._lock:
             return {k: v for k, v in vars(self).items() if not k.startswith("_")} | {
-                "running": dict(self.running)
+                "running": dict(self.running),
+                "waiting": dict(self.waiting),
             }
 
 

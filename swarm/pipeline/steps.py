@@ -18,6 +18,7 @@ import random
 import shutil
 import socket
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
+from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.state import RunState, StepPlan
 from swarm.population import next_generation, population_fitness
 from swarm.protocol import GENE_SECTIONS, canonical_markers
@@ -175,13 +177,33 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
 # -- execute ------------------------------------------------------------------------------------------------
 
 
-def execute(rc: RunContext, plan: StepPlan, generation: Generation) -> ExecutionResult | None:
-    """Run the generated code in the sandbox, in the node's own dirs. None when there was no code."""
+GPU_WAIT = "waiting for GPU"
+
+
+def execute(
+    rc: RunContext, plan: StepPlan, generation: Generation, notify: Callable[[str], None] | None = None
+) -> ExecutionResult | None:
+    """Run the generated code in the sandbox, in the node's own dirs. None when there was no code.
+
+    While its GPUs are busy with other steps the step shows as "waiting for GPU" on the live view, and
+    `notify` (the Prefect task's logger) is told when it waits and when it gets them.
+    """
     if not generation.code:
         return None
     node_dirs = rc.workspace.node_dirs(plan.node_id)
     clear_outputs(node_dirs)
-    return rc.sandbox.run(generation.code, node_dirs, timeout_s=rc.cfg.execution.timeout_s)
+
+    def on_gpu_wait(waiting: bool) -> None:
+        plan_text = rc.sandbox.gpu_plan.describe()
+        line = f"{plan.node_id}: {GPU_WAIT} ({plan_text})" if waiting else f"{plan.node_id}: got its GPUs"
+        (PROGRESS.wait(plan.node_id, GPU_WAIT) if waiting else PROGRESS.resume(plan.node_id))
+        log.info(line)
+        if notify is not None:
+            notify(line)
+
+    return rc.sandbox.run(
+        generation.code, node_dirs, timeout_s=rc.cfg.execution.timeout_s, on_gpu_wait=on_gpu_wait
+    )
 
 
 def clear_outputs(node_dirs: NodeDirs) -> None:

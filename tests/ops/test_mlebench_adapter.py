@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from flows.mlebench_agent import competition_search
+from sandbox.gpus import discover_gpus
 from swarm.competitions import Competition, grade_submission
 from swarm.journal import Journal
 from swarm.mlebench import EXIT_BAD_INPUT, EXIT_NO_SUBMISSION, EXIT_OK, AgentResult, SearchRequest, run_agent
@@ -80,6 +81,7 @@ def test_full_run_hands_in_a_valid_submission(finished, titanic: Competition, sa
     assert summary["validated"] and [c["status"] for c in summary["checked"]] == ["valid"]
     assert summary["steps"] == 3 and summary["stopped_reason"] == "step limit reached"
     assert "not graded here" in summary["grade"] and summary["competition"] == "titanic"
+    assert summary["gpus"] == [gpu.to_dict() for gpu in discover_gpus()]  # none on a machine without GPUs
 
     # /home/data is split the same way: the harness scored every node and the refit on all rows was handed in
     assert summary["validation_source"] == "harness" and summary["metric"]["name"] == "accuracy"

@@ -148,6 +148,19 @@ def test_code_prompt_layers_and_snapshot(builder: PromptBuilder, case: str) -> N
     _check_snapshot(case, [system, user])
 
 
+def test_guidelines_state_the_gpus_a_solution_has_or_that_it_has_none(builder: PromptBuilder) -> None:
+    none = _build(builder, "draft")[1].content
+    assert "- No GPU: every script runs on the CPU alone" in none and "- GPUs:" not in none
+    kwargs = dict(CASES["draft"])
+    task_type = kwargs.pop("task_type")
+    facts = "1 GPU: NVIDIA H100 80GB HBM3 (81559 MB); torch can use them"
+    user = builder.build(task_type, read_seed_profile("agent_1"), **{**COMMON, **kwargs}, gpus=facts)[
+        1
+    ].content
+    guidelines = user[user.index("# GUIDELINES") :]
+    assert f"- GPUs: {facts}." in guidelines and "No GPU" not in guidelines
+
+
 def test_format_layer_uses_the_protocol(builder: PromptBuilder) -> None:
     system = _build(builder, "draft")[0].content
     positions = [system.index(section_marker(name)) for name in GENE_SECTIONS]
