@@ -5,8 +5,8 @@
 
 Both sides run one epoch of a new run made from the same config and project seed, so the seeded offline coder
 writes the same code for both (checked, and reported as `same_code`), on the local sandbox:
-- prefect: the epoch flow (select_parent, generate, execute, review, update_population tasks per step, one
-  evolve_agents task), on the script's own ephemeral API, warmed up first, heartbeats off, cache refresh on
+- prefect: the epoch flow (per step select_parent, a `step` task on the flow's task runner holding generate,
+  execute and review, then update_population: six task runs; one evolve_agents task), on the script's own ephemeral API, warmed up first, heartbeats off, cache refresh on
   (a step never reuses another's execution, as on the plain side);
 - plain: `swarm.pipeline.plain.run_epoch`, the same step functions called directly.
 Per-task overhead = (prefect - plain) / Prefect task runs, from the wall times and, steadier on a busy
@@ -42,7 +42,7 @@ from benchmarks.common import (  # noqa: E402
     write_json,
 )
 
-TASKS_PER_STEP = 5  # select_parent, generate, execute, review, update_population
+TASKS_PER_STEP = 6  # select_parent, step (generate, execute, review), update_population
 COLD_CHILD = textwrap.dedent(
     """
     import json, time
