@@ -97,7 +97,7 @@ def nodes_exec_s(run_dir: Path) -> tuple[float, list[str]]:
     """The summed sandbox time of the run's nodes, and their code in step order."""
     from swarm.journal import Journal
 
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     return sum(n.exec_time or 0.0 for n in journal), [n.code for n in journal]
 
 

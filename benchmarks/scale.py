@@ -12,17 +12,25 @@ records like those `record` appends. Times are medians over `--repeats` (fast qu
   holding that journal and pool (parent, agent, prompt with memory and pool examples; no model call);
 - best node / best-k; the memory summary at the prompt budget (its size must stay within it) and at 6,000;
 - pool load, top-K (stored qualities, and re-scored as prompts ask), stats by agent, one `add`;
-- journal to JSON, save (every recorded step saves the whole journal), load with validation.
+- the append-only journal file: written whole (what migrating a run's journal.json does once), loaded with validation
+  (with a sidecar of changed fitness values), one node appended (`Journal.save` after a step);
+- in that run dir, what a recorded step writes (`update_population`: the node appended, the pool record, the
+  dispatcher and the state) and what an epoch's end writes (the population's fitness set again, the
+  snapshot, the save): milliseconds and bytes written, medians over 20x `--repeats` steps and `--repeats`
+  epoch ends. Target: a recorded step writes at most 1 MB of journal I/O in at most 50 ms at 10,000 nodes.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import random
 import statistics
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -168,6 +176,53 @@ def timed(fn: Callable[[], Any], repeats: int) -> dict[str, float]:
     }
 
 
+def timed_io(fn: Callable[[], Any], repeats: int, root: Path) -> dict[str, float]:
+    """`timed`, plus the bytes each call wrote under `root` (its files and `epochs/*/`; a file that grew counts
+    its growth, a file replaced or created its size): medians, and the journal's files (`journal_bytes`)
+    apart. The scans of the dir are not timed."""
+    fn()
+    times, written, journal_written = [], [], []
+    for _ in range(repeats):
+        before = scan(root)
+        started = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - started)
+        changed = diff(before, scan(root))
+        written.append(sum(changed.values()))
+        journal_written.append(sum(n for name, n in changed.items() if name.startswith("journal.")))
+    return {
+        "median_ms": 1000 * statistics.median(times),
+        "min_ms": 1000 * min(times),
+        "max_ms": 1000 * max(times),
+        "bytes": statistics.median(written),
+        "journal_bytes": statistics.median(journal_written),
+    }
+
+
+def scan(root: Path) -> dict[str, tuple[int, int, int]]:
+    """(inode, size, mtime) of the files directly in `root` and in `root/epochs/*/`, by relative name."""
+    found = {}
+    for directory in (root, *(p for p in (root / "epochs").glob("*") if p.is_dir())):
+        with os.scandir(directory) as entries:
+            for entry in entries:
+                if entry.is_file():
+                    st = entry.stat()
+                    found[str(Path(entry.path).relative_to(root))] = (st.st_ino, st.st_size, st.st_mtime_ns)
+    return found
+
+
+def diff(before: dict[str, tuple[int, int, int]], after: dict[str, tuple[int, int, int]]) -> dict[str, int]:
+    """Bytes written per file between two scans."""
+    changed = {}
+    for name, (inode, size, mtime) in after.items():
+        old = before.get(name)
+        if old is None or old[0] != inode:
+            changed[name] = size  # created or replaced
+        elif (size, mtime) != old[1:]:
+            changed[name] = max(size - old[1], 0) or size  # appended to (or rewritten in place)
+    return changed
+
+
 def ga_state(journal: Journal, population_size: int) -> RunState:
     """A state in the middle of a GA generation, the population the best good nodes."""
     epochs = max(n.epoch or 0 for n in journal)
@@ -177,13 +232,18 @@ def ga_state(journal: Journal, population_size: int) -> RunState:
     return state
 
 
-def select_parent_timing(
-    args: argparse.Namespace, journal: Journal, root: Path, repeats: int
-) -> dict[str, Any]:
-    """`select_parent` of a real run (titanic, offline) whose journal and pool are the synthetic ones."""
+def run_dir_timings(
+    args: argparse.Namespace, journal: Journal, codes: list[tuple[str, str]], root: Path, repeats: int
+) -> dict[str, dict[str, Any]]:
+    """In a real run (titanic, offline) whose journal and pool are the synthetic ones: `select_parent`, a
+    recorded step (`update_population`) and an epoch's end (fitness, snapshot, save), what they take and
+    write."""
+    from sandbox.result import ExecutionResult
+    from swarm.llm.review import ReviewOutcome
+    from swarm.pipeline import steps
     from swarm.pipeline.context import create_run, open_run
+    from swarm.pipeline.snapshots import write_snapshot
     from swarm.pipeline.state import load_state, save_state
-    from swarm.pipeline.steps import select_parent
 
     overrides = [
         f"project.cache_dir={args.cache_dir}",
@@ -201,14 +261,99 @@ def select_parent_timing(
     save_state(paths, state)
     rc, loaded, state = open_run(paths.root)
     prompts: list[int] = []
+    planned: list[steps.PlannedStep] = []
 
-    def one() -> None:
-        planned = select_parent(rc, loaded, state.model_copy(deep=True))
-        prompts.append(sum(len(m["content"]) for m in planned.messages))
+    def plan() -> None:
+        planned.append(steps.select_parent(rc, loaded, state.model_copy(deep=True)))
+        prompts.append(sum(len(m["content"]) for m in planned[-1].messages))
 
-    figures = timed(one, repeats)
-    figures["prompt_chars"] = statistics.median(prompts)
-    return figures
+    timings = {"select parent: with its prompt": timed(plan, repeats)}
+    timings["select parent: with its prompt"]["prompt_chars"] = statistics.median(prompts)
+
+    rng = random.Random(args.seed)
+    output = "".join(f"fold {k}: accuracy {rng.random():.4f}\n" for k in range(5)) + "SWARM_METRIC 0.8\n"
+
+    def record() -> None:
+        plan_text, code = rng.choice(codes)
+        step = planned[-1].model_copy(deep=True)
+        step.plan.node_id, step.plan.step, step.plan.epoch = (
+            uuid.uuid4().hex,
+            state.next_step,
+            state.epochs_done + 1,
+        )
+        state.next_step += 1
+        outcome = steps.StepOutcome(
+            planned=step,
+            generation=steps.Generation(node_id=step.plan.node_id, raw=code, plan_text=plan_text, code=code),
+            result=ExecutionResult(output=output, exit_code=0, exec_time=12.5, backend="local"),
+            outcome=ReviewOutcome(
+                is_buggy=False,
+                bug_reason=None,
+                metric=rng.uniform(0.7, 0.8),
+                lower_is_better=False,
+                summary="ok",
+            ),
+        )
+        steps.update_population(rc, loaded, state, outcome)
+
+    saves: list[float] = []
+    save = rc.save
+
+    def timed_save(*args: Any) -> None:  # the step's writes: journal, dispatcher, state
+        started = time.perf_counter()
+        save(*args)
+        saves.append(time.perf_counter() - started)
+
+    rc.save = timed_save  # type: ignore[method-assign]
+    timings["step: record (update_population)"] = timed_io(record, 20 * repeats, paths.root)
+    saves = saves[1:]  # the untimed first call
+    timings["step: its writes (RunContext.save)"] = {
+        "median_ms": 1000 * statistics.median(saves),
+        "min_ms": 1000 * min(saves),
+        "max_ms": 1000 * max(saves),
+    }
+    rc.save = save  # type: ignore[method-assign]
+    population = [n.id for n in loaded.best_k(rc.cfg.evolution.population_size)]
+
+    def epoch_end() -> None:
+        for node_id in population:  # what `end_epoch` does: the population's fitness set again
+            loaded.get(node_id).fitness = rng.random()
+        state.epochs_done += 1
+        write_snapshot(rc.paths, state.epochs_done, loaded, state)
+        rc.save(loaded, state)
+
+    timings["epoch end: fitness, snapshot, save"] = timed_io(epoch_end, repeats, paths.root)
+    return timings
+
+
+STEP_MS, STEP_BYTES = 50.0, 1_000_000  # a recorded step at 10,000 nodes: its time and its journal I/O
+
+
+def step_targets(timings: dict[str, dict[str, Any]], nodes: int) -> dict[str, Any]:
+    """Whether a recorded step's writes meet the targets: in a real run, the time of `RunContext.save` in
+    `update_population` and the journal bytes the step wrote; else the journal's own append."""
+    if "step: record (update_population)" in timings:
+        step, writes = (
+            timings["step: record (update_population)"],
+            timings["step: its writes (RunContext.save)"],
+        )
+    else:
+        step = writes = timings["journal: append one node (save)"]
+    result = {
+        "nodes": nodes,
+        "write_ms": writes["median_ms"],
+        "journal_bytes": step["journal_bytes"],
+        "bytes": step["bytes"],
+        "step_ms": step["median_ms"],
+        "met": writes["median_ms"] <= STEP_MS and step["journal_bytes"] <= STEP_BYTES,
+    }
+    print(
+        f"\na recorded step at {nodes} nodes writes {step['journal_bytes'] / 1e3:.1f} kB of journal "
+        f"({step['bytes'] / 1e3:.1f} kB in all) in {writes['median_ms']:.1f} ms (the whole step "
+        f"{step['median_ms']:.1f} ms); target <= {STEP_BYTES / 1e6:.0f} MB in <= {STEP_MS:.0f} ms: "
+        + ("met" if result["met"] else "NOT MET")
+    )
+    return result
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -219,7 +364,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--codes", type=int, default=40, help="distinct solutions the nodes cycle through")
     parser.add_argument(
-        "--no-select-parent", action="store_true", help="skip the select_parent timing (no titanic)"
+        "--no-select-parent",
+        action="store_true",
+        help="skip the timings in a real run dir: select_parent, a recorded step, an epoch's end (no titanic)",
     )
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/scale.json"))
@@ -235,7 +382,8 @@ def main(argv: list[str] | None = None) -> int:
 
         public = load_competition("titanic", args.cache_dir).public_dir
     started = time.perf_counter()
-    journal = synthetic_journal(args.nodes, code_pool(public, args.codes, args.seed), rng)
+    codes = code_pool(public, args.codes, args.seed)
+    journal = synthetic_journal(args.nodes, codes, rng)
     build_s = time.perf_counter() - started
     counts = {
         kind: sum(1 for n in journal if n.task_type == kind)
@@ -297,16 +445,37 @@ def main(argv: list[str] | None = None) -> int:
         record = pool.records()[-1]
         timings["pool: add one record"] = timed(lambda: extra.add(record), args.repeats)
 
-        text = journal.to_json()
-        timings["journal: to JSON"] = {**timed(journal.to_json, args.repeats), "mb": len(text.encode()) / 1e6}
-        timings["journal: save (each step)"] = timed(
-            lambda: journal.save(root / "journal.json"), args.repeats
-        )
-        timings["journal: load + validate"] = timed(lambda: Journal.load(root / "journal.json"), args.repeats)
-        if not args.no_select_parent:
-            timings["select parent: with its prompt"] = select_parent_timing(
-                args, journal, root, args.repeats
+        whole = [root / "whole-a.jsonl", root / "whole-b.jsonl"]  # each save goes to the other file: whole
+
+        def write_whole() -> None:
+            whole.reverse()
+            journal.save(whole[0])
+
+        timings["journal: write whole (migrating journal.json)"] = {
+            **timed(write_whole, args.repeats),
+            "mb": whole[0].stat().st_size / 1e6,
+        }
+        for file in whole:
+            file.unlink()
+        path = root / "journal.jsonl"
+        journal.save(path)
+        for node in journal.best_k(ga.evolution.population_size):  # a sidecar, as after an epoch's end
+            node.fitness = rng.random()
+        journal.save(path)
+        timings["journal: load + validate"] = timed(lambda: Journal.load(path), args.repeats)
+        loaded = Journal.load(path)
+        assert loaded == journal, "the journal did not survive its file"
+        template = journal.nodes[-1]
+
+        def append_one() -> None:
+            loaded.append(
+                dataclasses.replace(template, id=uuid.uuid4().hex, step=None, parent_ids=(template.id,))
             )
+            loaded.save(path)
+
+        timings["journal: append one node (save)"] = timed_io(append_one, fast, root)
+        if not args.no_select_parent:
+            timings.update(run_dir_timings(args, journal, codes, root, args.repeats))
 
     rows = []
     for name, t in timings.items():
@@ -315,6 +484,8 @@ def main(argv: list[str] | None = None) -> int:
             note = f"{t['chars']} chars" + ("" if t["within_budget"] else " OVER BUDGET")
         elif "mb" in t:
             note = f"{t['mb']:.1f} MB"
+        elif "journal_bytes" in t:
+            note = f"writes {t['bytes'] / 1e3:.1f} kB, journal {t['journal_bytes'] / 1e3:.1f} kB"
         elif "prompt_chars" in t:
             note = f"prompt {t['prompt_chars']:.0f} chars"
         rows.append((name, t["median_ms"], t["min_ms"], t["max_ms"], note))
@@ -326,7 +497,12 @@ def main(argv: list[str] | None = None) -> int:
     over = [name for name, t in timings.items() if t.get("within_budget") is False]
     if over:
         print(f"\nOVER BUDGET: {', '.join(over)}")
-    write_json(args.json, args, {"journal": shape, "timings": timings, "memory_over_budget": over})
+    targets = step_targets(timings, len(journal))
+    write_json(
+        args.json,
+        args,
+        {"journal": shape, "timings": timings, "memory_over_budget": over, "step_targets": targets},
+    )
     return 1 if over else 0
 
 

@@ -60,7 +60,7 @@ POLICIES = {
 def steps_to_bronze(run_dir: Path, competition: Any) -> tuple[int | None, list[float | None]]:
     """The first step after which the run's pick (best validation metric so far) reached bronze, and the
     hidden-answer score of that pick after every step."""
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     best: MetricValue | None = None
     pick_score: float | None = None
     scores: list[float | None] = []
@@ -126,7 +126,7 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
     competition = load_competition(competition_id, args.cache_dir)
     reached, curve = steps_to_bronze(run_dir, competition)
     grade = summary.get("grade") or {}
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     trusted = picks(journal, competition)
     single = summary.get("single_submission")
     single_grade = grade_submission(competition, single) if single else None

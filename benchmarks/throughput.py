@@ -80,7 +80,7 @@ def run_setting(
             else run_plain(run_dir, args.steps, parallel)
         )
         calls = sum(1 for r in server.requests if r.path.endswith("/chat/completions"))
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     usage = [json.loads(line) for line in (run_dir / "llm_usage.jsonl").read_text().splitlines() if line]
     code_calls = [u for u in usage if u.get("stage") == "code"]
     exec_times = [n.exec_time for n in journal if n.exec_time is not None]

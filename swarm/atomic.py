@@ -40,6 +40,23 @@ def copy_file_atomic(source: Path, dest: Path, mode: int = PRIVATE) -> None:
         _replace_with(Path(dest), lambda handle: shutil.copyfileobj(src, handle), mode)
 
 
+def append_bytes_durable(path: Path, data: bytes, cut_to: int | None = None) -> int:
+    """Append `data` to the existing file `path` and fsync it; returns the new size. With `cut_to`, the file
+    is first cut to that many bytes (a torn tail a kill left). A kill mid-append leaves what was there before
+    and a prefix of `data`, so a reader of complete lines sees the old records and maybe some new ones."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+    try:
+        if cut_to is not None:
+            os.ftruncate(fd, cut_to)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+        return os.fstat(fd).st_size
+    finally:
+        os.close(fd)
+
+
 def fsync_dir(directory: Path) -> None:
     """Make the entries of `directory` (a rename, a new file) durable."""
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)

@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 # The run's record, copied to <logs dir>/run/ (whichever exist: a run stopped by the clock has no report).
 RUN_FILES = (
     "report.md",
-    "journal.json",
+    "journal.jsonl",
+    "journal.fields.json",
     "state.json",
     "config.yaml",
     "evaluation.json",

@@ -39,7 +39,15 @@ from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
 from swarm.offline import OfflineClient
-from swarm.pipeline.state import RunPaths, RunState, StepPlan, load_state, save_state
+from swarm.pipeline.state import (
+    RunPaths,
+    RunState,
+    StepPlan,
+    load_journal,
+    load_state,
+    migrate_journal,
+    save_state,
+)
 from swarm.prompting import ParentView, PromptBuilder
 
 log = logging.getLogger(__name__)
@@ -281,7 +289,9 @@ class RunContext:
         return state.elapsed_s + (time.monotonic() - self.started_monotonic)
 
     def save(self, journal: Journal, state: RunState) -> None:
-        """Journal first, then state; both atomic. Also banks the elapsed time."""
+        """The journal first (its new nodes appended, its changed fields' sidecar replaced), then the
+        dispatcher and the state (each replaced atomically). Also banks the elapsed time. What it writes does
+        not grow with the journal."""
         now = time.monotonic()
         state.elapsed_s += now - self.started_monotonic
         self.started_monotonic = now
@@ -310,9 +320,11 @@ def load_dispatcher(path: Path, agent_ids: list[str], cfg: Config) -> Dispatcher
 
 
 def open_run(run_dir: Path) -> tuple[RunContext, Journal, RunState]:
-    """Rebuild the context, journal and state of an existing run dir."""
+    """Rebuild the context, journal and state of an existing run dir (migrating the journal of a run made
+    before the append-only one)."""
     paths = RunPaths(Path(run_dir))
     state = load_state(paths)
     cfg = load_config(paths.config, env_file=None).use_env_file(".env")  # .env keys still usable
-    journal = Journal.load(paths.journal)
+    migrate_journal(paths)
+    journal = load_journal(paths)
     return RunContext(paths, cfg, state), journal, state

@@ -1,10 +1,13 @@
 """Epoch snapshots and rerun branches.
 
-After epoch k the run writes `epochs/<k>/state.json` (state, journal, how many experience records and model
-calls existed, and which agent text versions were current). Rerunning epoch k starts a new branch
-`branches/<name>/` from the snapshot of epoch k-1: the journal, the pool and the usage log as they were then,
-the agent texts as they were then (later versions stay on disk, not current). The original run is never
-touched. Epoch 0's snapshot is the empty run.
+After epoch k the run writes `epochs/<k>/state.json`: the state, how many journal nodes, experience records and
+model calls existed, the journal's mutable fields then (`Journal.field_overrides`: the few nodes whose GA fitness
+changed after they were recorded), and which agent text versions were current. Its size does not grow with the
+journal. Rerunning epoch k starts a new branch `branches/<name>/` from the snapshot of epoch k-1: the journal
+(its first nodes, whose lines never change, with the fields of then), the pool and the usage log as they were
+then, the agent texts as they were then (later versions stay on disk, not current). The original run is never
+touched. Epoch 0's snapshot is the empty run. Snapshots written before the append-only journal hold the whole
+journal (`"journal"`), and branch as they did.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ import time
 from pathlib import Path
 
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
-from swarm.journal import Journal
+from swarm.journal import Journal, write_journal_prefix
 from swarm.pipeline.state import RunPaths, RunState, save_state
 
 
@@ -26,6 +29,9 @@ def _complete_lines(path: Path) -> int:
 
 
 def write_snapshot(paths: RunPaths, epoch: int, journal: Journal, state: RunState) -> Path:
+    """Snapshot the run after `epoch`. The journal is saved first (its new nodes and changed fields), so the
+    nodes the snapshot counts are on disk."""
+    journal.save(paths.journal)
     target = paths.epoch_snapshot(epoch)
     lineage = paths.root / "skills" / "meta" / "lineage.json"
     write_json_atomic(
@@ -34,7 +40,8 @@ def write_snapshot(paths: RunPaths, epoch: int, journal: Journal, state: RunStat
             "epoch": epoch,
             "written_at": time.time(),
             "state": state.model_dump(mode="json"),
-            "journal": journal.to_dict(),
+            "journal_nodes": len(journal),
+            "journal_fields": journal.field_overrides(),
             "experience_lines": _complete_lines(paths.experience),
             "usage_lines": _complete_lines(paths.usage),
             "agent_lineage": read_json(lineage) if lineage.is_file() else None,
@@ -68,7 +75,12 @@ def branch_from_snapshot(paths: RunPaths, epoch: int, name: str | None = None) -
         write_json_atomic(branch.dispatcher, snapshot["dispatcher"])
     if snapshot.get("agent_lineage"):
         _restore_agent_texts(branch.root, snapshot["agent_lineage"])
-    Journal.from_dict(snapshot["journal"]).save(branch.journal)
+    if "journal" in snapshot:  # written before the append-only journal: the whole journal
+        Journal.from_dict(snapshot["journal"]).save(branch.journal)
+    else:
+        write_journal_prefix(
+            paths.journal, branch.journal, snapshot["journal_nodes"], snapshot["journal_fields"]
+        )
     state = RunState.model_validate(snapshot["state"])
     state.branch = name
     state.pending = []

@@ -4,7 +4,9 @@ Layout of a run dir:
 
     config.yaml          the config used (no secrets)
     state.json           RunState: counters, the steps planned but not finished, why it stopped
-    journal.json         the solution journal (every node)
+    journal.jsonl        the solution journal, append-only: a header, then one node per line (`swarm.journal`)
+    journal.fields.json  the journal's fields that change after a node is saved (GA fitness, generation)
+    journal.v1.json      a run made before journal.jsonl: its journal.json, kept after it was migrated
     experience.jsonl     the shared experience pool
     llm_usage.jsonl      every model call: tokens, latency, cost
     agent_configs/       the run's evolving copies of the agents' texts, every version kept
@@ -18,12 +20,16 @@ Layout of a run dir:
     evolution/<k>.json   what agent evolution did after epoch k
     report.md, grade.json
 
-`state.json` is written after `journal.json`, both atomically, after every finished step; a planned step is
+After every finished step the journal gets the step's node appended (fsynced), then `state.json` is replaced
+atomically; what a step writes does not grow with the run (benchmarks/README.md, "Scale"). A planned step is
 recorded before its model call, so a resumed run replays it with the very same prompt and hits the cache.
+A run dir from before the append-only journal (`journal.json`) is migrated once when it is opened
+(`migrate_journal`).
 """
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from dataclasses import dataclass
@@ -32,7 +38,10 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from swarm.atomic import read_json, write_json_atomic
+from swarm.atomic import fsync_dir, read_json, write_json_atomic
+from swarm.journal import Journal, fields_path
+
+log = logging.getLogger(__name__)
 
 
 class StepPlan(BaseModel):
@@ -92,7 +101,21 @@ class RunPaths:
 
     @property
     def journal(self) -> Path:
+        return self.root / "journal.jsonl"
+
+    @property
+    def journal_fields(self) -> Path:
+        return fields_path(self.journal)
+
+    @property
+    def legacy_journal(self) -> Path:
+        """The whole-document journal of a run made before `journal.jsonl` (read, then migrated)."""
         return self.root / "journal.json"
+
+    @property
+    def migrated_journal(self) -> Path:
+        """Where a migrated run keeps its old `journal.json`."""
+        return self.root / "journal.v1.json"
 
     @property
     def experience(self) -> Path:
@@ -141,3 +164,27 @@ def load_state(paths: RunPaths) -> RunState:
 
 def save_state(paths: RunPaths, state: RunState) -> None:
     write_json_atomic(paths.state, state.model_dump(mode="json"))
+
+
+def load_journal(paths: RunPaths, validate: bool = True) -> Journal:
+    """The run's journal: `journal.jsonl`, or the `journal.json` of a run made before it (read as it is; a
+    resume migrates it, `migrate_journal`)."""
+    if not paths.journal.is_file() and paths.legacy_journal.is_file():
+        return Journal.load(paths.legacy_journal, validate=validate)
+    return Journal.load(paths.journal, validate=validate)
+
+
+def migrate_journal(paths: RunPaths) -> bool:
+    """Give a run dir made before the append-only journal its `journal.jsonl`, once: written whole from
+    `journal.json`, which is then renamed `journal.v1.json` (nothing is lost; a kill between the two leaves
+    both, and the next call only renames). True when there was an old journal."""
+    legacy = paths.legacy_journal
+    if not legacy.is_file():
+        return False
+    if not paths.journal.is_file():
+        journal = Journal.load(legacy)
+        journal.save(paths.journal)
+        log.info("migrated %s (%d nodes) to %s", legacy, len(journal), paths.journal.name)
+    legacy.replace(paths.migrated_journal)
+    fsync_dir(paths.root)
+    return True

@@ -205,9 +205,9 @@ def test_json_round_trip_is_lossless(tree, tmp_path):
     assert loaded.parent_ids == parent.parent_ids and isinstance(loaded.parent_ids, tuple)
     assert loaded.metric == MetricValue(0.125, True)
     assert again.children(n["i1"].id)[-1].id == parent.id
-    saved = j.save(tmp_path / "sub" / "journal.json")
+    saved = j.save(tmp_path / "sub" / "journal.jsonl")
     assert Journal.load(saved) == j
-    assert [p.name for p in saved.parent.iterdir()] == ["journal.json"]  # no temp file left
+    assert [p.name for p in saved.parent.iterdir()] == ["journal.jsonl"]  # no temp file left, no sidecar
 
 
 @pytest.mark.parametrize(

@@ -58,7 +58,7 @@ def test_thinking_model_without_tools_system_role_or_usage(tmp_path, base_overri
         requests = server.requests
         assert server.pending == 0
 
-    nodes = Journal.load(run_dir / "journal.json").nodes
+    nodes = Journal.load(run_dir / "journal.jsonl").nodes
     assert len(nodes) == 2 and summary["good_nodes"] == 2 and summary["grade"]["valid"]
     for node, tag in zip(nodes, ("first", "second"), strict=True):
         assert f"variant {tag}" in node.code and DRAFT not in node.code + node.plan

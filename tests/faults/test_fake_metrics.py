@@ -119,7 +119,7 @@ def test_no_fake_score_wins(backend, request, open_competition, base_overrides, 
         summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
         prompts = json.dumps([r.body for r in server.requests])
 
-    nodes = {label(n): n for n in Journal.load(run_dir / "journal.json")}
+    nodes = {label(n): n for n in Journal.load(run_dir / "journal.jsonl")}
     assert set(nodes) == set(scripted)
     honest = nodes["honest"]
     assert summary["validation_source"] == "harness"

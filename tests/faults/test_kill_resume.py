@@ -54,9 +54,9 @@ def json_files_parse(run_dir: Path) -> dict[str, dict]:
     for path in run_dir.rglob("*.json"):
         if "workspace" not in path.relative_to(run_dir).parts:
             read_json(path)  # raises, naming the file, when it is not valid JSON
-    if not (run_dir / "journal.json").exists():
+    if not (run_dir / "journal.jsonl").exists():
         return {}
-    journal = Journal.load(run_dir / "journal.json")  # also validates the DAG
+    journal = Journal.load(run_dir / "journal.jsonl")  # also validates the DAG
     return {node.id: node.to_dict() for node in journal}
 
 
@@ -79,8 +79,8 @@ def cached_pending(run_dir: Path) -> set[str]:
 
 def journal_size(run_dir: Path) -> int:
     try:
-        return len(json.loads((run_dir / "journal.json").read_text())["nodes"])
-    except (FileNotFoundError, json.JSONDecodeError, KeyError):
+        return len(Journal.load(run_dir / "journal.jsonl"))
+    except (FileNotFoundError, ValueError):
         return 0
 
 
@@ -144,7 +144,7 @@ def test_sigkill_at_random_moments_then_resume(seed, tmp_path, base_overrides, m
     summary = json.loads(out[out.index("{") :])
     assert summary["grade"]["valid"] and summary["best_node"] is not None
     assert load_state(RunPaths(run_dir)).finished
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     final_nodes = {node.id: node.to_dict() for node in journal}
     assert len(final_nodes) == MAX_STEPS
     assert Counter(n.epoch for n in journal) == {e: STEPS_PER_EPOCH for e in (1, 2, 3)}
@@ -196,7 +196,7 @@ def test_resume_replays_a_step_in_flight_without_a_new_model_call(
 
     competition_flow(CompetitionParams(run_dir=str(run_dir), resume=True))
 
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert pending[0]["node_id"] in journal and len(journal) == max_steps  # the step in flight was finished
     calls = Counter(
         r["node_id"]

@@ -102,7 +102,7 @@ def test_rate_limits_bursts_timeouts_and_cut_off_replies(protocol, tmp_path, bas
         assert server.pending == 0
 
     assert load_state(RunPaths(run_dir)).finished and summary["stopped_reason"] == "step limit reached"
-    burst, late, cut = Journal.load(run_dir / "journal.json").nodes
+    burst, late, cut = Journal.load(run_dir / "journal.jsonl").nodes
     assert not burst.is_buggy and "variant burst" in burst.code
     assert not late.is_buggy and "variant timely" in late.code  # the late reply never arrived
     assert cut.is_buggy and "SyntaxError" in cut.bug_reason
@@ -150,7 +150,7 @@ def test_invalid_review_arguments_are_asked_again_then_left_to_the_facts(
         requests = server.requests
 
     assert load_state(RunPaths(run_dir)).finished and summary["grade"]["valid"]
-    first, second = Journal.load(run_dir / "journal.json").nodes
+    first, second = Journal.load(run_dir / "journal.jsonl").nodes
     assert not first.is_buggy and first.metric.value is not None  # the facts and the printed metric
     assert "review call failed" in first.analysis and "invalid arguments for submit_review twice" in (
         first.analysis
@@ -188,7 +188,7 @@ def test_a_fault_the_client_gives_up_on_is_retried_by_the_task(tmp_path, base_ov
         run_dir = tmp_path / "run"
         run(run_dir, [*base_overrides, *stage_overrides(server), "agent.max_steps=1", "search.parallel=1"])
         assert len(server.requests) == 2
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 1 and not journal.nodes[0].is_buggy
     node_id = journal.nodes[0].id
     generate_runs = task_runs("generate[", node_id, lambda runs: runs and runs[0].run_count >= 2)
@@ -213,7 +213,7 @@ def test_a_reply_without_code_is_a_buggy_node_and_gets_debugged(tmp_path, base_o
         ]
         run(run_dir, overrides)
         requests = server.requests
-    first, second = Journal.load(run_dir / "journal.json").nodes
+    first, second = Journal.load(run_dir / "journal.jsonl").nodes
     assert first.is_buggy and "no runnable code" in (first.bug_reason or "") and first.code == ""
     assert first.meta.get("parse_error")
     assert second.task_type == "debug" and second.parent_ids == (first.id,) and not second.is_buggy
@@ -237,7 +237,7 @@ def test_spend_cap_stops_the_run_cleanly_after_the_step(tmp_path, base_overrides
         assert len(server.requests) == 1
     assert summary["stopped_reason"] == "spend cap reached"
     assert summary["cost_usd"] == pytest.approx(0.15 + 10 * 0.6 / 1e6)
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 1  # the step in flight finished and was saved
     assert summary["grade"]["valid"]
     assert json.loads((run_dir / "state.json").read_text())["finished"]

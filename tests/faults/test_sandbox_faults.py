@@ -105,7 +105,7 @@ SCRIPTS = {
     "write outside": """
         import os
         targets = {
-            "journal": "../../../journal.json",
+            "journal": "../../../journal.jsonl",
             "best solution": "../../best_solution/planted.py",
             "own code": "solution.py",
             "input": "input/train.csv",
@@ -273,10 +273,11 @@ def test_hostile_solutions_are_contained_and_reported(
     assert all(lookup.received_at < requests[0].received_at for lookup in lookups)
     prompts = json.dumps([r.body for r in requests])
     assert load_state(RunPaths(run_dir)).finished and summary["steps"] == len(scripts)
-    json.loads((run_dir / "journal.json").read_text())
+    for line in (run_dir / "journal.jsonl").read_text().splitlines():  # every record whole, none planted
+        json.loads(line)
     nodes = {
         node.code.splitlines()[0].removeprefix("# hostile: "): node
-        for node in Journal.load(run_dir / "journal.json")
+        for node in Journal.load(run_dir / "journal.jsonl")
     }
     assert set(nodes) == set(scripts)
     for name, node in nodes.items():
@@ -375,7 +376,7 @@ def test_crashing_solution_is_debugged(tmp_path: Path, base_overrides: list[str]
                 ],
             )
         )
-    first, second = Journal.load(run_dir / "journal.json").nodes
+    first, second = Journal.load(run_dir / "journal.jsonl").nodes
     assert first.is_buggy and "KeyError" in (first.bug_reason or "")
     assert second.task_type == "debug" and second.parent_ids == (first.id,)
     assert not second.is_buggy and summary["best_node"] == second.id
@@ -406,7 +407,7 @@ def test_private_answers_never_reach_a_prompt(
         bodies = [json.dumps(r.body) for r in server.requests]
     assert len(bodies) == 3
     assert "# EXAMPLES" not in bodies[0] and "# EXAMPLES" in bodies[1]  # the first draft's record, shown
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     records = [json.loads(line) for line in (run_dir / "experience.jsonl").read_text().splitlines()]
     assert sorted(r["node_id"] for r in records) == sorted(n.id for n in journal)  # one record per node
     for node in journal:  # every node traces the agent texts and prompt assets it was given

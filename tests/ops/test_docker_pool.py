@@ -298,8 +298,9 @@ def test_the_run_dir_lands_in_the_mounted_runs_dir(stack: Stack, docker_run: dic
     assert len(run_dirs) == 1, run_dirs
     run_dir = run_dirs[0]
 
-    journal = json.loads((run_dir / "journal.json").read_text())
-    assert journal["format"] == "swarm-journal" and len(journal["nodes"]) == 2, journal.get("nodes")
+    lines = (run_dir / "journal.jsonl").read_text().splitlines()
+    header, nodes = json.loads(lines[0]), [json.loads(line) for line in lines[1:]]
+    assert header["format"] == "swarm-journal" and len(nodes) == 2, nodes
 
     grade = json.loads((run_dir / "grade.json").read_text())
     assert grade["competition_id"] == "titanic" and grade["valid"] is True, grade

@@ -87,7 +87,7 @@ def test_full_run_hands_in_a_valid_submission(finished, titanic: Competition, sa
     assert summary["validation_source"] == "harness" and summary["metric"]["name"] == "accuracy"
     run_dir = Path(result.summary["run_dir"])
     assert (run_dir / "harness" / "labels.csv").is_file()
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     if result.node_id == "ensemble":  # the run delivered a blend (its honest estimate was better)
         assert sha256(submission) == sha256(run_dir / "harness" / "ensemble_submission.csv")
     else:
@@ -98,7 +98,7 @@ def test_full_run_hands_in_a_valid_submission(finished, titanic: Competition, sa
     assert (home / "code" / "node_id.txt").read_text().strip() == result.node_id
 
     logs = home / "logs"
-    for name in ("swarm-ev2.log", "run/report.md", "run/journal.json", "run/state.json", "run/config.yaml"):
+    for name in ("swarm-ev2.log", "run/report.md", "run/journal.jsonl", "run/state.json", "run/config.yaml"):
         assert (logs / name).is_file(), name
     log_text = (logs / "swarm-ev2.log").read_text()
     assert "read the benchmark instructions" in log_text and "is valid" in log_text
@@ -128,7 +128,7 @@ def test_rejected_best_gives_way_to_the_next_valid(
     finished, tmp_path: Path, titanic: Competition, grading_server, make_home, make_settings
 ) -> None:
     run_dir = Path(finished[0].summary["run_dir"])
-    found = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))
+    found = candidates(Journal.load(run_dir / "journal.jsonl"), RunPaths(run_dir))
     assert len(found) >= 2, "the three-step run should leave at least two submissions"
     # the best node's refit (trained on every row) is handed in first, its scored submission next
     if found[0].node_id == "ensemble":  # a delivered blend comes first, then the best node's submissions
@@ -153,7 +153,7 @@ def test_every_candidate_rejected_still_leaves_the_best(
     finished, tmp_path: Path, titanic: Competition, grading_server, make_home, make_settings
 ) -> None:
     run_dir = Path(finished[0].summary["run_dir"])
-    found = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))
+    found = candidates(Journal.load(run_dir / "journal.jsonl"), RunPaths(run_dir))
     home = make_home(tmp_path / "home", titanic)
     grading_server.reject_all = True
 
@@ -169,7 +169,7 @@ def test_server_error_falls_back_to_the_best_unvalidated(
     finished, tmp_path: Path, titanic: Competition, grading_server, make_home, make_settings
 ) -> None:
     run_dir = Path(finished[0].summary["run_dir"])
-    best = candidates(Journal.load(run_dir / "journal.json"), RunPaths(run_dir))[0]
+    best = candidates(Journal.load(run_dir / "journal.jsonl"), RunPaths(run_dir))[0]
     home = make_home(tmp_path / "home", titanic)
     grading_server.fail = True
 

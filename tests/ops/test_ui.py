@@ -180,7 +180,7 @@ class Stack:
         """The rerun-epoch run of the good run, triggered once (as soon as a test sees the good run done),
         after noting the hash of the good run's journal, which the rerun must leave alone."""
         if "rerun" not in self.runs:
-            journal = Path(self.runs["good_dir"]) / "journal.json"
+            journal = Path(self.runs["good_dir"]) / "journal.jsonl"
             self.runs["good_journal_sha"] = hashlib.sha256(journal.read_bytes()).hexdigest()
             params = {"run_dir": self.runs["good_dir"], "epoch": 1, "rerun": True}
             self.runs["rerun"] = self.trigger("epoch/rerun-epoch", params)
@@ -433,10 +433,10 @@ def test_rerun_epoch_deployment_branches_the_run(stack: Stack, runs: dict[str, s
     assert stack.wait(runs["good"])["state"]["type"] == "COMPLETED"
     rerun = stack.wait(stack.rerun())
     run_dir = Path(runs["good_dir"])
-    journal = run_dir / "journal.json"
+    journal = run_dir / "journal.jsonl"
     assert rerun["state"]["type"] == "COMPLETED", rerun["state"]
     assert rerun["name"] == "epoch-1"
-    branches = [p for p in (run_dir / "branches").iterdir() if (p / "journal.json").is_file()]
+    branches = [p for p in (run_dir / "branches").iterdir() if (p / "journal.jsonl").is_file()]
     assert len(branches) == 1, list((run_dir / "branches").iterdir())
     # The original history is untouched.
     assert hashlib.sha256(journal.read_bytes()).hexdigest() == runs["good_journal_sha"]

@@ -43,7 +43,7 @@ def test_short_run_beats_the_sample_submission(
     assert grade["score"] > sample.score
     assert json.loads((run_dir / "grade.json").read_text())["score"] == grade["score"]
 
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 3
     report = (run_dir / "report.md").read_text()
     for heading in ("## Result", "## Best score over steps", "## Tree", "## Model usage"):
@@ -80,7 +80,7 @@ def execute_runs(node_ids: list[str], timeout: float = 30.0) -> list:
 
 def test_parallel_steps_never_share_files(tmp_path: Path, base_overrides: list[str]) -> None:
     _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=4", "search.parallel=2"])
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     runs = execute_runs([n.id for n in journal])
     assert len(runs) == 4, [r.name for r in runs]
     spans = sorted((r.start_time, r.end_time) for r in runs)
@@ -115,14 +115,14 @@ def test_rerun_epoch_branches_and_leaves_history_intact(tmp_path: Path, base_ove
     _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=4", "evolution.steps_per_epoch=2"])
     assert (run_dir / "epochs" / "2" / "state.json").is_file()
     before = _tree_digest(run_dir)
-    original = Journal.load(run_dir / "journal.json")
+    original = Journal.load(run_dir / "journal.jsonl")
 
     summary = epoch_flow(EpochParams(run_dir=str(run_dir), epoch=2, rerun=True, branch="again"))
 
     assert _tree_digest(run_dir) == before
     branch = run_dir / "branches" / "again"
     assert summary.run_dir == str(branch)
-    rerun = Journal.load(branch / "journal.json")
+    rerun = Journal.load(branch / "journal.jsonl")
     first_epoch = [n.id for n in original if n.epoch == 1]
     assert [n.id for n in rerun][: len(first_epoch)] == first_epoch
     assert len(rerun) == len(first_epoch) + summary.steps_done
@@ -134,7 +134,7 @@ def test_time_limit_stops_the_run(tmp_path: Path, base_overrides: list[str]) -> 
         tmp_path, [*base_overrides, "agent.max_steps=50", "agent.time_limit_s=3", "search.parallel=1"]
     )
     assert summary["stopped_reason"] == "time limit reached"
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert 1 <= len(journal) < 50  # the step in flight finished, no new one started
 
 

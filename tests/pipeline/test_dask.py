@@ -27,7 +27,7 @@ def test_short_epoch_on_a_local_dask_cluster(tmp_path: Path, base_overrides: lis
             overrides=[*base_overrides, "search.task_runner=dask", "search.parallel=2", "agent.max_steps=2"],
         )
     )
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 2 and summary["grade"]["valid"], summary["grade"]
     workers = {node.meta["worker"] for node in journal}
     assert all(not w.endswith(f":{os.getpid()}") for w in workers), workers  # ran in the Dask workers

@@ -28,7 +28,7 @@ def test_short_run_on_the_docker_sandbox(
             ],
         )
     )
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 2
     assert {node.meta.get("sandbox") for node in journal} == {"docker"}
     assert summary["grade"]["valid"], summary["grade"]

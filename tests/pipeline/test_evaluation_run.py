@@ -45,7 +45,7 @@ def test_harness_scores_every_node_and_the_run_says_so(
     assert json.loads((run_dir / "sandbox.json").read_text()) == summary["sandbox"]
     saved = json.loads((run_dir / "evaluation.json").read_text())
     assert saved["validation_source"] == "harness" and saved["metric"]["name"] == "accuracy"
-    best = Journal.load(run_dir / "journal.json").get(summary["best_node"])
+    best = Journal.load(run_dir / "journal.jsonl").get(summary["best_node"])
     assert best.meta["validation_source"] == "harness"
     assert summary["validation_metric"] == best.metric.value
     report = (run_dir / "report.md").read_text()
@@ -61,7 +61,7 @@ def test_without_a_split_scores_are_marked_unverified(
     assert "UNVERIFIED" in capsys.readouterr().err
     assert summary["validation_source"] == "solution"
     assert summary["refit"].startswith("not needed")
-    nodes = Journal.load(run_dir / "journal.json").good_nodes()
+    nodes = Journal.load(run_dir / "journal.jsonl").good_nodes()
     assert nodes and all(n.meta["validation_source"] == "solution" for n in nodes)
     for node in nodes:  # the reviewed submission was copied out of the node's dir and hashed
         kept = Path(node.meta["submission_path"])

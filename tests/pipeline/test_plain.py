@@ -27,7 +27,7 @@ def test_plain_epoch_records_every_step(tmp_path: Path, base_overrides: list[str
     rc, journal, state = open_run(run_dir)
     summary = run_epoch(rc, journal, state, epoch=1, steps_wanted=3, parallel=2)
 
-    saved = Journal.load(run_dir / "journal.json")  # validates: ids, steps, parents, no cycle
+    saved = Journal.load(run_dir / "journal.jsonl")  # validates: ids, steps, parents, no cycle
     assert [n.id for n in saved] == summary.nodes and len(saved) == 3
     assert summary.stopped_reason is None
     assert sum(n.task_type == "draft" for n in saved) >= 2  # search.num_drafts=2 first
@@ -41,7 +41,7 @@ def test_plain_epoch_records_every_step(tmp_path: Path, base_overrides: list[str
     assert not list((run_dir / "pending").glob("*.json"))
     assert [r.node_id for r in rc.pool.records()] == summary.nodes
     snapshot = json.loads((run_dir / "epochs" / "1" / "state.json").read_text())
-    assert snapshot["state"]["epochs_done"] == 1 and len(snapshot["journal"]["nodes"]) == 3
+    assert snapshot["state"]["epochs_done"] == 1 and snapshot["journal_nodes"] == 3
 
 
 @pytest.mark.slow
@@ -86,7 +86,7 @@ def test_plain_and_flow_write_the_same_nodes(tmp_path: Path, base_overrides: lis
     plain_dir = new_run(tmp_path, overrides, "plain")
     run_epoch(*open_run(plain_dir), epoch=1, steps_wanted=3)
 
-    by_flow, by_plain = Journal.load(flow_dir / "journal.json"), Journal.load(plain_dir / "journal.json")
+    by_flow, by_plain = Journal.load(flow_dir / "journal.jsonl"), Journal.load(plain_dir / "journal.jsonl")
 
     def shape(journal: Journal) -> list[tuple]:
         steps = {n.id: n.step for n in journal}

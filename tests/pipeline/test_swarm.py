@@ -35,7 +35,7 @@ def test_ga_epochs_merge_mutate_and_evolve_agents(tmp_path: Path, base_overrides
     run_dir = tmp_path / "run"
     summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, *GA]))
     assert summary["grade"]["valid"], summary["grade"]
-    journal = Journal.load(run_dir / "journal.json")
+    journal = Journal.load(run_dir / "journal.jsonl")
     state = json.loads((run_dir / "state.json").read_text())
     assert len(journal) == 9 and state["generation"] == 2  # epochs 2 and 3 were GA generations
 
