@@ -39,17 +39,15 @@ import contextlib
 import fcntl
 import hashlib
 import json
-import os
 import re
 import shutil
-import threading
 import time
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from swarm.atomic import PUBLIC, fsync_dir, write_text_atomic
+from swarm.atomic import PUBLIC, copy_tree_atomic, write_text_atomic
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PARTS: tuple[str, ...] = ("role", "strategy_explore", "strategy_merge", "strategy_mutate")
@@ -251,15 +249,7 @@ def _copy_templates(src: Path, dst: Path) -> None:
     """Copy the template dir `src` to `dst` unless `dst` exists (atomically: a partial copy never shows)."""
     if dst.exists() or not src.is_dir():
         return
-    tmp = dst.with_name(f".{dst.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    try:
-        shutil.copytree(src, tmp, ignore=shutil.ignore_patterns(".*", "__pycache__"))
-        os.replace(tmp, dst)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    fsync_dir(dst.parent)
+    copy_tree_atomic(src, dst, ignore=shutil.ignore_patterns(".*", "__pycache__"))
 
 
 def _read_part(path: Path) -> str:

@@ -40,11 +40,30 @@ def copy_file_atomic(source: Path, dest: Path, mode: int = PRIVATE) -> None:
         _replace_with(Path(dest), lambda handle: shutil.copyfileobj(src, handle), mode)
 
 
-def append_bytes_durable(path: Path, data: bytes, cut_to: int | None = None) -> int:
-    """Append `data` to the existing file `path` and fsync it; returns the new size. With `cut_to`, the file
-    is first cut to that many bytes (a torn tail a kill left). A kill mid-append leaves what was there before
-    and a prefix of `data`, so a reader of complete lines sees the old records and maybe some new ones."""
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND)
+def copy_tree_atomic(source: Path, dest: Path, ignore: Callable[[str, list[str]], Any] | None = None) -> None:
+    """Copy the directory `source` to the new path `dest` so that a partial copy never shows under `dest`:
+    copied beside it under a temp name, renamed into place, the parent dir fsynced; the temp copy is removed on
+    any failure. `ignore` is `shutil.copytree`'s."""
+    dest = Path(dest)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        shutil.copytree(source, tmp, ignore=ignore, dirs_exist_ok=True)
+        os.replace(tmp, dest)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    fsync_dir(dest.parent)
+
+
+def append_bytes_durable(
+    path: Path, data: bytes, cut_to: int | None = None, create_mode: int | None = None
+) -> int:
+    """Append `data` to the file `path` and fsync it; returns the new size. With `cut_to`, the file is first cut
+    to that many bytes (a torn tail a kill left). With `create_mode`, a missing file is created with that mode
+    (else it must exist). A kill mid-append leaves what was there before and a prefix of `data`, so a reader of
+    complete lines sees the old records and maybe some new ones."""
+    flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT if create_mode is not None else 0)
+    fd = os.open(path, flags, create_mode if create_mode is not None else 0o600)
     try:
         if cut_to is not None:
             os.ftruncate(fd, cut_to)

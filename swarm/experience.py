@@ -48,7 +48,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from swarm.atomic import PUBLIC, write_bytes_atomic
+from swarm.atomic import PUBLIC, append_bytes_durable, write_bytes_atomic
 from swarm.fitness import normalise
 
 log = logging.getLogger(__name__)
@@ -189,15 +189,10 @@ class ExperiencePool:
             raise ExperienceError(f"add() takes an ExperienceRecord, got {type(record).__name__}")
         line = record.to_json().encode("utf-8") + b"\n"
         with self._locked(exclusive=True):
-            fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-            try:
-                size = os.fstat(fd).st_size
-                if size and _last_byte(self.path, size) != b"\n":
-                    line = b"\n" + line  # terminate a torn line left by a killed writer
-                os.write(fd, line)
-                os.fsync(fd)
-            finally:
-                os.close(fd)
+            size = self.path.stat().st_size if self.path.exists() else 0
+            if size and _last_byte(self.path, size) != b"\n":
+                line = b"\n" + line  # terminate a torn line left by a killed writer
+            append_bytes_durable(self.path, line, create_mode=PUBLIC)
             self._refresh()
             if self._lines_on_disk > self.max_records * (1 + self.compact_margin):
                 self._compact()

@@ -13,7 +13,9 @@ from swarm import atomic
 from swarm.atomic import (
     PRIVATE,
     PUBLIC,
+    append_bytes_durable,
     copy_file_atomic,
+    copy_tree_atomic,
     write_bytes_atomic,
     write_json_atomic,
     write_text_atomic,
@@ -87,3 +89,29 @@ def test_copy_streams_the_source_with_its_own_mode(tmp_path: Path) -> None:
         copy_file_atomic(tmp_path / "missing.csv", dest)
     assert dest.read_bytes() == source.read_bytes()
     assert sorted(p.name for p in dest.parent.iterdir()) == ["submission.csv"]
+
+
+def test_tree_copy_shows_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source = tmp_path / "templates"
+    (source / "prompts").mkdir(parents=True)
+    (source / "prompts" / "draft.j2").write_text("draft")
+    (source / ".hidden").write_text("x")
+    copy_tree_atomic(
+        source, tmp_path / "copy", ignore=lambda _dir, names: [n for n in names if n.startswith(".")]
+    )
+    assert (tmp_path / "copy" / "prompts" / "draft.j2").read_text() == "draft"
+    assert not (tmp_path / "copy" / ".hidden").exists()
+
+    monkeypatch.setattr(atomic.os, "replace", lambda src, dst: (_ for _ in ()).throw(OSError("disk full")))
+    with pytest.raises(OSError, match="disk full"):
+        copy_tree_atomic(source, tmp_path / "second")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["copy", "templates"]  # no partial copy, no temp dir
+
+
+def test_append_creates_only_when_asked(tmp_path: Path) -> None:
+    log = tmp_path / "pool.jsonl"
+    with pytest.raises(FileNotFoundError):
+        append_bytes_durable(log, b"a\n")
+    assert append_bytes_durable(log, b"a\n", create_mode=PUBLIC) == 2
+    assert append_bytes_durable(log, b"bc\n") == 5
+    assert log.read_bytes() == b"a\nbc\n" and _mode(log) == PUBLIC
