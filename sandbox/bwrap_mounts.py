@@ -108,6 +108,10 @@ def bwrap_argv(
     plan = MountPlan()
     plan.add(bwrap, *(["--unshare-user"] if unshare_user else ROOT_CAPS), *NAMESPACES)
     system_mounts(plan)
+    plan.add("--proc", "/proc", "--dev", "/dev")
+    for tmp in ("/tmp", "/dev/shm"):  # before the binds: an interpreter (a venv) under /tmp is bound on top
+        plan.add("--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", tmp)
+        plan._dirs.add(tmp)
     roots = interpreter_roots(python)
     for root in roots:
         plan.bind("--ro-bind", root, root)
@@ -121,12 +125,8 @@ def bwrap_argv(
             plan.add("--remount-ro", path)
         else:
             plan.add("--ro-bind", "/dev/null", path)
-    plan.add("--proc", "/proc", "--dev", "/dev")
     for device in devices or ():
         plan.add("--dev-bind", device, device)
-    for tmp in ("/tmp", "/dev/shm"):
-        plan.add("--perms", "1777", "--size", str(tmp_bytes), "--tmpfs", tmp)
-        plan._dirs.add(tmp)
     if node_dirs is not None:
         root = str(node_dirs.root)
         plan.parents(root)

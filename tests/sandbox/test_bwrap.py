@@ -203,3 +203,31 @@ def test_mount_view_binds_the_input_target_not_the_link(workspace):
     sources = {source for source, _ in pairs}
     assert not sources & {"/tmp", "/run", "/home", "/root", "/var", "/sys", str(REPO)}
     assert str(node.root) not in sources  # rebuilt from parts, never the host's node dir itself
+
+
+def test_an_interpreter_in_a_venv_under_tmp_runs(workspace, tmp_path):
+    """`pip install` into a venv under /tmp (as CI machines do): the sandbox's private /tmp must not hide it."""
+    import subprocess
+    import sys
+
+    from sandbox.bwrap_backend import BwrapSandbox
+
+    from .conftest import IN_CI, cfg
+
+    venv = tmp_path / "venv"
+    assert str(venv).startswith("/tmp/")
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", "--system-site-packages", str(venv)], check=True
+    )
+    for path in (tmp_path, *tmp_path.parents):  # pytest's 0700 dirs: a slot uid must enter them
+        if str(path).startswith("/tmp/"):
+            path.chmod(0o755)
+    try:
+        sb = BwrapSandbox(cfg(), python=str(venv / "bin" / "python"))
+    except Exception as exc:  # SandboxUnavailable
+        if IN_CI:
+            raise
+        pytest.skip(f"bwrap backend unusable: {exc}")
+    result = sb.run("import sys, pandas\nprint('PREFIX=' + sys.prefix)\n", workspace.node_dirs("venv"))
+    assert result.exit_code == 0, result.output
+    assert f"PREFIX={venv}" in result.output
