@@ -40,7 +40,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +51,8 @@ from benchmarks.common import (  # noqa: E402
     prefect_env,
     print_table,
     run_overrides,
+    time_plain_epoch,
+    time_prefect_epoch,
     warm_prefect,
     write_json,
 )
@@ -239,9 +240,9 @@ def run_swarm(
         overrides = swarm_overrides(args, parallel, coder.openai_base_url, reviewer.openai_base_url)
         prepare_run(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
         wall = (
-            run_prefect(run_dir, args.steps)
+            time_prefect_epoch(run_dir, args.steps)
             if runner == "prefect"
-            else run_plain(run_dir, args.steps, parallel)
+            else time_plain_epoch(run_dir, args.steps, parallel)
         )
         calls = sum(
             1 for server in (coder, reviewer) for r in server.requests if r.path.endswith("/chat/completions")
@@ -267,26 +268,6 @@ def run_swarm(
         "mean_exec_s": sum(exec_times) / max(len(exec_times), 1),
         "orchestration_s_per_step": (wall - model_s - sum(exec_times)) / steps if parallel == 1 else None,
     }
-
-
-def run_prefect(run_dir: Path, steps: int) -> float:
-    from flows.epoch import EpochParams, epoch_flow
-    from tasks.runs import get_context
-
-    get_context(str(run_dir))  # opened before the clock starts, like the plain side's open_run
-    started = time.perf_counter()
-    epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps))
-    return time.perf_counter() - started
-
-
-def run_plain(run_dir: Path, steps: int, parallel: int) -> float:
-    from swarm.pipeline.context import open_run
-    from swarm.pipeline.plain import run_epoch
-
-    rc, journal, state = open_run(run_dir)
-    started = time.perf_counter()
-    run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
-    return time.perf_counter() - started
 
 
 def main(argv: list[str] | None = None) -> int:

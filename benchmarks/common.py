@@ -128,3 +128,25 @@ def write_json(path: Path, args: Any, results: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=1) + "\n")
     print(f"\nwrote {path}")
+
+
+def time_prefect_epoch(run_dir: Path, steps: int) -> float:
+    """Wall seconds of one epoch of `steps` steps through the epoch flow (run context opened beforehand)."""
+    from flows.epoch import EpochParams, epoch_flow
+    from tasks.runs import get_context
+
+    get_context(str(run_dir))  # opened before the clock starts, like the plain side's open_run
+    started = time.perf_counter()
+    epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps))
+    return time.perf_counter() - started
+
+
+def time_plain_epoch(run_dir: Path, steps: int, parallel: int) -> float:
+    """Wall seconds of one epoch of `steps` steps through the plain runner (run opened beforehand)."""
+    from swarm.pipeline.context import open_run
+    from swarm.pipeline.plain import run_epoch
+
+    rc, journal, state = open_run(run_dir)
+    started = time.perf_counter()
+    run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
+    return time.perf_counter() - started

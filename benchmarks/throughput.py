@@ -29,7 +29,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +40,8 @@ from benchmarks.common import (  # noqa: E402
     prefect_env,
     print_table,
     run_overrides,
+    time_plain_epoch,
+    time_prefect_epoch,
     warm_prefect,
     write_json,
 )
@@ -183,9 +184,9 @@ def run_setting(
         run_dir = root / f"{runner}-{parallel}"
         prepare_run(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
         wall = (
-            run_prefect(run_dir, args.steps)
+            time_prefect_epoch(run_dir, args.steps)
             if runner == "prefect"
-            else run_plain(run_dir, args.steps, parallel)
+            else time_plain_epoch(run_dir, args.steps, parallel)
         )
         calls = sum(1 for r in server.requests if r.path.endswith("/chat/completions"))
     journal = Journal.load(run_dir / "journal.jsonl")
@@ -206,26 +207,6 @@ def run_setting(
         "mean_model_wait_s": sum(latencies) / len(latencies) if latencies else None,
         "mean_exec_s": sum(exec_times) / len(exec_times) if exec_times else None,
     }
-
-
-def run_prefect(run_dir: Path, steps: int) -> float:
-    from flows.epoch import EpochParams, epoch_flow
-    from tasks.runs import get_context
-
-    get_context(str(run_dir))  # opened before the clock starts, like the plain side's open_run
-    started = time.perf_counter()
-    epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps))
-    return time.perf_counter() - started
-
-
-def run_plain(run_dir: Path, steps: int, parallel: int) -> float:
-    from swarm.pipeline.context import open_run
-    from swarm.pipeline.plain import run_epoch
-
-    rc, journal, state = open_run(run_dir)
-    started = time.perf_counter()
-    run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
-    return time.perf_counter() - started
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -249,6 +249,17 @@ class Journal:
         for pid in dict.fromkeys(node.parent_ids):
             self._children.setdefault(pid, []).append(node.id)
 
+    def _add_saved(self, data: dict[str, Any]) -> Node:
+        """Add a node read from a journal file: its id must be new and its saved step its position."""
+        node = Node.from_dict(data)
+        if node.id in self._by_id:
+            raise JournalError(f"duplicate node id {node.id} in the journal file")
+        saved_step = node.step
+        self._add(node)
+        if saved_step is not None and saved_step != node.step:
+            raise JournalError(f"node {node.id} was saved with step {saved_step} but is at {node.step}")
+        return node
+
     # -- access ---------------------------------------------------------------------------------------
 
     def __len__(self) -> int:
@@ -497,13 +508,7 @@ class Journal:
             raise JournalError("journal 'nodes' must be a list")
         journal = cls()
         for node_data in data["nodes"]:
-            node = Node.from_dict(node_data)
-            if node.id in journal._by_id:
-                raise JournalError(f"duplicate node id {node.id} in the journal file")
-            saved_step = node.step
-            journal._add(node)
-            if saved_step is not None and saved_step != node.step:
-                raise JournalError(f"node {node.id} was saved with step {saved_step} but is at {node.step}")
+            journal._add_saved(node_data)
         if validate:
             journal.validate()
         return journal
@@ -644,13 +649,7 @@ class Journal:
                         torn,
                     )
                 break
-            node = Node.from_dict(data)
-            if node.id in journal._by_id:
-                raise JournalError(f"duplicate node id {node.id} in the journal file")
-            saved_step = node.step
-            journal._add(node)
-            if saved_step is not None and saved_step != node.step:
-                raise JournalError(f"node {node.id} was saved with step {saved_step} but is at {node.step}")
+            node = journal._add_saved(data)
             journal._line_values.append(_mutable_values(node))
             size += len(raw) + 1
         token = header.get("id")
