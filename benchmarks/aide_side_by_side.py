@@ -51,8 +51,7 @@ from benchmarks.common import (  # noqa: E402
     prefect_env,
     print_table,
     run_overrides,
-    time_plain_epoch,
-    time_prefect_epoch,
+    time_epoch,
     warm_prefect,
     write_json,
 )
@@ -229,6 +228,7 @@ def run_swarm(
     """One epoch of `args.steps` steps of a new run, code and feedback models on two loopback servers."""
     from flows.competition import CompetitionParams, prepare_run
     from swarm.journal import Journal
+    from swarm.llm.usage import USAGE_FILE, read_records
     from testing.loopback_server import LoopbackServer, Reply
 
     run_dir = root / f"swarm-{runner}-{parallel}"
@@ -239,18 +239,14 @@ def run_swarm(
         coder.enqueue(*(Reply.say(text) for text in replies))
         overrides = swarm_overrides(args, parallel, coder.openai_base_url, reviewer.openai_base_url)
         prepare_run(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
-        wall = (
-            time_prefect_epoch(run_dir, args.steps)
-            if runner == "prefect"
-            else time_plain_epoch(run_dir, args.steps, parallel)
-        )
+        wall = time_epoch(runner, run_dir, args.steps, parallel)
         calls = sum(
             1 for server in (coder, reviewer) for r in server.requests if r.path.endswith("/chat/completions")
         )
         code_calls = sum(1 for r in coder.requests if r.path.endswith("/chat/completions"))
     journal = Journal.load(run_dir / "journal.jsonl")
-    usage = [json.loads(line) for line in (run_dir / "llm_usage.jsonl").read_text().splitlines() if line]
-    model_s = sum(u.get("latency_s") or 0.0 for u in usage if u.get("stage") in ("code", "feedback"))
+    usage = read_records(run_dir / USAGE_FILE)
+    model_s = sum(u.latency_s for u in usage if u.stage in ("code", "feedback"))
     exec_times = [n.exec_time for n in journal if n.exec_time is not None]
     steps = len(journal)
     return {

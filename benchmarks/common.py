@@ -150,3 +150,10 @@ def time_plain_epoch(run_dir: Path, steps: int, parallel: int) -> float:
     started = time.perf_counter()
     run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
     return time.perf_counter() - started
+
+
+def time_epoch(runner: str, run_dir: Path, steps: int, parallel: int) -> float:
+    """Wall seconds of one epoch through `runner`: "prefect" (the epoch flow) or "plain"."""
+    if runner == "prefect":
+        return time_prefect_epoch(run_dir, steps)
+    return time_plain_epoch(run_dir, steps, parallel)

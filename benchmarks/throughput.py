@@ -25,7 +25,6 @@ sequential loop). The table shows medians over the rounds, the speed-up over the
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -40,8 +39,7 @@ from benchmarks.common import (  # noqa: E402
     prefect_env,
     print_table,
     run_overrides,
-    time_plain_epoch,
-    time_prefect_epoch,
+    time_epoch,
     warm_prefect,
     write_json,
 )
@@ -173,6 +171,7 @@ def run_setting(
     """One epoch of `args.steps` steps on a new run dir against a new loopback server."""
     from flows.competition import CompetitionParams, prepare_run
     from swarm.journal import Journal
+    from swarm.llm.usage import USAGE_FILE, read_records
     from testing.loopback_server import LoopbackServer, Reply
 
     with LoopbackServer(latency_s=args.latency) as server:
@@ -183,17 +182,13 @@ def run_setting(
         ]
         run_dir = root / f"{runner}-{parallel}"
         prepare_run(CompetitionParams(run_dir=str(run_dir), overrides=overrides))
-        wall = (
-            time_prefect_epoch(run_dir, args.steps)
-            if runner == "prefect"
-            else time_plain_epoch(run_dir, args.steps, parallel)
-        )
+        wall = time_epoch(runner, run_dir, args.steps, parallel)
         calls = sum(1 for r in server.requests if r.path.endswith("/chat/completions"))
     journal = Journal.load(run_dir / "journal.jsonl")
-    usage = [json.loads(line) for line in (run_dir / "llm_usage.jsonl").read_text().splitlines() if line]
-    code_calls = [u for u in usage if u.get("stage") == "code"]
+    usage = read_records(run_dir / USAGE_FILE)
+    code_calls = [u for u in usage if u.stage == "code"]
     exec_times = [n.exec_time for n in journal if n.exec_time is not None]
-    latencies = [u["latency_s"] for u in code_calls if u.get("ok")]
+    latencies = [u.latency_s for u in code_calls if u.ok]
     return {
         "runner": runner,
         "parallel": parallel,
@@ -201,8 +196,8 @@ def run_setting(
         "wall_s": wall,
         "steps_per_min": 60 * len(journal) / wall,
         "model_calls": calls,
-        "model_calls_ok": sum(1 for u in code_calls if u.get("ok")),
-        "one_call_per_step": calls == len(journal) == sum(1 for u in code_calls if u.get("ok")),
+        "model_calls_ok": len(latencies),
+        "one_call_per_step": calls == len(journal) == len(latencies),
         "buggy": len(journal.buggy_nodes()),
         "mean_model_wait_s": sum(latencies) / len(latencies) if latencies else None,
         "mean_exec_s": sum(exec_times) / len(exec_times) if exec_times else None,

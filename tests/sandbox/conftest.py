@@ -72,12 +72,13 @@ def processes_under(under: Path) -> list[int]:
     return found
 
 
-def bwrap_backend(**overrides):
-    """A BwrapSandbox; outside CI a host without user namespaces skips the test, with CI=true it fails it."""
+def bwrap_backend(python: str | None = None, **overrides):
+    """A BwrapSandbox (on `python`, default this interpreter); outside CI a host without user namespaces skips
+    the test, with CI=true it fails it."""
     from sandbox.bwrap_backend import BwrapSandbox
 
     try:
-        return BwrapSandbox(cfg(**overrides))
+        return BwrapSandbox(cfg(**overrides), python=python)
     except SandboxUnavailable as exc:
         if IN_CI:
             pytest.fail(f"CI=true but the bwrap backend is unusable: {exc}")
