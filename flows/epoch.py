@@ -17,6 +17,8 @@ from typing import Any
 
 from prefect import flow, task
 from prefect.cache_policies import NO_CACHE
+from prefect.results import ResultRecord
+from prefect.states import State
 from prefect.task_runners import ThreadPoolTaskRunner
 from pydantic import BaseModel, Field
 
@@ -61,9 +63,17 @@ class EpochSummary(BaseModel):
     stopped_reason: str | None
 
 
+def finished_value(state: State) -> Any:
+    """What a finished task run returned, or the exception it failed with. A state made in this process holds
+    its value in memory; reading it there skips `State.result`'s round trip through Prefect's event loop."""
+    if isinstance(state.data, ResultRecord):
+        return state.data.result
+    return state.result(raise_on_failure=False)
+
+
 def _run_execute(run_dir: str, planned: steps.PlannedStep, generation: steps.Generation, refresh: bool):
     task = execute.with_options(result_storage=cache_storage(run_dir), refresh_cache=refresh or None)
-    result = task(run_dir, planned, generation, return_state=True).result(raise_on_failure=False)
+    result = finished_value(task(run_dir, planned, generation, return_state=True))
     if isinstance(result, BaseException):
         raise result
     if result is not None and not isinstance(result, ExecutionResult):
