@@ -1,16 +1,18 @@
-"""Prefect artifacts: per epoch the journal as a table, a markdown summary (with the search's mode), the
-score-over-steps plot; at the end of a run the ensemble decision and the delivered submission."""
+"""Prefect artifacts: per epoch the epoch's nodes and the dispatcher as tables, and a markdown summary (the
+search's mode, the GA population, the score over steps and a link to its plot); at the end of a run the
+ensemble decision and the delivered submission."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from prefect.artifacts import create_link_artifact, create_markdown_artifact, create_table_artifact
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from swarm.atomic import write_text_atomic
-from swarm.journal import Journal
+from swarm.journal import Journal, Node
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.finalize import score_curve
 from swarm.pipeline.plot import score_svg
@@ -18,7 +20,7 @@ from swarm.pipeline.policy import FINAL, STAGNATION, steps_since_improvement
 from swarm.pipeline.state import RunState
 
 
-def journal_rows(journal: Journal) -> list[dict[str, object]]:
+def journal_rows(nodes: Iterable[Node]) -> list[dict[str, object]]:
     return [
         {
             "step": node.step,
@@ -33,7 +35,7 @@ def journal_rows(journal: Journal) -> list[dict[str, object]]:
             "why": node.bug_reason or "",
             "mode": node.meta.get("search_mode") or "",
         }
-        for node in journal
+        for node in nodes
     ]
 
 
@@ -97,42 +99,62 @@ def curve_lines(journal: Journal, lower_is_better: bool) -> list[str]:
     return [*lines, "```"]
 
 
+def markdown_table(rows: list[dict[str, object]]) -> list[str]:
+    """Rows of equal keys as markdown table lines (empty for no rows)."""
+    if not rows:
+        return []
+    columns = list(rows[0])
+    lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
+    for row in rows:
+        cells = ("" if row[c] is None else str(row[c]).replace("|", "\\|").replace("\n", " ") for c in columns)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def summary_markdown(rc: RunContext, journal: Journal, state: RunState, epoch: int, plot: Path) -> str:
+    """The epoch's summary: counts, best, spend, search modes, the GA population, the score curve and a link
+    to its SVG plot."""
+    best = journal.best_node(only_good=True)
+    best_text = f"`{best.id[:8]}` metric {best.metric.value:.5g}" if best and best.metric else "none yet"
+    population = population_rows(journal, state)
+    return "\n".join(
+        [
+            f"# Epoch {epoch} of `{state.run_id}`",
+            f"- nodes: {len(journal)} ({len(journal.good_nodes())} good, {len(journal.buggy_nodes())} buggy)",
+            f"- best: {best_text}",
+            f"- spend: ${rc.ledger.total_cost_usd:.4f}",
+            f"- stopped: {state.stopped_reason or 'no'}",
+            *mode_lines(journal, epoch, rc.cfg.search.patience),
+            "",
+            *curve_lines(journal, rc.lower_is_better),
+            "",
+            f"[Best score over steps (SVG)]({plot.resolve().as_uri()})",
+            "",
+            f"## GA population (generation {state.generation})" if population else "## GA population: empty",
+            "",
+            *markdown_table(population),
+        ]
+    )
+
+
 def publish_epoch_artifacts(rc: RunContext, journal: Journal, state: RunState, epoch: int) -> None:
+    """Three artifacts an epoch (each one round trip to the API, so no more): the epoch's nodes as a table
+    (this epoch's only, so an artifact's size does not grow with the run; the whole tree is in report.md),
+    the dispatcher's table, and the markdown summary with the GA population and the plot's link."""
     key = artifact_key(state.run_id, state.branch, epoch)
     create_table_artifact(
-        journal_rows(journal), key=f"journal-{key}", description=f"Journal after epoch {epoch}"
+        journal_rows([node for node in journal if node.epoch == epoch]),
+        key=f"journal-{key}",
+        description=f"Journal: the nodes of epoch {epoch}",
     )
     create_table_artifact(
         rc.dispatcher.rows(),
         key=f"dispatcher-{key}",
         description=f"Task dispatcher after epoch {epoch}: EMA score per agent and task type (n = updates)",
     )
-    if state.population:
-        create_table_artifact(
-            population_rows(journal, state),
-            key=f"population-{key}",
-            description=f"GA population after epoch {epoch} (generation {state.generation})",
-        )
-    best = journal.best_node(only_good=True)
-    best_text = f"`{best.id[:8]}` metric {best.metric.value:.5g}" if best and best.metric else "none yet"
-    create_markdown_artifact(
-        "\n".join(
-            [
-                f"# Epoch {epoch} of `{state.run_id}`",
-                f"- nodes: {len(journal)} ({len(journal.good_nodes())} good, {len(journal.buggy_nodes())} buggy)",
-                f"- best: {best_text}",
-                f"- spend: ${rc.ledger.total_cost_usd:.4f}",
-                f"- stopped: {state.stopped_reason or 'no'}",
-                *mode_lines(journal, epoch, rc.cfg.search.patience),
-                "",
-                *curve_lines(journal, rc.lower_is_better),
-            ]
-        ),
-        key=f"summary-{key}",
-    )
     plot = rc.paths.root / "epochs" / str(epoch) / "score.svg"
     write_text_atomic(plot, score_svg(score_curve(journal), lower_is_better=rc.lower_is_better))
-    create_link_artifact(plot.resolve().as_uri(), link_text="best score over steps (SVG)", key=f"plot-{key}")
+    create_markdown_artifact(summary_markdown(rc, journal, state, epoch, plot), key=f"summary-{key}")
 
 
 def run_key(run_id: str, branch: str) -> str:

@@ -367,10 +367,10 @@ def test_competition_run_shows_tasks_and_artifacts(
         assert any(n.startswith(f"{verb}[") for n in names), (verb, names)
 
     artifacts = {a["key"].split("-")[0]: a for a in stack.artifacts([epoch["id"]]) if a["key"]}
-    assert {"journal", "summary", "plot", "dispatcher"} <= set(artifacts), sorted(artifacts)
+    assert {"journal", "summary", "dispatcher"} <= set(artifacts), sorted(artifacts)
     assert artifacts["journal"]["type"] == "table"
     assert artifacts["summary"]["type"] == "markdown" and "# Epoch 1" in artifacts["summary"]["data"]
-    assert "score.svg" in artifacts["plot"]["data"]
+    assert "score.svg" in artifacts["summary"]["data"]
     assert (Path(runs["good_dir"]) / "grade.json").is_file()
 
     step_names = [n for n in names if STEP_NAME.match(n)]

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from flows.artifacts import artifact_key, curve_lines, journal_rows
+from flows.artifacts import artifact_key, curve_lines, journal_rows, markdown_table
 from sandbox import ExecutionResult
 from swarm.agent_store import AgentStore
 from swarm.config import load_config
@@ -251,3 +251,10 @@ def test_prompts_show_the_kinds_of_columns(tmp_path: Path, competition_cache: Pa
     assert "Columns by kind (train.csv with test.csv):" in prompt
     assert "review: free text:" in prompt
     assert hints["metric"] == "auc"
+
+
+def test_markdown_tables_keep_one_row_per_line_whatever_the_cells_hold() -> None:
+    lines = markdown_table([{"node": "a|b", "why": "line one\nline two", "metric": None}])
+    assert lines[0] == "| node | why | metric |"
+    assert lines[2] == "| a\\|b | line one line two |  |"
+    assert markdown_table([]) == []
