@@ -14,7 +14,8 @@ from the time outside the sandbox's executions (wall minus the nodes' exec_time)
 process's (every thread) plus the API server's (the ephemeral API's uvicorn process, waited for until its
 task-run recorder and event persister have gone idle), which on a 2-core machine competes with the
 solutions. The 1-minute load average is recorded around every repeat: other work on the machine slows both
-sides, so compare figures measured at similar load.
+sides, so compare figures measured at similar load. After each repeat, Prefect's floor: a flow of as many
+no-op task runs as the epoch had, timed the same way (what any flow of that size costs here).
 
 Cold start: in fresh processes, the time to `import prefect` and to run a first trivial flow with a new
 database, then with the database the first process left; see benchmarks/README.md for how tests avoid it.
@@ -141,6 +142,27 @@ def nodes_exec_s(run_dir: Path) -> tuple[float, list[str]]:
     return sum(n.exec_time or 0.0 for n in journal), [n.code for n in journal]
 
 
+def noop_flow_ms_per_task(task_runs: int) -> float:
+    """Prefect's own floor on this machine: one flow of `task_runs` no-op task runs (no cache, no persisted
+    result, nothing of this project's), wall ms per task run including the flow's start and end."""
+    from prefect import flow, task
+    from prefect.cache_policies import NO_CACHE
+
+    @task(cache_policy=NO_CACHE, persist_result=False)
+    def noop(i: int) -> int:
+        return i
+
+    @flow
+    def noop_flow(n: int) -> None:
+        for i in range(n):
+            noop(i)
+
+    settle_api_server()
+    started = time.perf_counter()
+    noop_flow(task_runs)
+    return 1000 * (time.perf_counter() - started) / task_runs
+
+
 def run_prefect(run_dir: Path, steps: int) -> dict[str, Any]:
     from flows.epoch import EpochParams, epoch_flow
     from tasks.runs import get_context
@@ -209,6 +231,7 @@ def one_repeat(args: argparse.Namespace, root: Path, index: int) -> dict[str, An
 
     return {
         **runs,
+        "noop_flow_ms_per_task": noop_flow_ms_per_task(task_runs),
         "same_code": same_code,
         "load_1min": [load_before, load_1min()],
         "ratio": prefect["wall_s"] / plain["wall_s"],
@@ -303,12 +326,14 @@ def main(argv: list[str] | None = None) -> int:
         "per_task_ms_wall": median([r["per_task_ms_wall"] for r in repeats]),
         "per_task_ms_outside_exec": median([r["per_task_ms_outside_exec"] for r in repeats]),
         "per_task_ms_cpu": median([r["per_task_ms_cpu"] for r in repeats]),
+        "noop_flow_ms_per_task": median([r["noop_flow_ms_per_task"] for r in repeats]),
         "task_runs": repeats[0]["prefect"]["task_runs"],
         "same_code": all(r["same_code"] for r in repeats),
         "warm_up_s": warm_s,
         "one_task_flow_s": flow_s,
         "load_1min": {"min": min(loads), "median": median(loads), "max": max(loads), "cpus": os.cpu_count()},
     }
+    floor_range = [f(r["noop_flow_ms_per_task"] for r in repeats) for f in (min, max)]
     summary["targets"] = {
         "per_task_ms_outside_exec<=10": summary["per_task_ms_outside_exec"] <= TARGET_MS_PER_TASK,
         "ratio_wall<=1.05": summary["ratio_wall"] <= TARGET_RATIO,
@@ -322,6 +347,10 @@ def main(argv: list[str] | None = None) -> int:
             ("per-task overhead, wall (ms)", summary["per_task_ms_wall"]),
             ("per-task overhead, outside exec (ms)", summary["per_task_ms_outside_exec"]),
             ("per-task overhead, CPU of process + API (ms)", summary["per_task_ms_cpu"]),
+            (
+                f"Prefect's floor: a flow of {summary['task_runs']} no-op task runs (ms per task run)",
+                "{:.2f} ({:.1f} to {:.1f})".format(summary["noop_flow_ms_per_task"], *floor_range),
+            ),
             ("Prefect task runs per epoch", summary["task_runs"]),
             ("same code on both sides", summary["same_code"]),
             ("a warm flow run with one task (s)", summary["one_task_flow_s"]),

@@ -81,6 +81,7 @@ def test_orchestration_overhead(tmp_path: Path, competition_cache: Path) -> None
     for side in ("prefect", "plain"):
         assert positive(repeat[side]["exec_s"]) and repeat[side]["exec_s"] < repeat[side]["wall_s"]
     assert positive(summary["ratio_wall"]) and math.isfinite(summary["per_task_ms_outside_exec"])
+    assert positive(repeat["noop_flow_ms_per_task"]) and "no-op task runs" in out
     cold = data["cold_start"]
     assert [c["database"] for c in cold] == ["new", "existing"]
     assert all(positive(c["import_s"]) and c["import_s"] + c["first_flow_s"] < c["process_s"] for c in cold)
