@@ -7,6 +7,7 @@ imports Prefect (its settings are read at import).
 from __future__ import annotations
 
 import atexit
+import importlib.metadata
 import json
 import os
 import platform
@@ -113,6 +114,13 @@ def _cell(value: Any) -> str:
     return "-" if value is None else str(value)
 
 
+def installed_version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
 def write_json(path: Path, args: Any, results: dict[str, Any]) -> None:
     """The results with the arguments and the machine they were measured on."""
     payload = {
@@ -121,6 +129,7 @@ def write_json(path: Path, args: Any, results: dict[str, Any]) -> None:
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
             "platform": platform.platform(),
+            "prefect": installed_version("prefect"),
         },
         "args": {k: str(v) for k, v in vars(args).items()},
         **results,
