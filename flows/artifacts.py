@@ -106,7 +106,9 @@ def markdown_table(rows: list[dict[str, object]]) -> list[str]:
     columns = list(rows[0])
     lines = ["| " + " | ".join(columns) + " |", "|" + " --- |" * len(columns)]
     for row in rows:
-        cells = ("" if row[c] is None else str(row[c]).replace("|", "\\|").replace("\n", " ") for c in columns)
+        cells = (
+            "" if row[c] is None else str(row[c]).replace("|", "\\|").replace("\n", " ") for c in columns
+        )
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
