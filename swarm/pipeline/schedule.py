@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from swarm.atomic import read_json
+from swarm.heap import freeze_long_lived
 from swarm.journal import Journal, Node
 from swarm.llm.base import SpendCapReached
 from swarm.pipeline import steps
@@ -98,12 +99,14 @@ def pending_steps(rc: RunContext, journal: Journal, state: RunState) -> list[ste
 
 def start_epoch(rc: RunContext, journal: Journal, state: RunState, epoch: int) -> EpochStart:
     """Check that `epoch` is the run's next, find what a killed run left of it, and start its GA generation
-    when due (saved before any of its steps)."""
+    when due (saved before any of its steps). The first epoch of a process freezes its long-lived objects
+    (`swarm.heap`)."""
     if state.epochs_done != epoch - 1:
         raise ValueError(
             f"{rc.paths.root} has finished {state.epochs_done} epochs, so the next is "
             f"{state.epochs_done + 1}, not {epoch}; to run epoch {epoch} again pass rerun=True"
         )
+    freeze_long_lived()  # the process's imports and the opened run, out of the collector's full walks
     replay = pending_steps(rc, journal, state)
     recorded = sum(1 for node in journal if node.epoch == epoch)  # a resumed epoch counts its steps
     if begin_epoch(state, epoch, rc.cfg, resumed=bool(recorded or replay)):

@@ -258,3 +258,16 @@ def test_markdown_tables_keep_one_row_per_line_whatever_the_cells_hold() -> None
     assert lines[0] == "| node | why | metric |"
     assert lines[2] == "| a\\|b | line one line two |  |"
     assert markdown_table([]) == []
+
+
+def test_a_storing_task_is_made_once_per_storage_and_refresh(tmp_path: Path) -> None:
+    from flows.epoch import storing
+    from tasks import execute, generate
+
+    stored = storing(generate, tmp_path / "cache")
+    assert storing(generate, tmp_path / "cache") is stored
+    assert stored.result_storage == tmp_path / "cache" and stored.fn is generate.fn
+    assert stored.refresh_cache is None  # the setting decides, as on the undecorated task
+    refreshing = storing(execute, tmp_path / "cache", True)
+    assert refreshing is not storing(execute, tmp_path / "cache") and refreshing.refresh_cache is True
+    assert storing(generate, tmp_path / "other").result_storage == tmp_path / "other"
