@@ -13,7 +13,8 @@ Per-task overhead = (prefect - plain) / Prefect task runs, from the wall times; 
 from the time outside the sandbox's executions (wall minus the nodes' exec_time); and in CPU time: this
 process's (every thread) plus the API server's (the ephemeral API's uvicorn process, waited for until its
 task-run recorder and event persister have gone idle), which on a 2-core machine competes with the
-solutions. The 1-minute load average is recorded around every repeat: other work on the machine slows both
+solutions. Each side's time in Python's garbage collector (`gc`, seconds) and its full collections are recorded
+too (the epoch's first start freezes the process's long-lived objects: `swarm.heap`). The 1-minute load average is recorded around every repeat: other work on the machine slows both
 sides, so compare figures measured at similar load. After each repeat, Prefect's floor: a flow of as many
 no-op task runs as the epoch had, timed the same way (what any flow of that size costs here).
 
@@ -24,6 +25,7 @@ database, then with the database the first process left; see benchmarks/README.m
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import subprocess
@@ -100,6 +102,32 @@ def cold_start(runs: int) -> list[dict[str, Any]]:
     return results
 
 
+class GcClock:
+    """Time this process spends in Python's garbage collector, and its full (oldest-generation) collections."""
+
+    def __init__(self) -> None:
+        self.seconds, self.full, self._started = 0.0, 0, 0.0
+        gc.callbacks.append(self._on_gc)
+
+    def _on_gc(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._started
+            self.full += info["generation"] == 2
+
+    def read(self) -> tuple[float, int]:
+        return self.seconds, self.full
+
+
+GC = GcClock()
+
+
+def gc_since(before: tuple[float, int]) -> dict[str, Any]:
+    seconds, full = GC.read()
+    return {"gc_s": seconds - before[0], "gc_full": full - before[1]}
+
+
 def api_server_cpu_s() -> float:
     """CPU seconds (user + system) used so far by this process's ephemeral API server (its uvicorn child
     process); 0.0 where there is none, or no /proc to read it from."""
@@ -169,9 +197,10 @@ def run_prefect(run_dir: Path, steps: int) -> dict[str, Any]:
 
     get_context(str(run_dir))  # opened before the clock starts, like the plain side's open_run
     server_before = settle_api_server()
-    cpu_before, started = time.process_time(), time.perf_counter()
+    gc_before, cpu_before, started = GC.read(), time.process_time(), time.perf_counter()
     state = epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps), return_state=True)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_before
+    gc_figures = gc_since(gc_before)
     summary = state.result()
     expected = TASKS_PER_STEP * summary.steps_done + 1  # + evolve_agents
     task_runs = task_run_count(state.state_details.flow_run_id, expected)
@@ -182,6 +211,7 @@ def run_prefect(run_dir: Path, steps: int) -> dict[str, Any]:
         "nodes": summary.steps_done,
         "task_runs": task_runs,
         "task_runs_expected": expected,
+        **gc_figures,
     }
 
 
@@ -191,14 +221,16 @@ def run_plain(run_dir: Path, steps: int, parallel: int) -> dict[str, Any]:
 
     rc, journal, state = open_run(run_dir)
     server_before = settle_api_server()
-    cpu_before, started = time.process_time(), time.perf_counter()
+    gc_before, cpu_before, started = GC.read(), time.process_time(), time.perf_counter()
     summary = run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
     wall, cpu = time.perf_counter() - started, time.process_time() - cpu_before
+    gc_figures = gc_since(gc_before)
     return {
         "wall_s": wall,
         "cpu_s": cpu,
         "server_cpu_s": api_server_cpu_s() - server_before,  # none of its own: another side's leftovers
         "nodes": len(summary.nodes),
+        **gc_figures,
     }
 
 
@@ -301,6 +333,8 @@ def main(argv: list[str] | None = None) -> int:
                     s["outside_exec_s"],
                     s["cpu_s"],
                     s["server_cpu_s"],
+                    s["gc_s"],
+                    s["gc_full"],
                     "{:.1f}-{:.1f}".format(*r["load_1min"]),
                 )
             )
@@ -315,6 +349,8 @@ def main(argv: list[str] | None = None) -> int:
             "outside exec",
             "cpu",
             "API cpu",
+            "gc",
+            "full gc",
             "load 1 min",
         ),
         rows,

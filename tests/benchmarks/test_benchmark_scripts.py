@@ -80,6 +80,7 @@ def test_orchestration_overhead(tmp_path: Path, competition_cache: Path) -> None
     assert repeat["prefect"]["nodes"] == repeat["plain"]["nodes"] == 1
     for side in ("prefect", "plain"):
         assert positive(repeat[side]["exec_s"]) and repeat[side]["exec_s"] < repeat[side]["wall_s"]
+        assert 0 <= repeat[side]["gc_s"] < repeat[side]["wall_s"] and repeat[side]["gc_full"] >= 0
     assert positive(summary["ratio_wall"]) and math.isfinite(summary["per_task_ms_outside_exec"])
     assert positive(repeat["noop_flow_ms_per_task"]) and "no-op task runs" in out
     cold = data["cold_start"]
