@@ -6,17 +6,19 @@
 Both sides run one epoch of a new run made from the same config and project seed, so the seeded offline coder
 writes the same code for both (checked, and reported as `same_code`), on the local sandbox:
 - prefect: the epoch flow (per step select_parent, a `step` task on the flow's task runner holding generate,
-  execute and review, then update_population: six task runs; one evolve_agents task), on the script's own ephemeral API, warmed up first, heartbeats off, cache refresh on
-  (a step never reuses another's execution, as on the plain side);
+  execute and review, then update_population: six task runs; one evolve_agents task), on the script's own
+  ephemeral API, warmed up first, heartbeats off, cache refresh on (a step never reuses another's execution,
+  as on the plain side);
 - plain: `swarm.pipeline.plain.run_epoch`, the same step functions called directly.
 Per-task overhead = (prefect - plain) / Prefect task runs, from the wall times; steadier on a busy machine,
 from the time outside the sandbox's executions (wall minus the nodes' exec_time); and in CPU time: this
 process's (every thread) plus the API server's (the ephemeral API's uvicorn process, waited for until its
 task-run recorder and event persister have gone idle), which on a 2-core machine competes with the
-solutions. Each side's time in Python's garbage collector (`gc`, seconds) and its full collections are recorded
-too (the epoch's first start freezes the process's long-lived objects: `swarm.heap`). The 1-minute load average is recorded around every repeat: other work on the machine slows both
-sides, so compare figures measured at similar load. After each repeat, Prefect's floor: a flow of as many
-no-op task runs as the epoch had, timed the same way (what any flow of that size costs here).
+solutions. Each side's time in Python's garbage collector (`gc`, seconds) and its full collections are
+recorded too (the first epoch's start freezes the process's long-lived objects: `swarm.heap`). The 1-minute
+load average is recorded around every repeat: other work on the machine slows both sides, so compare figures
+measured at similar load. After each repeat, Prefect's floor: a flow of as many no-op task runs as the epoch
+had, timed the same way (what any flow of that size costs here).
 
 Cold start: in fresh processes, the time to `import prefect` and to run a first trivial flow with a new
 database, then with the database the first process left; see benchmarks/README.md for how tests avoid it.
