@@ -35,6 +35,7 @@ import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,9 +126,13 @@ class GcClock:
 GC = GcClock()
 
 
-def gc_since(before: tuple[float, int]) -> dict[str, Any]:
+def measured(call: Callable[[], Any]) -> tuple[Any, dict[str, Any]]:
+    """What `call` returns, and its wall and CPU seconds (this process) with the garbage collector's share."""
+    (gc_s, gc_full), cpu_before, started = GC.read(), time.process_time(), time.perf_counter()
+    result = call()
+    figures = {"wall_s": time.perf_counter() - started, "cpu_s": time.process_time() - cpu_before}
     seconds, full = GC.read()
-    return {"gc_s": seconds - before[0], "gc_full": full - before[1]}
+    return result, {**figures, "gc_s": seconds - gc_s, "gc_full": full - gc_full}
 
 
 def api_server_cpu_s() -> float:
@@ -199,21 +204,18 @@ def run_prefect(run_dir: Path, steps: int) -> dict[str, Any]:
 
     get_context(str(run_dir))  # opened before the clock starts, like the plain side's open_run
     server_before = settle_api_server()
-    gc_before, cpu_before, started = GC.read(), time.process_time(), time.perf_counter()
-    state = epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps), return_state=True)
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_before
-    gc_figures = gc_since(gc_before)
+    state, figures = measured(
+        lambda: epoch_flow(EpochParams(run_dir=str(run_dir), epoch=1, steps=steps), return_state=True)
+    )
     summary = state.result()
     expected = TASKS_PER_STEP * summary.steps_done + 1  # + evolve_agents
     task_runs = task_run_count(state.state_details.flow_run_id, expected)
     return {
-        "wall_s": wall,
-        "cpu_s": cpu,
+        **figures,
         "server_cpu_s": settle_api_server() - server_before,
         "nodes": summary.steps_done,
         "task_runs": task_runs,
         "task_runs_expected": expected,
-        **gc_figures,
     }
 
 
@@ -223,16 +225,13 @@ def run_plain(run_dir: Path, steps: int, parallel: int) -> dict[str, Any]:
 
     rc, journal, state = open_run(run_dir)
     server_before = settle_api_server()
-    gc_before, cpu_before, started = GC.read(), time.process_time(), time.perf_counter()
-    summary = run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
-    wall, cpu = time.perf_counter() - started, time.process_time() - cpu_before
-    gc_figures = gc_since(gc_before)
+    summary, figures = measured(
+        lambda: run_epoch(rc, journal, state, epoch=1, steps_wanted=steps, parallel=parallel)
+    )
     return {
-        "wall_s": wall,
-        "cpu_s": cpu,
+        **figures,
         "server_cpu_s": api_server_cpu_s() - server_before,  # none of its own: another side's leftovers
         "nodes": len(summary.nodes),
-        **gc_figures,
     }
 
 
