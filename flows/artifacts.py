@@ -83,9 +83,9 @@ def artifact_key(run_id: str, branch: str, epoch: int) -> str:
     return f"{slug[-80:].strip('-')}-e{epoch}"
 
 
-def curve_lines(journal: Journal, lower_is_better: bool) -> list[str]:
-    """The best score over steps as markdown lines, with a bar per step (readable in any UI)."""
-    curve = [(step, value) for step, value in score_curve(journal) if value is not None]
+def curve_lines(curve: list[tuple[int, float | None]], lower_is_better: bool) -> list[str]:
+    """The best score over steps (`score_curve`) as markdown lines, with a bar per step (readable in any UI)."""
+    curve = [(step, value) for step, value in curve if value is not None]
     if not curve:
         return ["no score yet"]
     values = [v for _, v in curve]
@@ -113,7 +113,14 @@ def markdown_table(rows: list[dict[str, object]]) -> list[str]:
     return lines
 
 
-def summary_markdown(rc: RunContext, journal: Journal, state: RunState, epoch: int, plot: Path) -> str:
+def summary_markdown(
+    rc: RunContext,
+    journal: Journal,
+    state: RunState,
+    epoch: int,
+    curve: list[tuple[int, float | None]],
+    plot: Path,
+) -> str:
     """The epoch's summary: counts, best, spend, search modes, the GA population, the score curve and a link
     to its SVG plot."""
     best = journal.best_node(only_good=True)
@@ -128,7 +135,7 @@ def summary_markdown(rc: RunContext, journal: Journal, state: RunState, epoch: i
             f"- stopped: {state.stopped_reason or 'no'}",
             *mode_lines(journal, epoch, rc.cfg.search.patience),
             "",
-            *curve_lines(journal, rc.lower_is_better),
+            *curve_lines(curve, rc.lower_is_better),
             "",
             f"[Best score over steps (SVG)]({plot.resolve().as_uri()})",
             "",
@@ -154,9 +161,10 @@ def publish_epoch_artifacts(rc: RunContext, journal: Journal, state: RunState, e
         key=f"dispatcher-{key}",
         description=f"Task dispatcher after epoch {epoch}: EMA score per agent and task type (n = updates)",
     )
+    curve = score_curve(journal)
     plot = rc.paths.root / "epochs" / str(epoch) / "score.svg"
-    write_text_atomic(plot, score_svg(score_curve(journal), lower_is_better=rc.lower_is_better))
-    create_markdown_artifact(summary_markdown(rc, journal, state, epoch, plot), key=f"summary-{key}")
+    write_text_atomic(plot, score_svg(curve, lower_is_better=rc.lower_is_better))
+    create_markdown_artifact(summary_markdown(rc, journal, state, epoch, curve, plot), key=f"summary-{key}")
 
 
 def run_key(run_id: str, branch: str) -> str:

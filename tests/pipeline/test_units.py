@@ -19,6 +19,7 @@ from swarm.llm.review import ReviewOutcome
 from swarm.metric import MetricValue
 from swarm.pipeline import steps
 from swarm.pipeline.context import create_run
+from swarm.pipeline.finalize import score_curve
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
 from swarm.pipeline.state import RunPaths, StepPlan, load_state
@@ -161,7 +162,7 @@ def test_score_curve_lines_show_each_improvement() -> None:
         node = good(value, lower=True)
         node.step = len(journal)
         journal.append(node)
-    lines = curve_lines(journal, lower_is_better=True)
+    lines = curve_lines(score_curve(journal), lower_is_better=True)
     rows = [line for line in lines if line.startswith("step")]
     assert [row.split()[2] for row in rows] == ["0.5", "0.4", "0.4", "0.3"]
     assert rows[-1].count("#") > rows[0].count("#")
