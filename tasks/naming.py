@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
-from prefect.runtime import task_run
 
+def step_name(verb: str) -> Callable[..., str]:
+    """A `task_run_name` callable. Prefect passes it the task's resolved parameters (an `opaque(planned)` from
+    the epoch flow arrives unwrapped), which `prefect.runtime.task_run.parameters` would not give."""
 
-def step_name(verb: str) -> Callable[[], str]:
-    def name() -> str:
-        planned = task_run.parameters.get("planned")
+    def name(parameters: dict[str, Any]) -> str:
+        planned = parameters.get("planned")
         return f"{verb}[{planned.plan.label()}]" if planned is not None else verb
 
     return name

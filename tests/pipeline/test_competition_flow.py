@@ -78,6 +78,45 @@ def execute_runs(node_ids: list[str], timeout: float = 30.0) -> list:
         time.sleep(0.2)
 
 
+def step_task_runs(node_ids: list[str], verbs: tuple[str, ...], timeout: float = 30.0) -> dict[str, dict]:
+    """Per node, its finished task runs by verb (`generate[agent_0 draft 3f2c1a]` -> "generate")."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with get_client(sync_client=True) as client:
+            found = [
+                run
+                for verb in verbs
+                for run in client.read_task_runs(
+                    task_run_filter=TaskRunFilter(name=TaskRunFilterName(like_=f"{verb}["))
+                )
+            ]
+        by_node = {
+            node_id: {t.name.split("[")[0]: t for t in found if node_id[:6] in t.name and t.end_time}
+            for node_id in node_ids
+        }
+        if all(len(runs) == len(verbs) for runs in by_node.values()) or time.monotonic() > deadline:
+            return by_node
+        time.sleep(0.2)
+
+
+def task_run_inputs(run, parameter: str) -> set[str]:
+    """The ids of the task runs that produced what `run` got as `parameter`."""
+    return {str(i.id) for i in run.task_inputs[parameter] if i.input_type == "task_run"}
+
+
+def test_task_run_graph_links_each_steps_values(tmp_path: Path, base_overrides: list[str]) -> None:
+    """The epoch passes its steps' values as `opaque`: Prefect records which task run produced each value
+    (the UI's graph edges) without walking into it, so an outcome's input is its step, not the tasks inside."""
+    _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=2"])
+    nodes = [n.id for n in Journal.load(run_dir / "journal.jsonl")]
+    verbs = ("step", "generate", "execute", "review", "update_population")
+    for node_id, runs in step_task_runs(nodes, verbs).items():
+        assert set(runs) == set(verbs), (node_id, sorted(runs))
+        assert task_run_inputs(runs["update_population"], "outcome") == {str(runs["step"].id)}
+        assert task_run_inputs(runs["execute"], "generation") == {str(runs["generate"].id)}
+        assert task_run_inputs(runs["review"], "generation") == {str(runs["generate"].id)}
+
+
 def test_parallel_steps_never_share_files(tmp_path: Path, base_overrides: list[str]) -> None:
     _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=4", "search.parallel=2"])
     journal = Journal.load(run_dir / "journal.jsonl")
