@@ -20,10 +20,10 @@ load average is recorded around every repeat: other work on the machine slows bo
 measured at similar load. After each repeat, Prefect's floor: a flow of as many no-op task runs as the epoch
 had, timed the same way (what any flow of that size costs here).
 
-Each timed epoch flow starts outside any client context, as a rerun of one epoch does, so it builds its own API
-client: Prefect loads its CA bundle into an SSL context for each new client (about 30 ms here, even for the
-http:// API), measured on its own and reported. The competition flow's epochs are subflows: they reuse its client
-but create a parent task run.
+Each timed epoch flow starts outside any client context, as a rerun of one epoch does, so it builds its own
+API client: Prefect loads its CA bundle into an SSL context for each new client (about 30 ms here, even for
+the http:// API), measured on its own and reported. The competition flow's epochs are subflows: they reuse its
+client but create a parent task run.
 
 Cold start: in fresh processes, the time to `import prefect` and to run a first trivial flow with a new
 database, then with the database the first process left; see benchmarks/README.md for how tests avoid it.
@@ -111,7 +111,8 @@ def cold_start(runs: int) -> list[dict[str, Any]]:
 
 
 class GcClock:
-    """Time this process spends in Python's garbage collector, and its full (oldest-generation) collections."""
+    """Time this process spends in Python's garbage collector, and its full (oldest-generation)
+    collections."""
 
     def __init__(self) -> None:
         self.seconds, self.full, self._started = 0.0, 0, 0.0

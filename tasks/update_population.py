@@ -1,9 +1,10 @@
 """update_population: add a finished step's node to the journal and the experience pool, and persist the run.
 
-The task takes the run dir and the step's outcome (its prompt, code, output and review; the epoch flow passes it
-in `opaque`, so Prefect does not walk its fields) and returns the new node's id; it records on the journal and
-state the epoch flow holds in memory (`tasks.runs.hold_run`), in the flow's own thread. No cache (`NO_CACHE`):
-Prefect neither hashes its inputs nor keeps its result. A rerun for a node already in the journal records nothing again.
+The task takes the run dir and the step's outcome (its prompt, code, output and review; the epoch flow passes
+it in `opaque`, so Prefect does not walk its fields) and returns the new node's id; it records on the journal
+and state the epoch flow holds in memory (`tasks.runs.hold_run`), in the flow's own thread. No cache
+(`NO_CACHE`): Prefect neither hashes its inputs nor keeps its result. A rerun for a node already in the
+journal records nothing again.
 """
 
 from __future__ import annotations

@@ -106,7 +106,8 @@ def task_run_inputs(run, parameter: str) -> set[str]:
 
 def test_task_run_graph_links_each_steps_values(tmp_path: Path, base_overrides: list[str]) -> None:
     """The epoch passes its steps' values as `opaque`: Prefect records which task run produced each value
-    (the UI's graph edges) without walking into it, so an outcome's input is its step, not the tasks inside."""
+    (the UI's graph edges) without walking into it, so an outcome's input is its step, not the tasks
+    inside."""
     _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=2"])
     nodes = [n.id for n in Journal.load(run_dir / "journal.jsonl")]
     verbs = ("step", "generate", "execute", "review", "update_population")
