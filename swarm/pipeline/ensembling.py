@@ -6,6 +6,7 @@ refits), `harness/ensemble_submission.csv` (the blend)."""
 
 from __future__ import annotations
 
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from swarm.evaluation.harness import file_sha256
 from swarm.evaluation.holdout import harness_root
 from swarm.journal import Journal, Node
 from swarm.pipeline.context import RunContext
+from swarm.pipeline.parallel import run_parallel
 from swarm.pipeline.refit import refit
 from swarm.population import rank_nodes
 from swarm.submission_check import check_submission
@@ -100,17 +102,24 @@ def member_submission(rc: RunContext, node: Node) -> tuple[Path | None, str]:
 
 def blend_members(rc: RunContext, journal: Journal, delivery: Delivery) -> None:
     """Blend the members' test predictions into `harness/ensemble_submission.csv` and check it; when a member
-    has no usable predictions or the blend fails the check, the best single node is delivered instead."""
+    has no usable predictions or the blend fails the check, the best single node is delivered instead.
+
+    The members' refits run `search.parallel` at a time on the run's sandbox; their results are taken in the
+    weights' order, so the first member without usable predictions (in that order) decides the fall-back."""
     choice = delivery.choice
     assert choice is not None
     frames: dict[str, pd.DataFrame] = {}
-    for node_id in choice.weights:
-        path, note = member_submission(rc, journal.get(node_id))
-        delivery.members[node_id] = note
-        if path is None:
-            return _fall_back(choice, f"member {node_id} has {note}")
-        delivery.member_submissions[node_id] = str(path)
-        frames[node_id] = pd.read_csv(path, dtype=str, keep_default_na=False)
+    members = list(choice.weights)
+    submissions = run_parallel(
+        members, lambda node_id: member_submission(rc, journal.get(node_id)), rc.cfg.search.parallel, "refit"
+    )
+    with closing(submissions):
+        for node_id, (path, note) in zip(members, submissions, strict=True):
+            delivery.members[node_id] = note
+            if path is None:
+                return _fall_back(choice, f"member {node_id} has {note}")
+            delivery.member_submissions[node_id] = str(path)
+            frames[node_id] = pd.read_csv(path, dtype=str, keep_default_na=False)
     spec = rc.harness.spec  # type: ignore[union-attr]
     target = harness_root(rc.paths.root) / ENSEMBLE_SUBMISSION
     try:
