@@ -10,6 +10,7 @@ from sandbox.config import ExecutionConfig
 from sandbox.gpu_plan import NO_GPUS, GpuPlan, resolve_plan
 from sandbox.gpu_pool import GPU_POOL, WaitCallback
 from sandbox.gpus import GpuInfo
+from sandbox.resources import resolve_resources
 from sandbox.result import ExecutionResult, OutputCollector, list_files, parse_traceback
 from sandbox.workspace import NodeDirs
 
@@ -39,12 +40,29 @@ class Sandbox(ABC):
 
     name: str = "abstract"
 
-    def __init__(self, cfg: ExecutionConfig) -> None:
-        self.cfg = cfg
+    def __init__(self, cfg: ExecutionConfig, parallel: int = 1) -> None:
+        """`parallel`: how many executions the run starts at once (`search.parallel`); `auto` resources are
+        this host's divided between them (sandbox.resources, sandbox.gpu_plan)."""
+        self.parallel = max(1, int(parallel))
+        self.cfg = resolve_resources(cfg, self.parallel)
         # The run's GPUs (GpuUnavailable when the settings ask for GPUs that are not here).
         self.gpu_plan: GpuPlan = (
-            NO_GPUS if cfg.gpus == "none" else resolve_plan(cfg, gpu_host.discover_gpus())
+            NO_GPUS if cfg.gpus == "none" else resolve_plan(self.cfg, gpu_host.discover_gpus(), self.parallel)
         )
+
+    def resources(self) -> dict[str, object]:
+        """What each execution is given (for the run dir, the prompts and the report)."""
+        return {
+            "cpus": self.cfg.cpus,
+            "memory_mb": self.cfg.memory_mb,
+            "memory_guard": self.memory_guard,
+            "gpus": self.gpu_plan.describe(),
+        }
+
+    @property
+    def memory_guard(self) -> str:
+        """How the memory limit is held: the kernel's (a cgroup) or the supervisor's watch."""
+        return "cgroup"
 
     def run(
         self,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 from typing import Any
 
 from sandbox.base import SandboxUnavailable
@@ -23,13 +24,47 @@ from sandbox.local import LocalSandbox
 from sandbox.workspace import CODE_FILE, NodeDirs
 
 
+def _bounding_set() -> str:
+    """This process's capability bounding set as /proc shows it (hex), or "unknown"."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("CapBnd:"):
+                return line.split()[1]
+    except OSError:
+        pass
+    return "unknown"
+
+
+def refusal(bwrap: str, failure: str, *, root: bool) -> str:
+    """The one sentence a failed probe gives: the step that failed, what it said, and what to do."""
+    if failure.startswith("setpriv"):
+        return (
+            f"the bwrap sandbox cannot drop a solution to a slot uid here: setpriv failed ({failure}) with "
+            f"root's capability bounding set {_bounding_set()}; it needs CAP_SETUID, CAP_SETGID and CAP_SETPCAP "
+            "in it (give the VM or container those capabilities), or use execution.sandbox=docker"
+        )
+    if "cap" in failure.lower() and root:
+        return (
+            f"bubblewrap ({bwrap}) cannot keep the capabilities it needs as root ({failure}; bounding set "
+            f"{_bounding_set()}): give the VM or container CAP_SYS_ADMIN, CAP_SETUID, CAP_SETGID and "
+            "CAP_SETPCAP, or use execution.sandbox=docker"
+        )
+    how = (
+        "root needs CAP_SYS_ADMIN to create them (a container may lack it: run it with that capability)"
+        if root
+        else "allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or "
+        "kernel.apparmor_restrict_unprivileged_userns=0), or run as root"
+    )
+    return f"bubblewrap ({bwrap}) cannot create its namespaces here: {failure}; {how}"
+
+
 class BwrapSandbox(LocalSandbox):
     """Runs solutions in a bubblewrap sandbox; raises SandboxUnavailable when bwrap cannot build one here."""
 
     name = "bwrap"
 
-    def __init__(self, cfg: ExecutionConfig, **kwargs: Any) -> None:
-        super().__init__(cfg, **kwargs)
+    def __init__(self, cfg: ExecutionConfig, parallel: int = 1, **kwargs: Any) -> None:
+        super().__init__(cfg, parallel, **kwargs)
         self.bwrap = find_bwrap()
         self.setpriv = shutil.which("setpriv") if self.drop_privileges else None
         if self.drop_privileges and not self.setpriv:
@@ -42,9 +77,7 @@ class BwrapSandbox(LocalSandbox):
             raise SandboxUnavailable(f"cannot list the packages to hide from solutions: {exc}") from exc
         failure = probe(self.bwrap, tuple(self._argv(None) + ["--", *self._drop(), "/bin/true"]))
         if failure is not None:
-            raise SandboxUnavailable(
-                f"bubblewrap ({self.bwrap}) cannot create its namespaces here: {failure}"
-            )
+            raise SandboxUnavailable(refusal(self.bwrap, failure, root=self.drop_privileges))
 
     def _can_drop_privileges(self) -> bool:
         return os.geteuid() == 0  # bwrap binds the interpreter itself, so any slot uid can run it

@@ -29,8 +29,12 @@ NAMESPACES = (
     "--die-with-parent", "--new-session",
 )  # fmt: skip
 HIDDEN_INIT = str(Path(__file__).with_name("hidden_package.py"))
-# As root bwrap keeps only what setpriv needs to become the slot uid; setpriv then drops everything.
-ROOT_CAPS = ("--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID")
+# As root bwrap keeps only what setpriv needs to become the slot uid and to empty the bounding set
+# (CAP_SETPCAP: without it a strict setpriv refuses `--bounding-set=-all`, "apply bounding set: Operation not
+# permitted", and an older one silently leaves the whole bounding set); setpriv then drops everything.
+ROOT_CAPS = (
+    "--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP",
+)  # fmt: skip
 
 
 @functools.lru_cache(maxsize=16)

@@ -8,18 +8,39 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 SandboxKind = Literal["auto", "docker", "bwrap", "local", "unsafe-local"]
 GpuSetting = Literal["auto", "none", "all"] | int | list[str]
+MemoryGuard = Literal["auto", "cgroup", "watchdog"]
 
 
 class ExecutionConfig(BaseModel):
     """How one solution runs: the backend (`auto` picks Docker, else bwrap), its time, memory, CPU, process and
-    disk limits, the output kept, the Docker image, and packages hidden from solutions."""
+    disk limits, the output kept, the Docker image, and packages hidden from solutions.
+
+    `cpus`, `memory_mb` and `gpus_per_step` may be `auto`: they follow the host and `search.parallel`
+    (sandbox.resources.resolve_resources turns them into numbers before a sandbox uses them).
+    """
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
     sandbox: SandboxKind = "auto"
     timeout_s: float = Field(600.0, gt=0)
-    memory_mb: int = Field(4096, ge=64)
-    cpus: float = Field(1.0, gt=0)
+    memory_mb: int | Literal["auto"] = Field(
+        "auto",
+        description=(
+            "Memory one solution may use (resident, all its processes; not address space): MB, or auto = about "
+            "80% of the host's memory divided by search.parallel."
+        ),
+    )
+    memory_guard: MemoryGuard = Field(
+        "auto",
+        description=(
+            "How the local and bwrap backends hold a solution to memory_mb: a cgroup's memory limit where this "
+            "host lets us create one, else a watchdog over its processes' resident memory (auto); or force one."
+        ),
+    )
+    cpus: float | Literal["auto"] = Field(
+        "auto",
+        description="CPUs one solution may use: a number, or auto = the host's cores divided by search.parallel.",
+    )
     pids_limit: int = Field(256, ge=8)
     disk_mb: int = Field(
         1024,
@@ -39,13 +60,42 @@ class ExecutionConfig(BaseModel):
             "ids (nvidia-smi indices or UUIDs, a list or a comma string)."
         ),
     )
-    gpus_per_step: int | float | Literal["all"] = Field(
-        1,
+    gpus_per_step: int | float | Literal["all", "auto"] = Field(
+        "auto",
         description=(
             "GPUs each execution holds while it runs: a whole number (no other step uses them meanwhile), "
-            "all, or 1/k (0.5, 0.25, ...) to let k steps share each GPU."
+            "all, 1/k (0.5, 0.25, ...) to let k steps share each GPU, or auto: whole GPUs when there are at "
+            "least as many as search.parallel, else 1/k of one with k = ceil(parallel / GPUs)."
         ),
     )
+
+    @field_validator("cpus", "memory_mb", mode="before")
+    @classmethod
+    def _auto_or_number(cls, value: object) -> object:
+        if isinstance(value, str) and value.strip().lower() == "auto":
+            return "auto"
+        if isinstance(value, bool):
+            raise ValueError("expected a number or auto, not a boolean")
+        return value
+
+    @field_validator("cpus")
+    @classmethod
+    def _positive_cpus(cls, value: object) -> object:
+        if value != "auto" and not float(value) > 0:  # type: ignore[arg-type]
+            raise ValueError(f"execution.cpus must be positive or auto, got {value}")
+        return value
+
+    @field_validator("memory_mb")
+    @classmethod
+    def _enough_memory(cls, value: object) -> object:
+        if value != "auto" and int(value) < 64:  # type: ignore[call-overload]
+            raise ValueError(f"execution.memory_mb must be at least 64 (MB) or auto, got {value}")
+        return value
+
+    @property
+    def resolved(self) -> bool:
+        """Whether every `auto` resource has been turned into a number (sandbox.resources)."""
+        return "auto" not in (self.cpus, self.memory_mb, self.gpus_per_step)
 
     @field_validator("gpus", mode="before")
     @classmethod
@@ -61,7 +111,7 @@ class ExecutionConfig(BaseModel):
     def gpu_shares(self) -> int:
         """How many executions may use one GPU at once (k for gpus_per_step = 1/k, else 1)."""
         per_step = self.gpus_per_step
-        return 1 if per_step == "all" or per_step >= 1 else round(1 / per_step)
+        return 1 if per_step in ("all", "auto") or per_step >= 1 else round(1 / per_step)
 
 
 def normalize_gpus(value: object) -> object:
@@ -94,9 +144,9 @@ def normalize_gpus(value: object) -> object:
 
 
 def normalize_gpus_per_step(value: object) -> object:
-    """`execution.gpus_per_step`: "all", a whole number >= 1, or 1/k for k steps sharing each GPU."""
-    if isinstance(value, str) and value.strip().lower() == "all":
-        return "all"
+    """`execution.gpus_per_step`: "auto", "all", a whole number >= 1, or 1/k for k steps sharing each GPU."""
+    if isinstance(value, str) and value.strip().lower() in ("all", "auto"):
+        return value.strip().lower()
     if isinstance(value, bool):
         raise ValueError("execution.gpus_per_step is a number or all, not a boolean")
     try:
@@ -108,6 +158,6 @@ def normalize_gpus_per_step(value: object) -> object:
     if 0 < number < 1 and abs(1 / number - round(1 / number)) < 1e-6:
         return 1 / round(1 / number)
     raise ValueError(
-        f"execution.gpus_per_step must be a whole number (GPUs per step), all, or 1/k (k steps share a GPU: "
-        f"0.5, 0.25, ...), got {value!r}"
+        f"execution.gpus_per_step must be auto, a whole number (GPUs per step), all, or 1/k (k steps share a "
+        f"GPU: 0.5, 0.25, ...), got {value!r}"
     )

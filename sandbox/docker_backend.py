@@ -33,6 +33,7 @@ from sandbox.docker_gpus import check_gpu_support, device_requests
 from sandbox.gpus import GpuInfo
 from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.packages import pinned_packages
+from sandbox.resources import resolve_resources, thread_environment
 from sandbox.result import OutputCollector
 from sandbox.workspace import CODE_FILE, NodeDirs
 
@@ -137,8 +138,8 @@ def container_kwargs(
     cfg: ExecutionConfig, node_dirs: NodeDirs, timeout_s: float, gpus: tuple[GpuInfo, ...] = ()
 ) -> dict:
     """The create() arguments: every limit and mount of one execution, and its GPUs (no engine needed)."""
+    cfg = resolve_resources(cfg)  # `auto` resources as for one step at a time, unless resolved already
     disk = cfg.disk_mb * 1024 * 1024
-    threads = str(max(1, math.ceil(cfg.cpus)))
     input_src = node_dirs.input.resolve()
     log_bytes = max(10 * 1024 * 1024, 8 * cfg.max_output_chars)
     deadline = math.ceil(timeout_s + DEADLINE_GRACE_S)
@@ -153,7 +154,7 @@ def container_kwargs(
         "mem_limit": f"{cfg.memory_mb}m",
         "memswap_limit": f"{cfg.memory_mb}m",
         "pids_limit": cfg.pids_limit,
-        "nano_cpus": int(cfg.cpus * 1e9),
+        "nano_cpus": int(float(cfg.cpus) * 1e9),
         "cap_drop": ["ALL"],
         "security_opt": ["no-new-privileges"],
         "read_only": True,
@@ -172,9 +173,7 @@ def container_kwargs(
             "MPLCONFIGDIR": "/tmp",
             "PYTHONUNBUFFERED": "1",
             "PYTHONDONTWRITEBYTECODE": "1",
-            "OMP_NUM_THREADS": threads,
-            "OPENBLAS_NUM_THREADS": threads,
-            "MKL_NUM_THREADS": threads,
+            **thread_environment(float(cfg.cpus)),
         },
         "labels": {LABEL: "1", LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()},
         "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "2"}),
@@ -193,14 +192,16 @@ class DockerSandbox(Sandbox):
 
     name = "docker"
 
-    def __init__(self, cfg: ExecutionConfig, client: docker.DockerClient | None = None) -> None:
-        super().__init__(cfg)
+    def __init__(
+        self, cfg: ExecutionConfig, parallel: int = 1, client: docker.DockerClient | None = None
+    ) -> None:
+        super().__init__(cfg, parallel)
         self.client = client or docker_client()
         if not image_exists(self.client, cfg.image):
             raise SandboxUnavailable(
                 f"sandbox image {cfg.image!r} does not exist; build it with sandbox/build_image.sh"
             )
-        self.gpu_plan = check_gpu_support(self.client, cfg, self.gpu_plan)
+        self.gpu_plan = check_gpu_support(self.client, self.cfg, self.gpu_plan)
         reap_stale_containers(self.client)
 
     def packages(self) -> list[str]:

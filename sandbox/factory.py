@@ -19,16 +19,16 @@ from sandbox.unsafe_local import UnsafeLocalSandbox
 log = logging.getLogger(__name__)
 
 
-def _docker(cfg: ExecutionConfig) -> Sandbox:
+def _docker(cfg: ExecutionConfig, parallel: int) -> Sandbox:
     from sandbox.docker_backend import DockerSandbox
 
-    return DockerSandbox(cfg)
+    return DockerSandbox(cfg, parallel)
 
 
-def _bwrap(cfg: ExecutionConfig) -> Sandbox:
+def _bwrap(cfg: ExecutionConfig, parallel: int) -> Sandbox:
     from sandbox.bwrap_backend import BwrapSandbox
 
-    return BwrapSandbox(cfg)
+    return BwrapSandbox(cfg, parallel)
 
 
 def no_sandbox_message(docker_reason: str, bwrap_reason: str) -> str:
@@ -41,30 +41,33 @@ def no_sandbox_message(docker_reason: str, bwrap_reason: str) -> str:
     )
 
 
-def make_sandbox(cfg: ExecutionConfig) -> Sandbox:
-    """The backend `cfg.sandbox` asks for (see the module doc); raises SandboxUnavailable when it cannot run."""
+def make_sandbox(cfg: ExecutionConfig, parallel: int = 1) -> Sandbox:
+    """The backend `cfg.sandbox` asks for (see the module doc); raises SandboxUnavailable when it cannot run.
+
+    `parallel` is how many executions run at once (`search.parallel`): `auto` CPUs, memory and GPU shares are
+    the host's divided between them."""
     if not isinstance(cfg, ExecutionConfig):
         raise TypeError(f"make_sandbox needs an ExecutionConfig, got {type(cfg).__name__}")
     if cfg.sandbox == "unsafe-local":
-        sandbox = UnsafeLocalSandbox(cfg)
+        sandbox = UnsafeLocalSandbox(cfg, parallel)
         log.warning("execution.sandbox=unsafe-local: %s", sandbox.description)
         return sandbox
     if cfg.sandbox == "docker":
-        return _docker(cfg)
+        return _docker(cfg, parallel)
     if cfg.sandbox == "bwrap":
-        return _bwrap(cfg)
+        return _bwrap(cfg, parallel)
     if cfg.sandbox == "local":
         try:
-            return LocalSandbox(cfg)
+            return LocalSandbox(cfg, parallel)
         except SandboxUnavailable as exc:
             log.info("execution.sandbox=local: %s; using bubblewrap instead", exc)
-            return _bwrap(cfg)
+            return _bwrap(cfg, parallel)
     try:
-        return _docker(cfg)
+        return _docker(cfg, parallel)
     except SandboxUnavailable as exc:
         docker_reason = str(exc)
     try:
-        sandbox = _bwrap(cfg)
+        sandbox = _bwrap(cfg, parallel)
     except SandboxUnavailable as exc:
         raise SandboxUnavailable(no_sandbox_message(docker_reason, str(exc))) from None
     log.info("execution.sandbox=auto: Docker is not usable (%s); using bubblewrap", docker_reason)

@@ -3,6 +3,7 @@ resolved against the GPUs found on the host (sandbox.gpus)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,6 +37,10 @@ class GpuPlan:
         share = f", {self.shares} steps share each GPU" if self.shares > 1 else ""
         return f"{describe(self.devices)}; {self.per_step} per step{share}"
 
+    def share_memory_mb(self, memory_mb: int) -> int:
+        """The GPU memory (MB) one step may use of a GPU with `memory_mb`: all of it, or its 1/shares."""
+        return memory_mb // self.shares
+
     def signature(self) -> dict[str, object]:
         """What decides what a solution sees (for caches of facts probed inside the sandbox)."""
         return {
@@ -67,8 +72,19 @@ def _by_ids(ids: list[str], found: Sequence[GpuInfo]) -> tuple[GpuInfo, ...]:
     return tuple(chosen)
 
 
-def resolve_plan(cfg: ExecutionConfig, found: Sequence[GpuInfo]) -> GpuPlan:
-    """The run's GpuPlan from the settings and the GPUs `found`; GpuUnavailable when they cannot be met."""
+def auto_per_step(gpus: int, parallel: int) -> tuple[int, int]:
+    """`gpus_per_step=auto` as (GPUs per step, steps per GPU): whole GPUs when there are at least as many as
+    the parallel steps (the GPUs split evenly between them), else one GPU shared by ceil(parallel / GPUs)
+    steps, so that no step ever waits for a GPU."""
+    parallel = max(1, parallel)
+    if gpus >= parallel:
+        return gpus // parallel, 1
+    return 1, math.ceil(parallel / gpus)
+
+
+def resolve_plan(cfg: ExecutionConfig, found: Sequence[GpuInfo], parallel: int = 1) -> GpuPlan:
+    """The run's GpuPlan from the settings, the GPUs `found` and the steps run at once (`parallel`, for
+    `gpus_per_step=auto`); GpuUnavailable when they cannot be met."""
     setting = cfg.gpus
     if setting == "none":
         return NO_GPUS
@@ -85,6 +101,9 @@ def resolve_plan(cfg: ExecutionConfig, found: Sequence[GpuInfo]) -> GpuPlan:
     if not devices:
         return NO_GPUS
     per_step = cfg.gpus_per_step
+    if per_step == "auto":
+        whole, shares = auto_per_step(len(devices), parallel)
+        return GpuPlan(devices, whole, shares)
     if per_step == "all":
         return GpuPlan(devices, len(devices), 1)
     if per_step >= 1:

@@ -30,9 +30,11 @@ from sandbox.config import ExecutionConfig
 from sandbox.disk_usage import total_bytes
 from sandbox.disk_watch import DiskWatcher
 from sandbox.gpus import GpuInfo, cuda_environment
+from sandbox.memory_cgroup import CgroupParent, CgroupUnavailable, ExecutionCgroup, cgroup_parent
 from sandbox.ownership import claim_dirs, release_dirs
 from sandbox.packages import interpreter_packages
 from sandbox.process_tree import kill_tree, kill_uid
+from sandbox.resources import CORE_SLOTS, CoreSlots, thread_count, thread_environment
 from sandbox.result import OutputCollector
 from sandbox.shared_tmp import owned_bytes, remove_owned
 from sandbox.slots import PROBE_UID, SLOTS, UidSlots
@@ -108,18 +110,46 @@ class LocalSandbox(Sandbox):
     def __init__(
         self,
         cfg: ExecutionConfig,
+        parallel: int = 1,
         *,
         python: str | None = None,
         slots: UidSlots | None = None,
+        cores: CoreSlots | None = None,
         extra_env: dict[str, str] | None = None,
     ) -> None:
-        super().__init__(cfg)
+        super().__init__(cfg, parallel)
         self.python = python or os.environ.get("SWARM_SANDBOX_PYTHON") or sys.executable
         if not Path(self.python).is_file():
             raise FileNotFoundError(f"python interpreter {self.python} does not exist")
         self.slots = slots or SLOTS
+        self.cores = cores or CORE_SLOTS
         self.extra_env = dict(extra_env or {})
         self.drop_privileges = self._can_drop_privileges()
+        self.cgroups = self._find_cgroups()
+
+    def _find_cgroups(self) -> CgroupParent | None:
+        """Where per-execution memory cgroups go, or None when the supervisor's watch holds the limit
+        (`execution.memory_guard`; `cgroup` where none can be made is SandboxUnavailable)."""
+        guard = self.cfg.memory_guard
+        if guard == "watchdog":
+            return None
+        try:
+            return cgroup_parent()
+        except CgroupUnavailable as exc:
+            if guard == "cgroup":
+                raise SandboxUnavailable(
+                    f"execution.memory_guard=cgroup, but no memory cgroup can be made here ({exc}); run as root "
+                    "on a host whose cgroups are writable, or set execution.memory_guard=auto (a watchdog over "
+                    "the solution's resident memory)"
+                ) from None
+            log.info("no memory cgroup here (%s): a watchdog holds solutions to execution.memory_mb", exc)
+            return None
+
+    @property
+    def memory_guard(self) -> str:
+        if self.cgroups is None:
+            return "watchdog (the supervisor measures the solution's resident memory)"
+        return f"cgroup v{self.cgroups.version} memory limit"
 
     def _can_drop_privileges(self) -> bool:
         """Root with an interpreter the slot uids can run; otherwise SandboxUnavailable (never run as us)."""
@@ -143,13 +173,20 @@ class LocalSandbox(Sandbox):
     def description(self) -> str:
         return f"local: supervised subprocess as a slot uid ({self.slots.base}+), no network/filesystem namespace"
 
+    def _memory_argument(self) -> tuple[str, ExecutionCgroup | None]:
+        """The supervisor's MEMORY argument and the cgroup made for this execution (None: watched)."""
+        limit = int(self.cfg.memory_mb) * 1024 * 1024
+        if self.cgroups is None:
+            return f"watch:{limit}", None
+        cgroup = self.cgroups.create(limit)
+        return f"cgroup:{cgroup.procs}", cgroup
+
     def packages(self) -> list[str]:
         """The well-known ML packages the interpreter that runs solutions has installed."""
         return interpreter_packages(self.python)
 
     def environment(self, node_dirs: NodeDirs, gpus: tuple[GpuInfo, ...] = ()) -> dict[str, str]:
         """The allow-listed environment of a child; CUDA_VISIBLE_DEVICES names its GPUs ("" when none)."""
-        threads = str(max(1, math.ceil(self.cfg.cpus)))
         env = {name: os.environ[name] for name in ENV_PASSTHROUGH if name in os.environ}
         env.setdefault("LANG", "C.UTF-8")
         scratch = str(node_dirs.working)
@@ -161,25 +198,23 @@ class LocalSandbox(Sandbox):
             PYTHONUNBUFFERED="1",
             PYTHONDONTWRITEBYTECODE="1",
             PYTHONNOUSERSITE="1",
-            OMP_NUM_THREADS=threads,
-            OPENBLAS_NUM_THREADS=threads,
-            MKL_NUM_THREADS=threads,
+            **thread_environment(float(self.cfg.cpus)),
         )
         env.update(cuda_environment(gpus))
         env.update(self.extra_env)
         return env
 
     def _limits(self, timeout_s: float) -> list[tuple[int, int]]:
-        """The solution's rlimits (RLIMIT_NPROC counts per uid: the slot uid's own, else ours)."""
+        """The solution's rlimits (RLIMIT_NPROC counts per uid: the slot uid's own, else ours). None bounds its
+        address space: memory is held by a cgroup or the supervisor's watch, so CUDA can reserve what it needs."""
         nproc = self.cfg.pids_limit
         if not self.drop_privileges:
             # RLIMIT_NPROC counts every process of the uid, so leave room for the ones already running.
             nproc += _count_user_processes(os.geteuid())
         disk = self.cfg.disk_mb * 1024 * 1024
         return [
-            (resource.RLIMIT_AS, self.cfg.memory_mb * 1024 * 1024),
             # CPU seconds add up over threads: allow the wall-clock budget on every core it may use.
-            (resource.RLIMIT_CPU, math.ceil(timeout_s * max(1, math.ceil(self.cfg.cpus))) + 5),
+            (resource.RLIMIT_CPU, math.ceil(timeout_s * thread_count(float(self.cfg.cpus))) + 5),
             (resource.RLIMIT_FSIZE, disk),
             (resource.RLIMIT_CORE, 0),
             (resource.RLIMIT_NPROC, nproc),
@@ -220,7 +255,13 @@ class LocalSandbox(Sandbox):
         return uid
 
     def _shim_command(
-        self, timeout_s: float, uid: int | None, status_fd: int, argv: list[str] | None = None
+        self,
+        timeout_s: float,
+        uid: int | None,
+        status_fd: int,
+        argv: list[str] | None = None,
+        cores: tuple[int, ...] = (),
+        memory: str = "-",
     ) -> list[str]:
         limits = ",".join(f"{which}={value}" for which, value in self._limits(timeout_s))
         return [
@@ -234,6 +275,8 @@ class LocalSandbox(Sandbox):
             f"{timeout_s + DEADLINE_GRACE_S:.3f}",
             "-" if uid is None else str(uid),
             limits,
+            ",".join(map(str, cores)) or "-",
+            memory,
             "--",
             *(argv or [self.python, CODE_FILE]),
         ]
@@ -241,17 +284,43 @@ class LocalSandbox(Sandbox):
     def _supervise(
         self, node_dirs: NodeDirs, timeout_s: float, uid: int | None, gpus: tuple[GpuInfo, ...] = ()
     ) -> RawRun:
-        """Run the solution under the shim (as `uid`, or as us when None) with `gpus` visible; collect what
-        happened."""
+        """Run the solution under the shim (as `uid`, or as us when None) with `gpus` visible, on cores of its
+        own and within its memory limit; collect what happened."""
+        with self.cores.acquire(thread_count(float(self.cfg.cpus))) as cores:
+            memory, cgroup = self._memory_argument()
+            try:
+                raw = self._run_shim(node_dirs, timeout_s, uid, gpus, cores, memory)
+                if cgroup is not None and cgroup.oom_kills():
+                    raw.oom_killed = True
+                return raw
+            finally:
+                if cgroup is not None:
+                    cgroup.remove()
+
+    def _run_shim(
+        self,
+        node_dirs: NodeDirs,
+        timeout_s: float,
+        uid: int | None,
+        gpus: tuple[GpuInfo, ...],
+        cores: tuple[int, ...],
+        memory: str,
+    ) -> RawRun:
         collector = OutputCollector(self.cfg.max_output_chars)
         status_r, status_w = os.pipe()
         try:
             start = time.monotonic()
             try:
+                command = self._shim_command(
+                    timeout_s,
+                    self._shim_uid(uid),
+                    status_w,
+                    self._solution_argv(node_dirs, uid, gpus),
+                    cores,
+                    memory,
+                )
                 proc = subprocess.Popen(
-                    self._shim_command(
-                        timeout_s, self._shim_uid(uid), status_w, self._solution_argv(node_dirs, uid, gpus)
-                    ),
+                    command,
                     cwd=node_dirs.root,
                     env=self.environment(node_dirs, gpus),
                     stdin=subprocess.DEVNULL,
@@ -282,12 +351,13 @@ class LocalSandbox(Sandbox):
             fate = _read_fate(status_r)
         finally:
             os.close(status_r)
-        exit_code, limit_hit = _exit_code(fate, proc.returncode)
+        exit_code, limit_hit, over_memory = _exit_code(fate, proc.returncode)
         return RawRun(
             collector=collector,
             exit_code=exit_code,
             exec_time=elapsed,
             timed_out=timed_out or limit_hit,
+            oom_killed=over_memory,
             disk_exceeded=watcher.exceeded,
             isolated=self.isolated,
         )
@@ -346,17 +416,20 @@ def _read_fate(fd: int) -> str:
         return ""
 
 
-def _exit_code(fate: str, returncode: int) -> tuple[int, bool]:
-    """(exit code to report, whether a time limit ended the run) from the shim's status line."""
-    word, _, value = fate.partition(" ")
+def _exit_code(fate: str, returncode: int) -> tuple[int, bool, bool]:
+    """(exit code to report, whether a time limit ended the run, whether it used more memory than its limit)
+    from the shim's status line."""
+    words = fate.split()
+    over_memory = "oom" in words[2:] or words[:2] == ["stopped", "memory"]
+    word, value = (words + ["", ""])[:2]
     if word == "exit":
-        return int(value), False
+        return int(value), False, over_memory
     if word == "signal":
         sig = int(value)
-        return 128 + sig, sig == signal.SIGXCPU  # the CPU-time rlimit is a time limit too
+        return 128 + sig, sig == signal.SIGXCPU, over_memory  # the CPU-time rlimit is a time limit too
     if word == "stopped":
-        return 128 + signal.SIGKILL, value == "SIGALRM"
-    return (128 - returncode if returncode < 0 else returncode), False
+        return 128 + signal.SIGKILL, value == "SIGALRM", over_memory
+    return (128 - returncode if returncode < 0 else returncode), False, over_memory
 
 
 def _pump(stream, collector: OutputCollector) -> None:

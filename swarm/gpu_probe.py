@@ -136,7 +136,17 @@ def describe_facts(facts: GpuFacts) -> str:
         for g in facts.gpus
     )
     torch = {True: "torch can use them", False: "torch cannot use them", None: "torch's view unknown"}
-    return f"{facts.count} GPU{'s' if facts.count != 1 else ''}: {names}; {torch[facts.torch_cuda]}"
+    line = f"{facts.count} GPU{'s' if facts.count != 1 else ''}: {names}; {torch[facts.torch_cuda]}"
+    shares = int(facts.signature.get("shares") or 1)
+    if shares > 1:
+        memory = [int(g["memory_mb"]) // shares for g in facts.gpus if g.get("memory_mb")]
+        budget = (
+            f"use at most {min(memory)} MB of its memory"
+            if memory
+            else f"use at most 1/{shares} of its memory"
+        )
+        line += f"; {shares} steps share each GPU at once, so {budget}"
+    return line
 
 
 _RUN_FACTS: dict[str, GpuFacts] = {}

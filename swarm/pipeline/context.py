@@ -153,7 +153,7 @@ class RunContext:
             paths.workspace, holdout.public_dir if holdout else self.competition.public_dir
         )
         self.data_preview = preview(self.workspace.input_dir)
-        self.sandbox = make_sandbox(cfg.execution)
+        self.sandbox = make_sandbox(cfg.execution, cfg.search.parallel)
         self.packages = self.sandbox.packages()  # what solutions can import, told in every prompt
         self.ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
         self.clients: dict[str, LLMClient] = {
@@ -199,7 +199,12 @@ class RunContext:
     def sandbox_record(self) -> dict[str, Any]:
         """How this run confines solutions (saved as sandbox.json, shown in the report and the summary)."""
         sandbox = self.sandbox
-        return {"name": sandbox.name, "isolated": sandbox.isolated, "description": sandbox.description}
+        return {
+            "name": sandbox.name,
+            "isolated": sandbox.isolated,
+            "description": sandbox.description,
+            **sandbox.resources(),
+        }
 
     def harness_submission(self, node_id: str) -> Path:
         """Where the harness keeps a node's test submission (outside every sandbox's reach)."""
@@ -232,7 +237,7 @@ class RunContext:
         examples = self.pool.top_k(
             plan.task_type, self.cfg.evolution.experience_top_k, lower_is_better=self.lower_is_better
         )
-        execution = self.cfg.execution
+        execution = self.sandbox.cfg  # the limits each solution has (`auto` resolved for this host)
         kwargs: dict[str, Any] = {
             "task_desc": self.task_desc,
             "memory": journal.memory_summary(max_chars=self.prompts.budget.memory),

@@ -50,7 +50,9 @@ def check_run_inputs(cfg: Config) -> Competition:
             check_public_files(competition)
         except CompetitionError as exc:
             raise CompetitionError(f"{exc} (data.check_inputs=false skips this check)") from None
-    make_sandbox(cfg.execution)  # SandboxUnavailable, in one sentence, when no backend can confine solutions
+    make_sandbox(
+        cfg.execution, cfg.search.parallel
+    )  # SandboxUnavailable, in one sentence, when no backend can confine solutions
     check_models(cfg.llm)
     return competition
 

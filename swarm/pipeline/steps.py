@@ -95,8 +95,8 @@ def _sha(*parts: str) -> str:
 
 
 def execution_cache_key(rc: RunContext, code: str) -> str:
-    """The execution cache key: the code, the input data and the sandbox settings."""
-    settings = json.dumps(rc.cfg.execution.model_dump(mode="json"), sort_keys=True)
+    """The execution cache key: the code, the input data and the sandbox settings (as resolved on this host)."""
+    settings = json.dumps(rc.sandbox.cfg.model_dump(mode="json"), sort_keys=True)
     return "execute-" + _sha(code, rc.data_hash, settings, rc.sandbox_kind)
 
 

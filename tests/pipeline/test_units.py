@@ -12,6 +12,7 @@ import pytest
 
 from flows.artifacts import artifact_key, curve_lines, journal_rows, markdown_table
 from sandbox import ExecutionResult
+from sandbox.resources import HostResources, resolve_resources
 from swarm.agent_store import AgentStore
 from swarm.config import load_config
 from swarm.journal import Journal, Node
@@ -101,18 +102,28 @@ def test_generation_key_depends_on_prompt_and_model_only() -> None:
     assert key != steps.generation_cache_key(a, "m", "openai", 0.7)
 
 
+HOST = HostResources(tuple(range(16)), 128 * 1024)
+
+
 def test_execution_key_depends_on_code_data_and_sandbox_settings() -> None:
     base = load_config(env_file=None)
-    rc = SimpleNamespace(cfg=base, data_hash="d1", sandbox_kind="LocalSandbox")
+
+    def context(cfg, parallel: int = 1, **changes) -> SimpleNamespace:
+        sandbox = SimpleNamespace(cfg=resolve_resources(cfg.execution, parallel, HOST))
+        return SimpleNamespace(
+            **{"cfg": cfg, "sandbox": sandbox, "data_hash": "d1", "sandbox_kind": "LocalSandbox", **changes}
+        )
+
+    rc = context(base)
     key = steps.execution_cache_key(rc, "print(1)")
     assert key == steps.execution_cache_key(rc, "print(1)")
     assert key != steps.execution_cache_key(rc, "print(2)")
-    assert key != steps.execution_cache_key(SimpleNamespace(**{**vars(rc), "data_hash": "d2"}), "print(1)")
-    assert key != steps.execution_cache_key(
-        SimpleNamespace(**{**vars(rc), "sandbox_kind": "DockerSandbox"}), "print(1)"
-    )
+    assert key != steps.execution_cache_key(context(base, data_hash="d2"), "print(1)")
+    assert key != steps.execution_cache_key(context(base, sandbox_kind="DockerSandbox"), "print(1)")
     slower = load_config(overrides=["execution.timeout_s=5"], env_file=None)
-    assert key != steps.execution_cache_key(SimpleNamespace(**{**vars(rc), "cfg": slower}), "print(1)")
+    assert key != steps.execution_cache_key(context(slower), "print(1)")
+    # The limits a solution really had: `auto` resources resolve differently with more parallel steps.
+    assert key != steps.execution_cache_key(context(base, parallel=4), "print(1)")
 
 
 # -- review direction, failure message, artifacts -----------------------------------------------------------

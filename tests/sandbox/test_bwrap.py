@@ -180,6 +180,7 @@ def test_as_root_the_solution_is_a_slot_uid_without_capabilities(workspace):
                 {
                     "uid": "os.getuid()",
                     "caps": "open('/proc/self/status').read().split('CapEff:')[1].split()[0]",
+                    "bounding": "open('/proc/self/status').read().split('CapBnd:')[1].split()[0]",
                     "no_new_privs": "open('/proc/self/status').read().split('NoNewPrivs:')[1].split()[0]",
                     "list_root": "os.listdir('/root')",
                 }
@@ -189,7 +190,58 @@ def test_as_root_the_solution_is_a_slot_uid_without_capabilities(workspace):
     )
     assert seen["uid"] in sb.slots.uids
     assert seen["caps"] == "0000000000000000" and seen["no_new_privs"] == "1"
+    # The bounding set is really empty: setpriv could drop it (it holds CAP_SETPCAP until then).
+    assert seen["bounding"] == "0000000000000000"
     assert seen["list_root"] == "PermissionError"
+
+
+CAP_SETGID, CAP_SETUID, CAP_SETPCAP = 6, 7, 8
+
+
+def test_as_root_setpriv_gets_exactly_what_a_strict_setpriv_needs(workspace):
+    """The GPU server's cause, reproduced by what it depends on: root's bounding set there lacks a capability
+    (CAP_SYS_RESOURCE, as here), and its setpriv (a newer libcap-ng than this machine's) refuses
+    `--bounding-set=-all` without CAP_SETPCAP in its effective set ("apply bounding set: Operation not
+    permitted"), where this machine's silently left the whole bounding set. So bwrap must hand setpriv
+    CAP_SETUID, CAP_SETGID and CAP_SETPCAP, and nothing else: checked here by running, in place of setpriv,
+    a program that prints the capabilities it was given."""
+    if os.geteuid() != 0:
+        pytest.skip("as a plain user there is no setpriv step")
+    sb = bwrap_backend()
+    show = "print(open('/proc/self/status').read().split('CapEff:')[1].split()[0])"
+    argv = [*sb._argv(None), "--", sb.python, "-I", "-c", show]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    effective = int(done.stdout.split()[-1], 16)
+    assert effective == (1 << CAP_SETGID) | (1 << CAP_SETUID) | (1 << CAP_SETPCAP)
+
+
+SETPRIV_REFUSES = """#!/bin/sh
+# bwrap on the GPU server: the namespaces work, setpriv cannot apply the bounding set.
+if [ "$1" = "--version" ]; then echo "bubblewrap 0.11.0"; exit 0; fi
+echo "setpriv: apply bounding set: Operation not permitted" >&2
+exit 1
+"""
+
+
+def test_a_failing_setpriv_step_is_named_in_one_sentence(tmp_path, monkeypatch):
+    if os.geteuid() != 0:
+        pytest.skip("as a plain user there is no setpriv step")
+    from sandbox import SandboxUnavailable
+    from sandbox.bwrap_backend import BwrapSandbox
+    from sandbox.config import ExecutionConfig
+
+    fake = tmp_path / "bwrap"
+    fake.write_text(SETPRIV_REFUSES, encoding="utf-8")
+    fake.chmod(0o755)
+    monkeypatch.setenv("SWARM_BWRAP", str(fake))
+    with pytest.raises(SandboxUnavailable) as refused:
+        BwrapSandbox(ExecutionConfig())
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "cannot drop a solution to a slot uid" in message
+    assert "apply bounding set: Operation not permitted" in message
+    assert "CAP_SETPCAP" in message and "bounding set 0000" in message
 
 
 def test_mount_view_binds_the_input_target_not_the_link(workspace):

@@ -85,8 +85,8 @@ def test_bad_gpus_per_step_is_refused(given):
 # --- the plan ---------------------------------------------------------------------------------------------
 
 
-def plan_of(found=TWO, **settings) -> GpuPlan:
-    return resolve_plan(ExecutionConfig(**settings), found)
+def plan_of(found=TWO, parallel=1, **settings) -> GpuPlan:
+    return resolve_plan(ExecutionConfig(**settings), found, parallel)
 
 
 def test_none_and_auto_without_gpus_is_no_plan():
@@ -96,10 +96,34 @@ def test_none_and_auto_without_gpus_is_no_plan():
 
 
 def test_auto_takes_every_gpu_one_per_step():
-    plan = plan_of(gpus="auto")
+    plan = plan_of(gpus="auto", gpus_per_step=1)
     assert plan == GpuPlan(TWO, 1, 1) and plan.enabled
     assert plan.step_gpus() == (G0,)
     assert plan.signature() == {"devices": ["GPU-a", "GPU-b"], "per_step": 1, "shares": 1}
+
+
+@pytest.mark.parametrize(
+    ("gpus", "parallel", "per_step", "shares"),
+    [
+        (2, 1, 2, 1),  # one step at a time: it gets both
+        (2, 2, 1, 1),  # as many GPUs as steps: one each
+        (8, 3, 2, 1),  # whole GPUs, split evenly (two stay free)
+        (1, 4, 1, 4),  # one GPU, four steps: each may use a quarter
+        (2, 3, 1, 2),  # ceil(3 / 2) = 2 steps share each GPU
+        (2, 4, 1, 2),
+    ],
+)
+def test_auto_per_step_follows_gpus_and_parallel(gpus, parallel, per_step, shares):
+    found = tuple(GpuInfo(str(i), "NVIDIA H200", 143771, f"GPU-{i}", i) for i in range(gpus))
+    plan = plan_of(found, parallel, gpus_per_step="auto")
+    assert (plan.per_step, plan.shares) == (per_step, shares)
+    # Never fewer GPU slots than steps at once: no step waits for a GPU.
+    assert (gpus // per_step) * shares >= parallel
+
+
+def test_auto_is_the_default_per_step():
+    assert ExecutionConfig().gpus_per_step == "auto"
+    assert ExecutionConfig(gpus_per_step="AUTO").gpus_per_step == "auto"
 
 
 def test_all_without_gpus_says_what_is_missing():

@@ -1,0 +1,162 @@
+"""Memory limits that bound use, not reservation: on every backend a solution may reserve 64 GiB of address
+space it never touches (CUDA does so when it starts), and one that touches 3 GiB under a 1 GiB limit is
+stopped and reported as out of memory: by a cgroup where this host lets us make one, else by the supervisor's
+watch over its processes' memory."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+
+import pytest
+
+from sandbox import SandboxUnavailable
+from sandbox.local import _exit_code
+from sandbox.memory_cgroup import CgroupUnavailable, cgroup_parent
+
+# (backend, execution.memory_guard): the local backends with each guard, and Docker (the engine's cgroup).
+GUARDED = [
+    *(
+        pytest.param(backend, guard, id=f"{backend}-{guard}")
+        for backend in ("local", "bwrap", "unsafe-local")
+        for guard in ("auto", "watchdog")
+    ),
+    pytest.param("docker", "auto", marks=pytest.mark.docker, id="docker"),
+]
+
+RESERVE_64_GIB = textwrap.dedent(
+    """
+    import mmap
+    # What CUDA does when it starts: reserve a large range of address space it has not touched.
+    flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
+    reserved = mmap.mmap(-1, 64 << 30, flags=flags, prot=0)
+    print("reserved GiB:", len(reserved) >> 30)
+    """
+)
+
+TOUCH_3_GIB_AND_HOLD = textwrap.dedent(
+    """
+    import time
+    hog = [b"x" * (1 << 20) for _ in range(3 << 10)]  # 3 GiB, every page written
+    print("touched 3 GiB", flush=True)
+    time.sleep(60)  # held: only a kill ends this run before its timeout
+    """
+)
+
+TOUCH_3_GIB_AND_EXIT = textwrap.dedent(
+    """
+    hog = [b"x" * (1 << 20) for _ in range(3 << 10)]
+    print("touched 3 GiB", flush=True)
+    """
+)
+
+# A parent that holds 600 MB and forks three workers that share it: 600 MB in use, 2.4 GB if every process's
+# resident memory were added up.
+FORKED_WORKERS_SHARE = textwrap.dedent(
+    """
+    import os, time
+    data = [b"y" * (1 << 20) for _ in range(600)]
+    children = []
+    for _ in range(3):
+        pid = os.fork()
+        if pid == 0:
+            time.sleep(1.5)
+            os._exit(0 if len(data) == 600 else 1)
+        children.append(pid)
+    codes = [os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) for pid in children]
+    print("workers:", codes)
+    """
+)
+
+
+@pytest.mark.parametrize(("backend", "guard"), GUARDED)
+def test_reserving_64_gib_of_address_space_is_allowed(backend, guard, make_backend, workspace):
+    sb = make_backend(backend, memory_mb=1024, memory_guard=guard)
+    result = sb.run(RESERVE_64_GIB, workspace.node_dirs("reserve"))
+    assert result.exit_code == 0, result.output
+    assert "reserved GiB: 64" in result.output
+    assert not result.oom_killed
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("backend", "guard"), GUARDED)
+def test_touching_3_gib_under_1_gib_is_stopped_and_reported(backend, guard, make_backend, workspace):
+    sb = make_backend(backend, memory_mb=1024, memory_guard=guard, timeout_s=120)
+    result = sb.run(TOUCH_3_GIB_AND_HOLD, workspace.node_dirs("hog"))
+    assert result.oom_killed, result.output
+    assert result.exit_code != 0 and not result.timed_out
+    assert result.exc_type is not None and result.exc_type.endswith("MemoryError")
+    assert result.exec_time < 60  # stopped, not left to sleep until its end
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("backend", "guard"), GUARDED)
+def test_a_run_that_passed_its_limit_and_ended_is_still_reported(backend, guard, make_backend, workspace):
+    sb = make_backend(backend, memory_mb=1024, memory_guard=guard)
+    result = sb.run(TOUCH_3_GIB_AND_EXIT, workspace.node_dirs("hog-exit"))
+    assert result.oom_killed, result.output
+    assert result.exc_type is not None and result.exc_type.endswith("MemoryError")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("backend", "guard"), GUARDED)
+def test_memory_that_forked_workers_share_counts_once(backend, guard, make_backend, workspace):
+    sb = make_backend(backend, memory_mb=1024, memory_guard=guard)
+    result = sb.run(FORKED_WORKERS_SHARE, workspace.node_dirs("forked"))
+    assert result.exit_code == 0, result.output
+    assert "workers: [0, 0, 0]" in result.output
+    assert not result.oom_killed
+
+
+def test_cgroup_guard_where_none_can_be_made_is_refused_in_one_sentence(make_backend, monkeypatch):
+    import sandbox.local
+
+    def unavailable():
+        raise CgroupUnavailable("cgroup v2 at /sys/fs/cgroup: Permission denied")
+
+    monkeypatch.setattr(sandbox.local, "cgroup_parent", unavailable)
+    with pytest.raises(SandboxUnavailable) as refused:
+        make_backend("unsafe-local", memory_guard="cgroup")
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "execution.memory_guard=cgroup" in message and "Permission denied" in message
+    assert "execution.memory_guard=auto" in message
+    # auto turns to the watch instead.
+    assert make_backend("unsafe-local", memory_guard="auto").memory_guard.startswith("watchdog")
+
+
+def test_as_root_this_host_gets_a_memory_cgroup():
+    """Root here can make memory cgroups (v1 on this machine), so the kernel, not the watch, holds the limit;
+    CI runs as root, so the cgroup path is the one its sandbox tests exercise with `auto`."""
+    if os.geteuid() != 0:
+        pytest.skip("only root (or a delegated subtree) can make cgroups")
+    try:
+        parent = cgroup_parent()
+    except CgroupUnavailable as exc:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI runs as root but no memory cgroup can be made: {exc}")
+        pytest.skip(f"no memory cgroup here: {exc}")
+    cgroup = parent.create(256 << 20)
+    try:
+        limit_file = "memory.max" if parent.version == 2 else "memory.limit_in_bytes"
+        assert int((cgroup.path / limit_file).read_text()) == 256 << 20
+        assert cgroup.oom_kills() == 0
+    finally:
+        cgroup.remove()
+    assert not cgroup.path.exists()
+
+
+@pytest.mark.parametrize(
+    ("fate", "expected"),
+    [
+        ("exit 0", (0, False, False)),
+        ("exit 0 oom", (0, False, True)),
+        ("signal 9", (137, False, False)),
+        ("signal 24", (152, True, False)),
+        ("stopped memory", (137, False, True)),
+        ("stopped SIGALRM", (137, True, False)),
+        ("stopped SIGTERM oom", (137, False, True)),
+    ],
+)
+def test_supervisor_status_line(fate, expected):
+    assert _exit_code(fate, 0) == expected
