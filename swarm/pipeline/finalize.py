@@ -189,7 +189,12 @@ def render_report(
     sandbox = rc.sandbox_record()
     confined = "" if sandbox["isolated"] else " (NOT isolated: isolated: false)"
     out += ["## Evaluation", "", *(f"- {line}" for line in rc.evaluation.lines())]
-    out += [f"- sandbox: {sandbox['description']}{confined}", ""]
+    out += [
+        f"- sandbox: {sandbox['description']}{confined}",
+        f"- each solution: {sandbox['cpus']:g} CPUs, {sandbox['memory_mb']} MB of memory (held by "
+        f"{sandbox['memory_guard']}), {sandbox['gpus']}",
+        "",
+    ]
     out += ["## Result", ""]
     if best is None:
         out += ["No node produced a valid solution.", ""]

@@ -237,16 +237,34 @@ def test_branch_needs_the_snapshot_before_the_epoch(tmp_path: Path) -> None:
         branch_from_snapshot(RunPaths(tmp_path), 3)
 
 
-def draft_prompt(tmp_path: Path, competition_cache: Path, competition: str) -> tuple[str, dict]:
+def draft_prompt(
+    tmp_path: Path, competition_cache: Path, competition: str, *extra: str
+) -> tuple[str, dict]:
     """The first draft's prompt text and hints for a new run on a bundled competition."""
     from swarm.pipeline.context import RunContext
 
-    overrides = [f"project.cache_dir={competition_cache}", f"data.competition={competition}"]
+    overrides = [f"project.cache_dir={competition_cache}", f"data.competition={competition}", *extra]
     config = load_config(overrides=[*overrides, "execution.sandbox=local"], env_file=None)
     paths = create_run(config, tmp_path / "run")
     rc = RunContext(paths, config, load_state(paths))
     messages, hints, _ = rc.build_prompt(StepPlan(step=1, epoch=1, task_type="draft", seed=1), [], Journal())
     return "\n".join(m.content for m in messages), hints
+
+
+def test_prompts_and_sandbox_json_state_the_resources_auto_gives_each_step(
+    tmp_path: Path, competition_cache: Path
+) -> None:
+    """`auto` CPUs and memory are this host's divided by search.parallel, and that is what a model is told."""
+    from sandbox.resources import auto_cpus, auto_memory_mb, host_resources
+
+    prompt, _ = draft_prompt(tmp_path, competition_cache, "titanic", "search.parallel=4")
+    host = host_resources()
+    cpus, memory = auto_cpus(host, 4), auto_memory_mb(host, 4)
+    assert f"- CPUs: {cpus:g}." in prompt
+    assert f"- Memory: {memory} MB for the whole script" in prompt
+    record = json.loads((tmp_path / "run" / "sandbox.json").read_text())
+    assert (record["cpus"], record["memory_mb"]) == (cpus, memory)
+    assert record["memory_guard"] and record["gpus"]
 
 
 def test_prompts_name_the_packages_the_sandbox_has(tmp_path: Path, competition_cache: Path) -> None:
