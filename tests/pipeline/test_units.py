@@ -237,9 +237,7 @@ def test_branch_needs_the_snapshot_before_the_epoch(tmp_path: Path) -> None:
         branch_from_snapshot(RunPaths(tmp_path), 3)
 
 
-def draft_prompt(
-    tmp_path: Path, competition_cache: Path, competition: str, *extra: str
-) -> tuple[str, dict]:
+def draft_prompt(tmp_path: Path, competition_cache: Path, competition: str, *extra: str) -> tuple[str, dict]:
     """The first draft's prompt text and hints for a new run on a bundled competition."""
     from swarm.pipeline.context import RunContext
 
