@@ -37,10 +37,6 @@ class GpuPlan:
         share = f", {self.shares} steps share each GPU" if self.shares > 1 else ""
         return f"{describe(self.devices)}; {self.per_step} per step{share}"
 
-    def share_memory_mb(self, memory_mb: int) -> int:
-        """The GPU memory (MB) one step may use of a GPU with `memory_mb`: all of it, or its 1/shares."""
-        return memory_mb // self.shares
-
     def signature(self) -> dict[str, object]:
         """What decides what a solution sees (for caches of facts probed inside the sandbox)."""
         return {
