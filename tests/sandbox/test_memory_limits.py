@@ -160,3 +160,42 @@ def test_as_root_this_host_gets_a_memory_cgroup():
 )
 def test_supervisor_status_line(fate, expected):
     assert _exit_code(fate, 0) == expected
+
+
+def test_cgroup_v2_files_are_written_and_read_as_the_kernel_has_them(tmp_path):
+    """The v2 path on a tree shaped like a unified hierarchy (this machine's memory controller is on v1, so
+    the real v2 path cannot run here): the controller is enabled for our subtree, and each execution's cgroup
+    gets memory.max with swap off and reads oom kills from memory.events."""
+    from sandbox.memory_cgroup import ExecutionCgroup, _v2_parent
+
+    mount = tmp_path / "cgroup2"
+    mount.mkdir()
+    (mount / "cgroup.controllers").write_text("cpuset cpu io memory pids\n")
+    (mount / "cgroup.subtree_control").write_text("cpu\n")
+    (mount / "swarm-sandbox").mkdir()  # the kernel makes a new cgroup's files; here, the one read first
+    (mount / "swarm-sandbox" / "cgroup.subtree_control").write_text("")
+    parent = _v2_parent(mount)
+    assert parent.version == 2 and parent.path == mount / "swarm-sandbox"
+    assert (mount / "cgroup.subtree_control").read_text() == "+memory"
+    assert (parent.path / "cgroup.subtree_control").read_text() == "+memory"
+    cgroup = ExecutionCgroup(parent.path / "exec-1-0", 2)
+    cgroup.path.mkdir()
+    (cgroup.path / "memory.swap.max").write_text("max\n")
+    cgroup.set_limit(1 << 30)
+    assert (cgroup.path / "memory.max").read_text() == str(1 << 30)
+    assert (cgroup.path / "memory.swap.max").read_text() == "0"
+    (cgroup.path / "memory.events").write_text("low 0\nhigh 0\nmax 7\noom 1\noom_kill 1\noom_group_kill 0\n")
+    assert cgroup.oom_kills() == 1
+    (cgroup.path / "memory.events").unlink()
+    (cgroup.path / "memory.max").unlink()
+    (cgroup.path / "memory.swap.max").unlink()
+    cgroup.remove()
+    assert not cgroup.path.exists()
+
+
+def test_a_v2_hierarchy_without_the_memory_controller_is_refused(tmp_path):
+    from sandbox.memory_cgroup import _v2_parent
+
+    (tmp_path / "cgroup.controllers").write_text("hugetlb\n")
+    with pytest.raises(OSError, match="no memory controller"):
+        _v2_parent(tmp_path)
