@@ -86,14 +86,25 @@ INPUT, SUB = "./input", "./submission"
 
 
 def cgroup_memory_max():
-    """memory.max of this process's cgroup (v2) where /sys is visible, else None."""
+    """The memory limit of this process's cgroup where /sys shows it (v2 memory.max, v1 limit_in_bytes)."""
     try:
         with open("/proc/self/cgroup") as f:
-            path = f.read().strip().split("\\n")[-1].split(":", 2)[2]
-        with open("/sys/fs/cgroup" + path.rstrip("/") + "/memory.max") as f:
-            return f.read().strip()
-    except (OSError, IndexError):
+            lines = f.read().strip().split("\\n")
+    except OSError:
         return None
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        name = "memory.max" if controllers == "" else "memory.limit_in_bytes"
+        if controllers not in ("", "memory") and "memory" not in controllers.split(","):
+            continue
+        base = "/sys/fs/cgroup" if controllers == "" else "/sys/fs/cgroup/memory"
+        for where in (base + path.rstrip("/"), base):
+            try:
+                with open(where + "/" + name) as f:
+                    return f.read().strip()
+            except OSError:
+                continue
+    return None
 
 
 # [SECTION: DATA]
@@ -625,7 +636,7 @@ def print_runs(runs: Sequence[dict[str, Any]], steps: int, sandbox: str | None =
             "cuda",
             "device",
             "RLIMIT_AS MB",
-            "memory.max",
+            "cgroup memory",
             "val acc",
         ),
         rows,
