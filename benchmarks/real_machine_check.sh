@@ -59,7 +59,7 @@ install_wheels() {
     local dir="$1"
     local started=$SECONDS
     echo "installing $(find "$dir" -maxdepth 1 -name '*.whl' | wc -l) wheels from $dir into $SITE ..."
-    timeout 300 "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
+    timeout 60 "$PYTHON" -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade \
         --target "$SITE" "$dir"/*.whl || { echo "error: the wheels did not install" >&2; return 1; }
     echo "installed in $((SECONDS - started)) s"
 }
