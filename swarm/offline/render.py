@@ -37,7 +37,8 @@ CONTRACT = """\
 IMPORTS = """\
 import os
 
-os.environ.setdefault("OMP_NUM_THREADS", "1")  # one CPU: avoid thread oversubscription in sklearn/LightGBM
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # one CPU unless the sandbox says how many this run has
+N_JOBS = max(1, int(os.environ["OMP_NUM_THREADS"]))  # every thread pool sized to the CPUs given, no more
 
 import json
 import random
@@ -158,7 +159,7 @@ _LGBM = """    if HAS_LGBM:
             subsample_freq=1,
             colsample_bytree=REG["colsample"],
             random_state=seed,
-            n_jobs=1,
+            n_jobs=N_JOBS,
             verbose=-1,
             **LGBM_DEVICE,
         )
@@ -187,7 +188,7 @@ _FOREST = """    params = dict(
         max_depth=2 * REG["max_depth"] if REG["max_depth"] > 0 else None,
         min_samples_leaf=max(1, REG["min_samples_leaf"] // 5),
         random_state=seed,
-        n_jobs=1,
+        n_jobs=N_JOBS,
     )
     if task == "regression":
         return make_pipeline(SimpleImputer(strategy="median"), {reg}(max_features=0.33, **params))
