@@ -62,7 +62,7 @@ class Sandbox(ABC):
     @property
     def memory_guard(self) -> str:
         """How the memory limit is held: the kernel's (a cgroup) or the supervisor's watch."""
-        return "cgroup"
+        return "the container's cgroup memory limit"
 
     def run(
         self,

@@ -191,7 +191,8 @@ def render_report(
     out += ["## Evaluation", "", *(f"- {line}" for line in rc.evaluation.lines())]
     out += [
         f"- sandbox: {sandbox['description']}{confined}",
-        f"- each solution: {sandbox['cpus']:g} CPUs, {sandbox['memory_mb']} MB of memory (held by "
+        f"- each solution: {sandbox['cpus']:g} CPU{'' if sandbox['cpus'] == 1 else 's'}, "
+        f"{sandbox['memory_mb']} MB of memory (held by "
         f"{sandbox['memory_guard']}), {sandbox['gpus']}",
         "",
     ]

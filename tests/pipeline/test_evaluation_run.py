@@ -50,6 +50,12 @@ def test_harness_scores_every_node_and_the_run_says_so(
     assert summary["validation_metric"] == best.metric.value
     report = (run_dir / "report.md").read_text()
     assert "harness score" in report and "Refit: used" in report
+    given = summary["sandbox"]
+    cpus = f"{given['cpus']:g} CPU{'' if given['cpus'] == 1 else 's'}"
+    assert (
+        f"- each solution: {cpus}, {given['memory_mb']} MB of memory (held by {given['memory_guard']})"
+        in report
+    )
 
 
 def test_without_a_split_scores_are_marked_unverified(
