@@ -39,6 +39,11 @@ _FRESH_TRIES = 24
 _MEMORY_PARENTS = 256
 
 
+def missing_inputs(directory: Path) -> list[str]:
+    """The files the offline coder reads (train.csv, test.csv, sample_submission.csv) that `directory` lacks."""
+    return [name for name in _DATA_FILES if not (directory / name).is_file()]
+
+
 def find_input_dir(hints: dict[str, Any]) -> Path | None:
     """The directory with the competition's public files named by the hints, or None."""
     for key in ("input_dir", "competition_dir"):
@@ -46,9 +51,12 @@ def find_input_dir(hints: dict[str, Any]) -> Path | None:
             continue
         root = Path(hints[key]).expanduser()
         for candidate in (root, root / "public", root / "prepared" / "public"):
-            if all((candidate / name).is_file() for name in _DATA_FILES):
+            if not missing_inputs(candidate):
                 return candidate
-        raise LLMError(f"hints[{key!r}] = {str(root)!r} holds no {', '.join(_DATA_FILES)}")
+        raise LLMError(
+            f"hints[{key!r}] = {str(root)!r} lacks {', '.join(missing_inputs(root))} (the offline coder reads "
+            f"{', '.join(_DATA_FILES)})"
+        )
     return None
 
 

@@ -15,9 +15,11 @@ from pathlib import Path
 from sandbox import make_sandbox
 from sandbox.exposure import exposure_warnings
 from swarm.competitions import Competition, CompetitionError
-from swarm.competitions.public_files import check_public_files
+from swarm.competitions.public_files import MAX_LISTED, check_public_files
 from swarm.config import Config, load_config
+from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
+from swarm.offline.client import missing_inputs
 from swarm.pipeline.context import resolve_competition
 from swarm.pipeline.state import RunPaths, load_state
 
@@ -41,6 +43,28 @@ def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
     return warnings
 
 
+def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
+    """The built-in offline coder reads a competition laid out as train.csv, test.csv and
+    sample_submission.csv; where the code stage is offline and those are not there, stop before the first step
+    with one sentence naming the competition's files and what is missing (else every step fails alike)."""
+    if resolve_provider(cfg.llm.code) != "offline":
+        return
+    public = competition.public_dir
+    missing = missing_inputs(public)
+    if not missing:
+        return
+    held = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in public.iterdir())
+    shown = ", ".join(held[:MAX_LISTED]) + (
+        f" and {len(held) - MAX_LISTED} more" if len(held) > MAX_LISTED else ""
+    )
+    raise CompetitionError(
+        f"competition {competition.id!r}: the built-in offline coder (the code stage is offline: no API key is "
+        f"set) reads train.csv, test.csv and sample_submission.csv, and {public} has no {' or '.join(missing)} "
+        f"(it holds {shown or 'nothing'}); set OPENAI_API_KEY or ANTHROPIC_API_KEY (or llm.code.base_url) so "
+        "that a model writes solutions for this layout"
+    )
+
+
 def check_run_inputs(cfg: Config) -> Competition:
     """The competition the config names, after checking it and the LLM stages; raises on the first problem."""
     competition = resolve_competition(cfg)
@@ -50,6 +74,7 @@ def check_run_inputs(cfg: Config) -> Competition:
             check_public_files(competition)
         except CompetitionError as exc:
             raise CompetitionError(f"{exc} (data.check_inputs=false skips this check)") from None
+    check_offline_coder_inputs(cfg, competition)
     make_sandbox(
         cfg.execution, cfg.search.parallel
     )  # SandboxUnavailable, in one sentence, when no backend can confine solutions

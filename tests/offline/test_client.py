@@ -119,7 +119,7 @@ def test_merge_takes_sections_per_plan(competitions, tools):
     ast.parse(merged)
 
 
-def test_bad_hints_raise_clear_errors(competitions):
+def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     client = OfflineClient()
     with pytest.raises(LLMError, match="parent_code"):
         client.complete([], ctx("improve", competitions["titanic"]))
@@ -127,8 +127,15 @@ def test_bad_hints_raise_clear_errors(competitions):
         client.complete([], ctx("mutate", competitions["titanic"], parent_code="x = 1", gene="NOPE"))
     with pytest.raises(LLMError, match="crossover_plan"):
         client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
-    with pytest.raises(LLMError, match="holds no"):
+    with pytest.raises(LLMError, match="lacks train.csv, test.csv, sample_submission.csv"):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
+    # Only what is missing is named (a labels table beside image folders has the sample submission).
+    partial = tmp_path / "labels-table-layout"
+    partial.mkdir()
+    (partial / "sample_submission.csv").write_text("id,y\n1,0\n")
+    (partial / "train_labels.csv").write_text("id,y\n2,1\n")
+    with pytest.raises(LLMError, match=r"lacks train.csv, test.csv \(the offline coder reads"):
+        client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 
 
 def test_improve_of_foreign_code_writes_a_fresh_solution(competitions, tools):
