@@ -34,7 +34,9 @@ def labels_table_competition(root: Path) -> Path:
     (private / "answers.csv").write_text(
         "id,has_cactus\n" + "".join(f"{name}.png,{i % 2}\n" for i, name in enumerate(test_ids))
     )
-    (public / "description.md").write_text("# Cacti\n\nPredict `has_cactus`; scored by area under the ROC curve.\n")
+    (public / "description.md").write_text(
+        "# Cacti\n\nPredict `has_cactus`; scored by area under the ROC curve.\n"
+    )
     return root
 
 
