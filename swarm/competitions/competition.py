@@ -13,6 +13,7 @@ can be solved but not graded here.
 from __future__ import annotations
 
 import json
+import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,10 @@ ANSWER_FILE_NAMES = (
     "test_labels.csv",
 )
 SAMPLE_SUBMISSION_NAMES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
+# Words in the names competitions give their sample submission (kaggle_sample_submission.csv,
+# randomPredictions.csv, sample_submission.csv.zip, ...), and the forms read as one table.
+SAMPLE_NAME_WORDS = ("sample", "submission", "prediction")
+TABLE_SUFFIXES = (".csv", ".csv.zip", ".csv.gz", ".zip")
 
 
 @dataclass(frozen=True)
@@ -104,6 +109,81 @@ def _first_existing(folder: Path, names: tuple[str, ...]) -> Path | None:
         if (folder / name).is_file():
             return folder / name
     return None
+
+
+def _one_csv_archive(path: Path) -> bool:
+    """A .zip holding exactly one CSV (what pandas reads as a table)."""
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = [n for n in archive.namelist() if not n.endswith("/")]
+    except (OSError, zipfile.BadZipFile):
+        return False
+    return len(names) == 1 and names[0].lower().endswith(".csv")
+
+
+def _is_table(path: Path) -> bool:
+    name = path.name.lower()
+    if not path.is_file() or not name.endswith(TABLE_SUFFIXES):
+        return False
+    return _one_csv_archive(path) if name.endswith(".zip") else True
+
+
+def _test_items(public: Path) -> int | None:
+    """How many items the test set has: rows of test.csv, else files in a test/ folder; None when unknown."""
+    test_csv = public / "test.csv"
+    if test_csv.is_file():
+        with test_csv.open("rb") as handle:
+            return max(0, sum(1 for _ in handle) - 1)
+    folder = public / "test"
+    if folder.is_dir():
+        return sum(1 for entry in folder.rglob("*") if entry.is_file())
+    return None
+
+
+def _rows(path: Path) -> int:
+    try:
+        return len(pd.read_csv(path, usecols=[0], dtype=str))
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
+        return -1
+
+
+def find_sample_submission(public: Path) -> Path:
+    """The competition's sample submission, found by what it is: one of the usual names, else the one table
+    (a CSV, or a CSV zipped alone) whose name speaks of a sample, submission or predictions; among several,
+    the one with a row per test item. CompetitionError naming what the dir holds when there is none."""
+    named = _first_existing(public, SAMPLE_SUBMISSION_NAMES)
+    if named is not None:
+        return named
+    entries = sorted(public.iterdir())
+    candidates = [
+        entry
+        for entry in entries
+        if any(word in entry.name.lower() for word in SAMPLE_NAME_WORDS)
+        and not entry.name.lower().startswith(("train", "test"))
+        and _is_table(entry)
+    ]
+    if len(candidates) > 1:
+        items = _test_items(public)
+        matching = [c for c in candidates if items is not None and _rows(c) == items]
+        candidates = matching if len(matching) == 1 else candidates
+    if len(candidates) == 1:
+        return candidates[0]
+    held = ", ".join(entry.name + ("/" if entry.is_dir() else "") for entry in entries[:12])
+    if candidates:
+        raise CompetitionError(
+            f"{public} holds several tables that could be the sample submission "
+            f"({', '.join(c.name for c in candidates)}) and none has exactly one row per test item; "
+            "name it sample_submission.csv"
+        )
+    archived = [
+        e.name for e in entries if any(w in e.name.lower() for w in SAMPLE_NAME_WORDS) and e.is_file()
+    ]
+    found = f"; {', '.join(archived)} cannot be read as one CSV (extract it)" if archived else ""
+    raise CompetitionError(
+        f"{public / 'sample_submission.csv'} is missing, and no other table there (a CSV, or a zip of one CSV, "
+        f"named like a sample, submission or predictions) can stand for it{found}; the dir holds "
+        f"{held or 'nothing'}"
+    )
 
 
 def _read_metadata(root: Path) -> dict:
@@ -238,9 +318,7 @@ def load_competition_dir(path: str | Path, metric: str | None = None) -> Competi
     description_path = public / "description.md"
     if not description_path.is_file():
         raise CompetitionError(f"{description_path} is missing")
-    sample = _first_existing(public, SAMPLE_SUBMISSION_NAMES)
-    if sample is None:
-        raise CompetitionError(f"{public / 'sample_submission.csv'} is missing")
+    sample = find_sample_submission(public)
     meta = _read_metadata(root)
     return Competition(
         id=str(meta.get("id") or root.name),

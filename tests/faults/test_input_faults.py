@@ -110,7 +110,8 @@ def new_run(world, server, data_dir: Path, *overrides: str) -> list[str]:
 def test_a_competition_without_a_sample_submission(cli, world, server, broken) -> None:
     (broken / "prepared" / "public" / "sample_submission.csv").unlink()
     done = cli(*new_run(world, server, broken))
-    assert done.stderr.endswith("prepared/public/sample_submission.csv is missing\n")
+    assert "prepared/public/sample_submission.csv is missing, and no other table there" in done.stderr
+    assert done.stderr.rstrip().endswith("the dir holds description.md, test.csv, train.csv")
 
 
 def test_an_empty_train_file(cli, world, server, broken) -> None:
