@@ -222,6 +222,44 @@ def _sample_columns(sample: Path) -> list[str]:
         raise CompetitionError(f"{sample} is not a readable CSV: {exc}") from exc
 
 
+def _file_ids(folder: Path) -> set[str]:
+    """The names and stems of the files in a test folder (an id may name its file with or without suffix)."""
+    names = set()
+    for entry in folder.rglob("*"):
+        if entry.is_file():
+            names.update((entry.name, entry.stem))
+    return names
+
+
+def find_id_column(sample: Path, columns: list[str]) -> str:
+    """The sample submission's id column, found by matching the test items: the first column whose values are
+    exactly the ids of test.csv's column of that name, or the names of the files in a test/ folder; the first
+    column when none matches (or there is nothing to match against). A first column that is a target (a date
+    the submission predicts for, say) is then not taken for the id."""
+    public = sample.parent
+    try:
+        frame = pd.read_csv(sample, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return columns[0]
+    test_csv, folder = public / "test.csv", public / "test"
+    if test_csv.is_file():
+        try:
+            shared = [c for c in pd.read_csv(test_csv, nrows=0).columns if c in frame.columns]
+            test = pd.read_csv(test_csv, dtype=str, keep_default_na=False, usecols=shared)
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+            return columns[0]
+        for column in columns:
+            if column in test.columns and set(frame[column].str.strip()) == set(test[column].str.strip()):
+                return column
+    elif folder.is_dir():
+        files = _file_ids(folder)
+        for column in columns:
+            values = set(frame[column].str.strip())
+            if values and values <= files:
+                return column
+    return columns[0]
+
+
 def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | None:
     columns = _sample_columns(sample)
     if len(columns) < 2:
@@ -236,7 +274,7 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         return None
     known, params = resolve_metric(name)
     lower = meta_metric.get("lower_is_better") if not metric else None
-    id_column = meta.get("id_column") or columns[0]
+    id_column = meta.get("id_column") or find_id_column(sample, columns)
     targets = tuple(meta.get("target_columns") or [c for c in columns if c != id_column])
     missing = [c for c in (id_column, *targets) if c not in columns]
     if missing:

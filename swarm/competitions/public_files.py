@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.competitions.competition import METADATA_FILE, Competition
+from swarm.competitions.competition import METADATA_FILE, Competition, find_id_column
 from swarm.competitions.errors import CompetitionError
 
 MAX_LISTED = 5
@@ -64,7 +64,7 @@ def _check_test_columns(train: Path, test: Path, competition: Competition) -> No
     test_columns = list(_read(test, nrows=0).columns)
     sample_columns = list(_read(competition.sample_submission, nrows=0).columns)
     meta = _metadata(competition.root)
-    id_column = meta.get("id_column") or sample_columns[0]
+    id_column = meta.get("id_column") or find_id_column(competition.sample_submission, sample_columns)
     extra = [c for c in test_columns if c not in train_columns]
     if extra:
         raise CompetitionError(

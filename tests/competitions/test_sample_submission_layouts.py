@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import CompetitionError
-from swarm.competitions.competition import find_sample_submission, load_competition_dir
+from swarm.competitions.competition import find_id_column, find_sample_submission, load_competition_dir
 from swarm.submission_check import check_submission
 
 SAMPLE = "id,label\n" + "".join(f"{i},0\n" for i in range(10, 16))
@@ -106,3 +106,32 @@ def test_train_and_test_tables_are_never_taken_for_it(tmp_path: Path) -> None:
     public = public_dir(tmp_path, test_predictions__csv=SAMPLE)
     with pytest.raises(CompetitionError, match="sample_submission.csv is missing"):
         find_sample_submission(public)
+
+
+def test_the_id_column_is_the_one_that_matches_the_test_items_not_the_first(tmp_path: Path) -> None:
+    """A sample whose first column is the target (the value to predict), its ids second."""
+    public = public_dir(
+        tmp_path, sample_submission__csv="label,id\n" + "".join(f"0,{i}\n" for i in range(10, 16))
+    )
+    competition = load_competition_dir(tmp_path, metric="accuracy")
+    assert competition.metric is not None
+    assert competition.metric.id_column == "id" and competition.metric.target_columns == ("label",)
+    assert find_id_column(public / "sample_submission.csv", ["label", "id"]) == "id"
+
+
+def test_ids_that_name_test_files_are_found(tmp_path: Path) -> None:
+    public = public_dir(
+        tmp_path, sample_submission__csv="has_cactus,file\n" + "".join(f"0.5,{i}.jpg\n" for i in range(4))
+    )
+    (public / "test.csv").unlink()
+    (public / "test").mkdir()
+    for i in range(4):
+        (public / "test" / f"{i}.jpg").write_bytes(b"jpg")
+    assert find_id_column(public / "sample_submission.csv", ["has_cactus", "file"]) == "file"
+
+
+def test_the_first_column_stays_the_id_when_nothing_matches(tmp_path: Path) -> None:
+    public = public_dir(
+        tmp_path, sample_submission__csv="key,label\n" + "".join(f"k{i},0\n" for i in range(6))
+    )
+    assert find_id_column(public / "sample_submission.csv", ["key", "label"]) == "key"
