@@ -1,9 +1,10 @@
 """The harness's own validation split: labelled training rows the solution predicts without their labels.
 
-Before the search, `build_holdout` takes a seeded slice of the labelled rows of `train.csv` and builds the
-public dir the sandbox sees (`<run>/harness/public/`):
+Before the search, `build_holdout` takes a seeded slice of the labelled rows and builds the public dir the
+sandbox sees (`<run>/harness/public/`). The labelled rows are `train.csv`'s, or, where the labels are kept
+apart from the inputs (`train_labels.csv` or `labels.csv` beside image folders), that table's (`labelled_table`):
 
-- `train.csv` without the held-out rows;
+- the labelled table (`train.csv`, `train_labels.csv`, ...) without the held-out rows;
 - `test.csv` with the held-out rows appended (their target columns removed) and shuffled in;
 - `sample_submission.csv` with their ids added in the same order;
 - every other public file linked in as it is; when ids key files in a folder (images, audio), the held-out
@@ -41,6 +42,8 @@ SPLIT_PREFIXES = ("group:", "time:")
 FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
 MAX_CLASSES_FOR_STRATIFY = 200
 DATE_SAMPLE = 200
+# Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
+LABEL_TABLE_WORDS = ("train", "label")
 
 
 class NoHoldout(Exception):
@@ -68,12 +71,13 @@ class Holdout:
     split_reason: str
     fraction: float
     seed: int
-    n_train: int  # rows left in the train.csv the sandbox sees
+    n_train: int  # rows left in the labelled table the sandbox sees
     rekeyed: bool = False
     file_dirs: list[str] = field(default_factory=list)  # folders whose files the ids key, if any
     # Every class label of each target column in the whole train.csv (label metrics accept any of them, also
     # one that no held-out row has).
     classes: dict[str, list[str]] = field(default_factory=dict)
+    table: str = TRAIN  # the public table of labelled rows: train.csv, or a labels table (train_labels.csv)
 
     @property
     def public_dir(self) -> Path:
@@ -86,7 +90,7 @@ class Holdout:
     def describe(self) -> str:
         """One line for the start of a run and the report."""
         return (
-            f"the harness holds out {len(self.ids)} labelled rows of {TRAIN} ({self.fraction:.0%}, "
+            f"the harness holds out {len(self.ids)} labelled rows of {self.table} ({self.fraction:.0%}, "
             f"split {self.split}: {self.split_reason}); they are scored with the competition's metric"
         )
 
@@ -122,6 +126,44 @@ def _to_csv(frame: pd.DataFrame, path: Path) -> None:
 
 
 # -- which rows are labelled, and their labels in the submission's columns ------------------------------------
+
+
+def _header(path: Path) -> list[str]:
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return []
+
+
+def labelled_table(public: Path, id_column: str, targets: list[str], sample: Path) -> Path:
+    """The public table of labelled examples: `train.csv` when it holds the submission's target columns, else
+    the one other CSV named like training data or labels (`train_labels.csv`, `labels.csv`) that holds the id
+    column and every target column, else `train.csv` (its targets may be one column of class values, see
+    `_labels`). NoHoldout, naming what was looked for, when there is none."""
+    train = public / TRAIN
+    if train.is_file() and all(t in _header(train) for t in targets):
+        return train
+    tables = [
+        path
+        for path in sorted(public.glob("*.csv"))
+        if path not in (train, sample)
+        and not path.name.lower().startswith("test")
+        and any(word in path.name.lower() for word in LABEL_TABLE_WORDS)
+        and {id_column, *targets} <= set(_header(path))
+    ]
+    if len(tables) == 1:
+        return tables[0]
+    if len(tables) > 1:
+        raise NoHoldout(
+            f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "
+            "is ambiguous"
+        )
+    if train.is_file():
+        return train
+    raise NoHoldout(
+        f"there is no {TRAIN} of labelled rows in {public}, nor a labels table (train_labels.csv, labels.csv) "
+        f"holding the column(s) {', '.join([id_column, *targets][:6])}"
+    )
 
 
 def _labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:
@@ -331,17 +373,19 @@ def build_holdout(
     if fraction <= 0:
         raise NoHoldout("evaluation.holdout_fraction is 0")
     public = competition.public_dir
-    train_path, test_path = public / TRAIN, public / TEST
-    if not train_path.is_file():
-        raise NoHoldout(f"there is no {TRAIN} of labelled rows in {public}")
+    sample = _read_csv(competition.sample_submission)
+    targets = [c for c in sample.columns if c != spec.id_column]
+    train_path = labelled_table(public, spec.id_column, targets, competition.sample_submission)
+    test_path = public / TEST
     size_mb = train_path.stat().st_size / 1e6
     if size_mb > max_train_mb:
-        raise NoHoldout(f"{TRAIN} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}")
+        raise NoHoldout(
+            f"{train_path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}"
+        )
     train = _read_csv(train_path)
     test = _read_csv(test_path) if test_path.is_file() else None
-    sample = _read_csv(competition.sample_submission)
     if len(train) < 10:
-        raise NoHoldout(f"{TRAIN} has only {len(train)} rows")
+        raise NoHoldout(f"{train_path.name} has only {len(train)} rows")
     labels = _labels(train, spec, list(sample.columns))
     wide = not all(c in train.columns for c in labels.columns)
     strata = labels.astype(str).agg("|".join, axis=1)
@@ -360,6 +404,12 @@ def build_holdout(
     taken = set(test_ids) | ({str(i).strip() for i in train[id_col]} if id_col in train.columns else set())
     clash = not original or len(set(original)) < len(original) or bool(set(original) & set(test_ids))
     ids = new_ids(len(held), test_ids, taken, rng) if clash else original
+    folders = _keyed_folders(public, test_ids, original)
+    if train_path.name != TRAIN and folders is None:
+        raise NoHoldout(
+            f"the ids of {train_path.name} name no files in a folder beside the test files (are the inputs in an "
+            "archive?), so a held-out example would have no input in the sandbox"
+        )
 
     root.mkdir(parents=True, exist_ok=True)
     dest = root / "public"
@@ -367,10 +417,10 @@ def build_holdout(
         shutil.rmtree(dest)
     dest.mkdir()
     skip = {train_path, test_path, competition.sample_submission}
-    file_dirs = _link_keyed_files(public, dest, train, test_ids, original, ids, skip)
+    file_dirs = _link_keyed_files(public, dest, folders, original, ids, skip)
     _mirror(public, dest, skip)
 
-    _to_csv(kept, dest / TRAIN)
+    _to_csv(kept, dest / train_path.name)
     order = rng.permutation(len(sample) + len(held))
     appended = held.assign(**{id_col: ids})
     if test is not None:
@@ -403,6 +453,7 @@ def build_holdout(
         classes={
             c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification and not wide
         },
+        table=train_path.name,
     )
     holdout.save()
     for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir())]:
@@ -429,25 +480,33 @@ def competition_split_hint(competition: Competition) -> str | None:
     return str(hint) if hint else None
 
 
+def _keyed_folders(
+    public: Path, test_ids: list[str], original: list[str]
+) -> tuple[tuple[Path, dict[str, Path]], tuple[Path, dict[str, Path]]] | None:
+    """The folders whose files the test ids and the held-out rows' ids name, or None when ids key no files."""
+    if not original:
+        return None
+    test_folder = _keyed_folder(public, test_ids)
+    train_folder = _keyed_folder(public, original)
+    if test_folder is None or train_folder is None:
+        return None
+    return test_folder, train_folder
+
+
 def _link_keyed_files(
     public: Path,
     dest: Path,
-    train: pd.DataFrame,
-    test_ids: list[str],
+    folders: tuple[tuple[Path, dict[str, Path]], tuple[Path, dict[str, Path]]] | None,
     original: list[str],
     ids: list[str],
     skip: set[Path],
 ) -> list[str]:
-    """When ids key files, link the held-out rows' files where the test files are, under their new ids; the
-    train folder keeps only the train rows' files. Returns the folders involved (relative)."""
-    if not original:
+    """When ids key files (`folders`, from _keyed_folders), link the held-out rows' files where the test files
+    are, under their new ids; the train folder keeps only the train rows' files. Returns the folders involved
+    (relative)."""
+    if folders is None:
         return []
-    test_folder = _keyed_folder(public, test_ids)
-    train_folder = _keyed_folder(public, original)
-    if test_folder is None or train_folder is None:
-        return []
-    test_dir, test_files = test_folder
-    train_dir, train_files = train_folder
+    (test_dir, test_files), (train_dir, train_files) = folders
     any_test = next(iter(test_files.values()))
     by_name = any_test.name in test_files  # ids are file names (with extension), else stems
     for old, new in zip(original, ids, strict=True):

@@ -1,0 +1,120 @@
+"""Labels kept apart from the inputs (issue 29, points 2 and 6 in part): `train_labels.csv` beside `train/` and
+`test/` image folders, as histopathologic-cancer-detection lays them out (ids are file stems), and `labels.csv`
+with ids that are file names, as aerial-cactus-like layouts do. The harness holds out rows of that table, moves
+their files where the test files are, and scores them; where the ids name no files (the images in an archive),
+it refuses in one sentence rather than hold out examples with no input."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from swarm.competitions import load_competition_dir
+from swarm.evaluation.harness import Harness
+from swarm.evaluation.holdout import NoHoldout, build_holdout
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def image_competition(
+    root: Path, table: str = "train_labels.csv", suffix: str = "", n_train: int = 40, n_test: int = 10
+) -> Path:
+    """Images in train/ and test/ named `<id>.tif`, labels in `table` (ids with `suffix`: "" = stems)."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    for folder in (public / "train", public / "test", private):
+        folder.mkdir(parents=True)
+    rng = np.random.default_rng(7)
+    train_ids = [f"{rng.integers(16**12):012x}" for _ in range(n_train)]
+    test_ids = [f"{rng.integers(16**12):012x}" for _ in range(n_test)]
+    for folder, ids in (("train", train_ids), ("test", test_ids)):
+        for name in ids:
+            (public / folder / f"{name}.tif").write_bytes(f"{folder}/{name}".encode())
+    labels = pd.DataFrame({"id": [i + suffix for i in train_ids], "label": [0, 1] * (n_train // 2)})
+    labels.to_csv(public / table, index=False)
+    sample = pd.DataFrame({"id": [i + suffix for i in test_ids], "label": 0.5})
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    sample.assign(label=[0, 1] * (n_test // 2)).to_csv(private / "answers.csv", index=False)
+    (public / "description.md").write_text("# Tissue\n\nPredict `label`; scored by ROC AUC.\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "auc"}}))
+    return root
+
+
+@pytest.mark.parametrize(("table", "suffix"), [("train_labels.csv", ""), ("labels.csv", ".tif")])
+def test_a_labels_table_beside_image_folders_is_split_with_its_files(tmp_path: Path, table, suffix) -> None:
+    root = image_competition(tmp_path / "c", table, suffix)
+    competition = load_competition_dir(root)
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.25, seed=1)
+
+    assert holdout.table == table and "labelled rows of " + table in holdout.describe()
+    assert sorted(holdout.file_dirs) == ["test", "train"]
+    view = holdout.public_dir
+    original = read(root / "prepared" / "public" / table)
+    kept = read(view / table)
+    held = set(holdout.ids)
+    assert len(held) == 10 and len(kept) == 30 and not held & set(kept["id"])
+    stem = (lambda i: i[: -len(suffix)]) if suffix else (lambda i: i)
+    # The train folder keeps only the kept rows' images; the held-out ones sit among the test images.
+    assert {p.stem for p in (view / "train").iterdir()} == {stem(i) for i in kept["id"]}
+    test_files = {p.stem: p for p in (view / "test").iterdir()}
+    assert set(test_files) == {
+        stem(i) for i in read(root / "prepared/public/sample_submission.csv")["id"]
+    } | {stem(i) for i in held}
+    assert all(test_files[stem(i)].read_bytes().startswith(b"train/") for i in held)
+    # The sample submission lists them; their labels stay private, in the harness's own file.
+    assert held <= set(read(view / "sample_submission.csv")["id"])
+    labels = read(holdout.labels_path)
+    truth = dict(zip(original["id"], original["label"], strict=True))
+    assert dict(zip(labels["id"], labels["label"], strict=True)) == {i: truth[i] for i in held}
+    assert oct(holdout.labels_path.stat().st_mode & 0o777) == "0o600"
+
+    # The harness scores a submission's held-out rows against those labels.
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    perfect = read(view / "sample_submission.csv").assign(label=lambda f: f["id"].map(truth).fillna("0.5"))
+    submitted = tmp_path / "perfect.csv"
+    perfect.to_csv(submitted, index=False)
+    result = harness.evaluate(submitted, tmp_path / "test_rows.csv")
+    assert result.problem is None and result.score == 1.0
+    flipped = perfect.assign(label=lambda f: f["label"].map({"0": "1", "1": "0"}).fillna("0.5"))
+    flipped.to_csv(submitted, index=False)
+    assert harness.evaluate(submitted, tmp_path / "test_rows.csv").score == 0.0
+
+
+def test_images_only_in_an_archive_are_refused_in_one_sentence(tmp_path: Path) -> None:
+    root = image_competition(tmp_path / "c")
+    public = root / "prepared" / "public"
+    with zipfile.ZipFile(public / "train.zip", "w") as archive:
+        for path in sorted((public / "train").iterdir()):
+            archive.write(path, f"train/{path.name}")
+            path.unlink()
+    (public / "train").rmdir()
+    with pytest.raises(NoHoldout) as refused:
+        build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert "train_labels.csv name no files in a folder" in message and "no input in the sandbox" in message
+    assert not (tmp_path / "h").exists()  # refused before anything was written
+
+
+def test_two_tables_that_could_hold_the_labels_are_refused(tmp_path: Path) -> None:
+    root = image_competition(tmp_path / "c")
+    public = root / "prepared" / "public"
+    (public / "train_labels.csv").rename(public / "labels.csv")
+    read(public / "labels.csv").to_csv(public / "train_labels_v2.csv", index=False)
+    with pytest.raises(
+        NoHoldout, match=r"several tables hold the labels \(labels.csv, train_labels_v2.csv\)"
+    ):
+        build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25)
+
+
+def test_no_labelled_table_at_all_says_what_was_looked_for(tmp_path: Path) -> None:
+    root = image_competition(tmp_path / "c")
+    (root / "prepared" / "public" / "train_labels.csv").unlink()
+    with pytest.raises(NoHoldout, match=r"no train.csv of labelled rows .* nor a labels table .*id, label"):
+        build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25)
