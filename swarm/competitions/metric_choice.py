@@ -172,6 +172,17 @@ COARSE_METRIC: dict[str, str | None] = {
     "spearman": None,
     "pearson": None,
     "smape": None,
+    "multilabel_f1_micro": "f1",
+    "word_jaccard": None,
+    "kl_divergence": None,
+    "log_mae": "mae",
+    "mcc": None,
+    "lwlrap": None,
+    "rle_dice": None,
+    "rle_dice_global": None,
+    "rle_iou": None,
+    "rle_iou_map": None,
+    "rle_fbeta": None,
 }
 
 _GAP = r"[\s-]+"

@@ -4,6 +4,8 @@ A metric of scope "column" scores one target column (`y_true`, `y_pred` as 1-D a
 several target columns scores each column and averages them (so several 0/1 columns under `logloss` give the
 multi-label log loss, under `auc` the mean column-wise ROC AUC). A metric of scope "table" scores all target
 columns at once (2-D arrays, one column per target): `multiclass_logloss` over one probability column per class.
+A "grouped" metric (`log_mae`) also takes each row's group, the values of the answers' column named by its
+parameter `group_column`: `metric.score(y_true, y_pred, groups=...)`.
 
 Errors: a problem of the answers (one class for AUC, constant answers for R²) is a `CompetitionError`; a problem
 of the predictions alone is an `InvalidPrediction` (a CompetitionError too), which grading reports as an invalid
@@ -25,7 +27,13 @@ import pandas as pd
 from swarm.competitions.errors import CompetitionError
 
 LOGLOSS_EPS = 1e-15
+KL_EPS = 1e-15  # Kaggle's KL divergence metric clips predictions to [eps, 1 - eps]
+LOG_MAE_FLOOR = 1e-9  # log(MAE) of a group predicted exactly would be -inf
 DEFAULT_MAP_K = 5
+DEFAULT_FBETA = 0.5  # vesuvius-challenge-ink-detection's F0.5
+# IoU thresholds 0.5, 0.55, ..., 0.95 of tgs-salt-identification-challenge, as its grade.py builds them
+IOU_THRESHOLDS = np.arange(0.5, 1.0, 0.05)
+EMPTY_MASKS = ("", "-")  # an empty mask: a blank cell, or "-" (google-research-identify-contrails)
 
 
 class InvalidPrediction(CompetitionError):
@@ -41,7 +49,11 @@ class Metric:
     one of the competition's labels; `ranked`: each prediction is a space-separated ranked list of labels;
     `scope`: "column" (scored per target column, then averaged) or "table" (all target columns at once);
     `class_columns`: the target columns are classes, so answers may be one-hot in them or one label column;
-    `params`: the metric's parameters with their defaults (e.g. `{"k": 5}`).
+    `params`: the metric's parameters with their defaults (e.g. `{"k": 5}`);
+    `empty_ok`: an empty cell is a valid prediction (no labels, no words, an empty mask), not a missing one;
+    `grouped`: the metric also takes each row's group (`score(..., groups=...)`), the values of the answers'
+    column named by the parameter `group_column`; without them all rows are one group, unless `group_column`
+    is set, which is then an error of the caller.
     """
 
     name: str
@@ -59,6 +71,8 @@ class Metric:
     class_columns: bool = False
     params: dict[str, Any] = field(default_factory=dict, hash=False)
     aliases: tuple[str, ...] = ()
+    empty_ok: bool = False
+    grouped: bool = False
 
     def resolve_params(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults overridden by `given`; an unknown name or a bad value is a CompetitionError."""
@@ -77,19 +91,39 @@ class Metric:
                 )
         return {**self.params, **given}
 
-    def score(self, y_true: Any, y_pred: Any, **params: Any) -> float:
-        """The score of one column (scope "column") or of all target columns (scope "table")."""
+    def score(self, y_true: Any, y_pred: Any, groups: Any = None, **params: Any) -> float:
+        """The score of one column (scope "column") or of all target columns (scope "table").
+
+        `groups`: for a grouped metric, each row's group (the answers' `group_column`), in the rows' order.
+        """
         y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
         if len(y_true) != len(y_pred):
             raise CompetitionError(f"{self.name}: {len(y_pred)} predictions for {len(y_true)} answers")
         if len(y_true) == 0:
             raise CompetitionError(f"{self.name}: there is nothing to score (0 rows)")
         values = self.resolve_params(params)
+        if self.grouped:
+            values["groups"] = self._groups(groups, len(y_true), values.get("group_column") or "")
+        elif groups is not None:
+            raise CompetitionError(f"{self.name} is not a grouped metric: it takes no groups")
         with warnings.catch_warnings():
             warnings.simplefilter(
                 "ignore"
             )  # sklearn/scipy warnings on degenerate input; we check those ourselves
             return float(self.fn(y_true, y_pred, **values))
+
+    def _groups(self, groups: Any, rows: int, column: str) -> np.ndarray | None:
+        if groups is None:
+            if column:
+                raise CompetitionError(
+                    f"{self.name}: no groups were passed, but group_column={column!r} names them: the caller "
+                    f"must read the answers' column {column!r} and pass each scored row's value as `groups`"
+                )
+            return None
+        groups = np.asarray(groups, dtype=object).reshape(-1)
+        if len(groups) != rows:
+            raise CompetitionError(f"{self.name}: {len(groups)} groups for {rows} rows")
+        return groups
 
 
 def _positive_int(value: Any) -> bool:
@@ -100,9 +134,19 @@ def _column_name(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+def _positive_number(value: Any) -> bool:
+    return (
+        isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    )
+
+
 PARAM_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "k": (_positive_int, "a positive integer"),
     "label_column": (_column_name, "a column name"),
+    "group_column": (_column_name, "a column name"),
+    "height": (_positive_int, "a positive integer (0: unknown)"),
+    "width": (_positive_int, "a positive integer (0: unknown)"),
+    "beta": (_positive_number, "a positive number"),
 }
 
 
@@ -302,6 +346,112 @@ def _map_at_k(y_true: np.ndarray, y_pred: np.ndarray, k: int = DEFAULT_MAP_K) ->
     return float(np.mean(scores))
 
 
+def _text(value: Any) -> str:
+    """A cell as text; None and NaN (an empty CSV cell read by pandas) are ""."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _label_sets(values: np.ndarray) -> list[set[str]]:
+    return [set(_text(cell).split()) for cell in np.ravel(values)]
+
+
+def _multilabel_f1_micro(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Micro F1 over (row, label) pairs of space-separated label sets, as MLE-bench grades it (sklearn's
+    MultiLabelBinarizer whose classes are the answers' labels): a predicted label that no answer holds is
+    dropped, not counted as a false positive; repeats in a cell count once."""
+    truth, pred = _label_sets(y_true), _label_sets(y_pred)
+    classes = set().union(*truth)
+    if not classes:
+        raise CompetitionError("multilabel_f1_micro: the answers hold no label at all, so F1 is undefined")
+    tp = fp = fn = 0
+    for actual, predicted in zip(truth, pred, strict=True):
+        predicted &= classes
+        hits = len(actual & predicted)
+        tp, fp, fn = tp + hits, fp + len(predicted) - hits, fn + len(actual) - hits
+    return 2 * tp / (2 * tp + fp + fn)
+
+
+def _word_jaccard(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean over rows of |A & B| / |A | B| of the rows' lower-cased word sets (words split on whitespace); a
+    row where both are empty counts 0 (sklearn's jaccard_score, as chaii-hindi-and-tamil-question-answering
+    grades; tweet-sentiment-extraction's grade.py divides by zero there)."""
+    scores = []
+    for truth, pred in zip(np.ravel(y_true), np.ravel(y_pred), strict=True):
+        a, b = set(_text(pred).lower().split()), set(_text(truth).lower().split())
+        union = len(a | b)
+        scores.append(len(a & b) / union if union else 0.0)
+    return float(np.mean(scores))
+
+
+def _mcc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    from sklearn.metrics import matthews_corrcoef
+
+    return float(matthews_corrcoef(label_keys(y_true), label_keys(y_pred)))
+
+
+def _table(name: str, y_true: np.ndarray, y_pred: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(answers, predictions) as float tables of the same shape, one column per class (2 or more)."""
+    pred = _floats(name, y_pred, answers=False)
+    if pred.ndim != 2 or pred.shape[1] < 2:
+        raise InvalidPrediction(f"{name}: predictions need one column per class (2 or more)")
+    truth = _floats(name, y_true, answers=True)
+    if truth.shape != pred.shape:
+        raise CompetitionError(
+            f"{name}: answers of shape {truth.shape} for predictions of shape {pred.shape}"
+        )
+    return truth, pred
+
+
+def _kl_divergence(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Kaggle's KL divergence (hms-harmful-brain-activity-classification): the answers (votes) normalised to
+    sum 1 per row, predictions that sum to 1 per row clipped to [eps, 1 - eps], sum_c y log(y / p) over the
+    classes with y > 0, averaged over rows."""
+    name = "kl_divergence"
+    truth, pred = _table(name, y_true, y_pred)
+    _probabilities(name, pred)
+    if (truth < 0).any():
+        raise CompetitionError(f"{name}: the answers must be votes or probabilities (>= 0)")
+    totals = truth.sum(axis=1, keepdims=True)
+    if (totals <= 0).any():
+        raise CompetitionError(f"{name}: a row of the answers sums to 0, so it is no distribution")
+    truth = truth / totals
+    sums = pred.sum(axis=1)
+    off = [float(total) for total in sums if round(float(total), 5) != 1]
+    if off:
+        raise InvalidPrediction(
+            f"{name}: each row's probabilities must sum to 1 (to 5 decimals); {len(off)} row(s) do not, "
+            f"e.g. one sums to {off[0]:.6g}"
+        )
+    clipped = np.clip(pred, KL_EPS, 1 - KL_EPS)
+    positive = truth > 0
+    terms = np.zeros_like(truth)
+    terms[positive] = truth[positive] * np.log(truth[positive] / clipped[positive])
+    return float(terms.sum(axis=1).mean())
+
+
+def _lwlrap(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Label-weighted label-ranking average precision (freesound-audio-tagging-2019): sklearn's LRAP with each
+    row weighted by its number of true labels; rows without a true label are left out."""
+    from sklearn.metrics import label_ranking_average_precision_score
+
+    name = "lwlrap"
+    pred = _floats(name, y_pred, answers=False)
+    if pred.ndim != 2 or pred.shape[1] < 2:
+        raise InvalidPrediction(f"{name}: predictions need one score column per label (2 or more)")
+    if np.shape(y_true) != pred.shape:
+        raise CompetitionError(
+            f"{name}: answers of shape {np.shape(y_true)} for predictions of shape {pred.shape}"
+        )
+    truth = _binary_truth(name, y_true).reshape(pred.shape)
+    weights = truth.sum(axis=1)
+    rows = weights > 0
+    if not rows.any():
+        raise CompetitionError(f"{name}: no row of the answers holds a label, so {name} is undefined")
+    return float(label_ranking_average_precision_score(truth[rows], pred[rows], sample_weight=weights[rows]))
+
+
 # ---- regression ----------------------------------------------------------------------------------------------
 
 
@@ -363,6 +513,134 @@ def _smape(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     half_sum = (np.abs(truth) + np.abs(pred)) / 2
     ratio = np.divide(np.abs(pred - truth), half_sum, out=np.zeros_like(half_sum), where=half_sum != 0)
     return float(100 * np.mean(ratio))
+
+
+def _log_mae(
+    y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray | None = None, group_column: str = ""
+) -> float:
+    """Mean over groups of log(MAE of the group), the MAE floored at 1e-9 (champs-scalar-coupling: the groups
+    are the coupling `type`s); without groups, all rows are one group."""
+    truth = _floats("log_mae", y_true, answers=True)
+    pred = _floats("log_mae", y_pred, answers=False)
+    codes = np.zeros(len(truth), dtype=int) if groups is None else pd.factorize(groups)[0]
+    if (codes < 0).any():
+        raise CompetitionError(f"log_mae: the answers' group column {group_column!r} has missing values")
+    maes = np.bincount(codes, weights=np.abs(truth - pred)) / np.bincount(codes)
+    return float(np.mean(np.log(np.maximum(maes, LOG_MAE_FLOOR))))
+
+
+# ---- masks as run-length encodings --------------------------------------------------------------------------
+# A cell is "start length start length ...": 1-indexed pixel numbers, whichever way the competition numbers
+# its pixels (top to bottom then left to right in MLE-bench's rle_decode; vesuvius the other way): the metrics
+# compare the sets of pixels, so they need no image size. As MLE-bench's rle_decode: the starts sorted, starts
+# and lengths positive, runs not overlapping; a blank cell (or "-") is an empty mask. With the params `height`
+# and `width` set, a run past the image's last pixel is invalid (MLE-bench's rle_decode silently cuts it off).
+
+
+def _runs(name: str, cell: Any, *, answers: bool, pixels: int = 0) -> np.ndarray:
+    """The runs of one cell as [first, end) pixel offsets (0-indexed), in order; (0, 2) for an empty mask."""
+    text = _text(cell).strip()
+    if text in EMPTY_MASKS:
+        return np.zeros((0, 2), dtype=np.int64)
+    shown = text if len(text) <= 40 else text[:37] + "..."
+    try:
+        numbers = np.array([int(token) for token in text.split()], dtype=np.int64)
+    except (ValueError, OverflowError):
+        raise _fault(
+            name, answers, f"must be run-length encodings ('start length ...'), found {shown!r}"
+        ) from None
+    if len(numbers) % 2:
+        raise _fault(
+            name, answers, f"must hold pairs 'start length', found {len(numbers)} numbers in {shown!r}"
+        )
+    starts, lengths = numbers[0::2], numbers[1::2]
+    if (starts < 1).any() or (lengths < 1).any():
+        raise _fault(
+            name, answers, f"must hold positive starts (1 is the first pixel) and lengths: {shown!r}"
+        )
+    ends = starts - 1 + lengths
+    if (np.diff(starts) < 0).any():
+        raise _fault(name, answers, f"must list runs by increasing start: {shown!r}")
+    if (starts[1:] - 1 < ends[:-1]).any():
+        raise _fault(name, answers, f"hold overlapping runs: {shown!r}")
+    if pixels and ends[-1] > pixels:
+        raise _fault(name, answers, f"hold a run past the image's last pixel {pixels}: {shown!r}")
+    return np.column_stack([starts - 1, ends])
+
+
+def _pixels_below(runs: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """How many pixels of `runs` (sorted, disjoint) lie below each offset in `x`."""
+    if not len(runs):
+        return np.zeros(len(x), dtype=np.int64)
+    starts, ends = runs[:, 0], runs[:, 1]
+    before = np.concatenate([[0], np.cumsum(ends - starts)])
+    i = np.searchsorted(starts, x, side="left")  # runs starting below x: all but the last end below it too
+    overshoot = np.where(i > 0, np.maximum(ends[np.maximum(i - 1, 0)] - x, 0), 0)
+    return before[i] - overshoot
+
+
+def _mask_counts(
+    name: str, y_true: np.ndarray, y_pred: np.ndarray, height: int, width: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per row: (true pixels, predicted pixels, pixels in both)."""
+    pixels = height * width if height and width else 0
+    rows = list(zip(np.ravel(y_true), np.ravel(y_pred), strict=True))
+    true_n, pred_n, both = (np.zeros(len(rows), dtype=np.int64) for _ in range(3))
+    for row, (truth_cell, pred_cell) in enumerate(rows):
+        truth = _runs(name, truth_cell, answers=True, pixels=pixels)
+        pred = _runs(name, pred_cell, answers=False, pixels=pixels)
+        true_n[row] = int((truth[:, 1] - truth[:, 0]).sum())
+        pred_n[row] = int((pred[:, 1] - pred[:, 0]).sum())
+        inside = _pixels_below(truth, pred[:, 1]) - _pixels_below(truth, pred[:, 0])
+        both[row] = int(inside.sum())
+    return true_n, pred_n, both
+
+
+def _rle_dice(y_true: np.ndarray, y_pred: np.ndarray, height: int = 0, width: int = 0) -> float:
+    """Mean over rows of 2|X & Y| / (|X| + |Y|), 1 where both masks are empty (hubmap-kidney-segmentation)."""
+    t, p, both = _mask_counts("rle_dice", y_true, y_pred, height, width)
+    total = t + p
+    return float(np.mean(np.divide(2 * both, total, out=np.ones(len(t)), where=total > 0)))
+
+
+def _rle_dice_global(y_true: np.ndarray, y_pred: np.ndarray, height: int = 0, width: int = 0) -> float:
+    """2|X & Y| / (|X| + |Y|) over the pixels of all rows together (google-research-identify-contrails)."""
+    t, p, both = _mask_counts("rle_dice_global", y_true, y_pred, height, width)
+    if not t.sum():
+        raise CompetitionError(
+            "rle_dice_global: the answers' masks are all empty, so the global Dice is undefined"
+        )
+    return float(2 * both.sum() / (t.sum() + p.sum()))
+
+
+def _rle_iou(y_true: np.ndarray, y_pred: np.ndarray, height: int = 0, width: int = 0) -> float:
+    """Mean over rows of |X & Y| / |X | Y|, 1 where both masks are empty."""
+    t, p, both = _mask_counts("rle_iou", y_true, y_pred, height, width)
+    union = t + p - both
+    return float(np.mean(np.divide(both, union, out=np.ones(len(t)), where=union > 0)))
+
+
+def _rle_iou_map(y_true: np.ndarray, y_pred: np.ndarray, height: int = 0, width: int = 0) -> float:
+    """tgs-salt-identification-challenge: per row (one object per mask) the share of IoU thresholds 0.5, 0.55,
+    ..., 0.95 that the IoU exceeds; 1 where both masks are empty, 0 where only one is; averaged over rows."""
+    t, p, both = _mask_counts("rle_iou_map", y_true, y_pred, height, width)
+    union = t + p - both
+    iou = np.divide(both, union, out=np.zeros(len(t)), where=union > 0)
+    hits = (iou[:, None] > IOU_THRESHOLDS[None, :]).mean(axis=1)
+    return float(np.mean(np.where(union == 0, 1.0, hits)))
+
+
+def _rle_fbeta(
+    y_true: np.ndarray, y_pred: np.ndarray, beta: float = DEFAULT_FBETA, height: int = 0, width: int = 0
+) -> float:
+    """Mean over rows of the pixels' F-beta (vesuvius-challenge-ink-detection: F0.5), 0 where both masks are
+    empty (sklearn's fbeta_score)."""
+    t, p, both = _mask_counts("rle_fbeta", y_true, y_pred, height, width)
+    b2 = float(beta) ** 2
+    denominator = (1 + b2) * both + b2 * (t - both) + (p - both)
+    return float(
+        np.mean(np.divide((1 + b2) * both, denominator, out=np.zeros(len(t)), where=denominator > 0))
+    )
 
 
 # ---- the registry --------------------------------------------------------------------------------------------
@@ -566,6 +844,165 @@ _LIBRARY = (
         _smape,
         "SMAPE = (100/N) * sum_i |p_i - y_i| / ((|y_i| + |p_i|) / 2), a row with y_i = p_i = 0 counting 0",
         aliases=("symmetric_mape", "symmetric_mean_absolute_percentage_error"),
+    ),
+    Metric(
+        "multilabel_f1_micro",
+        False,
+        _multilabel_f1_micro,
+        "micro F1 = 2 TP / (2 TP + FP + FN) over all (row, label) pairs of space-separated label sets; a "
+        "predicted label no answer holds is ignored",
+        numeric=False,
+        empty_ok=True,
+        aliases=(
+            "f1_micro_multilabel",
+            "micro_f1_multilabel",
+            "multilabel_micro_f1",
+            "multilabel_f1",
+            "multi_label_f1",
+            "multi_label_f1_micro",
+            "f1_micro_label_sets",
+            "label_set_f1",
+        ),
+    ),
+    Metric(
+        "word_jaccard",
+        False,
+        _word_jaccard,
+        "Jaccard = (1/N) * sum_i |A_i & B_i| / |A_i | B_i| of the lower-cased word sets of prediction and "
+        "answer (0 where both are empty)",
+        numeric=False,
+        empty_ok=True,
+        aliases=(
+            "jaccard",
+            "word_level_jaccard",
+            "word_level_jaccard_score",
+            "word_jaccard_score",
+            "jaccard_score",
+            "mean_jaccard",
+            "jaccard_similarity",
+        ),
+    ),
+    Metric(
+        "kl_divergence",
+        True,
+        _kl_divergence,
+        "KL = (1/N) * sum_i sum_c y_ic log(y_ic / p_ic) over y_ic > 0, each answer row normalised to sum 1, "
+        "each prediction row summing to 1 and clipped to [1e-15, 1-1e-15]",
+        probability=True,
+        scope="table",
+        aliases=(
+            "kl",
+            "kl_div",
+            "kld",
+            "kullback_leibler",
+            "kullback_leibler_divergence",
+            "kullback_liebler",
+            "kullback_liebler_divergence",
+        ),
+    ),
+    Metric(
+        "log_mae",
+        True,
+        _log_mae,
+        "log MAE = (1/T) * sum_t log( max(1e-9, (1/n_t) * sum_{i in t} |y_i - p_i|) ) over the T groups of "
+        "the answers' column group_column (unset: one group)",
+        params={"group_column": ""},
+        grouped=True,
+        aliases=(
+            "grouped_log_mae",
+            "group_log_mae",
+            "group_mean_log_mae",
+            "mean_log_mae",
+            "log_mean_absolute_error",
+            "lmae",
+        ),
+    ),
+    Metric(
+        "mcc",
+        False,
+        _mcc,
+        "MCC = (TP*TN - FP*FN) / sqrt((TP+FP)(TP+FN)(TN+FP)(TN+FN)) (Matthews; 0 when undefined)",
+        numeric=False,
+        labels=True,
+        aliases=(
+            "matthews_corrcoef",
+            "matthews_correlation",
+            "matthews_correlation_coefficient",
+            "phi_coefficient",
+        ),
+    ),
+    Metric(
+        "lwlrap",
+        False,
+        _lwlrap,
+        "lwlrap = label ranking average precision with each row weighted by its number of true labels, over "
+        "one score column per label",
+        binary_truth=True,
+        scope="table",
+        aliases=(
+            "label_weighted_lrap",
+            "label_weighted_label_ranking_average_precision",
+        ),
+    ),
+    Metric(
+        "rle_dice",
+        False,
+        _rle_dice,
+        "Dice = (1/N) * sum_i 2|X_i & Y_i| / (|X_i| + |Y_i|) of run-length encoded masks (1 where both are "
+        "empty)",
+        numeric=False,
+        empty_ok=True,
+        params={"height": 0, "width": 0},
+        aliases=(
+            "dice",
+            "mean_dice",
+            "dice_coefficient",
+            "mean_dice_coefficient",
+            "sorensen_dice",
+            "dice_rle",
+        ),
+    ),
+    Metric(
+        "rle_dice_global",
+        False,
+        _rle_dice_global,
+        "global Dice = 2|X & Y| / (|X| + |Y|) of the pixels of all run-length encoded masks together",
+        numeric=False,
+        empty_ok=True,
+        params={"height": 0, "width": 0},
+        aliases=("global_dice", "dice_global", "global_dice_coefficient"),
+    ),
+    Metric(
+        "rle_iou",
+        False,
+        _rle_iou,
+        "IoU = (1/N) * sum_i |X_i & Y_i| / |X_i | Y_i| of run-length encoded masks (1 where both are empty)",
+        numeric=False,
+        empty_ok=True,
+        params={"height": 0, "width": 0},
+        aliases=("iou", "mean_iou", "intersection_over_union", "iou_rle"),
+    ),
+    Metric(
+        "rle_iou_map",
+        False,
+        _rle_iou_map,
+        "IoU mAP = (1/N) * sum_i (1/10) * sum_{t=0.5,0.55,...,0.95} [IoU_i > t] of run-length encoded masks "
+        "(1 where both are empty, 0 where one is)",
+        numeric=False,
+        empty_ok=True,
+        params={"height": 0, "width": 0},
+        aliases=("iou_map", "map_iou", "mean_average_precision_iou", "iou_threshold_map"),
+    ),
+    Metric(
+        "rle_fbeta",
+        False,
+        _rle_fbeta,
+        "F-beta = (1/N) * sum_i (1+b^2) TP_i / ((1+b^2) TP_i + b^2 FN_i + FP_i) over the pixels of "
+        "run-length encoded masks, b = beta (default 0.5; 0 where both are empty)",
+        numeric=False,
+        empty_ok=True,
+        params={"beta": DEFAULT_FBETA, "height": 0, "width": 0},
+        aliases=("rle_f_beta", "fbeta_rle", "rle_f05", "dice_f05"),
     ),
 )
 
