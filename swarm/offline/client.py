@@ -28,20 +28,14 @@ from typing import Any
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
 from swarm.offline import coder
 from swarm.offline.evolve import evolve_text
-from swarm.offline.inference import infer_task_from_dir
+from swarm.offline.inference import find_data_files, infer_task_from_dir, missing_tables
 from swarm.offline.review import fill_schema, review_facts
 
 CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
 EVOLVE_KINDS = ("evolve_role", "evolve_strategy")
-_DATA_FILES = ("train.csv", "test.csv", "sample_submission.csv")
 # How many fresh draws an improve/mutate makes to avoid repeating a child it already gave for that parent.
 _FRESH_TRIES = 24
 _MEMORY_PARENTS = 256
-
-
-def missing_inputs(directory: Path) -> list[str]:
-    """The files the offline coder reads (train.csv, test.csv, sample_submission.csv) that `directory` lacks."""
-    return [name for name in _DATA_FILES if not (directory / name).is_file()]
 
 
 def find_input_dir(hints: dict[str, Any]) -> Path | None:
@@ -51,11 +45,11 @@ def find_input_dir(hints: dict[str, Any]) -> Path | None:
             continue
         root = Path(hints[key]).expanduser()
         for candidate in (root, root / "public", root / "prepared" / "public"):
-            if not missing_inputs(candidate):
+            if not missing_tables(str(candidate)):
                 return candidate
         raise LLMError(
-            f"hints[{key!r}] = {str(root)!r} lacks {', '.join(missing_inputs(root))} (the offline coder reads "
-            f"{', '.join(_DATA_FILES)})"
+            f"hints[{key!r}] = {str(root)!r} lacks {' and '.join(missing_tables(str(root)))} (the offline coder "
+            "reads a labelled table, the sample submission, and test.csv where there is one)"
         )
     return None
 
@@ -79,7 +73,7 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
     if input_dir is None:
         return None
     try:
-        mtime = (input_dir / "train.csv").stat().st_mtime
+        mtime = (input_dir / find_data_files(str(input_dir))["train"]).stat().st_mtime
         return _task_for(str(input_dir), mtime, coarse_metric(hints.get("metric")))
     except (ValueError, OSError) as exc:
         raise LLMError(f"offline coder cannot read the competition in {input_dir}: {exc}") from exc

@@ -219,17 +219,49 @@ def infer_task_from_frames(
     }
 
 
-def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | None = None) -> dict:
-    """The task dict for a directory holding train.csv, test.csv, sample_submission.csv (and description.md)."""
-    paths = {
-        name: os.path.join(input_dir, name) for name in ("train.csv", "test.csv", "sample_submission.csv")
-    }
-    missing = [name for name, path in paths.items() if not os.path.isfile(path)]
+# The tables the coder reads, by name: the labelled table (train.csv, else a labels table kept apart from
+# image folders), test.csv when there is one (else the sample submission's ids are the test rows), and the
+# sample submission.
+LABELLED_TABLES = ("train.csv", "train_labels.csv", "labels.csv", "training_labels.csv")
+SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
+
+
+def missing_tables(input_dir: str) -> list[str]:
+    """What of the tables the coder needs `input_dir` lacks: a labelled table and the sample submission
+    (test.csv may be absent: then the sample submission's ids are the test rows)."""
+    present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
+    missing = []
+    if not present & set(LABELLED_TABLES):
+        missing.append("train.csv (or train_labels.csv or labels.csv)")
+    if not present & set(SAMPLE_TABLES):
+        missing.append("sample_submission.csv")
+    return missing
+
+
+def find_data_files(input_dir: str) -> dict:
+    """{"train": name, "test": name or None, "sample": name} of the tables in `input_dir`; FileNotFoundError
+    naming what is missing."""
+    missing = missing_tables(input_dir)
     if missing:
-        raise FileNotFoundError(f"{input_dir} lacks {', '.join(missing)}")
-    train = pd.read_csv(paths["train.csv"], nrows=max_rows)
-    test = pd.read_csv(paths["test.csv"], nrows=max_rows)
-    sample = pd.read_csv(paths["sample_submission.csv"], nrows=max_rows)
+        raise FileNotFoundError(f"{input_dir} lacks {' and '.join(missing)}")
+    present = set(os.listdir(input_dir))
+    return {
+        "train": next(name for name in LABELLED_TABLES if name in present),
+        "test": "test.csv" if "test.csv" in present else None,
+        "sample": next(name for name in SAMPLE_TABLES if name in present),
+    }
+
+
+def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | None = None) -> dict:
+    """The task dict for a directory holding a labelled table, the sample submission and test.csv (or test rows
+    named by the sample submission's ids), and description.md; `files` names the tables it read."""
+    files = find_data_files(input_dir)
+    train = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=max_rows)
+    sample = pd.read_csv(os.path.join(input_dir, files["sample"]), nrows=max_rows)
+    if files["test"]:
+        test = pd.read_csv(os.path.join(input_dir, files["test"]), nrows=max_rows)
+    else:
+        test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
     description = ""
     for name in ("description.md", "description.txt"):
         path = os.path.join(input_dir, name)
@@ -237,4 +269,6 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
             with open(path, encoding="utf-8", errors="replace") as handle:
                 description = handle.read()
             break
-    return infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)
+    task = infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)
+    task["files"] = files
+    return task

@@ -118,6 +118,9 @@ def _runtime_inference_source() -> str:
     )
 
 
+DEFAULT_FILES = {"train": "train.csv", "test": "test.csv", "sample": "sample_submission.csv"}
+
+
 def render_preamble(task: dict[str, Any] | None) -> str:
     """Imports and the task constants; without a task dict, code that infers the task at run time."""
     if task is None:
@@ -125,15 +128,17 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         constants = (
             'ID_COL = _TASK["id_col"]\nTARGETS = _TASK["targets"]\n'
             'METRIC = _TASK["metric"]\nLOWER_IS_BETTER = _TASK["lower_is_better"]\n'
-            'COLUMN_KINDS = _TASK["columns"]\n'
+            'COLUMN_KINDS = _TASK["columns"]\nDATA_FILES = _TASK["files"]\n'
         )
         return CONTRACT + IMPORTS + spec + constants
     targets = pprint.pformat(task["targets"], width=110, sort_dicts=False)
     kinds = pprint.pformat(task.get("columns") or {}, width=110, sort_dicts=False)
+    files = task.get("files") or DEFAULT_FILES
     constants = (
         f"ID_COL = {task['id_col']!r}\nTARGETS = {targets}\n"
         f"METRIC = {task['metric']!r}\nLOWER_IS_BETTER = {bool(task['lower_is_better'])!r}\n"
-        f"COLUMN_KINDS = {kinds}\n"
+        f"COLUMN_KINDS = {kinds}\nDATA_FILES = {files!r}  # the tables read: labelled, test (None: the "
+        "sample's ids), sample\n"
     )
     gpu = GPU_SETUP if task.get("gpus") else ""
     return CONTRACT + IMPORTS + gpu + constants

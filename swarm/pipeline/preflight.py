@@ -19,7 +19,7 @@ from swarm.competitions.public_files import MAX_LISTED, check_public_files
 from swarm.config import Config, load_config
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
-from swarm.offline.client import missing_inputs
+from swarm.offline.inference import missing_tables
 from swarm.pipeline.context import resolve_competition
 from swarm.pipeline.state import RunPaths, load_state
 
@@ -44,13 +44,14 @@ def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
 
 
 def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
-    """The built-in offline coder reads a competition laid out as train.csv, test.csv and
-    sample_submission.csv; where the code stage is offline and those are not there, stop before the first step
-    with one sentence naming the competition's files and what is missing (else every step fails alike)."""
+    """The built-in offline coder reads a labelled table (train.csv, train_labels.csv or labels.csv), the sample
+    submission and test.csv where there is one; where the code stage is offline and those are not there, stop
+    before the first step with one sentence naming the competition's files and what is missing (else every
+    step fails alike)."""
     if resolve_provider(cfg.llm.code) != "offline":
         return
     public = competition.public_dir
-    missing = missing_inputs(public)
+    missing = missing_tables(str(public))
     if not missing:
         return
     held = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in public.iterdir())
@@ -59,7 +60,7 @@ def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
     )
     raise CompetitionError(
         f"competition {competition.id!r}: the built-in offline coder (the code stage is offline: no API key is "
-        f"set) reads train.csv, test.csv and sample_submission.csv, and {public} has no {' or '.join(missing)} "
+        f"set) reads a labelled table and the sample submission, and {public} has no {' and no '.join(missing)} "
         f"(it holds {shown or 'nothing'}); set OPENAI_API_KEY or ANTHROPIC_API_KEY (or llm.code.base_url) so "
         "that a model writes solutions for this layout"
     )

@@ -1,47 +1,95 @@
-"""The main job with no API key on a competition the built-in offline coder cannot read (labels in
-`train_labels.csv` beside image folders, as aerial-cactus and histopathologic-cancer lay them out): it stops
-before the first step, with exit 2 and one sentence naming the competition's files and what is missing,
-instead of failing every step alike and ending "no good node"."""
+"""The main job with no API key on layouts beyond train.csv (issue 29, points 6 and 7 in part).
+
+- Labels in `train_labels.csv` beside `train/` and `test/` image folders, no test.csv (histopathologic-cancer-
+  detection's layout): the offline coder reads it, the harness holds out rows of that table, and the run
+  delivers a graded submission.
+- Labels in JSON records (a layout the offline coder cannot read): the run stops before its first step, with
+  exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
+  alike and ending "no good node".
+"""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+import pytest
+from PIL import Image
+
+from flows.competition import CompetitionParams, competition_flow
+
 REPO = Path(__file__).resolve().parents[2]
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
-def labels_table_competition(root: Path) -> Path:
-    """A miniature competition: images in train/ and test/, their labels in train_labels.csv."""
-    public = root / "prepared" / "public"
-    private = root / "prepared" / "private"
+def labels_table_competition(root: Path, n_train: int = 80, n_test: int = 24) -> Path:
+    """Bright and dark 16x16 PNGs named `<hex id>.png` in train/ and test/; labels in train_labels.csv with ids
+    that are the files' stems; the sample submission lists the test ids; answers in private/."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
     for folder in (public / "train", public / "test", private):
         folder.mkdir(parents=True)
-    train_ids = [f"t{i:03d}" for i in range(12)]
-    test_ids = [f"s{i:03d}" for i in range(6)]
-    for name in train_ids:
-        (public / "train" / f"{name}.png").write_bytes(b"not really a png")
-    for name in test_ids:
-        (public / "test" / f"{name}.png").write_bytes(b"not really a png")
-    labels = "".join(f"{name}.png,{i % 2}\n" for i, name in enumerate(train_ids))
-    (public / "train_labels.csv").write_text("id,has_cactus\n" + labels)
-    (public / "sample_submission.csv").write_text(
-        "id,has_cactus\n" + "".join(f"{name}.png,0.5\n" for name in test_ids)
+    rng = np.random.default_rng(11)
+    ids = [f"{value:012x}" for value in rng.choice(16**10, size=n_train + n_test, replace=False)]
+    labels = rng.integers(0, 2, size=n_train + n_test)
+    for k, (name, label) in enumerate(zip(ids, labels, strict=True)):
+        base = 170 if label else 70
+        pixels = np.clip(rng.normal(base, 30, size=(16, 16)), 0, 255).astype(np.uint8)
+        Image.fromarray(pixels, mode="L").save(public / ("train" if k < n_train else "test") / f"{name}.png")
+    pd.DataFrame({"id": ids[:n_train], "label": labels[:n_train]}).to_csv(
+        public / "train_labels.csv", index=False
     )
-    (private / "answers.csv").write_text(
-        "id,has_cactus\n" + "".join(f"{name}.png,{i % 2}\n" for i, name in enumerate(test_ids))
+    pd.DataFrame({"id": ids[n_train:], "label": 0}).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"id": ids[n_train:], "label": labels[n_train:]}).to_csv(
+        private / "answers.csv", index=False
     )
-    (public / "description.md").write_text(
-        "# Cacti\n\nPredict `has_cactus`; scored by area under the ROC curve.\n"
-    )
+    (public / "description.md").write_text("# Bright or dark\n\nPredict `label` for each image in test/.\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "accuracy"}}))
     return root
 
 
+@pytest.mark.slow
+def test_no_key_on_a_labels_table_beside_image_folders_delivers_a_graded_submission(
+    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    competition = labels_table_competition(tmp_path / "bright-or-dark")
+    overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
+    run_dir = tmp_path / "run"
+    summary = competition_flow(
+        CompetitionParams(
+            data_dir=str(competition),
+            run_dir=str(run_dir),
+            overrides=[*overrides, "agent.max_steps=3", "search.num_drafts=2", "search.parallel=2"],
+        )
+    )
+    assert summary["validation_source"] == "harness", summary
+    evaluation = json.loads((run_dir / "evaluation.json").read_text())
+    assert "labelled rows of train_labels.csv" in evaluation["holdout"]
+    assert summary["good_nodes"] >= 1
+    grade = summary["grade"]
+    assert grade["valid"], grade
+    assert grade["score"] > 0.8  # bright vs dark: any working model separates them
+
+
 def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
-    competition = labels_table_competition(tmp_path / "aerial-mini")
+    competition = tmp_path / "records-mini"
+    public = competition / "prepared" / "public"
+    (competition / "prepared" / "private").mkdir(parents=True)
+    public.mkdir(parents=True)
+    records = [{"id": i, "text": f"sample {i}", "label": i % 2} for i in range(20)]
+    (public / "train.json").write_text(json.dumps(records))
+    (public / "test.json").write_text(json.dumps([{"id": i, "text": f"sample {i}"} for i in range(20, 26)]))
+    (public / "sample_submission.csv").write_text("id,label\n" + "".join(f"{i},0\n" for i in range(20, 26)))
+    (competition / "prepared" / "private" / "answers.csv").write_text(
+        "id,label\n" + "".join(f"{i},{i % 2}\n" for i in range(20, 26))
+    )
+    (public / "description.md").write_text("# Records\n\nPredict `label`; scored by accuracy.\n")
     runs = tmp_path / "runs"
     env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
     env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
@@ -69,8 +117,8 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert len(error) == 1, done.stderr
     message = error[0]
     assert "offline coder" in message and "no API key" in message
-    assert "has no train.csv or test.csv" in message
-    for held in ("train_labels.csv", "sample_submission.csv", "train/", "test/"):
+    assert "has no train.csv (or train_labels.csv or labels.csv)" in message
+    for held in ("train.json", "test.json", "sample_submission.csv", "description.md"):
         assert held in message
     assert "OPENAI_API_KEY" in message
     assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir

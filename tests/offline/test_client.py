@@ -127,14 +127,18 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
         client.complete([], ctx("mutate", competitions["titanic"], parent_code="x = 1", gene="NOPE"))
     with pytest.raises(LLMError, match="crossover_plan"):
         client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
-    with pytest.raises(LLMError, match="lacks train.csv, test.csv, sample_submission.csv"):
+    with pytest.raises(
+        LLMError, match=r"lacks train.csv \(or train_labels.csv or labels.csv\) and sample_subm"
+    ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
-    # Only what is missing is named (a labels table beside image folders has the sample submission).
-    partial = tmp_path / "labels-table-layout"
+    # Only what is missing is named (labels in JSON records beside the sample submission).
+    partial = tmp_path / "records-layout"
     partial.mkdir()
     (partial / "sample_submission.csv").write_text("id,y\n1,0\n")
-    (partial / "train_labels.csv").write_text("id,y\n2,1\n")
-    with pytest.raises(LLMError, match=r"lacks train.csv, test.csv \(the offline coder reads"):
+    (partial / "train.json").write_text('[{"id": 2, "y": 1}]')
+    with pytest.raises(
+        LLMError, match=r"lacks train.csv \(or train_labels.csv or labels.csv\) \(the offline"
+    ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 
 
