@@ -219,6 +219,11 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     ("mse", rf"\bmse\b|mean{_GAP}squared?{_GAP}error"),
     ("smape", rf"\bsmape\b|symmetric{_GAP}mean{_GAP}absolute{_GAP}percentage{_GAP}error"),
     (None, rf"\bmape\b|mean{_GAP}absolute{_GAP}percentage{_GAP}error"),
+    (
+        "log_mae",
+        rf"\blog{_GAP}(?:of{_GAP}(?:the{_GAP})?)?mean{_GAP}absolute{_GAP}error"
+        r"|\blog\s*\(\s*mae\s*\)|\blog[\s-]*mae\b",
+    ),
     ("mae", rf"\bmae\b|mean{_GAP}absolute{_GAP}error"),
     (
         "qwk",
@@ -228,6 +233,16 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     (
         "map_at_k",
         rf"mean{_GAP}average{_GAP}precision\s*(?:@|{_GAP}at{_GAP})\s*(?:\d+|k\b)|\bmap\s*@\s*(?:\d+|k\b)",
+    ),
+    # masks' IoU over thresholds (tgs-salt-identification-challenge), not the mAP of ranked lists or boxes
+    (
+        "rle_iou_map",
+        rf"mean{_GAP}average{_GAP}precision{_NEAR}(?:intersection{_GAP}over{_GAP}union|\biou\b)"
+        rf"{_NEAR}threshold",
+    ),
+    (
+        "lwlrap",
+        rf"\blwlrap\b|label[\s-]*weighted[\s\[*-]+label[\s-]*ranking{_GAP}average{_GAP}precision",
     ),
     # average precision, the area under the precision-recall curve: not ROC AUC, and not in the library
     (
@@ -249,10 +264,20 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     ("pearson", r"\bpearson"),
     ("r2", rf"\br2\b|\br\s*\^\s*2|\br\u00b2|\br{_GAP}squared\b|coefficient{_GAP}of{_GAP}determination"),
     ("balanced_accuracy", rf"balanced{_GAP}accuracy"),
-    (None, rf"\bdice\b|s(?:\u00f8|o)rensen|\bjaccard\b|intersection{_GAP}over{_GAP}union|\biou\b"),
+    # masks (run-length encoded: `_RLE` must be in the description, else no metric) and words
+    ("rle_fbeta", r"(?:\bdice\b|s(?:\u00f8|o)rensen)[^\n]{0,200}?\bf[\s-]?0?\.5\b"),
+    ("rle_dice_global", r"\bglobal[\s*_\[-]*dice\b"),
+    # Dice blended with the Hausdorff distance (uw-madison-gi-tract-image-segmentation): not in the library
+    (None, rf"\bdice\b{_NEAR}hausdorff"),
+    ("rle_dice", r"\bdice\b|s(?:\u00f8|o)rensen"),
+    ("rle_iou", rf"intersection{_GAP}over{_GAP}union|\biou\b"),
+    ("word_jaccard", rf"\bword[\s-]*(?:level|based){_GAP}jaccard"),
+    (None, r"\bjaccard\b"),
     (None, rf"levenshtein|\bedit{_GAP}distance|\bbleu\b|\brouge\b|\b(?:word|character){_GAP}error{_GAP}rate"),
-    (None, rf"kullback|\bkl{_GAP}divergence|log{_GAP}likelihood|\bcrps\b|continuous{_GAP}ranked{_GAP}prob"),
-    (None, rf"matthews|\bmcc\b|hausdorff|kendall|\bgini\b|pinball|quantile{_GAP}loss"),
+    ("kl_divergence", rf"kullback[\s-]*l(?:ei|ie)bler|\bkl{_GAP}divergence"),
+    (None, rf"log{_GAP}likelihood|\bcrps\b|continuous{_GAP}ranked{_GAP}prob"),
+    ("mcc", r"matthews|\bmcc\b"),
+    (None, rf"hausdorff|kendall|\bgini\b|pinball|quantile{_GAP}loss"),
     (None, rf"percentile\b[^.\n]{{0,30}}?\berrors?\b|angular{_GAP}(?:error|distance)"),
 )
 # Fragments, and words prose uses loosely ("the accuracy of a forecast"): read only when no whole name is.
@@ -264,6 +289,16 @@ _FRAGMENTS: tuple[tuple[str | None, str], ...] = (
         "accuracy",
         rf"(?:top[\s-]*1{_GAP})?(?<![02-9][\s-])classification{_GAP}error|(?<!word )\berror{_GAP}rate\b",
     ),
+)
+# Metrics of run-length encoded masks: the rules name them only when the description speaks of run-length
+# encoding.
+_RLE_METRICS = frozenset({"rle_dice", "rle_dice_global", "rle_iou", "rle_iou_map", "rle_fbeta"})
+_RLE = re.compile(r"run[\s-]*length|\brle\b|encoded[\s_-]*pixels", re.IGNORECASE)
+# An F1 over label sets: space-separated lists of labels, or sample rows of several whole numbers ("id,0 1 2")
+_LABEL_SETS = re.compile(
+    rf"space{_GAP}(?:delimited|separated){_GAP}(?:list|labels|tags)|multi{_GAP}?label"
+    r"|^[^,\n]+,[ \t]*\"?\d+(?:[ \t]+\d+)+\"?[ \t\\]*$",
+    re.IGNORECASE | re.MULTILINE,
 )
 # The rule sets, compiled, in the order they are tried.
 _COMPILED = tuple(
@@ -324,10 +359,21 @@ def _earliest(
     return None if best is None else best[2:]
 
 
-def _match_in(scope: str) -> tuple[str | None, str, dict[str, Any]] | None:
+def _refined(name: str | None, scope: str, text: str) -> str | None:
+    """`name` as the wording around it settles it: a mask metric only for run-length encoded masks (else
+    none), an F1 (binary or micro) over label sets the label-set micro F1."""
+    if name in _RLE_METRICS and not _RLE.search(text):
+        return None
+    if name in ("f1", "f1_micro") and _LABEL_SETS.search(scope):
+        return "multilabel_f1_micro"
+    return name
+
+
+def _match_in(scope: str, text: str = "") -> tuple[str | None, str, dict[str, Any]] | None:
     """(name, matched words, params) of the metric `scope` names, name None for one the library lacks.
 
-    A library name written as code or bold comes first, then whole metric names, then fragments.
+    A library name written as code or bold comes first, then whole metric names, then fragments; `text` (the
+    whole description, `scope` by default) settles a mask metric (see `_refined`).
     """
     for token in _CODE_NAME.finditer(scope):
         try:
@@ -341,6 +387,7 @@ def _match_in(scope: str) -> tuple[str | None, str, dict[str, Any]] | None:
         found = _earliest(rules, scope)
         if found:
             name, words = found
+            name = _refined(name, scope, text or scope)
             name = name if name in metric_lib.METRICS else None  # the library may have dropped it
             params = _map_k(words, scope) if name == "map_at_k" else {}
             return name, words, params
@@ -357,7 +404,7 @@ def _find_metric(description: str) -> tuple[str | None, str, dict[str, Any]] | N
     section = evaluation_section(text)
     scopes = [("description.md's Evaluation section", section)] if section and section.strip() else []
     for where, scope in [*scopes, ("description.md", text)]:
-        found = _match_in(scope)
+        found = _match_in(scope, text)
         if found:
             name, words, params = found
             said = "names" if words.startswith(("`", "*")) else "says"
