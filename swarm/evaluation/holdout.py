@@ -44,6 +44,7 @@ MAX_CLASSES_FOR_STRATIFY = 200
 DATE_SAMPLE = 200
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
 LABEL_TABLE_WORDS = ("train", "label")
+SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
 
 
 class NoHoldout(Exception):
@@ -78,6 +79,8 @@ class Holdout:
     # one that no held-out row has).
     classes: dict[str, list[str]] = field(default_factory=dict)
     table: str = TRAIN  # the public table of labelled rows: train.csv, or a labels table (train_labels.csv)
+    # Side files keyed by held-out ids, left out of the sandbox's view or rewritten without those rows.
+    hidden_side_files: list[str] = field(default_factory=list)
 
     @property
     def public_dir(self) -> Path:
@@ -320,11 +323,16 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
 # -- files keyed by ids -----------------------------------------------------------------------------------------
 
 
-def _keyed_folder(public: Path, ids: list[str]) -> tuple[Path, dict[str, Path]] | None:
-    """The folder whose files are named by `ids` (by name or stem), with id -> file; None if none is."""
+def _keyed_folder(
+    public: Path, ids: list[str], prefer: tuple[str, ...] = ()
+) -> tuple[Path, dict[str, Path]] | None:
+    """The folder whose files are named by `ids` (by name or stem), with id -> file; None if none is. Among
+    several (images beside masks named alike), the first whose path holds the first word of `prefer` that one
+    holds."""
     if not ids:
         return None
     wanted = set(ids)
+    matches = []
     for folder in sorted(p for p in public.rglob("*") if p.is_dir()):
         found: dict[str, Path] = {}
         for path in folder.iterdir():
@@ -333,7 +341,11 @@ def _keyed_folder(public: Path, ids: list[str]) -> tuple[Path, dict[str, Path]] 
                     if key in wanted:
                         found[key] = path
         if len(found) >= FILE_MATCH_SHARE * len(wanted):
-            return folder, found
+            matches.append((folder, found))
+    for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
+        for folder, found in matches:
+            if word in str(folder.relative_to(public)).lower():
+                return folder, found
     return None
 
 
@@ -352,6 +364,56 @@ def _mirror(public: Path, dest: Path, skip: set[Path]) -> None:
         if path in skip or not path.is_file():
             continue
         _link(path, dest / path.relative_to(public))
+
+
+def _hide_side_files(
+    public: Path,
+    dest: Path,
+    id_column: str,
+    held: set[str],
+    test_ids: set[str],
+    test_dir: Path | None,
+    skip: set[Path],
+) -> list[str]:
+    """Keep the held-out examples' labels out of the side files the sandbox sees: a file named by a held-out id
+    (a mask, an annotation) is left out, and a table beside train.csv with the id column (annotations,
+    contributions, per-example metadata) is rewritten without the held-out ids' rows. Test files are never
+    touched (where test and train ids collide, a file under a test* path named by a test id is the test's);
+    JSON and other records are not read (yet). Adds what it handled to `skip`; returns the side files
+    changed (relative)."""
+    if not held:
+        return []
+    changed = []
+    for path in sorted(public.rglob("*")):
+        if path in skip or not path.is_file() or (test_dir is not None and test_dir in path.parents):
+            continue
+        test_side = any(part.lower().startswith("test") for part in path.relative_to(public).parts)
+        if {path.name, path.stem} & held and not (test_side and {path.name, path.stem} & test_ids):
+            skip.add(path)
+            changed.append(str(path.relative_to(public)))
+        elif path.parent == public and path.suffix.lower() == ".csv":
+            kept = _without_held_rows(path, id_column, held)
+            if kept is not None:
+                _to_csv(kept, dest / path.name)
+                skip.add(path)
+                changed.append(path.name)
+    return changed
+
+
+def _without_held_rows(path: Path, id_column: str, held: set[str]) -> pd.DataFrame | None:
+    """The table without the rows whose `id_column` names a held-out id (read in chunks), or None when it has
+    no such column or row (or is not a readable CSV)."""
+    parts, dropped = [], False
+    try:
+        for chunk in pd.read_csv(path, dtype=str, keep_default_na=False, chunksize=SIDE_TABLE_CHUNK_ROWS):
+            if id_column not in chunk.columns:
+                return None
+            drop = chunk[id_column].str.strip().isin(held).to_numpy()
+            dropped |= bool(drop.any())
+            parts.append(chunk[~drop])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return None
+    return pd.concat(parts, ignore_index=True) if dropped else None
 
 
 # -- building -------------------------------------------------------------------------------------------------
@@ -418,6 +480,8 @@ def build_holdout(
     dest.mkdir()
     skip = {train_path, test_path, competition.sample_submission}
     file_dirs = _link_keyed_files(public, dest, folders, original, ids, skip)
+    test_dir = folders[0][0] if folders else None
+    hidden = _hide_side_files(public, dest, id_col, set(original), set(test_ids), test_dir, skip)
     _mirror(public, dest, skip)
 
     _to_csv(kept, dest / train_path.name)
@@ -454,6 +518,7 @@ def build_holdout(
             c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification and not wide
         },
         table=train_path.name,
+        hidden_side_files=hidden,
     )
     holdout.save()
     for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir())]:
@@ -486,8 +551,12 @@ def _keyed_folders(
     """The folders whose files the test ids and the held-out rows' ids name, or None when ids key no files."""
     if not original:
         return None
-    test_folder = _keyed_folder(public, test_ids)
-    train_folder = _keyed_folder(public, original)
+    test_folder = _keyed_folder(public, test_ids, ("test",))
+    if test_folder is None:
+        return None
+    # The held-out examples' inputs: the test folder's twin (test -> train, test_images -> train_images).
+    twin = str(test_folder[0].relative_to(public)).lower().replace("test", "train")
+    train_folder = _keyed_folder(public, original, (twin, "train", "image"))
     if test_folder is None or train_folder is None:
         return None
     return test_folder, train_folder

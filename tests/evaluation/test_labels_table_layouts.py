@@ -118,3 +118,32 @@ def test_no_labelled_table_at_all_says_what_was_looked_for(tmp_path: Path) -> No
     (root / "prepared" / "public" / "train_labels.csv").unlink()
     with pytest.raises(NoHoldout, match=r"no train.csv of labelled rows .* nor a labels table .*id, label"):
         build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25)
+
+
+def test_side_files_keyed_by_held_out_ids_never_reach_the_sandbox(tmp_path: Path) -> None:
+    """Masks named by the examples' ids (tgs-salt's train/masks/) and an annotations table keyed by the id
+    column (ranzcr's train_annotations.csv) carry the labels: the held-out ids' masks are left out of the view
+    and their annotation rows dropped; the kept examples' stay, and the test files are untouched."""
+    root = image_competition(tmp_path / "c")
+    public = root / "prepared" / "public"
+    train_ids = list(read(public / "train_labels.csv")["id"])
+    (public / "masks").mkdir()
+    for name in train_ids:
+        (public / "masks" / f"{name}.png").write_bytes(f"mask of {name}".encode())
+    annotations = pd.DataFrame({"id": train_ids * 2, "box": [f"{i} {i}" for i in range(2 * len(train_ids))]})
+    annotations.to_csv(public / "train_annotations.csv", index=False)
+    test_files = sorted(p.name for p in (public / "test").iterdir())
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=2)
+    view, held = holdout.public_dir, set(holdout.ids)
+    kept = set(read(view / "train_labels.csv")["id"])
+    assert {p.stem for p in (view / "masks").iterdir()} == kept
+    seen = read(view / "train_annotations.csv")
+    assert set(seen["id"]) == kept and len(seen) == 2 * len(kept)
+    assert not held & set(seen["id"])
+    assert {p.name for p in (view / "test").iterdir()} >= set(test_files)
+    # The held-out examples' inputs in test/ are their images, not their masks (named alike, listed first).
+    for name in held:
+        assert (view / "test" / f"{name}.tif").read_bytes() == f"train/{name}".encode()
+    assert "train_annotations.csv" in holdout.hidden_side_files
+    assert sum(name.startswith("masks/") for name in holdout.hidden_side_files) == len(held)
