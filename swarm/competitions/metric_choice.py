@@ -513,7 +513,9 @@ def infer_metric_with_model(
         if not isinstance(k, int) or isinstance(k, bool) or k < 1:
             k = _k_from(description or "", _K_NEARBY)
         params = {"k": k} if k else {}
-    return MetricChoice(name, library_lower, SOURCE_MODEL, reason, params)
+    # The offline coder answers with the rules (it is not a model): the source says which chose the metric.
+    source = SOURCE_RULES if getattr(client, "provider", None) == "offline" else SOURCE_MODEL
+    return MetricChoice(name, library_lower, source, reason, params)
 
 
 # -- precedence ---------------------------------------------------------------------------------------------------

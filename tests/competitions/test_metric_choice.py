@@ -400,7 +400,8 @@ def test_a_long_description_is_trimmed_but_keeps_its_evaluation_section():
 
 def test_the_offline_client_answers_choose_metric_with_the_rules():
     choice = infer_metric_with_model(OfflineClient(), KAGGLE["bike-sharing-demand"][0])
-    assert (choice.name, choice.lower_is_better, choice.source) == ("rmsle", True, SOURCE_MODEL)
+    # Rules, not a model, chose it, and the source says so ("description.md (rules)").
+    assert (choice.name, choice.lower_is_better, choice.source) == ("rmsle", True, SOURCE_RULES)
     assert "Root Mean Squared Logarithmic Error" in choice.reason
     whale = infer_metric_with_model(OfflineClient(), KAGGLE["humpback-whale-identification"][0])
     assert whale.params == {"k": 5}
@@ -497,7 +498,7 @@ def test_rules_without_a_model_and_when_the_model_fails(tmp_path):
 def test_the_offline_coder_resolves_a_described_metric(tmp_path):
     competition = load_competition_dir(_foreign(tmp_path / "c", KAGGLE["leaf-classification"][0]))
     choice = resolve_metric(competition, override=None, client=OfflineClient(), bundled=False)
-    assert (choice.name, choice.lower_is_better, choice.source) == ("multiclass_logloss", True, SOURCE_MODEL)
+    assert (choice.name, choice.lower_is_better, choice.source) == ("multiclass_logloss", True, SOURCE_RULES)
 
 
 def test_a_metric_the_library_lacks_is_named_in_the_error(tmp_path):

@@ -122,7 +122,7 @@ def test_metric_read_from_the_description(
         CompetitionParams(data_dir=str(data), run_dir=str(tmp_path / "run"), overrides=[*overrides, *QUICK])
     )
     assert summary["metric"]["name"] == "accuracy"
-    assert summary["metric"]["source"].startswith("description.md")
+    assert summary["metric"]["source"] == "description.md (rules)"  # the offline coder's rules, not a model
     assert summary["grade"]["valid"]
 
 
