@@ -103,7 +103,8 @@ def _values_problem(
     """The grader's value rules for one target column, as far as they hold without the answers."""
     numeric = metric.numeric if metric is not None else _all_numbers(sample)
     if not numeric:
-        problem = labels_problem(values, column)
+        empty_ok = metric is not None and metric.empty_ok  # an empty cell is a prediction for these metrics
+        problem = None if empty_ok else labels_problem(values, column)
         allowed = declared_labels(metric, declared) if metric is not None else None
         if problem or allowed is None:
             return problem

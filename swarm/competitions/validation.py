@@ -162,7 +162,8 @@ def align(
             except InvalidSubmission as exc:
                 raise CompetitionError(f"the answers are unusable: {exc}") from exc
         else:
-            _reject(labels_problem(raw, column))
+            if not metric.empty_ok:  # an empty cell is a prediction (no labels, no words, an empty mask)
+                _reject(labels_problem(raw, column))
             y_pred, y_true = raw.str.strip().to_numpy(), ans[column].str.strip().to_numpy()
             declared = spec.labels.get(column)
             if metric.labels:

@@ -36,6 +36,7 @@ from swarm.competitions.metric_choice import (
 from swarm.competitions.metrics import METRICS, InvalidPrediction, get_metric, resolve_metric
 from swarm.competitions.validation import InvalidSubmission
 from swarm.llm.base import CallContext, Message, ToolSpec
+from swarm.submission_check import check_submission
 
 TOL = 1e-9
 
@@ -546,15 +547,32 @@ def test_mask_metrics_through_score_frame() -> None:
         score_frame(bad, answers, spec)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="swarm.competitions.validation rejects an empty text cell as missing; these metrics mark empty "
-    "predictions valid (Metric.empty_ok), as MLE-bench's graders score them",
+@pytest.mark.parametrize(
+    ("metric", "empty_scores"),
+    [("rle_dice", 1.0), ("word_jaccard", 0.5), ("multilabel_f1_micro", 1.0), ("rle_iou_map", 1.0)],
 )
-def test_empty_predictions_pass_score_frame() -> None:
-    spec = MetricSpec("rle_dice", False, "id", ("predicted",))
-    submission, answers = frames("id", "predicted", ["1 2", ""], ["1 2", ""])
-    assert score_frame(submission, answers, spec) == 1.0
+def test_empty_predictions_are_scored_not_refused(metric: str, empty_scores: float, tmp_path) -> None:
+    """Metrics whose empty cell is a prediction (Metric.empty_ok): the grader and the submission check take it,
+    as MLE-bench's graders score it (an empty mask against an empty mask is a perfect image, say)."""
+    spec = MetricSpec(metric, False, "id", ("predicted",))
+    cells = (
+        ["1 2", ""]
+        if metric.startswith("rle")
+        else (["a b", ""] if metric == "word_jaccard" else ["1 2", ""])
+    )
+    submission, answers = frames("id", "predicted", cells, cells)
+    assert score_frame(submission, answers, spec) == empty_scores
+    written, sample = tmp_path / "submission.csv", tmp_path / "sample.csv"
+    submission.to_csv(written, index=False)
+    submission.to_csv(sample, index=False)
+    assert check_submission(written, sample, "id", metric=spec) is None
+
+
+def test_an_empty_cell_is_still_missing_for_other_text_metrics() -> None:
+    spec = MetricSpec("accuracy", False, "id", ("predicted",))
+    submission, answers = frames("id", "predicted", ["cat", "dog"], ["cat", ""])
+    with pytest.raises(InvalidSubmission, match="missing"):
+        score_frame(submission, answers, spec)
 
 
 # ---- small ones: MCC (nfl-player-contact-detection), lwlrap (freesound-audio-tagging-2019) ---------------------
