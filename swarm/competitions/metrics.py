@@ -646,6 +646,25 @@ def _rle_fbeta(
 # ---- the registry --------------------------------------------------------------------------------------------
 
 _LOGLOSS_FORMULA = "logloss = -(1/N) * sum_i [ y_i log(p_i) + (1 - y_i) log(1 - p_i) ]"
+
+
+def _mask_metric(
+    name: str, fn: Callable[..., float], formula: str, aliases: tuple[str, ...], **params: Any
+) -> Metric:
+    """A higher-is-better metric over run-length encoded masks: text cells, an empty one an empty mask, and the
+    optional image size (`height`, `width`) that bounds the runs."""
+    return Metric(
+        name,
+        False,
+        fn,
+        formula,
+        numeric=False,
+        empty_ok=True,
+        params={**params, "height": 0, "width": 0},
+        aliases=aliases,
+    )
+
+
 _LIBRARY = (
     Metric(
         "accuracy",
@@ -944,65 +963,39 @@ _LIBRARY = (
             "label_weighted_label_ranking_average_precision",
         ),
     ),
-    Metric(
+    _mask_metric(
         "rle_dice",
-        False,
         _rle_dice,
         "Dice = (1/N) * sum_i 2|X_i & Y_i| / (|X_i| + |Y_i|) of run-length encoded masks (1 where both are "
         "empty)",
-        numeric=False,
-        empty_ok=True,
-        params={"height": 0, "width": 0},
-        aliases=(
-            "dice",
-            "mean_dice",
-            "dice_coefficient",
-            "mean_dice_coefficient",
-            "sorensen_dice",
-            "dice_rle",
-        ),
+        ("dice", "mean_dice", "dice_coefficient", "mean_dice_coefficient", "sorensen_dice", "dice_rle"),
     ),
-    Metric(
+    _mask_metric(
         "rle_dice_global",
-        False,
         _rle_dice_global,
         "global Dice = 2|X & Y| / (|X| + |Y|) of the pixels of all run-length encoded masks together",
-        numeric=False,
-        empty_ok=True,
-        params={"height": 0, "width": 0},
-        aliases=("global_dice", "dice_global", "global_dice_coefficient"),
+        ("global_dice", "dice_global", "global_dice_coefficient"),
     ),
-    Metric(
+    _mask_metric(
         "rle_iou",
-        False,
         _rle_iou,
         "IoU = (1/N) * sum_i |X_i & Y_i| / |X_i | Y_i| of run-length encoded masks (1 where both are empty)",
-        numeric=False,
-        empty_ok=True,
-        params={"height": 0, "width": 0},
-        aliases=("iou", "mean_iou", "intersection_over_union", "iou_rle"),
+        ("iou", "mean_iou", "intersection_over_union", "iou_rle"),
     ),
-    Metric(
+    _mask_metric(
         "rle_iou_map",
-        False,
         _rle_iou_map,
         "IoU mAP = (1/N) * sum_i (1/10) * sum_{t=0.5,0.55,...,0.95} [IoU_i > t] of run-length encoded masks "
         "(1 where both are empty, 0 where one is)",
-        numeric=False,
-        empty_ok=True,
-        params={"height": 0, "width": 0},
-        aliases=("iou_map", "map_iou", "mean_average_precision_iou", "iou_threshold_map"),
+        ("iou_map", "map_iou", "mean_average_precision_iou", "iou_threshold_map"),
     ),
-    Metric(
+    _mask_metric(
         "rle_fbeta",
-        False,
         _rle_fbeta,
         "F-beta = (1/N) * sum_i (1+b^2) TP_i / ((1+b^2) TP_i + b^2 FN_i + FP_i) over the pixels of "
         "run-length encoded masks, b = beta (default 0.5; 0 where both are empty)",
-        numeric=False,
-        empty_ok=True,
-        params={"beta": DEFAULT_FBETA, "height": 0, "width": 0},
-        aliases=("rle_f_beta", "fbeta_rle", "rle_f05", "dice_f05"),
+        ("rle_f_beta", "fbeta_rle", "rle_f05", "dice_f05"),
+        beta=DEFAULT_FBETA,
     ),
 )
 
