@@ -369,30 +369,32 @@ def _mirror(public: Path, dest: Path, skip: set[Path]) -> None:
 def _hide_side_files(
     public: Path,
     dest: Path,
-    id_column: str,
-    held: set[str],
+    train: pd.DataFrame,
+    held: pd.DataFrame,
+    spec: MetricSpec,
     test_ids: set[str],
     test_dir: Path | None,
     skip: set[Path],
 ) -> list[str]:
     """Keep the held-out examples' labels out of the side files the sandbox sees: a file named by a held-out id
-    (a mask, an annotation) is left out, and a table beside train.csv with the id column (annotations,
-    contributions, per-example metadata) is rewritten without the held-out ids' rows. Test files are never
-    touched (where test and train ids collide, a file under a test* path named by a test id is the test's);
-    JSON and other records are not read (yet). Adds what it handled to `skip`; returns the side files
+    (a mask, an annotation) is left out, and a table beside the labelled one that has a row per labelled
+    example (keyed by the id column, or by columns that identify one row of the labelled table: champs's
+    contributions by molecule and atom pair) is rewritten without the held-out examples' rows. Test files are
+    never touched (where test and train ids collide, a file under a test* path named by a test id is the
+    test's); JSON and other records are not read (yet). Adds what it handled to `skip`; returns the side files
     changed (relative)."""
-    if not held:
-        return []
+    ids = set(held[spec.id_column].str.strip()) if spec.id_column in held.columns else set()
     changed = []
     for path in sorted(public.rglob("*")):
         if path in skip or not path.is_file() or (test_dir is not None and test_dir in path.parents):
             continue
         test_side = any(part.lower().startswith("test") for part in path.relative_to(public).parts)
-        if {path.name, path.stem} & held and not (test_side and {path.name, path.stem} & test_ids):
+        if {path.name, path.stem} & ids and not (test_side and {path.name, path.stem} & test_ids):
             skip.add(path)
             changed.append(str(path.relative_to(public)))
         elif path.parent == public and path.suffix.lower() == ".csv":
-            kept = _without_held_rows(path, id_column, held)
+            keys = _example_keys(_header(path), train, spec)
+            kept = _without_held_rows(path, keys, held) if keys else None
             if kept is not None:
                 _to_csv(kept, dest / path.name)
                 skip.add(path)
@@ -400,18 +402,29 @@ def _hide_side_files(
     return changed
 
 
-def _without_held_rows(path: Path, id_column: str, held: set[str]) -> pd.DataFrame | None:
-    """The table without the rows whose `id_column` names a held-out id (read in chunks), or None when it has
-    no such column or row (or is not a readable CSV)."""
+def _example_keys(header: list[str], train: pd.DataFrame, spec: MetricSpec) -> list[str] | None:
+    """The columns by which a side table's rows name labelled examples: the id column, else the columns it
+    shares with the labelled table when together they identify one of its rows; None when neither."""
+    if spec.id_column in header:
+        return [spec.id_column]
+    shared = [c for c in header if c in train.columns and c not in spec.target_columns]
+    if shared and not train.duplicated(subset=shared).any():
+        return shared
+    return None
+
+
+def _without_held_rows(path: Path, keys: list[str], held: pd.DataFrame) -> pd.DataFrame | None:
+    """The table without the rows whose `keys` name a held-out example (read in chunks), or None when no row
+    does (or it is not a readable CSV)."""
+    wanted = pd.MultiIndex.from_frame(held[keys].apply(lambda column: column.str.strip()))
     parts, dropped = [], False
     try:
         for chunk in pd.read_csv(path, dtype=str, keep_default_na=False, chunksize=SIDE_TABLE_CHUNK_ROWS):
-            if id_column not in chunk.columns:
-                return None
-            drop = chunk[id_column].str.strip().isin(held).to_numpy()
+            names = pd.MultiIndex.from_frame(chunk[keys].apply(lambda column: column.str.strip()))
+            drop = names.isin(wanted)
             dropped |= bool(drop.any())
             parts.append(chunk[~drop])
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, KeyError):
         return None
     return pd.concat(parts, ignore_index=True) if dropped else None
 
@@ -481,7 +494,7 @@ def build_holdout(
     skip = {train_path, test_path, competition.sample_submission}
     file_dirs = _link_keyed_files(public, dest, folders, original, ids, skip)
     test_dir = folders[0][0] if folders else None
-    hidden = _hide_side_files(public, dest, id_col, set(original), set(test_ids), test_dir, skip)
+    hidden = _hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip)
     _mirror(public, dest, skip)
 
     _to_csv(kept, dest / train_path.name)

@@ -147,3 +147,44 @@ def test_side_files_keyed_by_held_out_ids_never_reach_the_sandbox(tmp_path: Path
         assert (view / "test" / f"{name}.tif").read_bytes() == f"train/{name}".encode()
     assert "train_annotations.csv" in holdout.hidden_side_files
     assert sum(name.startswith("masks/") for name in holdout.hidden_side_files) == len(held)
+
+
+def test_a_side_table_with_a_row_per_example_but_no_id_column_is_cleaned(tmp_path: Path) -> None:
+    """champs-scalar-coupling: scalar_coupling_contributions.csv has no id column, but one row per train row
+    keyed by (molecule, atom pair, type), and its terms add up to the target; structures.csv has many rows per
+    molecule (no row names one example) and stays as it is."""
+    rng = np.random.default_rng(3)
+    rows = [(f"m{m:03d}", a, a + 1, "1JHC") for m in range(30) for a in range(3)]
+    train = pd.DataFrame(rows, columns=["molecule_name", "atom_index_0", "atom_index_1", "type"])
+    train.insert(0, "id", range(len(train)))
+    train["scalar_coupling_constant"] = rng.normal(size=len(train)).round(4)
+    test = pd.DataFrame(
+        [(1000 + k, f"t{k:03d}", 0, 1, "1JHC") for k in range(12)],
+        columns=["id", "molecule_name", "atom_index_0", "atom_index_1", "type"],
+    )
+    sample = pd.DataFrame({"id": test["id"], "scalar_coupling_constant": 0.0})
+    root = tmp_path / "champs"
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    public.mkdir(parents=True)
+    private.mkdir(parents=True)
+    train.to_csv(public / "train.csv", index=False)
+    test.to_csv(public / "test.csv", index=False)
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    sample.to_csv(private / "answers.csv", index=False)
+    contributions = train.drop(columns=["id"]).rename(columns={"scalar_coupling_constant": "fc"})
+    contributions.to_csv(public / "scalar_coupling_contributions.csv", index=False)
+    structures = pd.DataFrame([(f"m{m:03d}", a, 0.5 * a) for m in range(30) for a in range(4)])
+    structures.columns = ["molecule_name", "atom_index", "x"]
+    structures.to_csv(public / "structures.csv", index=False)
+    (public / "description.md").write_text("# Couplings\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "mae"}}))
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, split="random", seed=4)
+    view = holdout.public_dir
+    kept = read(view / "train.csv")
+    key = ["molecule_name", "atom_index_0", "atom_index_1", "type"]
+    seen = read(view / "scalar_coupling_contributions.csv")
+    assert len(seen) == len(kept) == len(train) - len(holdout.ids)
+    assert set(map(tuple, seen[key].to_numpy())) == set(map(tuple, kept[key].to_numpy()))
+    assert holdout.hidden_side_files == ["scalar_coupling_contributions.csv"]
+    assert read(view / "structures.csv").equals(read(public / "structures.csv"))
