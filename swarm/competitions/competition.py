@@ -12,6 +12,7 @@ can be solved but not graded here.
 
 from __future__ import annotations
 
+import functools
 import json
 import zipfile
 from dataclasses import dataclass, field
@@ -147,6 +148,13 @@ def _rows(path: Path) -> int:
         return -1
 
 
+def folder_listing(folder: Path, limit: int = 8) -> str:
+    """What a dir holds, for error messages: 'a.csv, test/, train.csv and 3 more' (sorted; dirs end in /)."""
+    names = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir())
+    shown = ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+    return shown or "nothing"
+
+
 def find_sample_submission(public: Path) -> Path:
     """The competition's sample submission, found by what it is: one of the usual names, else the one table
     (a CSV, or a CSV zipped alone) whose name speaks of a sample, submission or predictions; among several,
@@ -168,7 +176,6 @@ def find_sample_submission(public: Path) -> Path:
         candidates = matching if len(matching) == 1 else candidates
     if len(candidates) == 1:
         return candidates[0]
-    held = ", ".join(entry.name + ("/" if entry.is_dir() else "") for entry in entries[:12])
     if candidates:
         raise CompetitionError(
             f"{public} holds several tables that could be the sample submission "
@@ -182,7 +189,7 @@ def find_sample_submission(public: Path) -> Path:
     raise CompetitionError(
         f"{public / 'sample_submission.csv'} is missing, and no other table there (a CSV, or a zip of one CSV, "
         f"named like a sample, submission or predictions) can stand for it{found}; the dir holds "
-        f"{held or 'nothing'}"
+        f"{folder_listing(public)}"
     )
 
 
@@ -231,11 +238,28 @@ def _file_ids(folder: Path) -> set[str]:
     return names
 
 
+def _version(path: Path) -> int | None:
+    """A file's or dir's modification time (ns), or None when it is not there."""
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return None
+
+
 def find_id_column(sample: Path, columns: list[str]) -> str:
     """The sample submission's id column, found by matching the test items: the first column whose values are
     exactly the ids of test.csv's column of that name, or the names of the files in a test/ folder; the first
     column when none matches (or there is nothing to match against). A first column that is a target (a date
-    the submission predicts for, say) is then not taken for the id."""
+    the submission predicts for, say) is then not taken for the id. Read once per version of the files: a
+    run loads its competition several times, and the sample and test tables can be large."""
+    public = sample.parent
+    versions = (_version(sample), _version(public / "test.csv"), _version(public / "test"))
+    return _matching_id_column(sample, tuple(columns), versions)
+
+
+@functools.lru_cache(maxsize=32)
+def _matching_id_column(sample: Path, columns: tuple[str, ...], versions: tuple[int | None, ...]) -> str:
+    """find_id_column's reading and matching (`versions` only keys the cache)."""
     public = sample.parent
     try:
         frame = pd.read_csv(sample, dtype=str, keep_default_na=False)

@@ -64,7 +64,12 @@ def _check_test_columns(train: Path, test: Path, competition: Competition) -> No
     test_columns = list(_read(test, nrows=0).columns)
     sample_columns = list(_read(competition.sample_submission, nrows=0).columns)
     meta = _metadata(competition.root)
-    id_column = meta.get("id_column") or find_id_column(competition.sample_submission, sample_columns)
+    spec = competition.metric
+    id_column = (
+        spec.id_column
+        if spec is not None  # found when the competition was loaded (competition.json's, else by matching)
+        else meta.get("id_column") or find_id_column(competition.sample_submission, sample_columns)
+    )
     extra = [c for c in test_columns if c not in train_columns]
     if extra:
         raise CompetitionError(

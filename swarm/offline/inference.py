@@ -221,7 +221,8 @@ def infer_task_from_frames(
 
 # The tables the coder reads, by name: the labelled table (train.csv, else a labels table kept apart from
 # image folders), test.csv when there is one (else the sample submission's ids are the test rows), and the
-# sample submission.
+# sample submission. The sample's names repeat swarm.competitions.competition's SAMPLE_SUBMISSION_NAMES: this
+# module is also pasted into solutions, which run without the swarm package.
 LABELLED_TABLES = ("train.csv", "train_labels.csv", "labels.csv", "training_labels.csv")
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
 

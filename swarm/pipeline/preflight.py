@@ -15,7 +15,8 @@ from pathlib import Path
 from sandbox import make_sandbox
 from sandbox.exposure import exposure_warnings
 from swarm.competitions import Competition, CompetitionError
-from swarm.competitions.public_files import MAX_LISTED, check_public_files
+from swarm.competitions.competition import folder_listing
+from swarm.competitions.public_files import check_public_files
 from swarm.config import Config, load_config
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
@@ -54,14 +55,10 @@ def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
     missing = missing_tables(str(public))
     if not missing:
         return
-    held = sorted(entry.name + ("/" if entry.is_dir() else "") for entry in public.iterdir())
-    shown = ", ".join(held[:MAX_LISTED]) + (
-        f" and {len(held) - MAX_LISTED} more" if len(held) > MAX_LISTED else ""
-    )
     raise CompetitionError(
         f"competition {competition.id!r}: the built-in offline coder (the code stage is offline: no API key is "
         f"set) reads a labelled table and the sample submission, and {public} has no {' and no '.join(missing)} "
-        f"(it holds {shown or 'nothing'}); set OPENAI_API_KEY or ANTHROPIC_API_KEY (or llm.code.base_url) so "
+        f"(it holds {folder_listing(public)}); set OPENAI_API_KEY or ANTHROPIC_API_KEY (or llm.code.base_url) so "
         "that a model writes solutions for this layout"
     )
 
