@@ -18,6 +18,8 @@ from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import NoHoldout, build_holdout
 
+from .test_holdout import make_competition
+
 
 def read(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
@@ -163,21 +165,13 @@ def test_a_side_table_with_a_row_per_example_but_no_id_column_is_cleaned(tmp_pat
         columns=["id", "molecule_name", "atom_index_0", "atom_index_1", "type"],
     )
     sample = pd.DataFrame({"id": test["id"], "scalar_coupling_constant": 0.0})
-    root = tmp_path / "champs"
-    public, private = root / "prepared" / "public", root / "prepared" / "private"
-    public.mkdir(parents=True)
-    private.mkdir(parents=True)
-    train.to_csv(public / "train.csv", index=False)
-    test.to_csv(public / "test.csv", index=False)
-    sample.to_csv(public / "sample_submission.csv", index=False)
-    sample.to_csv(private / "answers.csv", index=False)
+    root = make_competition(tmp_path / "champs", train, test, sample, "mae")
+    public = root / "prepared" / "public"
     contributions = train.drop(columns=["id"]).rename(columns={"scalar_coupling_constant": "fc"})
     contributions.to_csv(public / "scalar_coupling_contributions.csv", index=False)
     structures = pd.DataFrame([(f"m{m:03d}", a, 0.5 * a) for m in range(30) for a in range(4)])
     structures.columns = ["molecule_name", "atom_index", "x"]
     structures.to_csv(public / "structures.csv", index=False)
-    (public / "description.md").write_text("# Couplings\n")
-    (root / "competition.json").write_text(json.dumps({"metric": {"name": "mae"}}))
 
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, split="random", seed=4)
     view = holdout.public_dir

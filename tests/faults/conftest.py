@@ -8,6 +8,8 @@ import hashlib
 import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -125,3 +127,22 @@ def tree_digest(root: Path) -> dict[str, str]:
         else:
             digest[rel] = f"{stat.st_mode:o} dir"
     return digest
+
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def refused_main_job(*args: str, env: dict[str, str], cwd: Path = REPO) -> subprocess.CompletedProcess:
+    """Run `python flows/run_competition.py --no-live ARGS`; assert it refused (exit 2, nothing on stdout, no
+    traceback) and return what it did."""
+    done = subprocess.run(
+        [sys.executable, str(REPO / "flows" / "run_competition.py"), "--no-live", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2, done.stderr[-3000:]
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    return done

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,9 +18,15 @@ from flows.competition import CompetitionParams, competition_flow
 from swarm.competitions import load_competition
 from testing.loopback_server import LoopbackServer, Reply
 
-from .conftest import MODEL_KEY, MODEL_KEY_ENV, QUICK_SOLUTION, stage_overrides, tree_digest
+from .conftest import (
+    MODEL_KEY,
+    MODEL_KEY_ENV,
+    QUICK_SOLUTION,
+    refused_main_job,
+    stage_overrides,
+    tree_digest,
+)
 
-REPO = Path(__file__).resolve().parents[2]
 # A Prefect API nobody answers: a run that got as far as its flow would fail on it, with another message.
 NO_PREFECT = "http://127.0.0.1:9/api"
 
@@ -73,16 +78,7 @@ def cli(world, server) -> Callable[..., subprocess.CompletedProcess]:
         before = tree_digest(world["base"])
         asked = len(server.requests)
         env = {**os.environ, MODEL_KEY_ENV: MODEL_KEY, "PREFECT_API_URL": NO_PREFECT}
-        done = subprocess.run(
-            [sys.executable, str(REPO / "flows" / "run_competition.py"), "--no-live", *args],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=120,
-        )
-        assert done.returncode == 2, done.stderr[-3000:]
-        assert done.stdout == "" and "Traceback" not in done.stderr
+        done = refused_main_job(*args, env=env)
         lines = done.stderr.strip().splitlines()
         if expect_usage:  # argparse: its usage lines, then the error
             assert lines[-1].startswith("run_competition.py: error: ")

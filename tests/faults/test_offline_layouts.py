@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +21,8 @@ from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
 
-REPO = Path(__file__).resolve().parents[2]
+from .conftest import refused_main_job
+
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
@@ -93,26 +92,16 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     runs = tmp_path / "runs"
     env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
     env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
-    done = subprocess.run(
-        [
-            sys.executable,
-            str(REPO / "flows" / "run_competition.py"),
-            "--no-live",
-            "--data-dir",
-            str(competition),
-            "--set",
-            f"project.runs_dir={runs}",
-            "--set",
-            "execution.sandbox=unsafe-local",
-        ],
-        cwd=tmp_path,
+    done = refused_main_job(
+        "--data-dir",
+        str(competition),
+        "--set",
+        f"project.runs_dir={runs}",
+        "--set",
+        "execution.sandbox=unsafe-local",
         env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        cwd=tmp_path,
     )
-    assert done.returncode == 2, done.stderr[-3000:]
-    assert "Traceback" not in done.stderr and done.stdout == ""
     error = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert len(error) == 1, done.stderr
     message = error[0]
