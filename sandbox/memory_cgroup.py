@@ -23,6 +23,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from sandbox.resources import own_cgroups
+
 PARENT_NAME = "swarm-sandbox"
 _COUNTER = itertools.count()
 _LOCK = threading.Lock()
@@ -118,15 +120,6 @@ def _mount_points(mountinfo: Path = Path("/proc/self/mountinfo")) -> dict[str, l
     return found
 
 
-def _own_paths(proc_cgroup: Path = Path("/proc/self/cgroup")) -> dict[str, str]:
-    """controller list ("" for v2) -> this process's cgroup path."""
-    own = {}
-    for line in proc_cgroup.read_text().splitlines():
-        _, controllers, path = line.split(":", 2)
-        own[controllers] = path
-    return own
-
-
 def _probe(parent: CgroupParent) -> None:
     """Make a cgroup, move a short-lived process into it, remove it: any step that fails raises OSError."""
     cgroup = parent.create(64 * 1024 * 1024)
@@ -183,7 +176,7 @@ def find_cgroup_parent() -> CgroupParent:
     reasons = []
     try:
         mounts = _mount_points()
-        own = _own_paths()
+        own = own_cgroups()
     except OSError as exc:
         raise CgroupUnavailable(f"cannot read this process's cgroups: {exc}") from None
     attempts = []

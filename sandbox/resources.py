@@ -44,17 +44,25 @@ def _meminfo_total_mb(meminfo: Path = Path("/proc/meminfo")) -> int:
     raise RuntimeError(f"{meminfo} has no MemTotal line")
 
 
+def own_cgroups(proc_cgroup: Path = Path("/proc/self/cgroup")) -> dict[str, str]:
+    """This process's cgroups: controller list ("" for v2) -> its path in that hierarchy."""
+    own = {}
+    for line in proc_cgroup.read_text().splitlines():
+        _, controllers, path = line.split(":", 2)
+        own[controllers] = path
+    return own
+
+
 def cgroup_memory_limit_mb(
     proc_cgroup: Path = Path("/proc/self/cgroup"), root: Path = CGROUP_ROOT
 ) -> int | None:
     """The memory limit of the cgroup this process runs in (v2 `memory.max`, v1 `memory.limit_in_bytes`), in
     MB; None when there is none or it cannot be read."""
     try:
-        lines = proc_cgroup.read_text().splitlines()
+        own = own_cgroups(proc_cgroup)
     except OSError:
         return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
+    for controllers, path in own.items():
         if controllers == "":
             candidates = [root / path.lstrip("/") / "memory.max", root / "memory.max"]
         elif "memory" in controllers.split(","):
