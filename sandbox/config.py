@@ -92,11 +92,6 @@ class ExecutionConfig(BaseModel):
             raise ValueError(f"execution.memory_mb must be at least 64 (MB) or auto, got {value}")
         return value
 
-    @property
-    def resolved(self) -> bool:
-        """Whether every `auto` resource has been turned into a number (sandbox.resources)."""
-        return "auto" not in (self.cpus, self.memory_mb, self.gpus_per_step)
-
     @field_validator("gpus", mode="before")
     @classmethod
     def _gpus(cls, value: object) -> object:

@@ -89,14 +89,6 @@ class ExecutionCgroup:
                 return int(value)
         return 0
 
-    def peak_bytes(self) -> int | None:
-        """The most memory the execution used at once, where the kernel keeps it."""
-        name = "memory.peak" if self.version == 2 else "memory.max_usage_in_bytes"
-        try:
-            return int((self.path / name).read_text().strip())
-        except (OSError, ValueError):
-            return None
-
     def remove(self) -> None:
         """Remove the cgroup (its processes are dead by now; a zombie may still be leaving, so retry)."""
         for _ in range(50):

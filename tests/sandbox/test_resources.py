@@ -47,9 +47,10 @@ def test_auto_divides_the_host_between_parallel_steps(host, parallel, cpus, memo
 
 def test_auto_is_the_default_and_numbers_are_kept():
     default = ExecutionConfig()
-    assert (default.cpus, default.memory_mb) == ("auto", "auto") and not default.resolved
+    assert (default.cpus, default.memory_mb, default.gpus_per_step) == ("auto", "auto", "auto")
     fixed = ExecutionConfig(cpus=3, memory_mb=2048, gpus_per_step=1)
-    assert resolve_resources(fixed, 4, GPU_SERVER) is fixed and fixed.resolved
+    assert resolve_resources(fixed, 4, GPU_SERVER) is fixed
+    assert "auto" not in (fixed.cpus, fixed.memory_mb, fixed.gpus_per_step)
     half = resolve_resources(ExecutionConfig(cpus=2), 4, GPU_SERVER)
     assert (half.cpus, half.memory_mb) == (2.0, 26214)
 
