@@ -102,6 +102,10 @@ def _count_user_processes(uid: int) -> int:
     return count
 
 
+SOLUTION_USER = "solution"
+"""The user name a solution sees in USER and LOGNAME."""
+
+
 class LocalSandbox(Sandbox):
     """Runs solutions as supervised local subprocesses. A security boundary only when it can switch uids."""
 
@@ -193,6 +197,10 @@ class LocalSandbox(Sandbox):
         env.update(
             PATH=f"{Path(self.python).parent}:/usr/local/bin:/usr/bin:/bin",
             HOME=scratch,
+            # The slot uid has no passwd entry; getpass.getuser() (torch calls it on import of its compiler
+            # caches) reads these before the passwd database, so it gets a name instead of a KeyError.
+            USER=SOLUTION_USER,
+            LOGNAME=SOLUTION_USER,
             TMPDIR=scratch,
             MPLCONFIGDIR=scratch,
             PYTHONUNBUFFERED="1",

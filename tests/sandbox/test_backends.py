@@ -59,6 +59,26 @@ def test_hello_world_reads_input_and_writes_submission(backend, make_backend, wo
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
+def test_the_solution_has_a_user_name_and_a_writable_home(backend, make_backend, workspace):
+    """As root the solution runs as a slot uid with no passwd entry: getpass.getuser(), which torch calls when it
+    imports its compiler (torch.optim does), must still answer, and the home must be writable."""
+    sb = make_backend(backend)
+    code = src(
+        """
+        import getpass, os
+        name = getpass.getuser()
+        home = os.path.expanduser("~")
+        open(os.path.join(home, ".probe"), "w").write("x")
+        print("user", name, "home ok")
+        """
+    )
+    result = sb.run(code, workspace.node_dirs("whoami"))
+    assert result.exit_code == 0, result.output
+    assert "home ok" in result.output
+    assert result.output.split()[1]  # a non-empty name
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
 def test_exception_gives_type_message_and_stack(backend, make_backend, workspace):
     sb = make_backend(backend)
     code = src(
