@@ -67,11 +67,15 @@ def run_check(sandbox_kind: str, gpus: str) -> tuple[int, dict]:
         return 2, {"error": f"the {sandbox_kind} sandbox cannot run: {exc}"}
     print(f"sandbox: {sandbox.description}; GPUs for the solution: {sandbox.gpu_plan.describe()}")
     with tempfile.TemporaryDirectory(prefix="swarm-gpu-check-") as tmp:
+        Path(tmp).chmod(0o711)  # the local backend's slot uids pass through it to the run dirs
         public = Path(tmp) / "public"
         public.mkdir()
         (public / "README.txt").write_text("no data: the GPU check needs none\n")
         workspace = Workspace(Path(tmp) / "run", public)
-        result = sandbox.run(SOLUTION, workspace.node_dirs("gpu-check"))
+        try:
+            result = sandbox.run(SOLUTION, workspace.node_dirs("gpu-check"))
+        except OSError as exc:  # e.g. the local backend's uids cannot reach the dirs
+            return 2, {"error": f"the {sandbox_kind} sandbox cannot run: {exc}"}
     print(result.output)
     line = next((x for x in reversed(result.output.splitlines()) if x.startswith(TAG)), None)
     facts = (
