@@ -34,6 +34,7 @@ from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
 from swarm.competitions.validation import InvalidSubmission
+from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
 
 HARNESS_DIR = "harness"
 TRAIN, TEST = "train.csv", "test.csv"
@@ -44,7 +45,8 @@ MAX_CLASSES_FOR_STRATIFY = 200
 DATE_SAMPLE = 200
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
 LABEL_TABLE_WORDS = ("train", "label")
-SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
+SIDE_TABLE_CHUNK_ROWS = 200_000
+WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide  # side tables are read in chunks of this many rows to drop held-out rows
 
 
 class NoHoldout(Exception):
@@ -307,6 +309,14 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
         numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
         start = max(numbers, default=0) + 1
         return [f"{prefix}{start + k:0{width}d}{suffix}" for k in range(count)]
+    if test_ids and all(parts) and len({p.group(3) for p in parts}) == 1:  # type: ignore[union-attr]
+        # Names that differ before their last number (a recording time, then `Test<n>`): a test id's beginning,
+        # picked at random, with a last number no id has.
+        suffix = parts[0].group(3)  # type: ignore[union-attr]
+        numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
+        start = max(numbers, default=0) + 1
+        picked = rng.choice(len(parts), size=count)
+        return [f"{parts[j].group(1)}{start + k}{suffix}" for k, j in enumerate(picked)]  # type: ignore[union-attr]
     stem, suffix = os.path.splitext(test_ids[0]) if test_ids else ("", "")
     hexlike = bool(test_ids) and all(re.fullmatch(r"[0-9a-f]+", os.path.splitext(i)[0]) for i in test_ids)
     width = max(8, len(stem)) if hexlike else 12
@@ -450,17 +460,31 @@ def build_holdout(
     public = competition.public_dir
     sample = _read_csv(competition.sample_submission)
     targets = [c for c in sample.columns if c != spec.id_column]
-    train_path = labelled_table(public, spec.id_column, targets, competition.sample_submission)
+    test_ids = [str(i).strip() for i in sample[spec.id_column]]
+    layout = None
+    try:
+        train_path = labelled_table(public, spec.id_column, targets, competition.sample_submission)
+    except NoHoldout as no_table:
+        layout = _file_labels(competition, targets, sample, test_ids)
+        if layout is None:
+            raise no_table from None
+        train_path = public / layout["train"]
     test_path = public / TEST
-    size_mb = train_path.stat().st_size / 1e6
-    if size_mb > max_train_mb:
-        raise NoHoldout(
-            f"{train_path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}"
-        )
-    train = _read_csv(train_path)
+    if layout is None:
+        size_mb = train_path.stat().st_size / 1e6
+        if size_mb > max_train_mb:
+            raise NoHoldout(
+                f"{train_path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}"
+            )
+        train = _read_csv(train_path)
+    else:
+        train = file_label_frame(str(public), layout).astype(str)
+        if spec.id_column != FILE_COLUMN:
+            train.insert(0, spec.id_column, train[FILE_COLUMN])
     test = _read_csv(test_path) if test_path.is_file() else None
+    table_name = train_path.name if layout is None else _describe_layout(layout)
     if len(train) < 10:
-        raise NoHoldout(f"{train_path.name} has only {len(train)} rows")
+        raise NoHoldout(f"{table_name} has only {len(train)} rows")
     labels = _labels(train, spec, list(sample.columns))
     wide = not all(c in train.columns for c in labels.columns)
     strata = labels.astype(str).agg("|".join, axis=1)
@@ -474,13 +498,13 @@ def build_holdout(
     held, kept = train.iloc[positions], train.drop(train.index[positions])
     id_col = spec.id_column
     rng = np.random.default_rng(seed + 1)
-    test_ids = [str(i).strip() for i in sample[id_col]]
     original = [str(i).strip() for i in held[id_col]] if id_col in train.columns else []
     taken = set(test_ids) | ({str(i).strip() for i in train[id_col]} if id_col in train.columns else set())
     clash = not original or len(set(original)) < len(original) or bool(set(original) & set(test_ids))
+    clash = clash or layout is not None  # file paths are not ids: new ones in the test ids' format
     ids = new_ids(len(held), test_ids, taken, rng) if clash else original
-    folders = _keyed_folders(public, test_ids, original)
-    if train_path.name != TRAIN and folders is None:
+    folders = _keyed_folders(public, test_ids, original) if layout is None else None
+    if layout is None and train_path.name != TRAIN and folders is None:
         raise NoHoldout(
             f"the ids of {train_path.name} name no files in a folder beside the test files (are the inputs in an "
             "archive?), so a held-out example would have no input in the sandbox"
@@ -492,12 +516,17 @@ def build_holdout(
         shutil.rmtree(dest)
     dest.mkdir()
     skip = {train_path, test_path, competition.sample_submission}
-    file_dirs = _link_keyed_files(public, dest, folders, original, ids, skip)
-    test_dir = folders[0][0] if folders else None
+    if layout is None:
+        file_dirs = _link_keyed_files(public, dest, folders, original, ids, skip)
+        test_dir = folders[0][0] if folders else None
+    else:
+        file_dirs = _link_labelled_files(public, dest, layout, original, ids, skip)
+        test_dir = public / layout["test"]
     hidden = _hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip)
     _mirror(public, dest, skip)
 
-    _to_csv(kept, dest / train_path.name)
+    if layout is None:
+        _to_csv(kept, dest / train_path.name)
     order = rng.permutation(len(sample) + len(held))
     appended = held.assign(**{id_col: ids})
     if test is not None:
@@ -530,7 +559,7 @@ def build_holdout(
         classes={
             c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification and not wide
         },
-        table=train_path.name,
+        table=table_name,
         hidden_side_files=hidden,
     )
     holdout.save()
@@ -599,3 +628,43 @@ def _link_keyed_files(
         _link(source, dest / test_dir.relative_to(public) / name)
         skip.add(source)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
+
+
+# -- examples labelled by their file or folder names -------------------------------------------------------------
+
+
+def _file_labels(competition: Competition, targets: list[str], sample: pd.DataFrame, test_ids: list[str]):
+    """The layout of training files labelled by their names or folders (swarm.file_labels), or None. A wide
+    submission (a column per class) reads the labels as class values."""
+    wide = len(targets) > 1
+    layout = find_file_labels(
+        str(competition.public_dir),
+        test_ids,
+        WIDE_LABEL if wide else targets[0],
+        None if wide else sample[targets[0]].astype(str).tolist(),
+        competition.description,
+    )
+    if layout is not None and wide and not set(layout["classes"]) <= set(targets):
+        return None
+    return layout
+
+
+def _describe_layout(layout: dict) -> str:
+    """How the labelled examples were read, for the split's description."""
+    where = "file names" if layout["kind"] == "names" else "folder names"
+    positive = f", {layout['positive']} = 1" if layout.get("positive") is not None else ""
+    return f"{layout['train']}/ (labels in {where}{positive})"
+
+
+def _link_labelled_files(
+    public: Path, dest: Path, layout: dict, original: list[str], ids: list[str], skip: set[Path]
+) -> list[str]:
+    """Link each held-out training file where the test files are, named by its new id as they are; it is
+    left out of the training folder."""
+    test_dir = dest / layout["test"]
+    for path, new in zip(original, ids, strict=True):
+        source = public / path
+        name = new if layout["test_match"] == "name" else new + source.suffix
+        _link(source, test_dir / name)
+        skip.add(source)
+    return sorted({layout["test"], layout["train"]})

@@ -73,7 +73,8 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
     if input_dir is None:
         return None
     try:
-        mtime = (input_dir / find_data_files(str(input_dir))["train"]).stat().st_mtime
+        files = find_data_files(str(input_dir))
+        mtime = (input_dir / (files["train"] or files["train_files"]["train"])).stat().st_mtime
         return _task_for(str(input_dir), mtime, coarse_metric(hints.get("metric")))
     except (ValueError, OSError) as exc:
         raise LLMError(f"offline coder cannot read the competition in {input_dir}: {exc}") from exc

@@ -18,8 +18,11 @@ import pandas as pd
 
 try:
     from swarm.columns import column_kinds
-except ImportError:  # embedded in a solution: swarm.columns' source is embedded above this module's
+    from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
+except ImportError:  # embedded in a solution: the sources of swarm.columns and swarm.file_labels precede it
     column_kinds = globals()["column_kinds"]
+    FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
+    find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -227,49 +230,96 @@ LABELLED_TABLES = ("train.csv", "train_labels.csv", "labels.csv", "training_labe
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
 
 
+def _read_description(input_dir: str) -> str:
+    for name in ("description.md", "description.txt"):
+        path = os.path.join(input_dir, name)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+    return ""
+
+
+def file_labels_layout(input_dir: str, sample_name: str) -> dict | None:
+    """Training examples labelled by their file or folder names (swarm/file_labels.py) for the sample
+    submission's targets, or None."""
+    try:
+        sample = pd.read_csv(os.path.join(input_dir, sample_name), dtype=str, keep_default_na=False)
+    except (OSError, ValueError):
+        return None
+    if sample.shape[1] < 2:
+        return None
+    targets = list(sample.columns[1:])
+    wide = len(targets) > 1
+    layout = find_file_labels(
+        input_dir,
+        sample.iloc[:, 0].tolist(),
+        "label" if wide else targets[0],
+        None if wide else sample[targets[0]].tolist(),
+        _read_description(input_dir),
+    )
+    if layout is not None and wide and not set(layout["classes"]) <= set(targets):
+        return None
+    return layout
+
+
 def missing_tables(input_dir: str) -> list[str]:
-    """What of the tables the coder needs `input_dir` lacks: a labelled table and the sample submission
-    (test.csv may be absent: then the sample submission's ids are the test rows)."""
+    """What of the tables the coder needs `input_dir` lacks: labelled examples (a labelled table, or training
+    files labelled by their names or folders) and the sample submission (test.csv may be absent: then the sample
+    submission's ids are the test rows)."""
     present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
+    samples = [name for name in SAMPLE_TABLES if name in present]
     missing = []
-    if not present & set(LABELLED_TABLES):
-        missing.append("train.csv (or train_labels.csv or labels.csv)")
-    if not present & set(SAMPLE_TABLES):
+    if not present & set(LABELLED_TABLES) and not (samples and file_labels_layout(input_dir, samples[0])):
+        missing.append(
+            "train.csv (or train_labels.csv or labels.csv, or training files labelled by their names or folders)"
+        )
+    if not samples:
         missing.append("sample_submission.csv")
     return missing
 
 
 def find_data_files(input_dir: str) -> dict:
-    """{"train": name, "test": name or None, "sample": name} of the tables in `input_dir`; FileNotFoundError
-    naming what is missing."""
+    """{"train": name or None, "train_files": layout or None, "test": name or None, "sample": name} of the
+    tables in `input_dir` (train_files: training files labelled by their names, when there is no labelled
+    table); FileNotFoundError naming what is missing."""
     missing = missing_tables(input_dir)
     if missing:
         raise FileNotFoundError(f"{input_dir} lacks {' and '.join(missing)}")
     present = set(os.listdir(input_dir))
+    sample = next(name for name in SAMPLE_TABLES if name in present)
+    train = next((name for name in LABELLED_TABLES if name in present), None)
     return {
-        "train": next(name for name in LABELLED_TABLES if name in present),
+        "train": train,
+        "train_files": None if train else file_labels_layout(input_dir, sample),
         "test": "test.csv" if "test.csv" in present else None,
-        "sample": next(name for name in SAMPLE_TABLES if name in present),
+        "sample": sample,
     }
+
+
+def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: int | None = None) -> tuple:
+    """(train, test) frames: the labelled table and test.csv, or, for training files labelled by their names,
+    their paths and labels, and the sample's ids with their test files' paths (FILE_COLUMN)."""
+    if files.get("train_files"):
+        layout = files["train_files"]
+        train = file_label_frame(input_dir, layout)
+        test = sample[[sample.columns[0]]].copy()
+        test[FILE_COLUMN] = test_file_paths(input_dir, layout, test.iloc[:, 0])
+        return train, test
+    train = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=max_rows)
+    if files["test"]:
+        test = pd.read_csv(os.path.join(input_dir, files["test"]), nrows=max_rows)
+    else:
+        test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
+    return train, test
 
 
 def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | None = None) -> dict:
     """The task dict for a directory holding a labelled table, the sample submission and test.csv (or test rows
     named by the sample submission's ids), and description.md; `files` names the tables it read."""
     files = find_data_files(input_dir)
-    train = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=max_rows)
     sample = pd.read_csv(os.path.join(input_dir, files["sample"]), nrows=max_rows)
-    if files["test"]:
-        test = pd.read_csv(os.path.join(input_dir, files["test"]), nrows=max_rows)
-    else:
-        test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
-    description = ""
-    for name in ("description.md", "description.txt"):
-        path = os.path.join(input_dir, name)
-        if os.path.isfile(path):
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                description = handle.read()
-            break
+    train, test = read_examples(input_dir, files, sample, max_rows)
+    description = _read_description(input_dir)
     task = infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)
     task["files"] = files
     return task

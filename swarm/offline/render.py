@@ -11,7 +11,7 @@ import json
 import pprint
 from typing import Any
 
-from swarm import columns
+from swarm import columns, file_labels
 from swarm.offline import inference
 from swarm.offline.genome import Genome
 from swarm.offline.render_data import render_data
@@ -114,8 +114,13 @@ def _runtime_inference_source() -> str:
     return (
         "# Task inference at run time (the coder saw no data): kinds of columns, then the task."
         + _body(columns)
+        + _body(file_labels)
         + _body(inference)
     )
+
+
+def _file_labels_source() -> str:
+    return "# Training files labelled by their names or folders: how to read them." + _body(file_labels)
 
 
 DEFAULT_FILES = {"train": "train.csv", "test": "test.csv", "sample": "sample_submission.csv"}
@@ -141,7 +146,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         "sample's ids), sample\n"
     )
     gpu = GPU_SETUP if task.get("gpus") else ""
-    return CONTRACT + IMPORTS + gpu + constants
+    reader = _file_labels_source() if files.get("train_files") else ""
+    return CONTRACT + IMPORTS + gpu + reader + constants
 
 
 def _header(section: str, choice: dict[str, Any]) -> str:

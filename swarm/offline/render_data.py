@@ -20,12 +20,19 @@ from typing import Any
 from swarm.columns import resolve_file
 
 READ = """FEATURES = {features!r}  # minimal < basic < freq < rich (see the kinds of columns in COLUMN_KINDS)
-train_df = pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["train"]))
 sample_sub = pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["sample"]))
-# Without a test.csv the test rows are the sample submission's ids (their files hold the inputs).
-test_df = (
-    pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["test"])) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
-)
+if DATA_FILES.get("train_files"):  # training files labelled by their names or folders (file_label_frame)
+    train_df = file_label_frame(INPUT_DIR, DATA_FILES["train_files"])
+    test_df = sample_sub[[ID_COL]].copy()
+    test_df[FILE_COLUMN] = test_file_paths(INPUT_DIR, DATA_FILES["train_files"], test_df[ID_COL])
+else:
+    train_df = pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["train"]))
+    # Without a test.csv the test rows are the sample submission's ids (their files hold the inputs).
+    test_df = (
+        pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["test"]))
+        if DATA_FILES["test"]
+        else sample_sub[[ID_COL]].copy()
+    )
 Y = train_df[[t["name"] for t in TARGETS]].copy()
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}

@@ -1,8 +1,9 @@
 """The main job with no API key on layouts beyond train.csv (issue 29, points 6 and 7 in part).
 
 - Labels in `train_labels.csv` beside `train/` and `test/` image folders, no test.csv (histopathologic-cancer-
-  detection's layout): the offline coder reads it, the harness holds out rows of that table, and the run
-  delivers a graded submission.
+  detection's layout), in the training files' names (`train/bright.3.png`, dogs-vs-cats-redux's) or in their
+  folders (`train/<class>/<file>.png`, plant-seedlings'): the offline coder reads them, the harness holds out
+  examples, and the run delivers a graded submission.
 - Labels in JSON records (a layout the offline coder cannot read): the run stops before its first step, with
   exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
   alike and ending "no good node".
@@ -51,13 +52,75 @@ def labels_table_competition(root: Path, n_train: int = 80, n_test: int = 24) ->
     return root
 
 
+def _image(path: Path, bright: bool, rng: np.random.Generator) -> None:
+    pixels = np.clip(rng.normal(170 if bright else 70, 30, size=(16, 16)), 0, 255).astype(np.uint8)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(pixels, mode="L").save(path)
+
+
+def file_names_competition(root: Path, n_train: int = 80, n_test: int = 24) -> Path:
+    """dogs-vs-cats-redux's layout: `train/<dark|bright>.<n>.png`, `test/<n>.png`, a probability of `bright`
+    per id (1 = bright), scored by log loss."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    private.mkdir(parents=True)
+    rng = np.random.default_rng(12)
+    for n in range(n_train):
+        bright = bool(rng.integers(0, 2))
+        _image(public / "train" / f"{'bright' if bright else 'dark'}.{n}.png", bright, rng)
+    answers = rng.integers(0, 2, size=n_test)
+    for n, bright in enumerate(answers, start=1):
+        _image(public / "test" / f"{n}.png", bool(bright), rng)
+    ids = list(range(1, n_test + 1))
+    pd.DataFrame({"id": ids, "label": 0.5}).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"id": ids, "label": answers}).to_csv(private / "answers.csv", index=False)
+    (public / "description.md").write_text(
+        "# Bright or dark\n\n## Evaluation\n\nPredict the probability that each test image is bright "
+        "(1 = bright, 0 = dark); scored by log loss.\n"
+    )
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "logloss"}}))
+    return root
+
+
+def class_folders_competition(root: Path, n_train: int = 81, n_test: int = 24) -> Path:
+    """plant-seedlings' layout: `train/<class>/<hash>.png`, `test/<hash>.png`, a class name per file."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    private.mkdir(parents=True)
+    rng = np.random.default_rng(13)
+    classes = ["Dark Leaf", "Bright Leaf"]
+    for n in range(n_train):
+        bright = n % 2
+        _image(public / "train" / classes[bright] / f"{n:08x}.png", bool(bright), rng)
+    files = [f"{n + 4096:08x}.png" for n in range(n_test)]
+    answers = rng.integers(0, 2, size=n_test)
+    for name, bright in zip(files, answers, strict=True):
+        _image(public / "test" / name, bool(bright), rng)
+    pd.DataFrame({"file": files, "species": classes[0]}).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"file": files, "species": [classes[a] for a in answers]}).to_csv(
+        private / "answers.csv", index=False
+    )
+    (public / "description.md").write_text(
+        "# Leaves\n\nName the class of each test image; scored by accuracy.\n"
+    )
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "accuracy"}}))
+    return root
+
+
+LAYOUTS = {
+    "labels-table": (labels_table_competition, "labelled rows of train_labels.csv"),
+    "file-names": (file_names_competition, "labelled rows of train/ (labels in file names, bright = 1)"),
+    "class-folders": (class_folders_competition, "labelled rows of train/ (labels in folder names)"),
+}
+
+
 @pytest.mark.slow
-def test_no_key_on_a_labels_table_beside_image_folders_delivers_a_graded_submission(
-    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_no_key_on_image_layouts_delivers_a_graded_submission(
+    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
     for name in KEY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    competition = labels_table_competition(tmp_path / "bright-or-dark")
+    build, described = LAYOUTS[layout]
+    competition = build(tmp_path / "bright-or-dark")
     overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
     run_dir = tmp_path / "run"
     summary = competition_flow(
@@ -69,11 +132,12 @@ def test_no_key_on_a_labels_table_beside_image_folders_delivers_a_graded_submiss
     )
     assert summary["validation_source"] == "harness", summary
     evaluation = json.loads((run_dir / "evaluation.json").read_text())
-    assert "labelled rows of train_labels.csv" in evaluation["holdout"]
+    assert described in evaluation["holdout"]
     assert summary["good_nodes"] >= 1
     grade = summary["grade"]
     assert grade["valid"], grade
-    assert grade["score"] > 0.8  # bright vs dark: any working model separates them
+    # bright vs dark: any working model separates them
+    assert grade["score"] < 0.4 if layout == "file-names" else grade["score"] > 0.8
 
 
 def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
@@ -106,7 +170,9 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert len(error) == 1, done.stderr
     message = error[0]
     assert "offline coder" in message and "no API key" in message
-    assert "has no train.csv (or train_labels.csv or labels.csv)" in message
+    assert (
+        "has no train.csv (or train_labels.csv or labels.csv, or training files labelled by their" in message
+    )
     for held in ("train.json", "test.json", "sample_submission.csv", "description.md"):
         assert held in message
     assert "OPENAI_API_KEY" in message

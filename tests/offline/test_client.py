@@ -128,7 +128,9 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     with pytest.raises(LLMError, match="crossover_plan"):
         client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
     with pytest.raises(
-        LLMError, match=r"lacks train.csv \(or train_labels.csv or labels.csv\) and sample_subm"
+        LLMError,
+        match=r"lacks train.csv \(or train_labels.csv or labels.csv, or training files labelled by their names or "
+        r"folders\) and sample_subm",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
     # Only what is missing is named (labels in JSON records beside the sample submission).
@@ -137,7 +139,9 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     (partial / "sample_submission.csv").write_text("id,y\n1,0\n")
     (partial / "train.json").write_text('[{"id": 2, "y": 1}]')
     with pytest.raises(
-        LLMError, match=r"lacks train.csv \(or train_labels.csv or labels.csv\) \(the offline"
+        LLMError,
+        match=r"lacks train.csv \(or train_labels.csv or labels.csv, or training files labelled by their names or "
+        r"folders\) \(the offline",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 
