@@ -24,6 +24,7 @@ from swarm.competitions.metrics import InvalidPrediction, get_metric
 from swarm.competitions.validation import (
     InvalidSubmission,
     align,
+    answer_groups,
     answer_table,
     as_text,
     read_answers,
@@ -72,14 +73,17 @@ def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpe
     """The rounded score of `submission` against `answers` (both frames of strings, as read from CSV).
 
     `answers` hold the id column and the target columns (or, for multiclass_logloss, one label column) of the
-    rows to score; the submission must hold exactly their ids. Raises InvalidSubmission with the reason when the
-    submission cannot be scored, and CompetitionError when the answers or the spec are at fault (e.g. a single
-    class for AUC).
+    rows to score, and for a grouped metric (`log_mae`) the column its `group_column` names, whose values are
+    passed as each scored row's group; the submission must hold exactly their ids. Raises InvalidSubmission
+    with the reason when the submission cannot be scored, and CompetitionError when the answers or the spec are
+    at fault (e.g. a single class for AUC, or answers lacking the group column).
     """
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
     truth = answer_table(answers, spec)
     columns = align(as_text(submission), truth, spec, metric)
+    if metric.grouped:  # the rows' groups, in the answers' order as `align` returns the rows
+        params["groups"] = answer_groups(truth, spec)
     try:
         if metric.scope == "table":
             y_true = np.column_stack([c.y_true for c in columns])

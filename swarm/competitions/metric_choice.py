@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, Literal
 
+import pandas as pd
 from pydantic import BaseModel, Field, create_model
 
 from swarm.competitions import metrics as metric_lib
@@ -518,6 +520,62 @@ def infer_metric_with_model(
     return MetricChoice(name, library_lower, source, reason, params)
 
 
+# -- the groups of a grouped metric -------------------------------------------------------------------------------
+
+# Words that say a score is computed per group of a column and then averaged: "calculated for each scalar
+# coupling type, and then averaged across types" (champs-scalar-coupling); up to three words may stand between
+# them and the column's name.
+_PER_GROUP = (
+    rf"\b(?:for{_GAP}(?:each|every)|per|across|over|within|grouped{_GAP}by)"
+    rf"(?:{_GAP}(?:all|the|each|every))?(?:{_GAP}[a-z0-9]+){{0,3}}?{_GAP}"
+)
+
+
+def _csv_header(path: Path) -> list[str]:
+    """The column names of a CSV, [] when it is missing or unreadable."""
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return []
+
+
+def infer_group_column(competition: Competition) -> tuple[str, str] | None:
+    """(column, the words that name it) when description.md says the score is computed per group of a column
+    that `train.csv` and `test.csv` share (not one of the sample submission's): champs's "for each scalar
+    coupling type" and its column `type`. Read in the Evaluation section (the whole text when there is none);
+    None when no such column is named, or when several are (ambiguous)."""
+    public = competition.public_dir
+    train, test = _csv_header(public / "train.csv"), _csv_header(public / "test.csv")
+    submitted = set(_csv_header(competition.sample_submission))
+    description = competition.description or ""
+    section = evaluation_section(description)
+    scope = section if section and section.strip() else description
+    found: dict[str, str] = {}
+    for column in dict.fromkeys(c for c in train if c in test and c not in submitted):
+        words = [re.escape(w) for w in re.split(r"[\s_-]+", column.strip()) if w]
+        name = r"[`'\"*]*" + _GAP.join(words) + r"s?\b"  # the name, maybe quoted as code or bold
+        match = re.search(_PER_GROUP + name, scope, re.IGNORECASE) if words else None
+        if match:
+            found[column] = match.group(0)
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
+def with_groups(choice: MetricChoice, competition: Competition) -> MetricChoice:
+    """`choice` with its grouped metric's `group_column` set from the description (`infer_group_column`) when
+    it names none: without it `log_mae` scores all rows as one group, the log of the overall MAE."""
+    if not metric_lib.METRICS[choice.name].grouped or choice.params.get("group_column"):
+        return choice
+    found = infer_group_column(competition)
+    if found is None:
+        return choice
+    column, words = found
+    reason = (
+        f'{choice.reason}; grouped by {column!r}: description.md says "{_one_line(words, 80)}", and train.csv '
+        "and test.csv have the column"
+    )
+    return replace(choice, reason=reason, params={**choice.params, "group_column": column})
+
+
 # -- precedence ---------------------------------------------------------------------------------------------------
 
 
@@ -571,20 +629,27 @@ def resolve_metric(
     """
     if override is not None and override.strip():
         metric, params = metric_lib.resolve_metric(override)  # `map@5` sets k
+        spec = competition.metric
+        if spec is not None and spec.name == metric.name:  # competition.json's params of the same metric
+            params = {**spec.params, **params}
         reason = f"named {override.strip()!r}"
-        return MetricChoice(metric.name, metric.lower_is_better, SOURCE_OVERRIDE, reason, params)
+        choice = MetricChoice(metric.name, metric.lower_is_better, SOURCE_OVERRIDE, reason, params)
+        return with_groups(choice, competition)
     if competition.metric is not None:
         return _from_competition_json(competition, bundled)
     failure = ""
     if client is not None:
         try:
-            return infer_metric_with_model(client, competition.description, run_id)
+            chosen = infer_metric_with_model(client, competition.description, run_id)
         except (LLMError, ValueError) as exc:
             failure = f" (the model call failed: {_one_line(str(exc), 160)})"
+        else:
+            return with_groups(chosen, competition)
     found = infer_metric_rules(competition.description)
     if found is not None:
         lower = metric_lib.METRICS[found.name].lower_is_better
-        return MetricChoice(found.name, lower, SOURCE_RULES, found.reason + failure, found.params)
+        choice = MetricChoice(found.name, lower, SOURCE_RULES, found.reason + failure, found.params)
+        return with_groups(choice, competition)
     lacking = lacking_metric(competition.description)
     raise MetricUnknown(
         f"competition {competition.id!r}: no metric could be found in competition.json or description.md"

@@ -90,6 +90,8 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
 
     For a metric whose target columns are classes (multiclass_logloss), answers may instead hold one label
     column (metric param `label_column`, else the one column besides the id): they are made one-hot here.
+    For a grouped metric (`log_mae`) whose param `group_column` names a column the answers have, that column
+    is kept last (`answer_groups` reads it); answers lacking it are left for the metric to refuse.
     """
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
@@ -98,12 +100,36 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
         raise CompetitionError(f"{source} lack the id column {spec.id_column!r}")
     if frame[spec.id_column].str.strip().duplicated().any():
         raise CompetitionError(f"{source} hold duplicate ids in {spec.id_column!r}")
+    group = group_column(spec)
+    named = (spec.id_column, *spec.target_columns)
+    grouping = [group] if group in frame.columns and group not in named else []
     missing = [c for c in spec.target_columns if c not in frame.columns]
     if missing and metric.class_columns:
-        return _one_hot_answers(frame, spec, params.get("label_column") or "", source)
+        table = _one_hot_answers(frame, spec, params.get("label_column") or "", source)
+        return table.assign(**{c: frame[c] for c in grouping})
     if missing:
         raise CompetitionError(f"{source} lack column(s) {listed(missing)}")
-    return frame[[spec.id_column, *spec.target_columns]]
+    return frame[[spec.id_column, *spec.target_columns, *grouping]]
+
+
+def group_column(spec: MetricSpec) -> str:
+    """The answers' column whose values group the rows for a grouped metric (its param `group_column`), or ""
+    when the metric is not grouped or names no column."""
+    metric = get_metric(spec.name)
+    if not metric.grouped:
+        return ""
+    return str(metric.resolve_params(spec.params).get("group_column") or "").strip()
+
+
+def answer_groups(answers: pd.DataFrame, spec: MetricSpec) -> np.ndarray | None:
+    """Each answer row's group, in the answers' row order (the order `align` gives the scored rows), for a
+    grouped metric whose `group_column` the answers hold; None otherwise (then a metric that names a group
+    column refuses to score without them, saying which column the answers lack)."""
+    group = group_column(spec)
+    if not group or group not in answers.columns:
+        return None
+    values = answers[group].astype(str).str.strip()
+    return values.where(values != "", None).to_numpy(dtype=object)  # a blank cell is a missing group
 
 
 def _one_hot_answers(frame: pd.DataFrame, spec: MetricSpec, label_column: str, source: str) -> pd.DataFrame:

@@ -84,11 +84,16 @@ class Blender:
             return [_vote([m[c] for m, _ in used], [w for _, w in used]) for c in columns]
         return [_rank_vote([m[c] for m, _ in used], [w for _, w in used]) for c in columns]
 
-    def score(self, truth: Sequence[Column], predicted: Sequence[Column]) -> float | None:
+    def score(
+        self, truth: Sequence[Column], predicted: Sequence[Column], groups: np.ndarray | None = None
+    ) -> float | None:
         """The metric on aligned arrays, aggregated as `score_frame` does (per column and averaged, or all
-        columns at once for a table metric); None when the metric cannot score them."""
+        columns at once for a table metric); None when the metric cannot score them. `groups`: each row's
+        group for a grouped metric (`validation.answer_groups`), same rows."""
         metric = self.metric
         params = metric.resolve_params(self.spec.params)
+        if metric.grouped:
+            params["groups"] = groups
         try:
             if metric.scope == "table":
                 value = metric.score(np.column_stack(truth), np.column_stack(predicted), **params)

@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
-from swarm.competitions.validation import InvalidSubmission, align, answer_table, as_text
+from swarm.competitions.validation import InvalidSubmission, align, answer_groups, answer_table, as_text
 from swarm.evaluation.blend import Blender, Column
 
 ENSEMBLE, SINGLE = "ensemble", "single"
@@ -46,6 +46,7 @@ class Library:
     truth: list[Column]  # per target column, in the order of the answers' rows
     predictions: list[list[Column]]  # per candidate, per target column, same rows
     left_out: dict[str, str] = field(default_factory=dict)  # node id -> why it is no candidate
+    groups: np.ndarray | None = None  # each row's group, for a grouped metric (log_mae's group_column)
 
     @property
     def rows(self) -> int:
@@ -57,7 +58,12 @@ class Library:
             [t[rows] for t in self.truth],
             [[c[rows] for c in member] for member in self.predictions],
             self.left_out,
+            None if self.groups is None else self.groups[rows],
         )
+
+    def score(self, blender: Blender, predicted: Sequence[Column]) -> float | None:
+        """`predicted` (per target column, these rows) scored against the truth, with the rows' groups."""
+        return blender.score(self.truth, predicted, self.groups)
 
 
 def build_library(
@@ -67,6 +73,7 @@ def build_library(
     can score, at most `max_members`."""
     blender = Blender(spec)
     answers = answer_table(labels, spec)
+    groups = answer_groups(answers, spec)
     truth: list[Column] | None = None
     ids, columns, left_out = [], [], {}
     for node_id, frame in predictions.items():
@@ -79,13 +86,13 @@ def build_library(
             left_out[node_id] = f"invalid held-out predictions: {exc}"
             continue
         mine = [np.asarray(a.y_true) for a in aligned]
-        if blender.score(mine, [a.y_pred for a in aligned]) is None:
+        if blender.score(mine, [a.y_pred for a in aligned], groups) is None:
             left_out[node_id] = "its held-out predictions cannot be scored"
             continue
         truth = truth or mine
         ids.append(node_id)
         columns.append([np.asarray(a.y_pred) for a in aligned])
-    return Library(ids, truth or [], columns, left_out)
+    return Library(ids, truth or [], columns, left_out, groups)
 
 
 def halves(truth: Sequence[Column], seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -104,7 +111,7 @@ def halves(truth: Sequence[Column], seed: int) -> tuple[np.ndarray, np.ndarray]:
 def greedy(blender: Blender, library: Library, bag: Sequence[int], whole: Sequence[bool]) -> np.ndarray:
     """Counts per candidate of one bag's forward selection with replacement (see the module docstring)."""
     counts = np.zeros(len(library.node_ids))
-    singles = [blender.score(library.truth, library.predictions[j]) for j in bag]
+    singles = [library.score(blender, library.predictions[j]) for j in bag]
     start = 0
     for k in range(1, len(bag)):
         if blender.better(singles[k], singles[start]):
@@ -116,7 +123,7 @@ def greedy(blender: Blender, library: Library, bag: Sequence[int], whole: Sequen
         for j in bag:
             trial = counts.copy()
             trial[j] += 1
-            score = blender.score(library.truth, blender.mix(library.predictions, trial, whole))
+            score = library.score(blender, blender.mix(library.predictions, trial, whole))
             tie = pick is not None and score == pick_score and counts[j] < counts[pick]  # the less used wins
             if pick is None or blender.better(score, pick_score) or tie:
                 pick, pick_score = j, score
@@ -147,7 +154,7 @@ def select(blender: Blender, library: Library, *, bags: int, bag_fraction: float
 
 def mixed_score(blender: Blender, library: Library, weights: np.ndarray) -> float | None:
     whole = blender.whole_columns(library.predictions)
-    return blender.score(library.truth, blender.mix(library.predictions, weights, whole))
+    return library.score(blender, blender.mix(library.predictions, weights, whole))
 
 
 @dataclass
@@ -200,7 +207,7 @@ def choose(
         return _single(
             library, f"{len(library.node_ids)} candidate(s) with valid held-out predictions: nothing to blend"
         )
-    in_single = blender.score(library.truth, library.predictions[0])
+    in_single = library.score(blender, library.predictions[0])
     if library.rows < MIN_ROWS:
         return _single(
             library,
@@ -216,7 +223,7 @@ def choose(
     for number, (chosen_on, scored_on) in enumerate(((first, second), (second, first))):
         picked, scored = library.subset(chosen_on), library.subset(scored_on)
         fold_weights = select(blender, picked, seed=seed + 1 + number, **options)
-        singles = [blender.score(picked.truth, p) for p in picked.predictions]
+        singles = [picked.score(blender, p) for p in picked.predictions]
         best = 0
         for k in range(1, len(singles)):
             if blender.better(singles[k], singles[best]):
@@ -227,7 +234,7 @@ def choose(
                 "scored_on_rows": len(scored_on),
                 "ensemble": mixed_score(blender, scored, fold_weights),
                 "single_node": library.node_ids[best],
-                "single": blender.score(scored.truth, scored.predictions[best]),
+                "single": scored.score(blender, scored.predictions[best]),
                 "ensemble_members": int(np.count_nonzero(fold_weights)),
             }
         )

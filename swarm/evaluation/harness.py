@@ -3,7 +3,9 @@
 A solution predicts every row of the test set it sees. `Harness.evaluate` reads its submission once (by file
 descriptor, a regular file, no symlink), splits it: the held-out rows are scored with the competition's metric
 against the labels the harness keeps; the rest is the node's test submission, written to a path the harness
-owns (so a later write to the node's dir cannot change what was scored and checked).
+owns (so a later write to the node's dir cannot change what was scored and checked). For a grouped metric
+(`log_mae` with `group_column`, champs's coupling `type`), the labels keep that column too, and `score_frame`
+passes each held-out row's group in the rows' order.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
-from swarm.competitions.validation import InvalidSubmission
+from swarm.competitions.validation import InvalidSubmission, group_column
 from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
 
 HARNESS_DIR = "harness"
@@ -542,6 +542,9 @@ def build_holdout(
     )
 
     label_frame = pd.DataFrame({id_col: ids}).join(labels.iloc[positions].reset_index(drop=True))
+    group = group_column(spec)  # a grouped metric's groups (champs: `type`), kept beside the labels
+    if group in held.columns and group not in label_frame.columns:
+        label_frame[group] = held[group].astype(str).to_numpy()
     _check_scorable(label_frame, spec)
     _write_private(root / "labels.csv", label_frame.to_csv(index=False))
     holdout = Holdout(
@@ -571,8 +574,10 @@ def build_holdout(
 
 def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
     """NoHoldout when the metric is undefined on the held-out labels themselves (e.g. one class for AUC)."""
+    named, group = {spec.id_column, *spec.target_columns}, group_column(spec)
+    as_submission = labels[[c for c in labels.columns if c in named or c != group]]  # no group column
     try:
-        score_frame(labels, labels, spec)
+        score_frame(as_submission, labels, spec)
     except (CompetitionError, InvalidSubmission) as exc:
         raise NoHoldout(f"the held-out rows cannot be scored with {spec.name}: {exc}") from None
 

@@ -10,6 +10,7 @@ import hashlib
 import logging
 import time
 import uuid
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -67,9 +68,20 @@ def resolve_competition(cfg: Config, metric: MetricChoice | None = None) -> Comp
     if target is None:
         raise ValueError("no competition: set data.competition (a bundled id) or data.data_dir")
     name = cfg.data.metric
-    if metric is not None and metric.source not in (SOURCE_COMPETITION_JSON, SOURCE_BUNDLED):
-        name = metric_argument(metric)
-    return load_competition(target, cfg.project.cache_dir, metric=name)
+    chosen = (
+        metric
+        if metric is not None and metric.source not in (SOURCE_COMPETITION_JSON, SOURCE_BUNDLED)
+        else None
+    )
+    if chosen is not None:
+        name = metric_argument(chosen)
+    competition = load_competition(target, cfg.project.cache_dir, metric=name)
+    spec = competition.metric
+    if chosen is not None and chosen.params and spec is not None and spec.name == chosen.name:
+        # the choice's params beyond what its name carries (log_mae's group_column from the description)
+        spec = replace(spec, params={**spec.params, **chosen.params})
+        competition = replace(competition, metric=spec)
+    return competition
 
 
 def metric_argument(metric: MetricChoice) -> str:

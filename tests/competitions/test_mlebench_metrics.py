@@ -333,18 +333,21 @@ def test_log_mae_with_a_group_column_needs_the_groups() -> None:
         metric.score(np.array(TRUTH), np.array(["x"] * 5), groups=TYPES)
 
 
-def test_log_mae_through_score_frame_today() -> None:
-    """score_frame passes no groups (the answers it reads keep only the id and target columns): without
-    group_column the rows are one group; with it the score stops with the reason."""
-    submission, answers = champs_frames(TYPES, TRUTH, LOG_MAE_CASES[0][0])
-    answers, submission = answers.astype(str), submission.astype(str)
+def test_log_mae_through_score_frame_takes_the_answers_groups() -> None:
+    """score_frame passes the answers' group column as the groups, in the answers' row order (the submission
+    lists the rows in reverse): with group_column the score is champs's mean over types; without it the rows
+    are one group; answers lacking the column stop the score with the reason."""
+    numbers = champs_frames(TYPES, TRUTH, LOG_MAE_CASES[0][0])
+    submission, answers = (frame.astype(str) for frame in numbers)
     spec = MetricSpec("log_mae", True, "id", ("scalar_coupling_constant",))
     assert score_frame(submission, answers, spec) == round(math.log(0.65), 6)
     grouped = MetricSpec(
         "log_mae", True, "id", ("scalar_coupling_constant",), params={"group_column": "type"}
     )
+    assert score_frame(submission, answers, grouped) == round(math.log(0.5), 6)
+    assert score_frame(submission, answers, grouped) == pytest.approx(ref_champs(*numbers), abs=1e-6)
     with pytest.raises(CompetitionError, match="the caller must read the answers' column 'type'"):
-        score_frame(submission, answers, grouped)
+        score_frame(submission, answers.drop(columns=["type"]), grouped)
 
 
 # ---- 5. masks as run-length encodings: tgs-salt-identification-challenge (IoU mAP), hubmap-kidney-segmentation
