@@ -35,6 +35,7 @@ from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
 from swarm.competitions.validation import InvalidSubmission, group_column
 from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
+from swarm.records import RECORD_SUFFIXES, is_records_file, read_records, records_frame, write_records
 
 HARNESS_DIR = "harness"
 TRAIN, TEST = "train.csv", "test.csv"
@@ -135,9 +136,31 @@ def _to_csv(frame: pd.DataFrame, path: Path) -> None:
 
 def _header(path: Path) -> list[str]:
     try:
+        if is_records_file(str(path)):
+            return [str(c) for c in records_frame(read_records(str(path))[:1000]).columns]
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
         return []
+
+
+def _read_table(path: Path) -> tuple[pd.DataFrame, list | None]:
+    """A labelled or test table as text; JSON records (swarm.records) also as they are, to be written back in
+    their own form."""
+    if not is_records_file(str(path)):
+        return _read_csv(path), None
+    try:
+        records = read_records(str(path))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise NoHoldout(f"{path.name} cannot be read as JSON records: {exc}") from None
+    return records_frame(records), records
+
+
+def _test_table(public: Path, train_path: Path) -> Path:
+    """The test table beside a labelled one: test.json(l) beside train.json(l) records, else test.csv."""
+    for suffix in RECORD_SUFFIXES if is_records_file(str(train_path)) else ():
+        if (public / f"test{suffix}").is_file():
+            return public / f"test{suffix}"
+    return public / TEST
 
 
 def labelled_table(public: Path, id_column: str, targets: list[str], sample: Path) -> Path:
@@ -150,7 +173,7 @@ def labelled_table(public: Path, id_column: str, targets: list[str], sample: Pat
         return train
     tables = [
         path
-        for path in sorted(public.glob("*.csv"))
+        for path in sorted(p for p in public.iterdir() if p.suffix.lower() in (".csv", *RECORD_SUFFIXES))
         if path not in (train, sample)
         and not path.name.lower().startswith("test")
         and any(word in path.name.lower() for word in LABEL_TABLE_WORDS)
@@ -469,19 +492,20 @@ def build_holdout(
         if layout is None:
             raise no_table from None
         train_path = public / layout["train"]
-    test_path = public / TEST
+    test_path = _test_table(public, train_path)
+    records = test_records = None
     if layout is None:
         size_mb = train_path.stat().st_size / 1e6
         if size_mb > max_train_mb:
             raise NoHoldout(
                 f"{train_path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}"
             )
-        train = _read_csv(train_path)
+        train, records = _read_table(train_path)
     else:
         train = file_label_frame(str(public), layout).astype(str)
         if spec.id_column != FILE_COLUMN:
             train.insert(0, spec.id_column, train[FILE_COLUMN])
-    test = _read_csv(test_path) if test_path.is_file() else None
+    test, test_records = _read_table(test_path) if test_path.is_file() else (None, None)
     table_name = train_path.name if layout is None else _describe_layout(layout)
     if len(train) < 10:
         raise NoHoldout(f"{table_name} has only {len(train)} rows")
@@ -504,7 +528,8 @@ def build_holdout(
     clash = clash or layout is not None  # file paths are not ids: new ones in the test ids' format
     ids = new_ids(len(held), test_ids, taken, rng) if clash else original
     folders = _keyed_folders(public, test_ids, original) if layout is None else None
-    if layout is None and train_path.name != TRAIN and folders is None:
+    inputs_elsewhere = set(train.columns) <= {id_col, *labels.columns}  # a labels table, not records
+    if layout is None and train_path.name != TRAIN and folders is None and inputs_elsewhere:
         raise NoHoldout(
             f"the ids of {train_path.name} name no files in a folder beside the test files (are the inputs in an "
             "archive?), so a held-out example would have no input in the sandbox"
@@ -525,16 +550,22 @@ def build_holdout(
     hidden = _hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip)
     _mirror(public, dest, skip)
 
-    if layout is None:
+    if records is not None:
+        write_records([records[i] for i in kept.index], str(dest / train_path.name), like=str(train_path))
+    elif layout is None:
         _to_csv(kept, dest / train_path.name)
     order = rng.permutation(len(sample) + len(held))
     appended = held.assign(**{id_col: ids})
-    if test is not None:
+    if records is not None and test_records is not None:
+        _write_test_records(
+            test_records, [records[i] for i in positions], ids, id_col, order, test_path, dest
+        )
+    elif test is not None:
         rows = appended[[c for c in test.columns if c in appended.columns]]
         combined = pd.concat([test, rows], ignore_index=True)[list(test.columns)]
         if len(combined) == len(order):
             combined = combined.iloc[order]
-        _to_csv(combined, dest / TEST)
+        _to_csv(combined, dest / test_path.name)
     filler = {c: sample[c].iloc[0] if len(sample) else "0" for c in sample.columns if c != id_col}
     extra = pd.DataFrame({id_col: ids, **{c: [v] * len(ids) for c, v in filler.items()}})
     _to_csv(
@@ -673,3 +704,24 @@ def _link_labelled_files(
         _link(source, test_dir / name)
         skip.add(source)
     return sorted({layout["test"], layout["train"]})
+
+
+def _write_test_records(
+    test: list, held: list, ids: list[str], id_col: str, order: np.ndarray, test_path: Path, dest: Path
+) -> None:
+    """The test records with the held-out ones among them, in the same order as the sample's rows: each held-out
+    record under its new id and with the test records' fields only (no target, no field known only after the
+    fact)."""
+    keys = list(dict.fromkeys(k for record in test for k in record))
+    rows = []
+    for record, new in zip(held, ids, strict=True):
+        renamed = {
+            **record,
+            id_col: int(new) if isinstance(record.get(id_col), int) and new.isdigit() else new,
+        }
+        rows.append({k: renamed.get(k) for k in keys})
+    combined = test + rows
+    if len(combined) == len(order):
+        combined = [combined[i] for i in order]
+    write_records(combined, str(dest / test_path.name), like=str(test_path))
+    (dest / test_path.name).chmod(0o644)

@@ -19,10 +19,14 @@ import pandas as pd
 try:
     from swarm.columns import column_kinds
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
-except ImportError:  # embedded in a solution: the sources of swarm.columns and swarm.file_labels precede it
+    from swarm.records import is_records_file, records_table
+except (
+    ImportError
+):  # embedded in a solution: the sources of swarm.columns, file_labels and records precede it
     column_kinds = globals()["column_kinds"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
     find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
+    is_records_file, records_table = globals()["is_records_file"], globals()["records_table"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -226,7 +230,15 @@ def infer_task_from_frames(
 # image folders), test.csv when there is one (else the sample submission's ids are the test rows), and the
 # sample submission. The sample's names repeat swarm.competitions.competition's SAMPLE_SUBMISSION_NAMES: this
 # module is also pasted into solutions, which run without the swarm package.
-LABELLED_TABLES = ("train.csv", "train_labels.csv", "labels.csv", "training_labels.csv")
+LABELLED_TABLES = (
+    "train.csv",
+    "train_labels.csv",
+    "labels.csv",
+    "training_labels.csv",
+    "train.json",
+    "train.jsonl",
+)
+TEST_TABLES = ("test.csv", "test.json", "test.jsonl")
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
 
 
@@ -271,7 +283,8 @@ def missing_tables(input_dir: str) -> list[str]:
     missing = []
     if not present & set(LABELLED_TABLES) and not (samples and file_labels_layout(input_dir, samples[0])):
         missing.append(
-            "train.csv (or train_labels.csv or labels.csv, or training files labelled by their names or folders)"
+            "train.csv (or train_labels.csv, labels.csv, train.json records, or training files labelled by their "
+            "names or folders)"
         )
     if not samples:
         missing.append("sample_submission.csv")
@@ -291,9 +304,14 @@ def find_data_files(input_dir: str) -> dict:
     return {
         "train": train,
         "train_files": None if train else file_labels_layout(input_dir, sample),
-        "test": "test.csv" if "test.csv" in present else None,
+        "test": next((name for name in TEST_TABLES if name in present), None),
         "sample": sample,
     }
+
+
+def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
+    """A CSV table, or JSON records as one (swarm/records.py)."""
+    return records_table(path, max_rows) if is_records_file(path) else pd.read_csv(path, nrows=max_rows)
 
 
 def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: int | None = None) -> tuple:
@@ -305,9 +323,9 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         test = sample[[sample.columns[0]]].copy()
         test[FILE_COLUMN] = test_file_paths(input_dir, layout, test.iloc[:, 0])
         return train, test
-    train = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=max_rows)
+    train = read_table(os.path.join(input_dir, files["train"]), max_rows)
     if files["test"]:
-        test = pd.read_csv(os.path.join(input_dir, files["test"]), nrows=max_rows)
+        test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
     return train, test

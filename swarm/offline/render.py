@@ -11,7 +11,7 @@ import json
 import pprint
 from typing import Any
 
-from swarm import columns, file_labels
+from swarm import columns, file_labels, records
 from swarm.offline import inference
 from swarm.offline.genome import Genome
 from swarm.offline.render_data import render_data
@@ -115,6 +115,7 @@ def _runtime_inference_source() -> str:
         "# Task inference at run time (the coder saw no data): kinds of columns, then the task."
         + _body(columns)
         + _body(file_labels)
+        + _body(records)
         + _body(inference)
     )
 
@@ -147,6 +148,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
     )
     gpu = GPU_SETUP if task.get("gpus") else ""
     reader = _file_labels_source() if files.get("train_files") else ""
+    if any(str(files.get(key) or "").lower().endswith((".json", ".jsonl")) for key in ("train", "test")):
+        reader += "# JSON records read as tables." + _body(records)
     return CONTRACT + IMPORTS + gpu + reader + constants
 
 

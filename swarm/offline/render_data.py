@@ -26,13 +26,13 @@ if DATA_FILES.get("train_files"):  # training files labelled by their names or f
     test_df = sample_sub[[ID_COL]].copy()
     test_df[FILE_COLUMN] = test_file_paths(INPUT_DIR, DATA_FILES["train_files"], test_df[ID_COL])
 else:
-    train_df = pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["train"]))
-    # Without a test.csv the test rows are the sample submission's ids (their files hold the inputs).
-    test_df = (
-        pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["test"]))
-        if DATA_FILES["test"]
-        else sample_sub[[ID_COL]].copy()
-    )
+    # CSV tables, or JSON records (records_table); without a test table the test rows are the sample's ids.
+    def read_table(name):
+        path = os.path.join(INPUT_DIR, name)
+        return records_table(path) if name.lower().endswith((".json", ".jsonl")) else pd.read_csv(path)
+
+    train_df = read_table(DATA_FILES["train"])
+    test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}

@@ -45,8 +45,9 @@ def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
 
 
 def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
-    """The built-in offline coder reads a labelled table (train.csv, train_labels.csv or labels.csv), the sample
-    submission and test.csv where there is one; where the code stage is offline and those are not there, stop
+    """The built-in offline coder reads labelled examples (train.csv, train_labels.csv, labels.csv, train.json
+    records, or training files labelled by their names or folders), the sample submission and the test table
+    where there is one; where the code stage is offline and those are not there, stop
     before the first step with one sentence naming the competition's files and what is missing (else every
     step fails alike)."""
     if resolve_provider(cfg.llm.code) != "offline":

@@ -3,8 +3,9 @@
 - Labels in `train_labels.csv` beside `train/` and `test/` image folders, no test.csv (histopathologic-cancer-
   detection's layout), in the training files' names (`train/bright.3.png`, dogs-vs-cats-redux's) or in their
   folders (`train/<class>/<file>.png`, plant-seedlings'): the offline coder reads them, the harness holds out
-  examples, and the run delivers a graded submission.
-- Labels in JSON records (a layout the offline coder cannot read): the run stops before its first step, with
+  examples, and the run delivers a graded submission. So do JSON records (`train.json` and `test.json`, as
+  random-acts-of-pizza).
+- Labels in text lines in a subfolder (a layout the offline coder cannot read): the run stops before its first step, with
   exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
   alike and ending "no good node".
 """
@@ -21,6 +22,7 @@ import pytest
 from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
+from tests.evaluation.records_builders import pizza_competition
 
 from .conftest import refused_main_job
 
@@ -106,6 +108,7 @@ def class_folders_competition(root: Path, n_train: int = 81, n_test: int = 24) -
 
 
 LAYOUTS = {
+    "json-records": (pizza_competition, "labelled rows of train.json"),
     "labels-table": (labels_table_competition, "labelled rows of train_labels.csv"),
     "file-names": (file_names_competition, "labelled rows of train/ (labels in file names, bright = 1)"),
     "class-folders": (class_folders_competition, "labelled rows of train/ (labels in folder names)"),
@@ -114,7 +117,7 @@ LAYOUTS = {
 
 @pytest.mark.slow
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
-def test_no_key_on_image_layouts_delivers_a_graded_submission(
+def test_no_key_on_each_layout_delivers_a_graded_submission(
     tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch, layout: str
 ) -> None:
     for name in KEY_VARIABLES:
@@ -136,23 +139,23 @@ def test_no_key_on_image_layouts_delivers_a_graded_submission(
     assert summary["good_nodes"] >= 1
     grade = summary["grade"]
     assert grade["valid"], grade
-    # bright vs dark: any working model separates them
+    # bright vs dark, grateful vs hungry: any working model separates them
     assert grade["score"] < 0.4 if layout == "file-names" else grade["score"] > 0.8
 
 
 def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
-    competition = tmp_path / "records-mini"
+    """mlsp-2013-birds' layout: the labels are text lines in a subfolder, which the offline coder cannot read."""
+    competition = tmp_path / "lines-mini"
     public = competition / "prepared" / "public"
     (competition / "prepared" / "private").mkdir(parents=True)
-    public.mkdir(parents=True)
-    records = [{"id": i, "text": f"sample {i}", "label": i % 2} for i in range(20)]
-    (public / "train.json").write_text(json.dumps(records))
-    (public / "test.json").write_text(json.dumps([{"id": i, "text": f"sample {i}"} for i in range(20, 26)]))
+    (public / "essential_data").mkdir(parents=True)
+    lines = "".join(f"{i},{i % 2}\n" for i in range(20))
+    (public / "essential_data" / "rec_labels_test_hidden.txt").write_text("rec_id,[labels]\n" + lines)
     (public / "sample_submission.csv").write_text("id,label\n" + "".join(f"{i},0\n" for i in range(20, 26)))
     (competition / "prepared" / "private" / "answers.csv").write_text(
         "id,label\n" + "".join(f"{i},{i % 2}\n" for i in range(20, 26))
     )
-    (public / "description.md").write_text("# Records\n\nPredict `label`; scored by accuracy.\n")
+    (public / "description.md").write_text("# Birds\n\nPredict `label`; scored by accuracy.\n")
     runs = tmp_path / "runs"
     env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
     env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
@@ -171,9 +174,9 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     message = error[0]
     assert "offline coder" in message and "no API key" in message
     assert (
-        "has no train.csv (or train_labels.csv or labels.csv, or training files labelled by their" in message
+        "has no train.csv (or train_labels.csv, labels.csv, train.json records, or training files" in message
     )
-    for held in ("train.json", "test.json", "sample_submission.csv", "description.md"):
+    for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message
     assert "OPENAI_API_KEY" in message
     assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir

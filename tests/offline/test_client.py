@@ -129,19 +129,19 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
         client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
     with pytest.raises(
         LLMError,
-        match=r"lacks train.csv \(or train_labels.csv or labels.csv, or training files labelled by their names or "
-        r"folders\) and sample_subm",
+        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, or training files labelled by "
+        r"their names or folders\) and sample_subm",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
-    # Only what is missing is named (labels in JSON records beside the sample submission).
-    partial = tmp_path / "records-layout"
+    # Only what is missing is named (labels in a parquet file beside the sample submission).
+    partial = tmp_path / "parquet-layout"
     partial.mkdir()
     (partial / "sample_submission.csv").write_text("id,y\n1,0\n")
-    (partial / "train.json").write_text('[{"id": 2, "y": 1}]')
+    (partial / "train.parquet").write_bytes(b"PAR1")
     with pytest.raises(
         LLMError,
-        match=r"lacks train.csv \(or train_labels.csv or labels.csv, or training files labelled by their names or "
-        r"folders\) \(the offline",
+        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, or training files labelled by "
+        r"their names or folders\) \(the offline",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 
