@@ -165,8 +165,8 @@ def _test_table(public: Path, train_path: Path) -> Path:
 
 def labelled_table(public: Path, id_column: str, targets: list[str], sample: Path) -> Path:
     """The public table of labelled examples: `train.csv` when it holds the submission's target columns, else
-    the one other CSV named like training data or labels (`train_labels.csv`, `labels.csv`) that holds the id
-    column and every target column, else `train.csv` (its targets may be one column of class values, see
+    the one other CSV (or JSON records) named like training data or labels (`train_labels.csv`, `labels.csv`)
+    that holds the id column and every target column (or their classes, `_holds_labels`), else `train.csv` (its targets may be one column of class values, see
     `_labels`). NoHoldout, naming what was looked for, when there is none."""
     train = public / TRAIN
     if train.is_file() and all(t in _header(train) for t in targets):
@@ -177,7 +177,7 @@ def labelled_table(public: Path, id_column: str, targets: list[str], sample: Pat
         if path not in (train, sample)
         and not path.name.lower().startswith("test")
         and any(word in path.name.lower() for word in LABEL_TABLE_WORDS)
-        and {id_column, *targets} <= set(_header(path))
+        and _holds_labels(path, id_column, targets)
     ]
     if len(tables) == 1:
         return tables[0]
@@ -192,6 +192,23 @@ def labelled_table(public: Path, id_column: str, targets: list[str], sample: Pat
         f"there is no {TRAIN} of labelled rows in {public}, nor a labels table (train_labels.csv, labels.csv) "
         f"holding the column(s) {', '.join([id_column, *targets][:6])}"
     )
+
+
+def _holds_labels(path: Path, id_column: str, targets: list[str]) -> bool:
+    """Whether a table holds the id column and every target column, or, for a submission with a column per
+    class, one column of those classes (dog-breed-identification's `labels.csv`: `id,breed`)."""
+    header = set(_header(path))
+    if id_column not in header:
+        return False
+    if set(targets) <= header:
+        return True
+    if len(targets) < 2:
+        return False
+    try:
+        frame, _ = _read_table(path)
+    except NoHoldout:
+        return False
+    return _wide_source(frame.drop(columns=[id_column]), targets) is not None
 
 
 def _labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:

@@ -182,3 +182,26 @@ def test_a_side_table_with_a_row_per_example_but_no_id_column_is_cleaned(tmp_pat
     assert set(map(tuple, seen[key].to_numpy())) == set(map(tuple, kept[key].to_numpy()))
     assert holdout.hidden_side_files == ["scalar_coupling_contributions.csv"]
     assert read(view / "structures.csv").equals(read(public / "structures.csv"))
+
+
+def test_a_labels_table_with_one_class_column_for_a_wide_submission(tmp_path: Path) -> None:
+    """dog-breed-identification: `labels.csv` is `id,breed`, the submission has a probability column per breed;
+    the harness reads the breeds as the classes and writes the held-out labels one-hot in those columns."""
+    root = image_competition(tmp_path / "c", "labels.csv", n_train=40, n_test=10)
+    public = root / "prepared" / "public"
+    breeds = ["beagle", "collie", "pug"]
+    labels = read(public / "labels.csv")
+    labels = labels.drop(columns=["label"]).assign(breed=[breeds[k % 3] for k in range(len(labels))])
+    labels.to_csv(public / "labels.csv", index=False)
+    sample = read(public / "sample_submission.csv")[["id"]].assign(**{b: "0.333" for b in breeds})
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "multiclass_logloss"}}))
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=0)
+    assert holdout.table == "labels.csv" and holdout.split == "stratified"
+    held = read(holdout.labels_path)
+    assert list(held.columns) == ["id", *breeds] and len(held) == 10
+    truth = dict(zip(labels["id"], labels["breed"], strict=True))
+    for _, row in held.iterrows():
+        assert [row[b] for b in breeds] == ["1" if truth[row["id"]] == b else "0" for b in breeds]
+    assert set(read(holdout.public_dir / "labels.csv")["id"]).isdisjoint(held["id"])
