@@ -137,7 +137,8 @@ def render_report(report: GradeReport) -> Table:
 
 def cmd_grade(args: argparse.Namespace, console: Console) -> int:
     cache = args.cache_dir or (default_cache_dir() if args.competition in SPECS else Path("."))
-    competition = load_competition(args.competition, cache, metric=args.metric)
+    # Grading reads the sample and the answers only: no view with the archives extracted (and none in `.`).
+    competition = load_competition(args.competition, cache, metric=args.metric, extract=False)
     report = grade_submission(competition, args.submission)
     if args.json:
         print(json.dumps(report.model_dump(), indent=2))

@@ -7,7 +7,8 @@
 
 `load_competition_dir` accepts the root, the `prepared/` dir or `prepared/public/`, and also a public-only dir
 (what MLE-bench mounts at /home/data: description.md and the public files, no `prepared/`, no answers), which
-can be solved but not graded here.
+can be solved but not graded here. Given a cache dir, a public dir holding archives is read through its view
+there, with the archives extracted (`archive_view.public_view`): `public_dir` is then the view.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 import pandas as pd
 
+from swarm.competitions.archive_view import public_view
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import Metric, resolve_metric
 
@@ -71,15 +73,17 @@ class Competition:
     metric: MetricSpec | None
     leaderboard: Path | None = None
     name: str | None = None
+    # The public dir as the competition ships it, when `public_dir` is its view with the archives extracted.
+    shipped_public_dir: Path | None = None
 
     @property
     def prepared_dir(self) -> Path:
-        return self.public_dir.parent
+        return (self.shipped_public_dir or self.public_dir).parent
 
     @property
     def public_only(self) -> bool:
         """True for a dir holding only the public files (no `prepared/`): nothing to grade with."""
-        return self.public_dir == self.root
+        return (self.shipped_public_dir or self.public_dir) == self.root
 
 
 def _find_root(path: Path) -> Path:
@@ -170,6 +174,9 @@ def find_sample_submission(public: Path) -> Path:
         and not entry.name.lower().startswith(("train", "test"))
         and _is_table(entry)
     ]
+    names = {entry.name for entry in candidates}
+    # In a view, a zipped sample sits beside its extracted CSV: the CSV stands for both.
+    candidates = [entry for entry in candidates if not (entry.suffix == ".zip" and entry.stem in names)]
     if len(candidates) > 1:
         items = _test_items(public)
         matching = [c for c in candidates if items is not None and _rows(c) == items]
@@ -368,15 +375,19 @@ def _leaderboard_path(root: Path, meta: dict) -> Path | None:
     return path if path.is_file() else None
 
 
-def load_competition_dir(path: str | Path, metric: str | None = None) -> Competition:
-    """Read the competition at `path`; `metric` overrides (or supplies) the metric name."""
+def load_competition_dir(
+    path: str | Path, metric: str | None = None, cache_dir: str | Path | None = None
+) -> Competition:
+    """Read the competition at `path`; `metric` overrides (or supplies) the metric name. With `cache_dir`, a
+    public dir holding archives is read through its view there (built once, see `archive_view`)."""
     root = _find_root(Path(path))
     public_only = _is_public_only(root)
-    public = root if public_only else root / "prepared" / "public"
+    shipped = root if public_only else root / "prepared" / "public"
     # A public-only dir has no answers; `private_dir` then names where they would be and never exists.
     private = root / "prepared" / "private"
-    if not public.is_dir():
-        raise CompetitionError(f"{public} is missing")
+    if not shipped.is_dir():
+        raise CompetitionError(f"{shipped} is missing")
+    public = public_view(shipped, cache_dir) if cache_dir is not None else shipped
     description_path = public / "description.md"
     if not description_path.is_file():
         raise CompetitionError(f"{description_path} is missing")
@@ -393,4 +404,5 @@ def load_competition_dir(path: str | Path, metric: str | None = None) -> Competi
         metric=_metric_spec(meta, metric, sample),
         leaderboard=_leaderboard_path(root, meta),
         name=meta.get("name"),
+        shipped_public_dir=shipped if public != shipped else None,
     )
