@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.atomic import PRIVATE, PUBLIC, write_text_atomic
+from swarm.competitions.archive_view import view_manifest
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
@@ -557,7 +558,9 @@ def build_holdout(
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir()
-    skip = {train_path, test_path, competition.sample_submission}
+    # The archives whose contents the competition's view extracted stay out: they hold the held-out examples'
+    # files under their training names (train.zip's `cat.12.jpg`), and the extracted copies are split above.
+    skip = {train_path, test_path, competition.sample_submission, *_extracted_archives(public)}
     if layout is None:
         file_dirs = _link_keyed_files(public, dest, folders, original, ids, skip)
         test_dir = folders[0][0] if folders else None
@@ -681,6 +684,11 @@ def _link_keyed_files(
         _link(source, dest / test_dir.relative_to(public) / name)
         skip.add(source)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
+
+
+def _extracted_archives(public: Path) -> list[Path]:
+    """The archives of a competition's view (swarm.competitions.archive_view) that its files came from."""
+    return [public / name for name in view_manifest(public)]
 
 
 # -- examples labelled by their file or folder names -------------------------------------------------------------

@@ -101,3 +101,27 @@ def test_text_normalization_tables_are_read_from_their_zips(tmp_path: Path) -> N
         "en_test_2.csv.zip",
         "en_train.csv.zip",
     ]  # nothing written into the public dir
+
+
+def test_labels_in_file_names_inside_archives_split_without_the_archives(tmp_path: Path) -> None:
+    """dogs-vs-cats-redux: `train.zip` holds `train/cat.0.jpg`..., `test.zip` holds `test/1.jpg`.... The view
+    extracts them; the harness splits the extracted files and leaves the archives out of the sandbox's view, since
+    train.zip still names every held-out image by its class."""
+    root = tmp_path / "dogs-vs-cats-redux-kernels-edition"
+    public = root / "prepared" / "public"
+    public.mkdir(parents=True)
+    (public / "description.md").write_text("# Dogs vs cats\n\nPredict the probability of a dog (1 = dog).\n")
+    make_zip(
+        public / "train.zip", {f"train/{'dog' if n % 2 else 'cat'}.{n}.jpg": b"t%d" % n for n in range(40)}
+    )
+    make_zip(public / "test.zip", {f"test/{n}.jpg": b"x%d" % n for n in range(1, 11)})
+    pd.DataFrame({"id": range(1, 11), "label": 0.5}).to_csv(public / "sample_submission.csv", index=False)
+    competition = load_competition(str(root), tmp_path / "cache", metric="logloss")
+
+    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.25)
+    seen = holdout.public_dir
+    assert "labels in file names, dog = 1" in holdout.describe() and len(holdout.ids) == 10
+    assert not list(seen.glob("*.zip"))  # train.zip would name the held-out images' classes
+    assert (competition.public_dir / "train.zip").is_file()  # the run's full view keeps them
+    assert {f"{i}.jpg" for i in holdout.ids} <= {p.name for p in (seen / "test").iterdir()}
+    assert len(list((seen / "train").iterdir())) == 30
