@@ -82,6 +82,7 @@ def summary_row(target: str, state: State, elapsed_s: float) -> dict[str, Any]:
         "median": None,
         "steps": None,
         "minutes": round(elapsed_s / 60, 2),
+        "validation": None,
         "note": "",
         "run_dir": None,
     }
@@ -100,6 +101,7 @@ def summary_row(target: str, state: State, elapsed_s: float) -> dict[str, Any]:
         silver=grade.get("silver_threshold"),
         bronze=grade.get("bronze_threshold"),
         median=grade.get("median_threshold"),
+        validation=_validation(summary),
     )
     if not grade:
         row["note"] = _one_line(summary.get("grade_error") or "no valid solution to grade")
@@ -108,6 +110,13 @@ def summary_row(target: str, state: State, elapsed_s: float) -> dict[str, Any]:
     elif summary.get("stopped_reason"):
         row["note"] = summary["stopped_reason"]
     return row
+
+
+def _validation(summary: dict[str, Any]) -> str:
+    """`harness`, or `unverified: <why no harness split>` (the solutions' own scores ranked them)."""
+    if summary.get("validation_source") == "harness":
+        return "harness"
+    return f"unverified: {_one_line(summary.get('unverified_reason') or 'no harness split')}"
 
 
 def _one_line(text: str, limit: int = 300) -> str:
@@ -123,6 +132,12 @@ def summary_markdown(rows: list[dict[str, Any]]) -> str:
         "# Benchmark",
         f"- competitions: {len(rows)} ({len(done)} completed, {len(rows) - len(done)} failed)",
         f"- medals: {len(medals)}" + (f" ({', '.join(medals)})" if medals else ""),
+        f"- validated by the harness: {sum(r['validation'] == 'harness' for r in done)} of {len(done)} completed",
+    ]
+    lines += [
+        f"- **{r['competition']}** {r['validation']}"
+        for r in done
+        if r["validation"] and r["validation"] != "harness"
     ]
     lines += [f"- **{r['competition']}** failed: {r['note']}" for r in rows if r["status"] != "completed"]
     return "\n".join(lines)

@@ -293,6 +293,7 @@ def _summary(
         "metric": flow.get("metric"),
         "validation_metric": choice.candidate.metric if choice.candidate else None,
         "validation_source": flow.get("validation_source"),
+        "unverified_reason": flow.get("unverified_reason"),
         "validated": choice.validated,
         "note": choice.note,
         "checked": [{"node": n, "status": v.status, "message": v.message} for n, v in choice.checked],

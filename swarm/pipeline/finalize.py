@@ -110,6 +110,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "best_node": best.id if best else None,
         "validation_metric": best.metric.value if best and best.metric else None,
         "validation_source": evaluation.validation_source,
+        "unverified_reason": evaluation.unverified_reason,
         "claimed_metric": best.meta.get("claimed_metric") if best else None,
         "refit": refit_note,
         "submission": str(submission) if submission else None,
