@@ -69,7 +69,8 @@ def check_submission(
         return problem
     rules = _metric(metric)
     declared = metric.labels if metric is not None else {}
-    for column in (c for c in expected if c != id_col):
+    passthrough = metric.passthrough_columns if metric is not None else ()
+    for column in (c for c in expected if c != id_col and c not in passthrough):
         problem = _values_problem(frame[column], sample[column], column, rules, declared.get(column))
         if problem:
             return problem

@@ -57,6 +57,9 @@ class MetricSpec:
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Metric parameters (competition.json `metric.params`, or set by the name: `map@3` is k=3); empty: defaults.
     params: dict[str, Any] = field(default_factory=dict)
+    # Sample columns copied from the test rows, not predicted or scored (detecting-insults' `Date`, `Comment`
+    # beside the id): a submission may carry them.
+    passthrough_columns: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -257,7 +260,8 @@ def find_id_column(sample: Path, columns: list[str]) -> str:
     """The sample submission's id column, found by matching the test items: the first column whose values are
     exactly the ids of test.csv's column of that name, or the names of the files in a test/ folder; the first
     column when none matches (or there is nothing to match against). A first column that is a target (a date
-    the submission predicts for, say) is then not taken for the id. Read once per version of the files: a
+    the submission predicts for, say) is then not taken for the id. Of several columns copied from test.csv, the
+    first whose values are unique and never empty (detecting-insults: `Comment`, not `Date`). Read once per version of the files: a
     run loads its competition several times, and the sample and test tables can be large."""
     public = sample.parent
     versions = (_version(sample), _version(public / "test.csv"), _version(public / "test"))
@@ -279,9 +283,15 @@ def _matching_id_column(sample: Path, columns: tuple[str, ...], versions: tuple[
             test = pd.read_csv(test_csv, dtype=str, keep_default_na=False, usecols=shared)
         except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
             return columns[0]
-        for column in columns:
-            if column in test.columns and set(frame[column].str.strip()) == set(test[column].str.strip()):
-                return column
+        matching = [
+            c for c in columns if c in test.columns and set(frame[c].str.strip()) == set(test[c].str.strip())
+        ]
+        # Of several (a date and a comment, both copied from the test rows), one that names each row once.
+        unique = [
+            c for c in matching if frame[c].str.strip().is_unique and (frame[c].str.strip() != "").all()
+        ]
+        if unique or matching:
+            return (unique or matching)[0]
     elif folder.is_dir():
         files = _file_ids(folder)
         for column in columns:
@@ -306,7 +316,8 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
     known, params = resolve_metric(name)
     lower = meta_metric.get("lower_is_better") if not metric else None
     id_column = meta.get("id_column") or find_id_column(sample, columns)
-    targets = tuple(meta.get("target_columns") or [c for c in columns if c != id_column])
+    passthrough = () if meta.get("target_columns") else _passthrough_columns(sample, columns, id_column)
+    targets = tuple(meta.get("target_columns") or [c for c in columns if c not in (id_column, *passthrough)])
     missing = [c for c in (id_column, *targets) if c not in columns]
     if missing:
         raise CompetitionError(f"{sample} lacks column(s) {', '.join(missing)} named by {METADATA_FILE}")
@@ -317,7 +328,22 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         target_columns=targets,
         labels=_declared_labels(meta, targets),
         params=_metric_params(meta_metric, metric, known, params),
+        passthrough_columns=passthrough,
     )
+
+
+def _passthrough_columns(sample: Path, columns: list[str], id_column: str) -> tuple[str, ...]:
+    """The sample's columns besides the id that test.csv also has: copied from the test rows, not predicted
+    (none when that would leave no target)."""
+    test = sample.parent / "test.csv"
+    if not test.is_file():
+        return ()
+    try:
+        header = set(pd.read_csv(test, nrows=0).columns)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return ()
+    shared = tuple(c for c in columns if c != id_column and c in header)
+    return shared if len(shared) < len(columns) - 1 else ()
 
 
 def _metric_params(

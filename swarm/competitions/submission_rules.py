@@ -33,13 +33,14 @@ def duplicate_columns_problem(columns: list[str]) -> str | None:
     return f"duplicate column(s) {listed(duplicated)}" if duplicated else None
 
 
-def columns_problem(columns: list[str], expected: list[str]) -> str | None:
-    """Repeated, missing or unexpected columns (any order of the expected ones is fine)."""
+def columns_problem(columns: list[str], expected: list[str], optional: tuple[str, ...] = ()) -> str | None:
+    """Repeated, missing or unexpected columns (any order of the expected ones is fine; `optional` ones may be
+    there or not)."""
     repeated = duplicate_columns_problem(columns)
     if repeated:
         return repeated
     missing = [c for c in expected if c not in columns]
-    extra = [c for c in columns if c not in expected]
+    extra = [c for c in columns if c not in expected and c not in optional]
     if not missing and not extra:
         return None
     parts = [f"missing column(s) {listed(missing)}"] if missing else []

@@ -169,7 +169,13 @@ def align(
     submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec, metric: Metric
 ) -> list[AlignedColumns]:
     """Validate `submission` against `answers` and pair them up column by column."""
-    _reject(columns_problem([str(c) for c in submission.columns], [spec.id_column, *spec.target_columns]))
+    _reject(
+        columns_problem(
+            [str(c) for c in submission.columns],
+            [spec.id_column, *spec.target_columns],
+            spec.passthrough_columns,
+        )
+    )
     _reject(rows_problem(len(submission), len(answers)))
     _reject(ids_problem(submission[spec.id_column], answers[spec.id_column], spec.id_column))
     sub = submission.assign(**{spec.id_column: submission[spec.id_column].str.strip()}).set_index(

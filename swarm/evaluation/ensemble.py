@@ -301,7 +301,10 @@ def blend_frames(
     out = pd.DataFrame({id_col: first[id_col].to_numpy()})
     for column, values in zip(targets, mixed, strict=True):
         out[column] = _formatted(values)
-    return out
+    copied = [c for c in first.columns if c in spec.passthrough_columns]  # as the test rows have them
+    return out.assign(**{c: first[c].to_numpy() for c in copied})[
+        [c for c in first.columns if c in (id_col, *targets, *copied)]
+    ]
 
 
 def _column(raw: pd.Series, kind: str, member: str, column: str) -> Column:

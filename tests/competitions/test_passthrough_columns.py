@@ -1,0 +1,69 @@
+"""A sample submission that copies test columns beside its target (issue 29: detecting-insults-in-social-
+commentary's `sample_submission_null.csv` is `Insult,Date,Comment`, test.csv `Date,Comment`, and its grader keys
+rows by `Comment`): the id is the column that names each test row once, the copied columns are neither the id
+nor targets, and a submission that carries them is valid and graded on the target alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.competitions import load_competition_dir
+from swarm.competitions.grading import grade_submission
+from swarm.submission_check import check_submission
+
+
+def insults(root: Path, n_train: int = 40, n_test: int = 12) -> Path:
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    public.mkdir(parents=True)
+    private.mkdir(parents=True)
+    dates = ["20120618192155Z", "", "20120528192215Z"]  # repeated and missing, as the real dates are
+
+    def rows(start: int, count: int) -> pd.DataFrame:
+        insult = [k % 2 for k in range(start, start + count)]
+        comment = [
+            f'"{"you idiot" if i else "nice point"} #{k}"'
+            for k, i in zip(range(start, start + count), insult, strict=True)
+        ]
+        date = [dates[k % 3] for k in range(start, start + count)]
+        return pd.DataFrame({"Insult": insult, "Date": date, "Comment": comment})
+
+    rows(0, n_train).to_csv(public / "train.csv", index=False)
+    test = rows(n_train, n_test)
+    test[["Date", "Comment"]].to_csv(public / "test.csv", index=False)
+    test.assign(Insult=0).to_csv(public / "sample_submission_null.csv", index=False)
+    test.assign(Usage="PrivateTest").to_csv(private / "test.csv", index=False)
+    (public / "description.md").write_text("# Insults\n\nPredict whether a comment is an insult; ROC AUC.\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "auc"}}))
+    return root
+
+
+def test_the_id_names_each_row_once_and_copied_columns_are_not_targets(tmp_path: Path) -> None:
+    competition = load_competition_dir(insults(tmp_path / "insults"))
+    spec = competition.metric
+    assert spec.id_column == "Comment" and spec.target_columns == ("Insult",)
+    assert spec.passthrough_columns == ("Date",)
+
+    public = competition.public_dir
+    truth = pd.read_csv(competition.private_dir / "test.csv", dtype=str, keep_default_na=False)
+    submission = truth[["Insult", "Date", "Comment"]]  # the sample's shape, Date copied
+    path = tmp_path / "submission.csv"
+    submission.to_csv(path, index=False)
+    assert check_submission(path, public / "sample_submission_null.csv", spec.id_column, spec) is None
+    report = grade_submission(competition, path)
+    assert report.valid and report.score == 1.0, report
+    submission.assign(Insult=1 - submission["Insult"].astype(int)).to_csv(path, index=False)
+    assert grade_submission(competition, path).score == 0.0
+
+
+def test_a_blend_keeps_the_copied_columns(tmp_path: Path) -> None:
+    from swarm.evaluation.ensemble import blend_frames
+
+    spec = load_competition_dir(insults(tmp_path / "insults")).metric
+    a = pd.DataFrame({"Insult": ["0.2", "0.8"], "Date": ["d1", ""], "Comment": ["x", "y"]})
+    b = pd.DataFrame({"Insult": ["0.4", "0.6"], "Date": ["d1", ""], "Comment": ["x", "y"]})
+    mixed = blend_frames(spec, {"a": a, "b": b}, {"a": 0.5, "b": 0.5})
+    assert list(mixed.columns) == ["Insult", "Date", "Comment"]
+    assert mixed["Date"].tolist() == ["d1", ""] and [round(float(v), 6) for v in mixed["Insult"]] == [0.3, 0.7]
