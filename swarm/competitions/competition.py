@@ -333,17 +333,28 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
 
 
 def _passthrough_columns(sample: Path, columns: list[str], id_column: str) -> tuple[str, ...]:
-    """The sample's columns besides the id that test.csv also has: copied from the test rows, not predicted
-    (none when that would leave no target)."""
-    test = sample.parent / "test.csv"
-    if not test.is_file():
+    """The sample's columns besides the id whose values are test.csv's for the same ids: copied from the test
+    rows, not predicted (detecting-insults' `Date`; not osic's `FVC`, which test.csv also has but with other
+    values). None when test.csv lacks the id column or that would leave no target."""
+    test_path = sample.parent / "test.csv"
+    if not test_path.is_file():
         return ()
     try:
-        header = set(pd.read_csv(test, nrows=0).columns)
+        header = set(pd.read_csv(test_path, nrows=0).columns)
+        shared = [c for c in columns if c != id_column and c in header]
+        if not shared or id_column not in header:
+            return ()
+        read = {"dtype": str, "keep_default_na": False, "usecols": [id_column, *shared]}
+        rows, test = pd.read_csv(sample, **read), pd.read_csv(test_path, **read)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
         return ()
-    shared = tuple(c for c in columns if c != id_column and c in header)
-    return shared if len(shared) < len(columns) - 1 else ()
+    if not test[id_column].is_unique or not rows[id_column].is_unique:
+        return ()
+    paired = rows.merge(test, on=id_column, how="inner", suffixes=("", " (test)"))
+    if len(paired) != len(rows):
+        return ()
+    copied = tuple(c for c in shared if paired[c].str.strip().equals(paired[f"{c} (test)"].str.strip()))
+    return copied if len(copied) < len(columns) - 1 else ()
 
 
 def _metric_params(

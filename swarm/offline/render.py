@@ -439,6 +439,9 @@ for target in TARGETS:
 value = float(np.mean(scores))
 print(f"validation {{METRIC}} ({{VALIDATION}}, {{MODEL_FAMILY}}): {{value:.6f}}")
 print("SWARM_METRIC " + json.dumps({{"name": METRIC, "value": value, "lower_is_better": bool(LOWER_IS_BETTER)}}))
+for column in sample_sub.columns:  # columns the sample copies from the test rows (a date beside the id)
+    if column not in submission.columns:
+        submission[column] = sample_sub[column].to_numpy()
 submission = submission[list(sample_sub.columns)]
 submission.to_csv(os.path.join(SUB_DIR, "submission.csv"), index=False)
 print(f"wrote {{len(submission)}} rows to submission/submission.csv")

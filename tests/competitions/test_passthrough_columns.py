@@ -66,4 +66,34 @@ def test_a_blend_keeps_the_copied_columns(tmp_path: Path) -> None:
     b = pd.DataFrame({"Insult": ["0.4", "0.6"], "Date": ["d1", ""], "Comment": ["x", "y"]})
     mixed = blend_frames(spec, {"a": a, "b": b}, {"a": 0.5, "b": 0.5})
     assert list(mixed.columns) == ["Insult", "Date", "Comment"]
-    assert mixed["Date"].tolist() == ["d1", ""] and [round(float(v), 6) for v in mixed["Insult"]] == [0.3, 0.7]
+    assert mixed["Date"].tolist() == ["d1", ""] and [round(float(v), 6) for v in mixed["Insult"]] == [
+        0.3,
+        0.7,
+    ]
+
+
+def test_a_target_that_test_csv_also_has_stays_a_target(tmp_path: Path) -> None:
+    """osic-pulmonary-fibrosis: test.csv holds each patient's first FVC, the sample predicts FVC per
+    Patient_Week (an id test.csv lacks): FVC is a target, not a copied column."""
+    root = tmp_path / "osic"
+    public = root / "prepared" / "public"
+    public.mkdir(parents=True)
+    pd.DataFrame({"Patient": ["p1", "p2"], "Weeks": [0, 3], "FVC": [2000, 2500]}).to_csv(public / "test.csv")
+    sample = pd.DataFrame({"Patient_Week": ["p1_1", "p2_1"], "FVC": [2000, 2000], "Confidence": [100, 100]})
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"Patient": ["p9"] * 3, "Weeks": [0, 1, 2], "FVC": [1, 2, 3]}).to_csv(public / "train.csv")
+    (public / "description.md").write_text("# OSIC\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "mae"}}))
+    spec = load_competition_dir(root).metric
+    assert spec.target_columns == ("FVC", "Confidence") and spec.passthrough_columns == ()
+
+
+def test_a_test_column_with_other_values_is_not_copied(tmp_path: Path) -> None:
+    """The same column in the sample and test.csv, keyed by the id, but with the sample's own filler values:
+    a target (what the submission predicts), not a copy."""
+    root = insults(tmp_path / "insults")
+    public = root / "prepared" / "public"
+    sample = pd.read_csv(public / "sample_submission_null.csv", dtype=str, keep_default_na=False)
+    sample.assign(Date="0").to_csv(public / "sample_submission_null.csv", index=False)
+    spec = load_competition_dir(root).metric
+    assert spec.target_columns == ("Insult", "Date") and spec.passthrough_columns == ()
