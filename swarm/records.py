@@ -22,18 +22,24 @@ def is_records_file(path: str) -> bool:
     return str(path).lower().endswith(RECORD_SUFFIXES)
 
 
-def read_records(path: str) -> list:
-    """The objects of a JSON records file; ValueError naming the file when it holds something else."""
+def read_records(path: str, limit=None) -> list:
+    """The objects of a JSON records file (the first `limit` of a file with one a line, read no further);
+    ValueError naming the file when it holds something else."""
     with open(path, encoding="utf-8") as handle:
-        text = handle.read()
-    stripped = text.lstrip()
-    if stripped.startswith("["):
-        records = json.loads(text)
-    else:
-        records = [json.loads(line) for line in text.splitlines() if line.strip()]
+        first = handle.read(4096).lstrip()
+        handle.seek(0)
+        if first.startswith("["):
+            records = json.load(handle)
+        else:
+            records = []
+            for line in handle:
+                if limit is not None and len(records) >= limit:
+                    break
+                if line.strip():
+                    records.append(json.loads(line))
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise ValueError(f"{os.path.basename(path)} is not a list of JSON objects (one record per example)")
-    return records
+    return records[:limit] if limit is not None else records
 
 
 def _text(value) -> str:
