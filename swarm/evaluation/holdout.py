@@ -11,13 +11,18 @@ apart from the inputs (`train_labels.csv` or `labels.csv` beside image folders),
   rows' files are linked where the test files are, under their (new) ids.
 
 Held-out ids are re-keyed in the test ids' format when they could collide with a test id (or train has no id
-column). The labels stay in `<run>/harness/labels.csv` (mode 0600, never mounted into a sandbox), written in
+column). Where the sample's ids join a few columns of the test table (text normalization's
+`<sentence_id>_<token_id>`, `composite_key`), the labelled table is the one named with `train` holding the
+targets, the split keeps each value of the first key column whole, and that column is the one re-keyed.
+
+The labels stay in `<run>/harness/labels.csv` (mode 0600, never mounted into a sandbox), written in
 the submission's columns (one-hot for a wide multi-class submission), so the grader's own `score_frame` scores
 the held-out part of every submission (`swarm.evaluation.harness`).
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -47,8 +52,10 @@ MAX_CLASSES_FOR_STRATIFY = 200
 DATE_SAMPLE = 200
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
 LABEL_TABLE_WORDS = ("train", "label")
-SIDE_TABLE_CHUNK_ROWS = 200_000
-WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide  # side tables are read in chunks of this many rows to drop held-out rows
+SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
+WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide
+MAX_KEY_COLUMNS = 3  # a composite id joins at most this many columns of the test table
+KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
 
 
 class NoHoldout(Exception):
@@ -85,6 +92,8 @@ class Holdout:
     table: str = TRAIN  # the public table of labelled rows: train.csv, or a labels table (train_labels.csv)
     # Side files keyed by held-out ids, left out of the sandbox's view or rewritten without those rows.
     hidden_side_files: list[str] = field(default_factory=list)
+    # The test table's columns whose values, joined with `_`, are the submission's ids (`composite_key`), if any.
+    key_columns: list[str] = field(default_factory=list)
 
     @property
     def public_dir(self) -> Path:
@@ -96,8 +105,10 @@ class Holdout:
 
     def describe(self) -> str:
         """One line for the start of a run and the report."""
+        joined = "_".join(f"<{c}>" for c in self.key_columns)
+        ids = f" (ids {joined})" if joined else ""
         return (
-            f"the harness holds out {len(self.ids)} labelled rows of {self.table} ({self.fraction:.0%}, "
+            f"the harness holds out {len(self.ids)} labelled rows of {self.table}{ids} ({self.fraction:.0%}, "
             f"split {self.split}: {self.split_reason}); they are scored with the competition's metric"
         )
 
@@ -502,6 +513,19 @@ def build_holdout(
     sample = _read_csv(competition.sample_submission)
     targets = [c for c in sample.columns if c != spec.id_column]
     test_ids = [str(i).strip() for i in sample[spec.id_column]]
+    key = composite_key(public, spec.id_column, targets, competition.sample_submission, test_ids)
+    if key is not None:
+        return _build_composite(
+            competition,
+            spec,
+            root,
+            key,
+            sample,
+            fraction=fraction,
+            split=split,
+            seed=seed,
+            max_train_mb=max_train_mb,
+        )
     layout = None
     try:
         train_path = labelled_table(public, spec.id_column, targets, competition.sample_submission)
@@ -513,11 +537,7 @@ def build_holdout(
     test_path = _test_table(public, train_path)
     records = test_records = None
     if layout is None:
-        size_mb = train_path.stat().st_size / 1e6
-        if size_mb > max_train_mb:
-            raise NoHoldout(
-                f"{train_path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}"
-            )
+        _check_size(train_path, max_train_mb)
         train, records = _read_table(train_path)
     else:
         train = file_label_frame(str(public), layout).astype(str)
@@ -553,11 +573,7 @@ def build_holdout(
             "archive?), so a held-out example would have no input in the sandbox"
         )
 
-    root.mkdir(parents=True, exist_ok=True)
-    dest = root / "public"
-    if dest.exists():
-        shutil.rmtree(dest)
-    dest.mkdir()
+    dest = _fresh_view(root)
     # The archives whose contents the competition's view extracted stay out: they hold the held-out examples'
     # files under their training names (train.zip's `cat.12.jpg`), and the extracted copies are split above.
     skip = {train_path, test_path, competition.sample_submission, *_extracted_archives(public)}
@@ -596,8 +612,7 @@ def build_holdout(
     group = group_column(spec)  # a grouped metric's groups (champs: `type`), kept beside the labels
     if group in held.columns and group not in label_frame.columns:
         label_frame[group] = held[group].astype(str).to_numpy()
-    _check_scorable(label_frame, spec)
-    _write_private(root / "labels.csv", label_frame.to_csv(index=False))
+    _write_labels(root, label_frame, spec)
     holdout = Holdout(
         root=root,
         id_column=id_col,
@@ -616,11 +631,40 @@ def build_holdout(
         table=table_name,
         hidden_side_files=hidden,
     )
+    _seal(holdout)
+    return holdout
+
+
+def _check_size(path: Path, max_train_mb: float) -> None:
+    """NoHoldout when the labelled table is over evaluation.max_train_mb (reading it would cost too much)."""
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > max_train_mb:
+        raise NoHoldout(f"{path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}")
+
+
+def _fresh_view(root: Path) -> Path:
+    """An empty `<root>/public` for the sandbox's view (what an earlier build left there is removed)."""
+    root.mkdir(parents=True, exist_ok=True)
+    dest = root / "public"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir()
+    return dest
+
+
+def _write_labels(root: Path, label_frame: pd.DataFrame, spec: MetricSpec) -> None:
+    """The held-out labels, once they are known to be scorable, in the harness's private labels.csv."""
+    _check_scorable(label_frame, spec)
+    _write_private(root / "labels.csv", label_frame.to_csv(index=False))
+
+
+def _seal(holdout: Holdout) -> None:
+    """Save the split and open the view to the sandbox (any uid may read public/, nothing else of the root)."""
     holdout.save()
+    dest = holdout.public_dir
     for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir())]:
         folder.chmod(0o755)
-    root.chmod(0o711)  # the sandbox may pass through to public/, never list or read the rest
-    return holdout
+    holdout.root.chmod(0o711)  # the sandbox may pass through to public/, never list or read the rest
 
 
 def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
@@ -750,3 +794,239 @@ def _write_test_records(
         combined = [combined[i] for i in order]
     write_records(combined, str(dest / test_path.name), like=str(test_path))
     (dest / test_path.name).chmod(0o644)
+
+
+# -- ids joined from columns of the test table ----------------------------------------------------------------
+
+
+@dataclass
+class CompositeKey:
+    """Where the sample submission's ids join a few columns of the test table with `_` (text normalization's
+    `<sentence_id>_<token_id>`): the tables and those columns, as `composite_key` found them."""
+
+    train: Path  # the labelled table: named with `train`, holding the target and key columns
+    test: Path  # the test table: named with `test`, the sample's ids joined from its `keys`
+    keys: list[str]
+    test_frame: pd.DataFrame  # the test table as text
+    test_ids: list[str]  # each test row's joined id, in the table's order
+
+
+def composite_key(
+    public: Path, id_column: str, targets: list[str], sample: Path, sample_ids: list[str]
+) -> CompositeKey | None:
+    """The composite-id layout of a public dir, or None when its ids are not composite: the id column is in no
+    test table (a top-level CSV named with `test`), whose key columns (`composing_columns`) give exactly the
+    sample's ids, and in no labelled table (a top-level CSV named with `train` holding the targets and keys).
+    NoHoldout when several tables could be the labelled one."""
+    for test_path in _named_tables(public, "test", {sample}):
+        if id_column in _header(test_path):
+            return None  # the test table names its rows by the id itself
+        candidates = _key_candidates(test_path, sample_ids, targets)
+        if not candidates:
+            continue
+        test = _read_csv(test_path)
+        keys = next((k for k in candidates if _composes(test, k, sample_ids)), None)
+        if keys is None:
+            continue
+        train = _composite_train(public, id_column, [*targets, *keys], {sample, test_path})
+        if train is None:
+            return None
+        return CompositeKey(train, test_path, keys, test, joined_ids(test, keys).tolist())
+    return None
+
+
+def _named_tables(public: Path, word: str, exclude: set[Path]) -> list[Path]:
+    """The top-level CSVs whose names hold `word` (`<word>.csv` first), but those in `exclude`."""
+    found = [
+        path
+        for path in sorted(public.glob("*.csv"))
+        if word in path.name.lower() and path not in exclude and path.is_file()
+    ]
+    return sorted(found, key=lambda path: path.name.lower() != f"{word}.csv")
+
+
+def _key_candidates(path: Path, ids: list[str], targets: list[str]) -> list[list[str]]:
+    """Orders of 1-3 of the table's first columns (no target) whose first row's values, joined with `_`, are one
+    of `ids`: the only ones worth checking on every row. Fewer columns first."""
+    try:
+        first = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=1)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return []
+    if first.empty:
+        return []
+    wanted = set(ids)
+    columns = [c for c in first.columns[:KEY_SCAN_COLUMNS] if c not in targets]
+    values = {c: str(first[c].iloc[0]).strip() for c in columns}
+    return [
+        list(keys)
+        for size in range(1, MAX_KEY_COLUMNS + 1)
+        for keys in itertools.permutations(columns, size)
+        if "_".join(values[c] for c in keys) in wanted
+    ]
+
+
+def _composes(table: pd.DataFrame, keys: list[str], ids: list[str]) -> bool:
+    """Whether `keys` joined give exactly `ids`, one row each (checked on all rows)."""
+    if len(table) != len(ids) or len(set(ids)) != len(ids):
+        return False
+    joined = joined_ids(table, keys)
+    return bool(joined.is_unique and joined.isin(set(ids)).all())
+
+
+def joined_ids(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Each row's id: its `keys` values as stripped text, joined with `_` in that order."""
+    parts = [frame[c].astype(str).str.strip() for c in keys]
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + "_" + part
+    return out
+
+
+def _composite_train(public: Path, id_column: str, needed: list[str], exclude: set[Path]) -> Path | None:
+    """The labelled table of a composite-id layout: the one top-level CSV named with `train` that holds every
+    `needed` column (targets and keys) and not the id column (`train.csv` when it is one of several); None when
+    none does."""
+    tables = [
+        path
+        for path in _named_tables(public, "train", exclude)
+        if "test" not in path.name.lower()
+        and set(needed) <= set(header := _header(path))
+        and id_column not in header
+    ]
+    if len(tables) > 1 and tables[0].name != TRAIN:
+        raise NoHoldout(
+            f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "
+            "is ambiguous"
+        )
+    return tables[0] if tables else None
+
+
+def _build_composite(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    key: CompositeKey,
+    sample: pd.DataFrame,
+    *,
+    fraction: float,
+    split: str,
+    seed: int,
+    max_train_mb: float,
+) -> Holdout:
+    """build_holdout for a composite-id layout: the held-out rows leave the labelled table and join the test
+    table (its columns only, the first key column re-keyed where it could collide), whole groups of the first key
+    column unless a split is set; the sample lists their joined ids; labels.csv holds those ids' targets."""
+    _check_size(key.train, max_train_mb)
+    train = _read_csv(key.train)
+    if len(train) < 10:
+        raise NoHoldout(f"{key.train.name} has only {len(train)} rows")
+    labels = _labels(train, spec, list(sample.columns))
+    classification = _is_classification(spec, labels, False)
+    chosen, why = _composite_split(
+        check_split(split), competition_split_hint(competition), key, train, classification
+    )
+    strata = labels.iloc[:, 0] if labels.shape[1] == 1 else labels.agg("|".join, axis=1)
+    positions = held_out_positions(chosen, train, strata, fraction, seed)
+    if len(positions) == 0 or len(positions) >= len(train):
+        raise NoHoldout(f"the split {chosen!r} leaves no rows to hold out or none to train on")
+    held, kept = train.iloc[positions], train.drop(train.index[positions])
+    rng = np.random.default_rng(seed + 1)
+    moved, rekeyed = _rekey_groups(held, key, train, rng)
+    ids = joined_ids(moved, key.keys).tolist()
+    if len(set(ids)) < len(ids) or set(ids) & set(key.test_ids):
+        raise NoHoldout(
+            f"the held-out rows' {', '.join(key.keys)} do not give one new id each, so their predictions could "
+            "not be told apart"
+        )
+
+    public, dest = competition.public_dir, _fresh_view(root)
+    skip = {key.train, key.test, competition.sample_submission, *_extracted_archives(public)}
+    named = held.assign(**{spec.id_column: joined_ids(held, key.keys)})  # side files named by original ids
+    hidden = _hide_side_files(public, dest, train, named, spec, set(key.test_ids), None, skip)
+    _mirror(public, dest, skip)
+    _to_csv(kept, dest / key.train.name)
+    _write_composite_tests(
+        key, moved, ids, sample, spec.id_column, rng, dest / competition.sample_submission.name
+    )
+    label_frame = pd.DataFrame({spec.id_column: ids}).join(labels.iloc[positions].reset_index(drop=True))
+    _write_labels(root, label_frame, spec)
+    holdout = Holdout(
+        root=root,
+        id_column=spec.id_column,
+        target_columns=list(labels.columns),
+        ids=ids,
+        split=chosen,
+        split_reason=why,
+        fraction=fraction,
+        seed=seed,
+        n_train=len(kept),
+        rekeyed=rekeyed,
+        classes={c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification},
+        table=key.train.name,
+        hidden_side_files=hidden,
+        key_columns=key.keys,
+    )
+    _seal(holdout)
+    return holdout
+
+
+def _composite_split(
+    split: str, hint: str | None, key: CompositeKey, train: pd.DataFrame, classification: bool
+) -> tuple[str, str]:
+    """(split, why): a set split or competition.json's hint wins; else, where the ids join several columns, the
+    first one's groups (a sentence's tokens) move together, so that no example is half in train."""
+    if split != "auto" or hint or len(key.keys) < 2:
+        return choose_split(split, hint, train, key.test_frame, classification)
+    column = key.keys[0]
+    return (
+        f"group:{column}",
+        f"the ids join {', '.join(key.keys)}, so the rows of each {column} move together",
+    )
+
+
+def _rekey_groups(
+    held: pd.DataFrame, key: CompositeKey, train: pd.DataFrame, rng: np.random.Generator
+) -> tuple[pd.DataFrame, bool]:
+    """(the held-out rows, whether re-keyed): where their values of the first key column are also the test
+    table's, each such value (a group) gets a new one in the test values' format that no train or test row has;
+    else they keep their own."""
+    column = key.keys[0]
+    old = held[column].astype(str).str.strip()
+    test_values = key.test_frame[column].astype(str).str.strip()
+    if not set(old) & set(test_values):
+        return held, False
+    groups = list(pd.unique(old))
+    taken = set(train[column].astype(str).str.strip()) | set(test_values)
+    new = new_ids(len(groups), list(pd.unique(test_values)), taken, rng)
+    return held.assign(**{column: old.map(dict(zip(groups, new, strict=True)))}), True
+
+
+def group_order(values: pd.Series, rng: np.random.Generator) -> np.ndarray:
+    """Row positions that shuffle whole groups of equal `values` (keeping each group's rows in their order)."""
+    codes, uniques = pd.factorize(values.astype(str).str.strip())
+    rank = rng.permutation(len(uniques))
+    return np.argsort(rank[codes], kind="stable")
+
+
+def _write_composite_tests(
+    key: CompositeKey,
+    moved: pd.DataFrame,
+    ids: list[str],
+    sample: pd.DataFrame,
+    id_col: str,
+    rng: np.random.Generator,
+    sample_path: Path,
+) -> None:
+    """The view's test table (the held-out rows appended with its columns only, whole groups of the first key
+    column shuffled) and its sample submission listing the same ids in the same order (filler targets for the
+    held-out rows, as in build_holdout)."""
+    rows = moved.reindex(columns=key.test_frame.columns, fill_value="")
+    combined = pd.concat([key.test_frame, rows], ignore_index=True)
+    order = group_order(combined[key.keys[0]], rng)
+    _to_csv(combined.iloc[order], sample_path.parent / key.test.name)
+    filler = {c: sample[c].iloc[0] if len(sample) else "0" for c in sample.columns if c != id_col}
+    extra = pd.DataFrame({id_col: ids, **{c: [v] * len(ids) for c, v in filler.items()}})
+    full = pd.concat([sample, extra], ignore_index=True)
+    position = pd.Series(np.arange(len(full)), index=full[id_col].astype(str).str.strip().to_numpy())
+    in_order = np.asarray(key.test_ids + ids, dtype=object)[order]
+    _to_csv(full.iloc[position.loc[in_order].to_numpy()], sample_path)
