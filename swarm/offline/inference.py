@@ -240,6 +240,9 @@ LABELLED_TABLES = (
 )
 TEST_TABLES = ("test.csv", "test.json", "test.jsonl")
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
+SAMPLE_WORDS = ("sample", "submission")  # else the one CSV named so (en_sample_submission_2.csv)
+# A composite id joins at most MAX_KEY_COLUMNS of the test table's first KEY_SCAN_COLUMNS columns.
+MAX_KEY_COLUMNS, KEY_SCAN_COLUMNS = 3, 20
 
 
 def _read_description(input_dir: str) -> str:
@@ -274,38 +277,136 @@ def file_labels_layout(input_dir: str, sample_name: str) -> dict | None:
     return layout
 
 
+def sample_table(input_dir: str, present: set) -> str | None:
+    """The sample submission's name: one of SAMPLE_TABLES, else the one CSV whose name speaks of a sample or
+    submission (not a train or test table), else None."""
+    named = [name for name in SAMPLE_TABLES if name in present]
+    if named:
+        return named[0]
+    found = [
+        name
+        for name in sorted(present)
+        if name.lower().endswith(".csv")
+        and any(word in name.lower() for word in SAMPLE_WORDS)
+        and not name.lower().startswith(("train", "test"))
+        and os.path.isfile(os.path.join(input_dir, name))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _named_csvs(input_dir: str, present: set, word: str) -> list:
+    """The top-level CSVs whose names hold `word`, `<word>.csv` first."""
+    found = sorted(n for n in present if n.lower().endswith(".csv") and word in n.lower())
+    return sorted(found, key=lambda name: name.lower() != word + ".csv")
+
+
+def joined_ids(frame: pd.DataFrame, keys: list) -> pd.Series:
+    """Each row's id: its `keys` values as stripped text joined with "_" (`<sentence_id>_<token_id>`)."""
+    parts = [frame[c].astype(str).str.strip() for c in keys]
+    return parts[0].str.cat(parts[1:], sep="_") if len(parts) > 1 else parts[0]
+
+
+def _orders(columns: list, size: int) -> list:
+    """Every ordered choice of `size` distinct columns (permutations, without importing itertools)."""
+    if size == 0:
+        return [[]]
+    return [[c, *rest] for c in columns for rest in _orders([o for o in columns if o != c], size - 1)]
+
+
+def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
+    """1-3 of the table's first columns (none in `skip`) whose values joined with "_" in that order are exactly
+    `ids`, one row each, or None. The first row picks the orders worth checking on every row."""
+    wanted = set(ids.astype(str).str.strip())
+    try:
+        first = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=1)
+    except (OSError, ValueError):
+        return None
+    if first.empty or len(wanted) != len(ids):
+        return None
+    columns = [c for c in first.columns[:KEY_SCAN_COLUMNS] if c not in skip]
+    orders = [keys for size in range(1, MAX_KEY_COLUMNS + 1) for keys in _orders(columns, size)
+              if "_".join(str(first[c].iloc[0]).strip() for c in keys) in wanted]  # fmt: skip
+    if not orders:
+        return None
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for keys in orders if len(table) == len(ids) else []:
+        joined = joined_ids(table, keys)
+        if joined.is_unique and joined.isin(wanted).all():
+            return keys
+    return None
+
+
+def composite_tables(input_dir: str, sample_name: str, present: set) -> dict | None:
+    """Where the sample's ids join columns of the test table (text normalization's `<sentence_id>_<token_id>`):
+    {"train": a CSV named with "train" holding the targets and keys, "test": the CSV named with "test" whose
+    keys give the sample's ids, "keys": those columns}; None when the id is a column of the test table, or no
+    columns join into it."""
+    try:
+        sample = pd.read_csv(os.path.join(input_dir, sample_name), dtype=str, keep_default_na=False)
+    except (OSError, ValueError):
+        return None
+    if sample.shape[1] < 2:
+        return None
+    id_col, targets = sample.columns[0], list(sample.columns[1:])
+    for test in _named_csvs(input_dir, present, "test"):
+        if test == sample_name:
+            continue
+        path = os.path.join(input_dir, test)
+        if id_col in pd.read_csv(path, nrows=0).columns:
+            return None
+        keys = composing_keys(path, sample[id_col], skip=tuple(targets))
+        if keys is None:
+            continue
+        for train in _named_csvs(input_dir, present, "train"):
+            header = list(pd.read_csv(os.path.join(input_dir, train), nrows=0).columns)
+            if "test" not in train.lower() and set(targets + keys) <= set(header) and id_col not in header:
+                return {"train": train, "test": test, "keys": keys}
+        return None
+    return None
+
+
 def missing_tables(input_dir: str) -> list[str]:
-    """What of the tables the coder needs `input_dir` lacks: labelled examples (a labelled table, or training
-    files labelled by their names or folders) and the sample submission (test.csv may be absent: then the sample
-    submission's ids are the test rows)."""
+    """What of the tables the coder needs `input_dir` lacks: labelled examples (a labelled table, training files
+    labelled by their names or folders, or a `*train*.csv` beside a `*test*.csv` whose columns join into the
+    sample's ids) and the sample submission (test.csv may be absent: then the sample submission's ids are the
+    test rows)."""
     present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
-    samples = [name for name in SAMPLE_TABLES if name in present]
+    sample = sample_table(input_dir, present)
     missing = []
-    if not present & set(LABELLED_TABLES) and not (samples and file_labels_layout(input_dir, samples[0])):
+    if (
+        not present & set(LABELLED_TABLES)
+        and not (sample and file_labels_layout(input_dir, sample))
+        and not (sample and composite_tables(input_dir, sample, present))
+    ):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, or training files labelled by their "
             "names or folders)"
         )
-    if not samples:
+    if not sample:
         missing.append("sample_submission.csv")
     return missing
 
 
 def find_data_files(input_dir: str) -> dict:
-    """{"train": name or None, "train_files": layout or None, "test": name or None, "sample": name} of the
-    tables in `input_dir` (train_files: training files labelled by their names, when there is no labelled
-    table); FileNotFoundError naming what is missing."""
+    """{"train": name or None, "train_files": layout or None, "test": name or None, "sample": name, "keys": columns
+    or None} of the tables in `input_dir` (train_files: training files labelled by their names, when there is no
+    labelled table; keys: the test table's columns whose values joined with "_" are the sample's ids);
+    FileNotFoundError naming what is missing."""
     missing = missing_tables(input_dir)
     if missing:
         raise FileNotFoundError(f"{input_dir} lacks {' and '.join(missing)}")
     present = set(os.listdir(input_dir))
-    sample = next(name for name in SAMPLE_TABLES if name in present)
+    sample = sample_table(input_dir, present)
     train = next((name for name in LABELLED_TABLES if name in present), None)
+    composite = None if train else composite_tables(input_dir, sample, present)
+    if composite:
+        return {**composite, "train_files": None, "sample": sample}
     return {
         "train": train,
         "train_files": None if train else file_labels_layout(input_dir, sample),
         "test": next((name for name in TEST_TABLES if name in present), None),
         "sample": sample,
+        "keys": None,
     }
 
 
@@ -328,6 +429,8 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
+    if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
+        test[sample.columns[0]] = joined_ids(test, files["keys"])
     return train, test
 
 

@@ -33,6 +33,10 @@ else:
 
     train_df = read_table(DATA_FILES["train"])
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
+if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" (<sentence_id>_<token_id>)
+    _keys = [test_df[c].astype(str).str.strip() for c in DATA_FILES["keys"]]
+    test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]
+    sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}

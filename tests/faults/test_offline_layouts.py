@@ -4,7 +4,8 @@
   detection's layout), in the training files' names (`train/bright.3.png`, dogs-vs-cats-redux's) or in their
   folders (`train/<class>/<file>.png`, plant-seedlings'): the offline coder reads them, the harness holds out
   examples, and the run delivers a graded submission. So do JSON records (`train.json` and `test.json`, as
-  random-acts-of-pizza), and the file-names layout with its folders only in `train.zip` and `test.zip`.
+  random-acts-of-pizza), the file-names layout with its folders only in `train.zip` and `test.zip`, and tokens
+  whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables).
 - Labels in text lines in a subfolder (a layout the offline coder cannot read): the run stops before its first step, with
   exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
   alike and ending "no good node".
@@ -24,6 +25,7 @@ import pytest
 from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
+from tests.evaluation.composite_builders import text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition
 
 from .conftest import refused_main_job
@@ -128,6 +130,10 @@ LAYOUTS = {
         "labelled rows of train/ (labels in file names, bright = 1)",
     ),
     "json-records": (pizza_competition, "labelled rows of train.json"),
+    "composite-ids": (
+        text_normalization_layout,
+        "labelled rows of en_train.csv (ids <sentence_id>_<token_id>)",
+    ),
     "labels-table": (labels_table_competition, "labelled rows of train_labels.csv"),
     "file-names": (file_names_competition, "labelled rows of train/ (labels in file names, bright = 1)"),
     "class-folders": (class_folders_competition, "labelled rows of train/ (labels in folder names)"),
@@ -158,7 +164,7 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
     assert summary["good_nodes"] >= 1
     grade = summary["grade"]
     assert grade["valid"], grade
-    # bright vs dark, grateful vs hungry: any working model separates them
+    # bright vs dark, grateful vs hungry, a token's spoken form from the token: any working model gets them
     assert grade["score"] < 0.4 if "file-names" in layout else grade["score"] > 0.8
 
 
