@@ -31,6 +31,10 @@ from swarm.competitions.submission_rules import (
     rows_problem,
 )
 
+CLOSED_LABEL_SET = 200
+"""At most this many distinct answers are a closed set of classes a prediction must be one of; more are free text
+(text normalization's spelled-out tokens), where an answer no row has is simply wrong, not malformed."""
+
 
 class InvalidSubmission(Exception):
     """The submission cannot be scored; `str(exc)` is the reason."""
@@ -200,7 +204,8 @@ def align(
             declared = spec.labels.get(column)
             if metric.labels:
                 allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
-                _reject(allowed_labels_problem(y_pred, allowed, column))
+                if metric.binary_truth or declared or len(allowed) <= CLOSED_LABEL_SET:
+                    _reject(allowed_labels_problem(y_pred, allowed, column))
             elif metric.ranked and declared:
                 ranked = np.array([t for cell in y_pred for t in cell.split()])
                 _reject(allowed_labels_problem(ranked, declared, column))
