@@ -39,7 +39,7 @@ from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
-from swarm.competitions.validation import InvalidSubmission, group_column
+from swarm.competitions.validation import CLOSED_LABEL_SET, InvalidSubmission, group_column
 from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
 from swarm.records import RECORD_SUFFIXES, is_records_file, read_records, records_frame, write_records
 
@@ -149,7 +149,7 @@ def _to_csv(frame: pd.DataFrame, path: Path) -> None:
 def _header(path: Path) -> list[str]:
     try:
         if is_records_file(str(path)):
-            return [str(c) for c in records_frame(read_records(str(path))[:1000]).columns]
+            return [str(c) for c in records_frame(read_records(str(path), limit=1000)).columns]
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
         return []
@@ -225,7 +225,7 @@ def _holds_labels(path: Path, id_column: str, targets: list[str]) -> bool:
 
 def _labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:
     """The target columns of every train row in the submission's format (strings)."""
-    targets = [c for c in sample_columns if c != spec.id_column]
+    targets = [c for c in sample_columns if c != spec.id_column and c not in spec.passthrough_columns]
     if all(c in train.columns for c in targets):
         return train[targets].astype(str)
     source = _wide_source(train, targets)
@@ -511,7 +511,7 @@ def build_holdout(
         raise NoHoldout("evaluation.holdout_fraction is 0")
     public = competition.public_dir
     sample = _read_csv(competition.sample_submission)
-    targets = [c for c in sample.columns if c != spec.id_column]
+    targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     test_ids = [str(i).strip() for i in sample[spec.id_column]]
     key = composite_key(public, spec.id_column, targets, competition.sample_submission, test_ids)
     if key is not None:
@@ -604,6 +604,9 @@ def build_holdout(
         _to_csv(combined, dest / test_path.name)
     filler = {c: sample[c].iloc[0] if len(sample) else "0" for c in sample.columns if c != id_col}
     extra = pd.DataFrame({id_col: ids, **{c: [v] * len(ids) for c, v in filler.items()}})
+    for column in spec.passthrough_columns:  # copied from the held-out rows, as the sample copies test's
+        if column in held.columns:
+            extra[column] = held[column].to_numpy()
     _to_csv(
         pd.concat([sample, extra], ignore_index=True).iloc[order], dest / competition.sample_submission.name
     )
@@ -625,9 +628,7 @@ def build_holdout(
         n_train=len(kept),
         rekeyed=clash,
         file_dirs=file_dirs,
-        classes={
-            c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification and not wide
-        },
+        classes=_closed_classes(labels, classification and not wide),
         table=table_name,
         hidden_side_files=hidden,
     )
@@ -665,6 +666,15 @@ def _seal(holdout: Holdout) -> None:
     for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir())]:
         folder.chmod(0o755)
     holdout.root.chmod(0o711)  # the sandbox may pass through to public/, never list or read the rest
+
+
+def _closed_classes(labels: pd.DataFrame, classification: bool) -> dict[str, list[str]]:
+    """Every class of each target column of the labelled table, where they are a closed set (a label metric then
+    accepts any of them, also one no held-out row has); none for free-text targets (CLOSED_LABEL_SET)."""
+    if not classification:
+        return {}
+    values = {c: sorted(labels[c].str.strip().unique()) for c in labels.columns}
+    return {c: v for c, v in values.items() if len(v) <= CLOSED_LABEL_SET}
 
 
 def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
@@ -961,7 +971,7 @@ def _build_composite(
         seed=seed,
         n_train=len(kept),
         rekeyed=rekeyed,
-        classes={c: sorted(labels[c].str.strip().unique()) for c in labels.columns if classification},
+        classes=_closed_classes(labels, classification),
         table=key.train.name,
         hidden_side_files=hidden,
         key_columns=key.keys,

@@ -184,6 +184,23 @@ def _default_metric(targets: list[dict]) -> str:
     return "accuracy"
 
 
+def _copied_columns(sample: pd.DataFrame, test: pd.DataFrame, id_col: str) -> list:
+    """The sample's columns (besides the id) that hold test.csv's values for the same ids: copied from the test
+    rows, not predicted (none when that would leave nothing to predict)."""
+    shared = [c for c in sample.columns if c != id_col and c in test.columns]
+    if not shared or id_col not in test.columns or not test[id_col].is_unique:
+        return []
+    paired = (
+        sample[[id_col, *shared]]
+        .astype(str)
+        .merge(test[[id_col, *shared]].astype(str), on=id_col, how="inner", suffixes=("", " (test)"))
+    )
+    if len(paired) != len(sample):
+        return []
+    copied = [c for c in shared if paired[c].str.strip().equals(paired[c + " (test)"].str.strip())]
+    return copied if len(copied) < len(sample.columns) - 1 else []
+
+
 def infer_task_from_frames(
     train: pd.DataFrame,
     test: pd.DataFrame,
@@ -197,8 +214,11 @@ def infer_task_from_frames(
     if sample.shape[1] < 2:
         raise ValueError("sample_submission.csv must have an id column and at least one target column")
     id_candidates = [c for c in sample.columns if c in test.columns]
-    id_col = id_candidates[0] if id_candidates else sample.columns[0]
-    sub_cols = [c for c in sample.columns if c != id_col]
+    # Of several columns the sample copies from the test rows (a date and a comment), one naming each row once.
+    unique = [c for c in id_candidates if sample[c].notna().all() and sample[c].is_unique]
+    id_col = (unique or id_candidates or list(sample.columns))[0]
+    copied = _copied_columns(sample, test, id_col)
+    sub_cols = [c for c in sample.columns if c != id_col and c not in copied]
     metric = metric or metric_from_description(description)
     if all(c in train.columns for c in sub_cols):
         targets = [_target_spec(c, train[c], sample[c], metric) for c in sub_cols]

@@ -13,31 +13,7 @@ import pandas as pd
 from swarm.competitions import load_competition_dir
 from swarm.competitions.grading import grade_submission
 from swarm.submission_check import check_submission
-
-
-def insults(root: Path, n_train: int = 40, n_test: int = 12) -> Path:
-    public, private = root / "prepared" / "public", root / "prepared" / "private"
-    public.mkdir(parents=True)
-    private.mkdir(parents=True)
-    dates = ["20120618192155Z", "", "20120528192215Z"]  # repeated and missing, as the real dates are
-
-    def rows(start: int, count: int) -> pd.DataFrame:
-        insult = [k % 2 for k in range(start, start + count)]
-        comment = [
-            f'"{"you idiot" if i else "nice point"} #{k}"'
-            for k, i in zip(range(start, start + count), insult, strict=True)
-        ]
-        date = [dates[k % 3] for k in range(start, start + count)]
-        return pd.DataFrame({"Insult": insult, "Date": date, "Comment": comment})
-
-    rows(0, n_train).to_csv(public / "train.csv", index=False)
-    test = rows(n_train, n_test)
-    test[["Date", "Comment"]].to_csv(public / "test.csv", index=False)
-    test.assign(Insult=0).to_csv(public / "sample_submission_null.csv", index=False)
-    test.assign(Usage="PrivateTest").to_csv(private / "test.csv", index=False)
-    (public / "description.md").write_text("# Insults\n\nPredict whether a comment is an insult; ROC AUC.\n")
-    (root / "competition.json").write_text(json.dumps({"metric": {"name": "auc"}}))
-    return root
+from tests.competitions.insults_builder import insults
 
 
 def test_the_id_names_each_row_once_and_copied_columns_are_not_targets(tmp_path: Path) -> None:
@@ -97,3 +73,31 @@ def test_a_test_column_with_other_values_is_not_copied(tmp_path: Path) -> None:
     sample.assign(Date="0").to_csv(public / "sample_submission_null.csv", index=False)
     spec = load_competition_dir(root).metric
     assert spec.target_columns == ("Insult", "Date") and spec.passthrough_columns == ()
+
+
+def test_the_harness_splits_it_and_copies_the_held_out_rows_dates(tmp_path: Path) -> None:
+    from swarm.evaluation.harness import Harness
+    from swarm.evaluation.holdout import build_holdout
+
+    root = insults(tmp_path / "insults")
+    competition = load_competition_dir(root)
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.25, seed=0)
+    train = pd.read_csv(root / "prepared/public/train.csv", dtype=str, keep_default_na=False)
+    labels = pd.read_csv(holdout.labels_path, dtype=str, keep_default_na=False)
+    assert list(labels.columns) == ["Comment", "Insult"] and len(labels) == 10
+    assert set(labels["Comment"]) <= set(train["Comment"])  # comments never collide with test's: kept
+    view = holdout.public_dir
+    sample = pd.read_csv(view / "sample_submission_null.csv", dtype=str, keep_default_na=False)
+    date_of = dict(zip(train["Comment"], train["Date"], strict=True))
+    held = sample[sample["Comment"].isin(set(labels["Comment"]))]
+    assert held["Date"].tolist() == [date_of[c] for c in held["Comment"]]
+    test = pd.read_csv(view / "test.csv", dtype=str, keep_default_na=False)
+    assert (
+        list(test.columns) == ["Date", "Comment"] and test["Comment"].tolist() == sample["Comment"].tolist()
+    )
+
+    truth = dict(zip(labels["Comment"], labels["Insult"], strict=True))
+    path = tmp_path / "submission.csv"
+    sample.assign(Insult=[truth.get(c, "0") for c in sample["Comment"]]).to_csv(path, index=False)
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    assert harness.evaluate(path, tmp_path / "test_rows.csv").score == 1.0

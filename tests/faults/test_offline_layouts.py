@@ -25,6 +25,7 @@ import pytest
 from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
+from tests.competitions.insults_builder import insults
 from tests.evaluation.composite_builders import text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition
 
@@ -124,7 +125,13 @@ def archived_competition(root: Path) -> Path:
     return root
 
 
+def insults_competition(root: Path) -> Path:
+    """detecting-insults' layout: the sample copies test.csv's Date and Comment beside the target Insult."""
+    return insults(root, n_train=120, n_test=40)
+
+
 LAYOUTS = {
+    "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
         archived_competition,
         "labelled rows of train/ (labels in file names, bright = 1)",
