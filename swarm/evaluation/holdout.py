@@ -53,6 +53,7 @@ DATE_SAMPLE = 200
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
 LABEL_TABLE_WORDS = ("train", "label")
 SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
+TFRECORD_SUFFIXES = (".tfrec", ".tfrecord", ".tfrecords")
 WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide
 MAX_KEY_COLUMNS = 3  # a composite id joins at most this many columns of the test table
 KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
@@ -443,7 +444,8 @@ def _hide_side_files(
     example (keyed by the id column, or by columns that identify one row of the labelled table: champs's
     contributions by molecule and atom pair) is rewritten without the held-out examples' rows. Test files are
     never touched (where test and train ids collide, a file under a test* path named by a test id is the
-    test's); JSON and other records are not read (yet). Adds what it handled to `skip`; returns the side files
+    test's). Training TFRecords are left out whole (siim-isic's and cassava's hold every training image with its
+    label, and they are not named by ids); other JSON side records are not read (yet). Adds what it handled to `skip`; returns the side files
     changed (relative)."""
     ids = set(held[spec.id_column].str.strip()) if spec.id_column in held.columns else set()
     changed = []
@@ -451,7 +453,8 @@ def _hide_side_files(
         if path in skip or not path.is_file() or (test_dir is not None and test_dir in path.parents):
             continue
         test_side = any(part.lower().startswith("test") for part in path.relative_to(public).parts)
-        if {path.name, path.stem} & ids and not (test_side and {path.name, path.stem} & test_ids):
+        named = {path.name, path.stem} & ids and not (test_side and {path.name, path.stem} & test_ids)
+        if named or (path.suffix.lower() in TFRECORD_SUFFIXES and not test_side):
             skip.add(path)
             changed.append(str(path.relative_to(public)))
         elif path.parent == public and path.suffix.lower() == ".csv":

@@ -205,3 +205,22 @@ def test_a_labels_table_with_one_class_column_for_a_wide_submission(tmp_path: Pa
     for _, row in held.iterrows():
         assert [row[b] for b in breeds] == ["1" if truth[row["id"]] == b else "0" for b in breeds]
     assert set(read(holdout.public_dir / "labels.csv")["id"]).isdisjoint(held["id"])
+
+
+def test_training_tfrecords_are_left_out_of_the_view(tmp_path: Path) -> None:
+    """cassava and siim-isic ship every training image again in TFRecords (`train_tfrecords/ld_train00-1338.tfrec`)
+    with its label inside and no id in the file name: the training ones are left out whole, the test ones
+    stay."""
+    root = image_competition(tmp_path / "c")
+    public = root / "prepared" / "public"
+    for folder, name in (
+        ("train_tfrecords", "ld_train00-30.tfrec"),
+        ("test_tfrecords", "ld_test00-10.tfrec"),
+    ):
+        (public / folder).mkdir()
+        (public / folder / name).write_bytes(b"records with labels")
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=2)
+    view = holdout.public_dir
+    assert not (view / "train_tfrecords").exists() or not any((view / "train_tfrecords").iterdir())
+    assert (view / "test_tfrecords" / "ld_test00-10.tfrec").is_file()
+    assert "train_tfrecords/ld_train00-30.tfrec" in holdout.hidden_side_files
