@@ -1,0 +1,170 @@
+"""Composite ids: where the sample submission's ids join a few columns of the test table with `_` (text
+normalization's `<sentence_id>_<token_id>`).
+
+No table then holds the id column, so the split finds the key columns (`composite_key`) and the labelled table
+named with `train` that holds them and the targets. Rows that share the first key column's value (a sentence's
+tokens) form one example, so they are held out together (`composite_split`), join the test table together and
+are shuffled in as a group (`group_order`), each under its joined id (`joined_ids`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout
+from swarm.evaluation.split import choose_split
+from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.view_tables import sample_rows
+
+MAX_KEY_COLUMNS = 3  # a composite id joins at most this many columns of the test table
+KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
+
+
+@dataclass
+class CompositeKey:
+    """Where the sample submission's ids join a few columns of the test table with `_` (text normalization's
+    `<sentence_id>_<token_id>`): the tables and those columns, as `composite_key` found them."""
+
+    train: Path  # the labelled table: named with `train`, holding the target and key columns
+    test: Path  # the test table: named with `test`, the sample's ids joined from its `keys`
+    keys: list[str]
+    test_frame: pd.DataFrame  # the test table as text
+    test_ids: list[str]  # each test row's joined id, in the table's order
+
+
+def composite_key(
+    public: Path, id_column: str, targets: list[str], sample: Path, sample_ids: list[str]
+) -> CompositeKey | None:
+    """The composite-id layout of a public dir, or None when its ids are not composite: the id column is in no
+    test table (a top-level CSV named with `test`), whose key columns (`_key_candidates`) give exactly the
+    sample's ids, and in no labelled table (a top-level CSV named with `train` holding the targets and keys).
+    NoHoldout when several tables could be the labelled one."""
+    for test_path in _named_tables(public, "test", {sample}):
+        if id_column in table_header(test_path):
+            return None  # the test table names its rows by the id itself
+        candidates = _key_candidates(test_path, sample_ids, targets)
+        if not candidates:
+            continue
+        test = read_csv_as_text(test_path)
+        keys = next((k for k in candidates if _composes(test, k, sample_ids)), None)
+        if keys is None:
+            continue
+        train = _composite_train(public, id_column, [*targets, *keys], {sample, test_path})
+        if train is None:
+            return None
+        return CompositeKey(train, test_path, keys, test, joined_ids(test, keys).tolist())
+    return None
+
+
+def joined_ids(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
+    """Each row's id: its `keys` values as stripped text, joined with `_` in that order."""
+    parts = [frame[c].astype(str).str.strip() for c in keys]
+    out = parts[0]
+    for part in parts[1:]:
+        out = out + "_" + part
+    return out
+
+
+def _named_tables(public: Path, word: str, exclude: set[Path]) -> list[Path]:
+    """The top-level CSVs whose names hold `word` (`<word>.csv` first), but those in `exclude`."""
+    found = [
+        path
+        for path in sorted(public.glob("*.csv"))
+        if word in path.name.lower() and path not in exclude and path.is_file()
+    ]
+    return sorted(found, key=lambda path: path.name.lower() != f"{word}.csv")
+
+
+def _key_candidates(path: Path, ids: list[str], targets: list[str]) -> list[list[str]]:
+    """Orders of 1-3 of the table's first columns (no target) whose first row's values, joined with `_`, are one
+    of `ids`: the only ones worth checking on every row. Fewer columns first."""
+    try:
+        first = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=1)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return []
+    if first.empty:
+        return []
+    wanted = set(ids)
+    columns = [c for c in first.columns[:KEY_SCAN_COLUMNS] if c not in targets]
+    values = {c: str(first[c].iloc[0]).strip() for c in columns}
+    return [
+        list(keys)
+        for size in range(1, MAX_KEY_COLUMNS + 1)
+        for keys in itertools.permutations(columns, size)
+        if "_".join(values[c] for c in keys) in wanted
+    ]
+
+
+def _composes(table: pd.DataFrame, keys: list[str], ids: list[str]) -> bool:
+    """Whether `keys` joined give exactly `ids`, one row each (checked on all rows)."""
+    if len(table) != len(ids) or len(set(ids)) != len(ids):
+        return False
+    joined = joined_ids(table, keys)
+    return bool(joined.is_unique and joined.isin(set(ids)).all())
+
+
+def _composite_train(public: Path, id_column: str, needed: list[str], exclude: set[Path]) -> Path | None:
+    """The labelled table of a composite-id layout: the one top-level CSV named with `train` that holds every
+    `needed` column (targets and keys) and not the id column (`train.csv` when it is one of several); None when
+    none does."""
+    tables = [
+        path
+        for path in _named_tables(public, "train", exclude)
+        if "test" not in path.name.lower()
+        and set(needed) <= set(header := table_header(path))
+        and id_column not in header
+    ]
+    if len(tables) > 1 and tables[0].name != TRAIN:
+        raise NoHoldout(
+            f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "
+            "is ambiguous"
+        )
+    return tables[0] if tables else None
+
+
+def composite_split(
+    split: str, hint: str | None, key: CompositeKey, train: pd.DataFrame, classification: bool
+) -> tuple[str, str]:
+    """(split, why): a set split or competition.json's hint wins; else, where the ids join several columns, the
+    first one's groups (a sentence's tokens) move together, so that no example is half in train."""
+    if split != "auto" or hint or len(key.keys) < 2:
+        return choose_split(split, hint, train, key.test_frame, classification)
+    column = key.keys[0]
+    return (
+        f"group:{column}",
+        f"the ids join {', '.join(key.keys)}, so the rows of each {column} move together",
+    )
+
+
+def group_order(values: pd.Series, rng: np.random.Generator) -> np.ndarray:
+    """Row positions that shuffle whole groups of equal `values` (keeping each group's rows in their order)."""
+    codes, uniques = pd.factorize(values.astype(str).str.strip())
+    rank = rng.permutation(len(uniques))
+    return np.argsort(rank[codes], kind="stable")
+
+
+def write_composite_tests(
+    key: CompositeKey,
+    moved: pd.DataFrame,
+    ids: list[str],
+    sample: pd.DataFrame,
+    id_col: str,
+    rng: np.random.Generator,
+    sample_path: Path,
+) -> None:
+    """The view's test table (the held-out rows appended with its columns only, whole groups of the first key
+    column shuffled) and its sample submission listing the same ids in the same order (filler targets for the
+    held-out rows, `sample_rows`)."""
+    rows = moved.reindex(columns=key.test_frame.columns, fill_value="")
+    combined = pd.concat([key.test_frame, rows], ignore_index=True)
+    order = group_order(combined[key.keys[0]], rng)
+    write_public_csv(combined.iloc[order], sample_path.parent / key.test.name)
+    full = pd.concat([sample, sample_rows(sample, id_col, ids)], ignore_index=True)
+    position = pd.Series(np.arange(len(full)), index=full[id_col].astype(str).str.strip().to_numpy())
+    in_order = np.asarray(key.test_ids + ids, dtype=object)[order]
+    write_public_csv(full.iloc[position.loc[in_order].to_numpy()], sample_path)

@@ -1,0 +1,85 @@
+"""The record of a built harness split (`Holdout`, saved as `<run>/harness/holdout.json`) and `NoHoldout`, the
+reason none could be built.
+
+They live apart from the builder (`swarm.evaluation.holdout`) so that the harness, the run's setup and every
+module that builds one part of the split can name them without importing the builder (and without import
+cycles).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from swarm.atomic import PRIVATE, write_text_atomic
+
+HARNESS_DIR = "harness"
+TRAIN, TEST = "train.csv", "test.csv"
+
+
+class NoHoldout(Exception):
+    """No harness split is possible for this competition; `str(exc)` says why in one sentence."""
+
+
+@dataclass
+class Holdout:
+    """A built harness split, as saved in `<root>/holdout.json` (mode 0600)."""
+
+    root: Path
+    id_column: str
+    target_columns: list[str]
+    ids: list[str]  # held-out ids as the solution sees them
+    split: str  # the split used, e.g. "stratified" or "time:datetime"
+    split_reason: str
+    fraction: float
+    seed: int
+    n_train: int  # rows left in the labelled table the sandbox sees
+    rekeyed: bool = False
+    file_dirs: list[str] = field(default_factory=list)  # folders whose files the ids key, if any
+    # Every class label of each target column in the whole train.csv (label metrics accept any of them, also
+    # one that no held-out row has).
+    classes: dict[str, list[str]] = field(default_factory=dict)
+    table: str = TRAIN  # the public table of labelled rows: train.csv, or a labels table (train_labels.csv)
+    # Side files keyed by held-out ids, left out of the sandbox's view or rewritten without those rows.
+    hidden_side_files: list[str] = field(default_factory=list)
+    # The test table's columns whose values, joined with `_`, are the submission's ids (`composite_key`), if any.
+    key_columns: list[str] = field(default_factory=list)
+
+    @property
+    def public_dir(self) -> Path:
+        return self.root / "public"
+
+    @property
+    def labels_path(self) -> Path:
+        return self.root / "labels.csv"
+
+    def describe(self) -> str:
+        """One line for the start of a run and the report."""
+        joined = "_".join(f"<{c}>" for c in self.key_columns)
+        ids = f" (ids {joined})" if joined else ""
+        return (
+            f"the harness holds out {len(self.ids)} labelled rows of {self.table}{ids} ({self.fraction:.0%}, "
+            f"split {self.split}: {self.split_reason}); they are scored with the competition's metric"
+        )
+
+    def save(self) -> None:
+        data = asdict(self)
+        data["root"] = str(self.root)
+        write_private(self.root / "holdout.json", json.dumps(data, indent=1))
+
+    @classmethod
+    def load(cls, root: Path) -> Holdout:
+        data = json.loads((Path(root) / "holdout.json").read_text(encoding="utf-8"))
+        data["root"] = Path(root)
+        return cls(**data)
+
+
+def harness_root(run_root: Path) -> Path:
+    """Where a run keeps its harness split: `<run>/harness`."""
+    return Path(run_root) / HARNESS_DIR
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write atomically, readable by the owner only (the harness's secrets)."""
+    write_text_atomic(path, text, mode=PRIVATE)

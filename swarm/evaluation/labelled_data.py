@@ -1,0 +1,165 @@
+"""Where a competition's labelled examples are, read for a harness split.
+
+The labelled rows are `train.csv`'s, or, where the labels are kept apart from the inputs, a labels table's
+(`train_labels.csv`, `labels.csv` beside image folders; JSON records read through `swarm.records`), or, where
+no table holds them, the training files themselves, labelled by their file or folder names
+(`swarm.file_labels`). `read_labelled_examples` finds them and the test table beside them and reads both, or
+raises NoHoldout saying what was looked for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.competitions.competition import Competition, MetricSpec
+from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
+from swarm.evaluation.labels import wide_source
+from swarm.evaluation.table_io import read_table, table_header
+from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
+from swarm.records import RECORD_SUFFIXES, is_records_file
+
+# Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
+LABEL_TABLE_WORDS = ("train", "label")
+WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide
+MIN_LABELLED_ROWS = 10  # fewer labelled rows than this leave nothing worth holding out
+
+
+@dataclass
+class LabelledExamples:
+    """The labelled examples and the test table beside them, as `read_labelled_examples` found and read them."""
+
+    path: Path  # the labelled table, or the folder of training files labelled by their names
+    test_path: Path  # the test table beside it (it may not exist)
+    layout: dict | None  # the file-labels layout (swarm.file_labels) when files, not a table, hold the labels
+    train: pd.DataFrame  # every labelled example as text
+    records: list | None  # the labelled table's JSON records as they are, if it is records
+    test: pd.DataFrame | None  # the test table as text, if there is one
+    test_records: list | None  # its JSON records as they are, if it is records
+    name: str  # how the labelled examples are named in the split's description
+
+
+def read_labelled_examples(
+    competition: Competition,
+    spec: MetricSpec,
+    targets: list[str],
+    sample: pd.DataFrame,
+    test_ids: list[str],
+    max_train_mb: float,
+) -> LabelledExamples:
+    """The labelled table (`labelled_table`), else the training files labelled by their names, and the test
+    table beside them, read; NoHoldout when there are none, the table is too large, or it has too few rows."""
+    public = competition.public_dir
+    layout = None
+    try:
+        train_path = labelled_table(public, spec.id_column, targets, competition.sample_submission)
+    except NoHoldout as no_table:
+        layout = file_labels_layout(competition, targets, sample, test_ids)
+        if layout is None:
+            raise no_table from None
+        train_path = public / layout["train"]
+    test_path = find_test_table(public, train_path)
+    records = None
+    if layout is None:
+        check_size(train_path, max_train_mb)
+        train, records = read_table(train_path)
+    else:
+        train = file_label_frame(str(public), layout).astype(str)
+        if spec.id_column != FILE_COLUMN:
+            train.insert(0, spec.id_column, train[FILE_COLUMN])
+    test, test_records = read_table(test_path) if test_path.is_file() else (None, None)
+    name = train_path.name if layout is None else describe_layout(layout)
+    if len(train) < MIN_LABELLED_ROWS:
+        raise NoHoldout(f"{name} has only {len(train)} rows")
+    return LabelledExamples(train_path, test_path, layout, train, records, test, test_records, name)
+
+
+def check_size(path: Path, max_train_mb: float) -> None:
+    """NoHoldout when the labelled table is over evaluation.max_train_mb (reading it would cost too much)."""
+    size_mb = path.stat().st_size / 1e6
+    if size_mb > max_train_mb:
+        raise NoHoldout(f"{path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}")
+
+
+def find_test_table(public: Path, train_path: Path) -> Path:
+    """The test table beside a labelled one: test.json(l) beside train.json(l) records, else test.csv."""
+    for suffix in RECORD_SUFFIXES if is_records_file(str(train_path)) else ():
+        if (public / f"test{suffix}").is_file():
+            return public / f"test{suffix}"
+    return public / TEST
+
+
+def labelled_table(public: Path, id_column: str, targets: list[str], sample: Path) -> Path:
+    """The public table of labelled examples: `train.csv` when it holds the submission's target columns, else
+    the one other CSV (or JSON records) named like training data or labels (`train_labels.csv`, `labels.csv`)
+    that holds the id column and every target column (or their classes, `_holds_labels`), else `train.csv` (its
+    targets may be one column of class values, see `swarm.evaluation.labels.submission_labels`). NoHoldout,
+    naming what was looked for, when there is none."""
+    train = public / TRAIN
+    if train.is_file() and all(t in table_header(train) for t in targets):
+        return train
+    tables = [
+        path
+        for path in sorted(p for p in public.iterdir() if p.suffix.lower() in (".csv", *RECORD_SUFFIXES))
+        if path not in (train, sample)
+        and not path.name.lower().startswith("test")
+        and any(word in path.name.lower() for word in LABEL_TABLE_WORDS)
+        and _holds_labels(path, id_column, targets)
+    ]
+    if len(tables) == 1:
+        return tables[0]
+    if len(tables) > 1:
+        raise NoHoldout(
+            f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "
+            "is ambiguous"
+        )
+    if train.is_file():
+        return train
+    raise NoHoldout(
+        f"there is no {TRAIN} of labelled rows in {public}, nor a labels table (train_labels.csv, labels.csv) "
+        f"holding the column(s) {', '.join([id_column, *targets][:6])}"
+    )
+
+
+def _holds_labels(path: Path, id_column: str, targets: list[str]) -> bool:
+    """Whether a table holds the id column and every target column, or, for a submission with a column per
+    class, one column of those classes (dog-breed-identification's `labels.csv`: `id,breed`)."""
+    header = set(table_header(path))
+    if id_column not in header:
+        return False
+    if set(targets) <= header:
+        return True
+    if len(targets) < 2:
+        return False
+    try:
+        frame, _ = read_table(path)
+    except NoHoldout:
+        return False
+    return wide_source(frame.drop(columns=[id_column]), targets) is not None
+
+
+def file_labels_layout(
+    competition: Competition, targets: list[str], sample: pd.DataFrame, test_ids: list[str]
+) -> dict | None:
+    """The layout of training files labelled by their names or folders (swarm.file_labels), or None. A wide
+    submission (a column per class) reads the labels as class values."""
+    wide = len(targets) > 1
+    layout = find_file_labels(
+        str(competition.public_dir),
+        test_ids,
+        WIDE_LABEL if wide else targets[0],
+        None if wide else sample[targets[0]].astype(str).tolist(),
+        competition.description,
+    )
+    if layout is not None and wide and not set(layout["classes"]) <= set(targets):
+        return None
+    return layout
+
+
+def describe_layout(layout: dict) -> str:
+    """How the labelled examples were read, for the split's description."""
+    where = "file names" if layout["kind"] == "names" else "folder names"
+    positive = f", {layout['positive']} = 1" if layout.get("positive") is not None else ""
+    return f"{layout['train']}/ (labels in {where}{positive})"

@@ -1,0 +1,80 @@
+"""The labels of a harness split: every labelled row's targets in the submission's columns, what kind of target
+they are, and the held-out rows' private `labels.csv`.
+
+The grader scores the held-out part of a submission with the competition's own `score_frame`, so the labels are
+kept in exactly the columns a submission has (one-hot for a wide multi-class submission read from one column of
+class values) and are checked to be scorable before the split is used.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.competitions.competition import MetricSpec
+from swarm.competitions.errors import CompetitionError
+from swarm.competitions.grading import score_frame
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.validation import CLOSED_LABEL_SET, InvalidSubmission, group_column
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout, write_private
+
+
+def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:
+    """The target columns of every train row in the submission's format (strings)."""
+    targets = [c for c in sample_columns if c != spec.id_column and c not in spec.passthrough_columns]
+    if all(c in train.columns for c in targets):
+        return train[targets].astype(str)
+    source = wide_source(train, targets)
+    if source is None:
+        raise NoHoldout(
+            f"the sample submission's target column(s) {', '.join(targets[:5])} are not in {TRAIN} "
+            "(and no train column holds them as class values), so its rows cannot be scored"
+        )
+    values = train[source].astype(str).str.strip()
+    return pd.DataFrame({c: (values == c).astype(int).astype(str) for c in targets}, index=train.index)
+
+
+def wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:
+    """The train column whose values are the submission's class columns (a wide multi-class submission)."""
+    wanted = set(targets)
+    for column in train.columns:
+        values = set(train[column].astype(str).str.strip().unique())
+        if len(values) >= 2 and values <= wanted:
+            return column
+    return None
+
+
+def is_classification(spec: MetricSpec, labels: pd.DataFrame, wide: bool) -> bool:
+    """Whether the targets are classes (a wide submission, a label or probability metric, or a few non-numeric
+    values), which the split then stratifies by."""
+    metric = get_metric(spec.name)
+    if wide or metric.labels or metric.probability or metric.binary_truth:
+        return True
+    first = labels.iloc[:, 0]
+    return first.nunique() <= 20 and pd.to_numeric(first, errors="coerce").isna().any()
+
+
+def closed_classes(labels: pd.DataFrame, classification: bool) -> dict[str, list[str]]:
+    """Every class of each target column of the labelled table, where they are a closed set (a label metric then
+    accepts any of them, also one no held-out row has); none for free-text targets (CLOSED_LABEL_SET)."""
+    if not classification:
+        return {}
+    values = {c: sorted(labels[c].str.strip().unique()) for c in labels.columns}
+    return {c: v for c, v in values.items() if len(v) <= CLOSED_LABEL_SET}
+
+
+def write_labels(root: Path, label_frame: pd.DataFrame, spec: MetricSpec) -> None:
+    """The held-out labels, once they are known to be scorable, in the harness's private labels.csv."""
+    _check_scorable(label_frame, spec)
+    write_private(root / "labels.csv", label_frame.to_csv(index=False))
+
+
+def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
+    """NoHoldout when the metric is undefined on the held-out labels themselves (e.g. one class for AUC)."""
+    named, group = {spec.id_column, *spec.target_columns}, group_column(spec)
+    as_submission = labels[[c for c in labels.columns if c in named or c != group]]  # no group column
+    try:
+        score_frame(as_submission, labels, spec)
+    except (CompetitionError, InvalidSubmission) as exc:
+        raise NoHoldout(f"the held-out rows cannot be scored with {spec.name}: {exc}") from None

@@ -1,0 +1,88 @@
+"""The ids the held-out rows get in the sandbox's view.
+
+A held-out row joins the test rows, so its id must not collide with a test id (nor another training id), and it
+should look like a test id, so that a solution cannot tell held-out rows from test rows by their ids. Rows keep
+their own ids where those are unique and no test row has them; else they get new ids in the test ids' format.
+Where ids join several columns (`swarm.evaluation.composite`), the first key column is re-keyed the same way, one
+new value per group.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+import pandas as pd
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+
+
+def held_out_ids(
+    train: pd.DataFrame,
+    held: pd.DataFrame,
+    id_column: str,
+    test_ids: list[str],
+    rng: np.random.Generator,
+    *,
+    always_new: bool,
+) -> tuple[list[str], list[str], bool]:
+    """(the held-out rows' own ids, the ids they get in the view, whether those are new): new ids in the test
+    ids' format where train has no id column, its held-out ids repeat or one is a test id, or `always_new` (the
+    rows are files, whose paths are not ids)."""
+    has_ids = id_column in train.columns
+    original = [str(i).strip() for i in held[id_column]] if has_ids else []
+    taken = set(test_ids) | ({str(i).strip() for i in train[id_column]} if has_ids else set())
+    clash = not original or len(set(original)) < len(original) or bool(set(original) & set(test_ids))
+    clash = clash or always_new
+    ids = new_ids(len(held), test_ids, taken, rng) if clash else original
+    return original, ids, clash
+
+
+def rekey_groups(
+    held: pd.DataFrame, column: str, train: pd.DataFrame, test: pd.DataFrame, rng: np.random.Generator
+) -> tuple[pd.DataFrame, bool]:
+    """(the held-out rows, whether re-keyed): where their values of `column` (the first key column of composite
+    ids) are also the test table's, each such value (a group) gets a new one in the test values' format that no
+    train or test row has; else they keep their own."""
+    old = held[column].astype(str).str.strip()
+    test_values = test[column].astype(str).str.strip()
+    if not set(old) & set(test_values):
+        return held, False
+    groups = list(pd.unique(old))
+    taken = set(train[column].astype(str).str.strip()) | set(test_values)
+    new = new_ids(len(groups), list(pd.unique(test_values)), taken, rng)
+    return held.assign(**{column: old.map(dict(zip(groups, new, strict=True)))}), True
+
+
+def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Generator) -> list[str]:
+    """`count` new ids in the format of `test_ids` that are not in `taken`."""
+    if test_ids and all(i.isdigit() for i in test_ids):
+        start = max(int(i) for i in taken if i.isdigit()) + 1 if any(i.isdigit() for i in taken) else 1
+        return [str(start + k) for k in range(count)]
+    parts = [_NUMBERED.match(i) for i in test_ids]
+    if test_ids and all(parts) and len({(p.group(1), p.group(3)) for p in parts}) == 1:  # type: ignore[union-attr]
+        prefix, suffix = parts[0].group(1), parts[0].group(3)  # type: ignore[union-attr]
+        width = len(parts[0].group(2))  # type: ignore[union-attr]
+        numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
+        start = max(numbers, default=0) + 1
+        return [f"{prefix}{start + k:0{width}d}{suffix}" for k in range(count)]
+    if test_ids and all(parts) and len({p.group(3) for p in parts}) == 1:  # type: ignore[union-attr]
+        # Names that differ before their last number (a recording time, then `Test<n>`): a test id's beginning,
+        # picked at random, with a last number no id has.
+        suffix = parts[0].group(3)  # type: ignore[union-attr]
+        numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
+        start = max(numbers, default=0) + 1
+        picked = rng.choice(len(parts), size=count)
+        return [f"{parts[j].group(1)}{start + k}{suffix}" for k, j in enumerate(picked)]  # type: ignore[union-attr]
+    stem, suffix = os.path.splitext(test_ids[0]) if test_ids else ("", "")
+    hexlike = bool(test_ids) and all(re.fullmatch(r"[0-9a-f]+", os.path.splitext(i)[0]) for i in test_ids)
+    width = max(8, len(stem)) if hexlike else 12
+    out: list[str] = []
+    while len(out) < count:
+        text = "".join(rng.choice(list("0123456789abcdef"), size=width))
+        candidate = (text if hexlike else f"h{text[: width - 1]}") + suffix
+        if candidate not in taken:
+            taken.add(candidate)
+            out.append(candidate)
+    return out

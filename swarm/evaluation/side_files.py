@@ -1,0 +1,84 @@
+"""Keeping the held-out examples' labels out of the side files of the sandbox's view.
+
+Besides the labelled table, a public dir may hold other files that give a held-out example's label away: a
+mask or annotation named by its id, a table with a row per labelled example (champs's contributions), or
+training TFRecords holding every training image with its label. `hide_side_files` leaves such files out of the
+view, or rewrites a table without the held-out examples' rows; the test's own files are never touched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.competitions.competition import MetricSpec
+from swarm.evaluation.table_io import table_header, write_public_csv
+
+SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
+TFRECORD_SUFFIXES = (".tfrec", ".tfrecord", ".tfrecords")
+
+
+def hide_side_files(
+    public: Path,
+    dest: Path,
+    train: pd.DataFrame,
+    held: pd.DataFrame,
+    spec: MetricSpec,
+    test_ids: set[str],
+    test_dir: Path | None,
+    skip: set[Path],
+) -> list[str]:
+    """Keep the held-out examples' labels out of the side files the sandbox sees: a file named by a held-out id
+    (a mask, an annotation) is left out, and a table beside the labelled one that has a row per labelled
+    example (keyed by the id column, or by columns that identify one row of the labelled table: champs's
+    contributions by molecule and atom pair) is rewritten without the held-out examples' rows. Test files are
+    never touched (where test and train ids collide, a file under a test* path named by a test id is the
+    test's). Training TFRecords are left out whole (siim-isic's and cassava's hold every training image with its
+    label, and they are not named by ids); other JSON side records are not read (yet). Adds what it handled to
+    `skip`; returns the side files changed (relative)."""
+    ids = set(held[spec.id_column].str.strip()) if spec.id_column in held.columns else set()
+    changed = []
+    for path in sorted(public.rglob("*")):
+        if path in skip or not path.is_file() or (test_dir is not None and test_dir in path.parents):
+            continue
+        test_side = any(part.lower().startswith("test") for part in path.relative_to(public).parts)
+        named = {path.name, path.stem} & ids and not (test_side and {path.name, path.stem} & test_ids)
+        if named or (path.suffix.lower() in TFRECORD_SUFFIXES and not test_side):
+            skip.add(path)
+            changed.append(str(path.relative_to(public)))
+        elif path.parent == public and path.suffix.lower() == ".csv":
+            keys = _example_keys(table_header(path), train, spec)
+            kept = _without_held_rows(path, keys, held) if keys else None
+            if kept is not None:
+                write_public_csv(kept, dest / path.name)
+                skip.add(path)
+                changed.append(path.name)
+    return changed
+
+
+def _example_keys(header: list[str], train: pd.DataFrame, spec: MetricSpec) -> list[str] | None:
+    """The columns by which a side table's rows name labelled examples: the id column, else the columns it
+    shares with the labelled table when together they identify one of its rows; None when neither."""
+    if spec.id_column in header:
+        return [spec.id_column]
+    shared = [c for c in header if c in train.columns and c not in spec.target_columns]
+    if shared and not train.duplicated(subset=shared).any():
+        return shared
+    return None
+
+
+def _without_held_rows(path: Path, keys: list[str], held: pd.DataFrame) -> pd.DataFrame | None:
+    """The table without the rows whose `keys` name a held-out example (read in chunks), or None when no row
+    does (or it is not a readable CSV)."""
+    wanted = pd.MultiIndex.from_frame(held[keys].apply(lambda column: column.str.strip()))
+    parts, dropped = [], False
+    try:
+        for chunk in pd.read_csv(path, dtype=str, keep_default_na=False, chunksize=SIDE_TABLE_CHUNK_ROWS):
+            names = pd.MultiIndex.from_frame(chunk[keys].apply(lambda column: column.str.strip()))
+            drop = names.isin(wanted)
+            dropped |= bool(drop.any())
+            parts.append(chunk[~drop])
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, KeyError):
+        return None
+    return pd.concat(parts, ignore_index=True) if dropped else None

@@ -1,0 +1,139 @@
+"""Which labelled rows a harness split holds out: the split kinds, choosing one, and drawing the rows.
+
+A split is `stratified` (each class in proportion), `random`, `group:<col>` (whole groups of a column) or
+`time:<col>` (the latest rows). An explicit setting (evaluation.split) wins, then competition.json's `split`
+hint, then `auto`'s rules: a time split where the test rows all come after the training rows, else stratified
+for a classification target and random for a regression one. Every draw is seeded, so a run's split can be
+rebuilt exactly.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.competition import Competition
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout
+
+SPLIT_KINDS = ("auto", "stratified", "random")
+SPLIT_PREFIXES = ("group:", "time:")
+MAX_CLASSES_FOR_STRATIFY = 200
+DATE_SAMPLE = 200
+
+
+def check_split(split: str) -> str:
+    """`split` if it is a known split kind (`auto`, `stratified`, `random`, `group:<col>`, `time:<col>`)."""
+    if split in SPLIT_KINDS or (split.startswith(SPLIT_PREFIXES) and split.split(":", 1)[1].strip()):
+        return split
+    raise ValueError(
+        f"unknown split {split!r}: use auto, stratified, random, group:<column> or time:<column>"
+    )
+
+
+def competition_split_hint(competition: Competition) -> str | None:
+    """competition.json's `split` hint, if any."""
+    path = competition.root / "competition.json"
+    if not path.is_file():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    hint = data.get("split") if isinstance(data, dict) else None
+    return str(hint) if hint else None
+
+
+def choose_split(
+    split: str, hint: str | None, train: pd.DataFrame, test: pd.DataFrame | None, classification: bool
+) -> tuple[str, str]:
+    """(split, why): an explicit setting wins, then competition.json's `split` hint, then `auto`'s rules."""
+    if split != "auto":
+        return split, "set by evaluation.split"
+    if hint:
+        return check_split(hint), "competition.json's split hint"
+    dates = _date_column(train, test)
+    if dates is not None and dates[1]:
+        return f"time:{dates[0]}", f"test.csv lies after {TRAIN} in {dates[0]!r}"
+    if classification:
+        return "stratified", "a classification target"
+    return "random", "a regression target"
+
+
+def _date_column(train: pd.DataFrame, test: pd.DataFrame | None) -> tuple[str, bool] | None:
+    """A column of dates in train (and test): (name, whether all of test lies after all of train)."""
+    for column in train.columns:
+        sample = train[column].head(DATE_SAMPLE)
+        if pd.to_numeric(sample, errors="coerce").notna().mean() > 0.5:
+            continue
+        if pd.to_datetime(sample, errors="coerce", format="mixed").notna().mean() < 0.95:
+            continue
+        after = False
+        if test is not None and column in test.columns:
+            train_dates = pd.to_datetime(train[column], errors="coerce", format="mixed")
+            test_dates = pd.to_datetime(test[column], errors="coerce", format="mixed")
+            after = bool(test_dates.notna().any() and test_dates.min() >= train_dates.max())
+        return column, after
+    return None
+
+
+def split_rows(
+    split: str, train: pd.DataFrame, strata: pd.Series, fraction: float, seed: int
+) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
+    """(positions, held-out rows, kept rows) of `train` under `split`; NoHoldout when the split leaves no rows
+    to hold out or none to train on."""
+    positions = held_out_positions(split, train, strata, fraction, seed)
+    if len(positions) == 0 or len(positions) >= len(train):
+        raise NoHoldout(f"the split {split!r} leaves no rows to hold out or none to train on")
+    return positions, train.iloc[positions], train.drop(train.index[positions])
+
+
+def held_out_positions(
+    split: str, train: pd.DataFrame, strata: pd.Series, fraction: float, seed: int
+) -> np.ndarray:
+    """Sorted row positions of the held-out rows."""
+    n = len(train)
+    rng = np.random.default_rng(seed)
+    want = _n_held(n, fraction)
+    if split == "random":
+        return np.sort(rng.permutation(n)[:want])
+    if split == "stratified":
+        return _stratified(strata.to_numpy(), want, rng)
+    kind, column = split.split(":", 1)
+    if column not in train.columns:
+        raise NoHoldout(f"the split {split!r} names column {column!r}, which {TRAIN} does not have")
+    if kind == "time":
+        times = pd.to_datetime(train[column], errors="coerce", format="mixed")
+        if times.isna().all():
+            raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
+        order = np.argsort(times.fillna(times.min()).to_numpy(), kind="stable")
+        return np.sort(order[-want:])
+    groups = train[column].astype(str).to_numpy()
+    names = rng.permutation(pd.unique(groups))
+    if len(names) < 2:
+        raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds a single group")
+    chosen: list[str] = []
+    count = 0
+    sizes = pd.Series(groups).value_counts()
+    for name in names[:-1]:  # always leave one group to train on
+        if count >= want:
+            break
+        chosen.append(name)
+        count += int(sizes[name])
+    return np.flatnonzero(np.isin(groups, chosen))
+
+
+def _n_held(n: int, fraction: float) -> int:
+    """How many of `n` rows to hold out: `fraction` of them, at least one, and one fewer than all."""
+    return min(n - 1, max(1, int(round(n * fraction))))
+
+
+def _stratified(classes: np.ndarray, want: int, rng: np.random.Generator) -> np.ndarray:
+    """About `want` rows with each class in proportion (largest remainders), at random within a class."""
+    values, counts = np.unique(classes, return_counts=True)
+    if len(values) > MAX_CLASSES_FOR_STRATIFY:
+        return np.sort(rng.permutation(len(classes))[:want])
+    exact = counts * want / len(classes)
+    take = np.floor(exact).astype(int)
+    for i in np.argsort(-(exact - take), kind="stable")[: want - int(take.sum())]:
+        take[i] += 1
+    picked = [rng.permutation(np.flatnonzero(classes == v))[:k] for v, k in zip(values, take, strict=True)]
+    return np.sort(np.concatenate(picked)) if picked else np.array([], dtype=int)

@@ -1,0 +1,152 @@
+"""The files of the sandbox's view of a harness split (`<run>/harness/public/`), on disk.
+
+The view is the competition's public dir with the held-out examples moved from training to test: every public
+file is hard-linked in as it is (`mirror`), but the tables the split rewrites and the files it handles itself.
+Where ids key files in a folder (images, audio) or training files are labelled by their names
+(`swarm.file_labels`), each held-out example's file is linked where the test files are, under its new id, and
+left out of the training folder. The archives the competition's view extracted stay out, since they hold the
+held-out files under their training names. `seal` saves the split and opens the view, and only the view, to
+the sandbox's uid.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from swarm.competitions.archive_view import view_manifest
+from swarm.evaluation.holdout_record import Holdout
+
+FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
+
+# The test files' folder and the training files' folder, each with id -> file (`keyed_folders`).
+KeyedFolders = tuple[tuple[Path, dict[str, Path]], tuple[Path, dict[str, Path]]]
+
+
+def fresh_view(root: Path) -> Path:
+    """An empty `<root>/public` for the sandbox's view (what an earlier build left there is removed)."""
+    root.mkdir(parents=True, exist_ok=True)
+    dest = root / "public"
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir()
+    return dest
+
+
+def extracted_archives(public: Path) -> list[Path]:
+    """The archives of a competition's view (swarm.competitions.archive_view) that its files came from."""
+    return [public / name for name in view_manifest(public)]
+
+
+def mirror(public: Path, dest: Path, skip: set[Path]) -> None:
+    """Link every public file into `dest` but the ones in `skip` (rewritten or left out)."""
+    for path in sorted(public.rglob("*")):
+        if path in skip or not path.is_file():
+            continue
+        link(path, dest / path.relative_to(public))
+
+
+def link(source: Path, target: Path) -> None:
+    """Hard-link `source` to `target` (a copy where links cannot be made)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copyfile(source, target)
+
+
+def seal(holdout: Holdout) -> None:
+    """Save the split and open the view to the sandbox (any uid may read public/, nothing else of the root)."""
+    holdout.save()
+    dest = holdout.public_dir
+    for folder in [dest, *(p for p in dest.rglob("*") if p.is_dir())]:
+        folder.chmod(0o755)
+    holdout.root.chmod(0o711)  # the sandbox may pass through to public/, never list or read the rest
+
+
+# -- files keyed by ids -----------------------------------------------------------------------------------------
+
+
+def keyed_folders(public: Path, test_ids: list[str], original: list[str]) -> KeyedFolders | None:
+    """The folders whose files the test ids and the held-out rows' ids name, or None when ids key no files."""
+    if not original:
+        return None
+    test_folder = _keyed_folder(public, test_ids, ("test",))
+    if test_folder is None:
+        return None
+    # The held-out examples' inputs: the test folder's twin (test -> train, test_images -> train_images).
+    twin = str(test_folder[0].relative_to(public)).lower().replace("test", "train")
+    train_folder = _keyed_folder(public, original, (twin, "train", "image"))
+    if test_folder is None or train_folder is None:
+        return None
+    return test_folder, train_folder
+
+
+def _keyed_folder(
+    public: Path, ids: list[str], prefer: tuple[str, ...] = ()
+) -> tuple[Path, dict[str, Path]] | None:
+    """The folder whose files are named by `ids` (by name or stem), with id -> file; None if none is. Among
+    several (images beside masks named alike), the first whose path holds the first word of `prefer` that one
+    holds."""
+    if not ids:
+        return None
+    wanted = set(ids)
+    matches = []
+    for folder in sorted(p for p in public.rglob("*") if p.is_dir()):
+        found: dict[str, Path] = {}
+        for path in folder.iterdir():
+            if path.is_file():
+                for key in (path.name, path.stem):
+                    if key in wanted:
+                        found[key] = path
+        if len(found) >= FILE_MATCH_SHARE * len(wanted):
+            matches.append((folder, found))
+    for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
+        for folder, found in matches:
+            if word in str(folder.relative_to(public)).lower():
+                return folder, found
+    return None
+
+
+def link_keyed_files(
+    public: Path,
+    dest: Path,
+    folders: KeyedFolders | None,
+    original: list[str],
+    ids: list[str],
+    skip: set[Path],
+) -> list[str]:
+    """When ids key files (`folders`, from keyed_folders), link the held-out rows' files where the test files
+    are, under their new ids; the train folder keeps only the train rows' files. Returns the folders involved
+    (relative)."""
+    if folders is None:
+        return []
+    (test_dir, test_files), (train_dir, train_files) = folders
+    any_test = next(iter(test_files.values()))
+    by_name = any_test.name in test_files  # ids are file names (with extension), else stems
+    for old, new in zip(original, ids, strict=True):
+        source = train_files.get(old)
+        if source is None:
+            continue
+        name = new if by_name else new + source.suffix
+        link(source, dest / test_dir.relative_to(public) / name)
+        skip.add(source)  # linked where the test files are, never left under its train name
+    return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
+
+
+# -- examples labelled by their file or folder names -------------------------------------------------------------
+
+
+def link_labelled_files(
+    public: Path, dest: Path, layout: dict, original: list[str], ids: list[str], skip: set[Path]
+) -> list[str]:
+    """Link each held-out training file where the test files are, named by its new id as they are; it is
+    left out of the training folder."""
+    test_dir = dest / layout["test"]
+    for path, new in zip(original, ids, strict=True):
+        source = public / path
+        name = new if layout["test_match"] == "name" else new + source.suffix
+        link(source, test_dir / name)
+        skip.add(source)
+    return sorted({layout["test"], layout["train"]})

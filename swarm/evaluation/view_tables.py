@@ -1,0 +1,72 @@
+"""The test table and sample submission of the sandbox's view, with the held-out rows among the test rows.
+
+The held-out rows join the test table under their new ids, with the test table's columns only (no target, no
+field known only after the fact), and the sample submission lists their ids with filler targets; both are
+shuffled in the same order, so the solution predicts held-out and test rows alike without telling them apart.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.competition import MetricSpec
+from swarm.evaluation.table_io import write_public_csv
+from swarm.records import write_records
+
+
+def write_test_csv(test: pd.DataFrame, appended: pd.DataFrame, order: np.ndarray, path: Path) -> None:
+    """The test table with the held-out rows (`appended`, under their new ids) added in its columns only, in
+    `order` where it has a row per sample row."""
+    rows = appended[[c for c in test.columns if c in appended.columns]]
+    combined = pd.concat([test, rows], ignore_index=True)[list(test.columns)]
+    if len(combined) == len(order):
+        combined = combined.iloc[order]
+    write_public_csv(combined, path)
+
+
+def write_test_records(
+    test: list, held: list, ids: list[str], id_col: str, order: np.ndarray, test_path: Path, dest: Path
+) -> None:
+    """The test records with the held-out ones among them, in the same order as the sample's rows: each held-out
+    record under its new id and with the test records' fields only (no target, no field known only after the
+    fact)."""
+    keys = list(dict.fromkeys(k for record in test for k in record))
+    rows = []
+    for record, new in zip(held, ids, strict=True):
+        renamed = {
+            **record,
+            id_col: int(new) if isinstance(record.get(id_col), int) and new.isdigit() else new,
+        }
+        rows.append({k: renamed.get(k) for k in keys})
+    combined = test + rows
+    if len(combined) == len(order):
+        combined = [combined[i] for i in order]
+    write_records(combined, str(dest / test_path.name), like=str(test_path))
+    (dest / test_path.name).chmod(0o644)
+
+
+def write_sample(
+    sample: pd.DataFrame,
+    held: pd.DataFrame,
+    ids: list[str],
+    spec: MetricSpec,
+    order: np.ndarray,
+    path: Path,
+) -> None:
+    """The sample submission with the held-out rows' ids added (`sample_rows`), in `order`; a column the sample
+    copies from the test table (`passthrough_columns`) is copied from the held-out rows alike."""
+    extra = sample_rows(sample, spec.id_column, ids)
+    for column in spec.passthrough_columns:  # copied from the held-out rows, as the sample copies test's
+        if column in held.columns:
+            extra[column] = held[column].to_numpy()
+    write_public_csv(pd.concat([sample, extra], ignore_index=True).iloc[order], path)
+
+
+def sample_rows(sample: pd.DataFrame, id_col: str, ids: list[str]) -> pd.DataFrame:
+    """The sample submission's rows for `ids`: each with the first sample row's values as filler targets ("0"
+    where the sample has no rows)."""
+    filler = {c: sample[c].iloc[0] if len(sample) else "0" for c in sample.columns if c != id_col}
+    return pd.DataFrame({id_col: ids, **{c: [v] * len(ids) for c, v in filler.items()}})
