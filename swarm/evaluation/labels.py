@@ -73,8 +73,24 @@ def write_labels(root: Path, label_frame: pd.DataFrame, spec: MetricSpec) -> Non
 def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
     """NoHoldout when the metric is undefined on the held-out labels themselves (e.g. one class for AUC)."""
     named, group = {spec.id_column, *spec.target_columns}, group_column(spec)
-    as_submission = labels[[c for c in labels.columns if c in named or c != group]]  # no group column
+    as_submission = _as_prediction(labels[[c for c in labels.columns if c in named or c != group]], spec)
     try:
         score_frame(as_submission, labels, spec)
     except (CompetitionError, InvalidSubmission) as exc:
         raise NoHoldout(f"the held-out rows cannot be scored with {spec.name}: {exc}") from None
+
+
+def _as_prediction(labels: pd.DataFrame, spec: MetricSpec) -> pd.DataFrame:
+    """The labels as a perfect submission would state them: for a metric that takes a probability per class
+    column (KL divergence), counts (hms's expert votes) become each row's shares; otherwise the labels as
+    they are."""
+    metric = get_metric(spec.name)
+    targets = [c for c in spec.target_columns if c in labels.columns]
+    if not (metric.probability and metric.scope == "table" and len(targets) >= 2):
+        return labels
+    counts = labels[targets].apply(pd.to_numeric, errors="coerce")
+    totals = counts.sum(axis=1)
+    if counts.isna().any().any() or (counts < 0).any().any() or (totals <= 0).any():
+        return labels
+    shares = counts.div(totals, axis=0)
+    return labels.assign(**{c: shares[c].map(repr) for c in targets})
