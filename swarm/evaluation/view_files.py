@@ -86,9 +86,9 @@ def keyed_folders(public: Path, test_ids: list[str], original: list[str]) -> Key
 def _keyed_folder(
     public: Path, ids: list[str], prefer: tuple[str, ...] = ()
 ) -> tuple[Path, dict[str, Path]] | None:
-    """The folder whose files are named by `ids` (by name or stem), with id -> file; None if none is. Among
-    several (images beside masks named alike), the first whose path holds the first word of `prefer` that one
-    holds."""
+    """The folder whose files (or subfolders: nomad2018's `train/<id>/geometry.xyz`) are named by `ids` (by name
+    or stem), with id -> file or folder; None if none is. Among several (images beside masks named alike), the
+    first whose path holds the first word of `prefer` that one holds."""
     if not ids:
         return None
     wanted = set(ids)
@@ -100,6 +100,8 @@ def _keyed_folder(
                 for key in (path.name, path.stem):
                     if key in wanted:
                         found[key] = path
+            elif path.is_dir() and path.name in wanted and any(p.is_file() for p in path.rglob("*")):
+                found[path.name] = path
         if len(found) >= FILE_MATCH_SHARE * len(wanted):
             matches.append((folder, found))
     for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
@@ -129,8 +131,13 @@ def link_keyed_files(
         source = train_files.get(old)
         if source is None:
             continue
-        name = new if by_name else new + source.suffix
-        link(source, dest / test_dir.relative_to(public) / name)
+        target = dest / test_dir.relative_to(public)
+        if source.is_dir():  # a folder per example: its files, under a folder named by the new id
+            for path in (p for p in source.rglob("*") if p.is_file()):
+                link(path, target / new / path.relative_to(source))
+                skip.add(path)
+            continue
+        link(source, target / (new if by_name else new + source.suffix))
         skip.add(source)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
 

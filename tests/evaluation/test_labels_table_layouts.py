@@ -224,3 +224,31 @@ def test_training_tfrecords_are_left_out_of_the_view(tmp_path: Path) -> None:
     assert not (view / "train_tfrecords").exists() or not any((view / "train_tfrecords").iterdir())
     assert (view / "test_tfrecords" / "ld_test00-10.tfrec").is_file()
     assert "train_tfrecords/ld_train00-30.tfrec" in holdout.hidden_side_files
+
+
+def test_a_folder_per_example_moves_whole_under_the_new_id(tmp_path: Path) -> None:
+    """nomad2018: `train/<id>/geometry.xyz` and `test/<id>/geometry.xyz`, ids 1..N in both (so held-out rows
+    are re-keyed): each held-out example's folder moves to test/ under its new id, and leaves train/."""
+    root = tmp_path / "nomad"
+    public = root / "prepared" / "public"
+    for folder, count in (("train", 40), ("test", 10)):
+        for i in range(1, count + 1):
+            (public / folder / str(i)).mkdir(parents=True)
+            (public / folder / str(i) / "geometry.xyz").write_text(f"{folder} {i}\n")
+    pd.DataFrame({"id": range(1, 41), "spacegroup": 12, "bandgap": np.linspace(0, 4, 40)}).to_csv(
+        public / "train.csv", index=False
+    )
+    pd.DataFrame({"id": range(1, 11), "spacegroup": 12}).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"id": range(1, 11), "bandgap": 1.0}).to_csv(public / "sample_submission.csv", index=False)
+    (public / "description.md").write_text("# Nomad\n\nScored by RMSE.\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "rmse"}}))
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=0)
+    view = holdout.public_dir
+    assert holdout.rekeyed and all(int(i) > 40 for i in holdout.ids)
+    assert sorted(holdout.file_dirs) == ["test", "train"]
+    moved = {i: (view / "test" / i / "geometry.xyz").read_text() for i in holdout.ids}
+    assert all(text.startswith("train ") for text in moved.values())
+    left = {p.name for p in (view / "train").iterdir()}
+    assert len(left) == 30 and not {t.split()[1] for t in moved.values()} & left
+    assert len(list((view / "test").iterdir())) == 20
