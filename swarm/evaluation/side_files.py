@@ -1,8 +1,9 @@
 """Keeping the held-out examples' labels out of the side files of the sandbox's view.
 
 Besides the labelled table, a public dir may hold other files that give a held-out example's label away: a
-mask or annotation named by its id, a table with a row per labelled example (champs's contributions), or
-training TFRecords holding every training image with its label. `hide_side_files` leaves such files out of the
+mask or annotation named by its id, a table with a row per labelled example (champs's contributions), JSON
+records naming it (3d-object-detection's annotations), or training TFRecords holding every training image with
+its label. `hide_side_files` leaves such files out of the
 view, or rewrites a table without the held-out examples' rows; the test's own files are never touched.
 """
 
@@ -14,8 +15,11 @@ import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.table_io import table_header, write_public_csv
+from swarm.records import is_records_file, read_records, write_records
 
 SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
+KEY_FIELD_SHARE = 0.5  # a records field naming this share of the held-out ids keys examples
+SIDE_RECORDS_MAX_BYTES = 4 * 1024**3  # JSON side records up to this size are read whole to drop held-out ones
 TFRECORD_SUFFIXES = (".tfrec", ".tfrecord", ".tfrecords")
 
 
@@ -35,7 +39,8 @@ def hide_side_files(
     contributions by molecule and atom pair) is rewritten without the held-out examples' rows. Test files are
     never touched (where test and train ids collide, a file under a test* path named by a test id is the
     test's). Training TFRecords are left out whole (siim-isic's and cassava's hold every training image with its
-    label, and they are not named by ids); other JSON side records are not read (yet). Adds what it handled to
+    label, and they are not named by ids). JSON side records on the training side lose the records that name a
+    held-out id in any field (3d-object-detection's annotations keyed by sample token). Adds what it handled to
     `skip`; returns the side files changed (relative)."""
     ids = set(held[spec.id_column].str.strip()) if spec.id_column in held.columns else set()
     changed = []
@@ -54,7 +59,34 @@ def hide_side_files(
                 write_public_csv(kept, dest / path.name)
                 skip.add(path)
                 changed.append(path.name)
+        elif is_records_file(str(path)) and not test_side and path.stat().st_size <= SIDE_RECORDS_MAX_BYTES:
+            records = _records_without_held(path, ids)
+            if records is not None:
+                rel = path.relative_to(public)
+                (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+                write_records(records, str(dest / rel), like=str(path))
+                skip.add(path)
+                changed.append(str(rel))
     return changed
+
+
+def _records_without_held(path: Path, ids: set[str]) -> list | None:
+    """The JSON records without those whose key field names a held-out example (3d-object-detection's
+    `sample_annotation.json`: the boxes of each `sample_token`), or None when none does (or it is not records).
+    A key field is one whose values name at least half of the held-out ids, so that a count or a size that
+    happens to equal a numeric id is not taken for one."""
+    try:
+        records = read_records(str(path))
+    except (ValueError, UnicodeDecodeError, OSError):
+        return None
+    seen: dict[str, set[str]] = {}
+    for record in records:
+        for field, value in record.items():
+            if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) in ids:
+                seen.setdefault(field, set()).add(str(value))
+    keys = [field for field, named in seen.items() if len(named) >= KEY_FIELD_SHARE * len(ids)]
+    kept = [r for r in records if not any(str(r.get(k)) in ids for k in keys)]
+    return kept if len(kept) < len(records) else None
 
 
 def _example_keys(header: list[str], train: pd.DataFrame, spec: MetricSpec) -> list[str] | None:

@@ -252,3 +252,27 @@ def test_a_folder_per_example_moves_whole_under_the_new_id(tmp_path: Path) -> No
     left = {p.name for p in (view / "train").iterdir()}
     assert len(left) == 30 and not {t.split()[1] for t in moved.values()} & left
     assert len(list((view / "test").iterdir())) == 20
+
+
+def test_json_side_records_lose_the_held_out_examples_records(tmp_path: Path) -> None:
+    """3d-object-detection: `train_data/sample_annotation.json` holds each sample token's boxes (its labels),
+    and other records refer to tokens too: records keyed by a held-out id are dropped from the view; a count
+    that equals an id by chance is no key; test-side records stay."""
+    root = image_competition(tmp_path / "c")
+    public = root / "prepared" / "public"
+    train_ids = list(read(public / "train_labels.csv")["id"])
+    (public / "train_data").mkdir()
+    boxes = [{"token": f"a{k}", "sample_token": i, "size": 3} for k, i in enumerate(train_ids)]
+    (public / "train_data" / "sample_annotation.json").write_text(json.dumps(boxes))
+    other = [{"token": f"c{k}", "count": i} for k, i in enumerate(train_ids[:2])]  # 2 of 40: not a key
+    (public / "train_data" / "calibration.json").write_text(json.dumps(other))
+    (public / "test_data").mkdir()
+    (public / "test_data" / "sample_annotation.json").write_text(json.dumps(boxes[:3]))
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=2)
+    view, held = holdout.public_dir, set(holdout.ids)
+    seen = json.loads((view / "train_data" / "sample_annotation.json").read_text())
+    assert {r["sample_token"] for r in seen} == set(train_ids) - held and len(seen) == 30
+    assert "train_data/sample_annotation.json" in holdout.hidden_side_files
+    assert json.loads((view / "train_data" / "calibration.json").read_text()) == other
+    assert json.loads((view / "test_data" / "sample_annotation.json").read_text()) == boxes[:3]
