@@ -146,29 +146,23 @@ def build_holdout(
         write_test_csv(data.test, held.assign(**{id_col: ids}), order, dest / data.test_path.name)
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
 
-    label_frame = pd.DataFrame({id_col: ids}).join(labels.iloc[positions].reset_index(drop=True))
-    group = group_column(spec)  # a grouped metric's groups (champs: `type`), kept beside the labels
-    if group in held.columns and group not in label_frame.columns:
-        label_frame[group] = held[group].astype(str).to_numpy()
-    write_labels(root, label_frame, spec)
-    holdout = Holdout(
-        root=root,
-        id_column=id_col,
-        target_columns=[c for c in labels.columns],
-        ids=ids,
-        split=chosen,
-        split_reason=why,
+    return _save_split(
+        root,
+        spec,
+        labels,
+        held,
+        ids,
+        positions=positions,
+        split=(chosen, why),
         fraction=fraction,
         seed=seed,
         n_train=len(kept),
         rekeyed=rekeyed,
-        file_dirs=file_dirs,
         classes=closed_classes(labels, classification and not wide),
         table=data.name,
-        hidden_side_files=hidden,
+        hidden=hidden,
+        file_dirs=file_dirs,
     )
-    seal(holdout)
-    return holdout
 
 
 def _build_composite(
@@ -215,23 +209,67 @@ def _build_composite(
     write_composite_tests(
         key, moved, ids, sample, spec.id_column, rng, dest / competition.sample_submission.name
     )
-    label_frame = pd.DataFrame({spec.id_column: ids}).join(labels.iloc[positions].reset_index(drop=True))
-    write_labels(root, label_frame, spec)
-    holdout = Holdout(
-        root=root,
-        id_column=spec.id_column,
-        target_columns=list(labels.columns),
-        ids=ids,
-        split=chosen,
-        split_reason=why,
+    return _save_split(
+        root,
+        spec,
+        labels,
+        held,
+        ids,
+        positions=positions,
+        split=(chosen, why),
         fraction=fraction,
         seed=seed,
         n_train=len(kept),
         rekeyed=rekeyed,
         classes=closed_classes(labels, classification),
         table=key.train.name,
-        hidden_side_files=hidden,
+        hidden=hidden,
         key_columns=key.keys,
+    )
+
+
+def _save_split(
+    root: Path,
+    spec: MetricSpec,
+    labels: pd.DataFrame,
+    held: pd.DataFrame,
+    ids: list[str],
+    *,
+    positions: np.ndarray,
+    split: tuple[str, str],
+    fraction: float,
+    seed: int,
+    n_train: int,
+    rekeyed: bool,
+    classes: dict[str, list[str]],
+    table: str,
+    hidden: list[str],
+    file_dirs: list[str] | None = None,
+    key_columns: list[str] | None = None,
+) -> Holdout:
+    """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
+    and the split's record, and seal the harness dir."""
+    label_frame = pd.DataFrame({spec.id_column: ids}).join(labels.iloc[positions].reset_index(drop=True))
+    group = group_column(spec)
+    if group in held.columns and group not in label_frame.columns:
+        label_frame[group] = held[group].astype(str).to_numpy()
+    write_labels(root, label_frame, spec)
+    holdout = Holdout(
+        root=root,
+        id_column=spec.id_column,
+        target_columns=list(labels.columns),
+        ids=ids,
+        split=split[0],
+        split_reason=split[1],
+        fraction=fraction,
+        seed=seed,
+        n_train=n_train,
+        rekeyed=rekeyed,
+        file_dirs=file_dirs or [],
+        classes=classes,
+        table=table,
+        hidden_side_files=hidden,
+        key_columns=key_columns or [],
     )
     seal(holdout)
     return holdout

@@ -274,14 +274,20 @@ def _read_description(input_dir: str) -> str:
     return ""
 
 
-def file_labels_layout(input_dir: str, sample_name: str) -> dict | None:
-    """Training examples labelled by their file or folder names (swarm/file_labels.py) for the sample
-    submission's targets, or None."""
+def _sample_as_text(input_dir: str, sample_name: str):
+    """The sample submission as text, or None when it cannot be read or has no target column."""
     try:
         sample = pd.read_csv(os.path.join(input_dir, sample_name), dtype=str, keep_default_na=False)
     except (OSError, ValueError):
         return None
-    if sample.shape[1] < 2:
+    return sample if sample.shape[1] >= 2 else None
+
+
+def file_labels_layout(input_dir: str, sample_name: str) -> dict | None:
+    """Training examples labelled by their file or folder names (swarm/file_labels.py) for the sample
+    submission's targets, or None."""
+    sample = _sample_as_text(input_dir, sample_name)
+    if sample is None:
         return None
     targets = list(sample.columns[1:])
     wide = len(targets) > 1
@@ -361,11 +367,8 @@ def composite_tables(input_dir: str, sample_name: str, present: set) -> dict | N
     {"train": a CSV named with "train" holding the targets and keys, "test": the CSV named with "test" whose
     keys give the sample's ids, "keys": those columns}; None when the id is a column of the test table, or no
     columns join into it."""
-    try:
-        sample = pd.read_csv(os.path.join(input_dir, sample_name), dtype=str, keep_default_na=False)
-    except (OSError, ValueError):
-        return None
-    if sample.shape[1] < 2:
+    sample = _sample_as_text(input_dir, sample_name)
+    if sample is None:
         return None
     id_col, targets = sample.columns[0], list(sample.columns[1:])
     for test in _named_csvs(input_dir, present, "test"):
