@@ -198,14 +198,16 @@ def align(
             except InvalidSubmission as exc:
                 raise CompetitionError(f"the answers are unusable: {exc}") from exc
         else:
-            if not metric.empty_ok:  # an empty cell is a prediction (no labels, no words, an empty mask)
-                _reject(labels_problem(raw, column))
             y_pred, y_true = raw.str.strip().to_numpy(), ans[column].str.strip().to_numpy()
             declared = spec.labels.get(column)
-            if metric.labels:
-                allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
-                if metric.binary_truth or declared or len(allowed) <= CLOSED_LABEL_SET:
-                    _reject(allowed_labels_problem(y_pred, allowed, column))
+            allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
+            closed = bool(metric.binary_truth or declared) or len(allowed) <= CLOSED_LABEL_SET
+            # An empty cell is a prediction where the metric says so (no labels, no words, an empty mask), and
+            # for free text (an empty spoken form: MLE-bench reads text normalization's "NA" tokens as empty).
+            if not metric.empty_ok and not (metric.labels and not closed):
+                _reject(labels_problem(raw, column))
+            if metric.labels and closed:
+                _reject(allowed_labels_problem(y_pred, allowed, column))
             elif metric.ranked and declared:
                 ranked = np.array([t for cell in y_pred for t in cell.split()])
                 _reject(allowed_labels_problem(ranked, declared, column))

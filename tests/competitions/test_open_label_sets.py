@@ -32,3 +32,20 @@ def test_a_closed_set_of_classes_refuses_a_label_outside_it() -> None:
     submission.loc[0, "after"] = "word 7"
     with pytest.raises(InvalidSubmission):
         score_frame(submission, answers, SPEC)
+
+
+def test_an_empty_free_text_answer_is_a_prediction_like_any_other() -> None:
+    """Text normalization's answers hold empty cells (MLE-bench's pandas reads the token "NA" as missing): an
+    empty prediction of an empty answer is right, of another answer wrong, never an invalid submission."""
+    submission, answers = frames(CLOSED_LABEL_SET + 1)
+    answers.loc[0, "after"] = ""
+    submission.loc[0, "after"] = ""
+    submission.loc[1, "after"] = ""
+    assert score_frame(submission, answers, SPEC) == pytest.approx(1 - 1 / len(answers), abs=1e-6)
+
+
+def test_an_empty_label_for_a_closed_set_is_still_refused() -> None:
+    submission, answers = frames(3)
+    submission.loc[0, "after"] = ""
+    with pytest.raises(InvalidSubmission):
+        score_frame(submission, answers, SPEC)
