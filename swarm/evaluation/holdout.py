@@ -103,9 +103,8 @@ def build_holdout(
     wide = not all(c in train.columns for c in labels.columns)
     strata = labels.astype(str).agg("|".join, axis=1)
     classification = is_classification(spec, labels, wide)
-    chosen, why = choose_split(
-        check_split(split), competition_split_hint(competition), train, data.test, classification
-    )
+    hint = competition_split_hint(competition)
+    chosen, why = choose_split(check_split(split), hint, train, data.test, classification, spec.id_column)
     positions, held, kept = split_rows(chosen, train, strata, fraction, seed)
     id_col = spec.id_column
     rng = np.random.default_rng(seed + 1)
@@ -124,13 +123,14 @@ def build_holdout(
     # The archives whose contents the competition's view extracted stay out: they hold the held-out examples'
     # files under their training names (train.zip's `cat.12.jpg`), and the extracted copies are split above.
     skip = {data.path, data.test_path, competition.sample_submission, *extracted_archives(public)}
+    kept_ids = set(kept[id_col].str.strip()) if id_col in kept.columns else set()
     if layout is None:
-        file_dirs = link_keyed_files(public, dest, folders, original, ids, skip)
+        file_dirs = link_keyed_files(public, dest, folders, original, ids, skip, kept_ids)
         test_dir = folders[0][0] if folders else None
     else:
         file_dirs = link_labelled_files(public, dest, layout, original, ids, skip)
         test_dir = public / layout["test"]
-    hidden = hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip)
+    hidden = hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip, kept_ids)
     mirror(public, dest, skip)
 
     # The view's tables: the labelled table without the held-out rows, which join the test table and sample.

@@ -32,6 +32,7 @@ def hide_side_files(
     test_ids: set[str],
     test_dir: Path | None,
     skip: set[Path],
+    kept_ids: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[str]:
     """Keep the held-out examples' labels out of the side files the sandbox sees: a file named by a held-out id
     (a mask, an annotation) is left out, and a table beside the labelled one that has a row per labelled
@@ -43,12 +44,13 @@ def hide_side_files(
     held-out id in any field (3d-object-detection's annotations keyed by sample token). Adds what it handled to
     `skip`; returns the side files changed (relative)."""
     ids = set(held[spec.id_column].str.strip()) if spec.id_column in held.columns else set()
+    files_of = ids - kept_ids  # a file a kept row names too (hms's EEG of several windows) stays for it
     changed = []
     for path in sorted(public.rglob("*")):
         if path in skip or not path.is_file() or (test_dir is not None and test_dir in path.parents):
             continue
         test_side = any(part.lower().startswith("test") for part in path.relative_to(public).parts)
-        named = {path.name, path.stem} & ids and not (test_side and {path.name, path.stem} & test_ids)
+        named = {path.name, path.stem} & files_of and not (test_side and {path.name, path.stem} & test_ids)
         if named or (path.suffix.lower() in TFRECORD_SUFFIXES and not test_side):
             skip.add(path)
             changed.append(str(path.relative_to(public)))
@@ -73,8 +75,8 @@ def hide_side_files(
 def _records_without_held(path: Path, ids: set[str]) -> list | None:
     """The JSON records without those whose key field names a held-out example (3d-object-detection's
     `sample_annotation.json`: the boxes of each `sample_token`), or None when none does (or it is not records).
-    A key field is one whose values name at least half of the held-out ids, so that a count or a size that
-    happens to equal a numeric id is not taken for one."""
+    The key field names at least half of the held-out ids, so that a count or a size that happens to equal a
+    numeric id is not taken for one."""
     try:
         records = read_records(str(path))
     except (ValueError, UnicodeDecodeError, OSError):
@@ -84,8 +86,13 @@ def _records_without_held(path: Path, ids: set[str]) -> list | None:
         for field, value in record.items():
             if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value) in ids:
                 seen.setdefault(field, set()).add(str(value))
-    keys = [field for field, named in seen.items() if len(named) >= KEY_FIELD_SHARE * len(ids)]
-    kept = [r for r in records if not any(str(r.get(k)) in ids for k in keys)]
+    # The one field naming the most held-out ids (the first of a tie, in the records' field order): sample.json's
+    # `token`, not its `prev` and `next`, which name the neighbours of samples that stay.
+    order = {field: k for k, field in enumerate(dict.fromkeys(f for r in records for f in r))}
+    best = max(seen.items(), key=lambda item: (len(item[1]), -order[item[0]]), default=None)
+    if best is None or len(best[1]) < KEY_FIELD_SHARE * len(ids):
+        return None
+    kept = [r for r in records if str(r.get(best[0])) not in ids]
     return kept if len(kept) < len(records) else None
 
 

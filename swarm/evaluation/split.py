@@ -43,13 +43,22 @@ def competition_split_hint(competition: Competition) -> str | None:
 
 
 def choose_split(
-    split: str, hint: str | None, train: pd.DataFrame, test: pd.DataFrame | None, classification: bool
+    split: str,
+    hint: str | None,
+    train: pd.DataFrame,
+    test: pd.DataFrame | None,
+    classification: bool,
+    id_column: str | None = None,
 ) -> tuple[str, str]:
-    """(split, why): an explicit setting wins, then competition.json's `split` hint, then `auto`'s rules."""
+    """(split, why): an explicit setting wins, then competition.json's `split` hint, then `auto`'s rules: whole
+    groups of an id that several rows share (hms: windows of one EEG, whose file is their input), time order
+    when test lies after train, stratified for classes, else random."""
     if split != "auto":
         return split, "set by evaluation.split"
     if hint:
         return check_split(hint), "competition.json's split hint"
+    if id_column in train.columns and train[id_column].duplicated().any():
+        return f"group:{id_column}", f"rows share {id_column!r} values: each one's rows stay on one side"
     dates = _date_column(train, test)
     if dates is not None and dates[1]:
         return f"time:{dates[0]}", f"test.csv lies after {TRAIN} in {dates[0]!r}"

@@ -118,9 +118,11 @@ def link_keyed_files(
     original: list[str],
     ids: list[str],
     skip: set[Path],
+    kept_ids: set[str] = frozenset(),  # type: ignore[assignment]
 ) -> list[str]:
     """When ids key files (`folders`, from keyed_folders), link the held-out rows' files where the test files
-    are, under their new ids; the train folder keeps only the train rows' files. Returns the folders involved
+    are, under their new ids; the train folder keeps only the train rows' files (a file that a kept row names
+    too, hms's EEG of several labelled windows, stays for it as well). Returns the folders involved
     (relative)."""
     if folders is None:
         return []
@@ -132,13 +134,16 @@ def link_keyed_files(
         if source is None:
             continue
         target = dest / test_dir.relative_to(public)
+        shared = old in kept_ids
         if source.is_dir():  # a folder per example: its files, under a folder named by the new id
             for path in (p for p in source.rglob("*") if p.is_file()):
                 link(path, target / new / path.relative_to(source))
-                skip.add(path)
+                if not shared:
+                    skip.add(path)
             continue
         link(source, target / (new if by_name else new + source.suffix))
-        skip.add(source)  # linked where the test files are, never left under its train name
+        if not shared:
+            skip.add(source)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
 
 

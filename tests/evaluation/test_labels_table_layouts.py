@@ -266,6 +266,16 @@ def test_json_side_records_lose_the_held_out_examples_records(tmp_path: Path) ->
     (public / "train_data" / "sample_annotation.json").write_text(json.dumps(boxes))
     other = [{"token": f"c{k}", "count": i} for k, i in enumerate(train_ids[:2])]  # 2 of 40: not a key
     (public / "train_data" / "calibration.json").write_text(json.dumps(other))
+    # sample.json: a record per sample, keyed by `token`; `prev`/`next` name its neighbours, which may stay.
+    chain = [
+        {
+            "token": i,
+            "prev": train_ids[k - 1] if k else "",
+            "next": train_ids[k + 1] if k + 1 < len(train_ids) else "",
+        }
+        for k, i in enumerate(train_ids)
+    ]
+    (public / "train_data" / "sample.json").write_text(json.dumps(chain))
     (public / "test_data").mkdir()
     (public / "test_data" / "sample_annotation.json").write_text(json.dumps(boxes[:3]))
 
@@ -275,4 +285,6 @@ def test_json_side_records_lose_the_held_out_examples_records(tmp_path: Path) ->
     assert {r["sample_token"] for r in seen} == set(train_ids) - held and len(seen) == 30
     assert "train_data/sample_annotation.json" in holdout.hidden_side_files
     assert json.loads((view / "train_data" / "calibration.json").read_text()) == other
+    samples = json.loads((view / "train_data" / "sample.json").read_text())
+    assert {r["token"] for r in samples} == set(train_ids) - held  # every kept sample keeps its record
     assert json.loads((view / "test_data" / "sample_annotation.json").read_text()) == boxes[:3]

@@ -58,3 +58,28 @@ def test_vote_counts_are_split_and_scored_as_shares(tmp_path: Path) -> None:
     assert harness.evaluate(submission, tmp_path / "test_rows.csv").score < 1e-6
     sample.to_csv(submission, index=False)  # the uniform sample itself
     assert harness.evaluate(submission, tmp_path / "test_rows.csv").score > 0.05
+
+
+def test_windows_of_one_eeg_stay_on_one_side_with_their_file(tmp_path: Path) -> None:
+    """hms's train.csv has several labelled windows per `eeg_id`, whose input is `train_eegs/<eeg_id>.parquet`:
+    the split keeps each EEG's windows together (a group split on the repeated id), so no kept window shares a
+    held-out one's EEG, every kept window keeps its file, and each held-out window gets its EEG on the test side."""
+    root = hms(tmp_path / "hms")
+    public = root / "prepared" / "public"
+    train = pd.read_csv(public / "train.csv")
+    train["eeg_id"] = 1000 + train.index // 3  # 20 EEGs of 3 windows each
+    train.to_csv(public / "train.csv", index=False)
+    for folder, ids in (("train_eegs", train["eeg_id"].unique()), ("test_eegs", range(5000, 5012))):
+        (public / folder).mkdir()
+        for i in ids:
+            (public / folder / f"{i}.parquet").write_bytes(f"{folder} {i}".encode())
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, seed=0)
+    assert holdout.split == "group:eeg_id" and holdout.rekeyed
+    view = holdout.public_dir
+    kept = pd.read_csv(view / "train.csv")
+    left = {p.stem for p in (view / "train_eegs").iterdir()}
+    assert {str(i) for i in kept["eeg_id"]} == left  # every kept window has its EEG, no other EEG is left
+    moved = [(view / "test_eegs" / f"{i}.parquet").read_bytes().decode() for i in holdout.ids]
+    assert all(text.startswith("train_eegs ") for text in moved) and len(moved) == len(holdout.ids)
+    assert not {text.split()[1] for text in moved} & left
