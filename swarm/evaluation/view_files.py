@@ -19,6 +19,7 @@ from swarm.competitions.archive_view import view_manifest
 from swarm.evaluation.holdout_record import Holdout
 
 FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
+MAX_FILING_DEPTH = 3  # folders of first characters above a file (bms: train/a/b/c/<id>.png)
 
 # The test files' folder and the training files' folder, each with id -> file (`keyed_folders`).
 KeyedFolders = tuple[tuple[Path, dict[str, Path]], tuple[Path, dict[str, Path]]]
@@ -86,8 +87,9 @@ def keyed_folders(public: Path, test_ids: list[str], original: list[str]) -> Key
 def _keyed_folder(
     public: Path, ids: list[str], prefer: tuple[str, ...] = ()
 ) -> tuple[Path, dict[str, Path]] | None:
-    """The folder whose files (or subfolders: nomad2018's `train/<id>/geometry.xyz`) are named by `ids` (by name
-    or stem), with id -> file or folder; None if none is. Among several (images beside masks named alike), the
+    """The folder whose files (or subfolders: nomad2018's `train/<id>/geometry.xyz`; or files filed by their
+    first characters, `_filed_by_characters`) are named by `ids` (by name or stem), with id -> file or folder;
+    None if none is. Among several (images beside masks named alike), the
     first whose path holds the first word of `prefer` that one holds."""
     if not ids:
         return None
@@ -102,6 +104,8 @@ def _keyed_folder(
                         found[key] = path
             elif path.is_dir() and path.name in wanted and any(p.is_file() for p in path.rglob("*")):
                 found[path.name] = path
+        if len(found) < FILE_MATCH_SHARE * len(wanted):
+            found.update(_filed_by_characters(folder, wanted))
         if len(found) >= FILE_MATCH_SHARE * len(wanted):
             matches.append((folder, found))
     for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
@@ -109,6 +113,22 @@ def _keyed_folder(
             if word in str(folder.relative_to(public)).lower():
                 return folder, found
     return None
+
+
+def _filed_by_characters(folder: Path, wanted: set[str]) -> dict[str, Path]:
+    """Files filed under folders named by the first characters of their names (seti's `train/<c>/<id>.npy`,
+    bms's `train/<a>/<b>/<c>/<id>.png`), id -> file; empty unless every entry of `folder` is such a folder."""
+    entries = list(folder.iterdir())
+    if not entries or not all(e.is_dir() and len(e.name) == 1 for e in entries):
+        return {}
+    found: dict[str, Path] = {}
+    for path in folder.rglob("*"):
+        parts = path.relative_to(folder).parent.parts
+        if path.is_file() and len(parts) <= MAX_FILING_DEPTH and path.stem.startswith("".join(parts)):
+            for key in (path.name, path.stem):
+                if key in wanted:
+                    found[key] = path
+    return found
 
 
 def link_keyed_files(
@@ -141,7 +161,9 @@ def link_keyed_files(
                 if not shared:
                     skip.add(path)
             continue
-        link(source, target / (new if by_name else new + source.suffix))
+        filed = len(source.relative_to(train_dir).parts) - 1  # under folders named by its first characters
+        name = new if by_name else new + source.suffix
+        link(source, target.joinpath(*new[:filed], name))
         if not shared:
             skip.add(source)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})

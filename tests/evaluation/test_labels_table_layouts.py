@@ -288,3 +288,26 @@ def test_json_side_records_lose_the_held_out_examples_records(tmp_path: Path) ->
     samples = json.loads((view / "train_data" / "sample.json").read_text())
     assert {r["token"] for r in samples} == set(train_ids) - held  # every kept sample keeps its record
     assert json.loads((view / "test_data" / "sample_annotation.json").read_text()) == boxes[:3]
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_files_filed_by_their_first_characters_move_to_the_same_filing(tmp_path: Path, depth: int) -> None:
+    """seti-breakthrough-listen files `train/<c>/<id>.npy` and bms-molecular-translation `train/<a>/<b>/<c>/<id>.png`
+    (the first characters of the id): the held-out files are found there and filed the same way among the test
+    files, under their ids' own first characters."""
+    root = image_competition(tmp_path / "c")
+    public = root / "prepared" / "public"
+    for folder in ("train", "test"):
+        for path in list((public / folder).iterdir()):
+            target = public / folder / Path(*path.stem[:depth]) / path.name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            path.rename(target)
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=1)
+    view = holdout.public_dir
+    assert sorted(holdout.file_dirs) == ["test", "train"] and len(holdout.ids) == 10
+    for i in holdout.ids:
+        moved = view / "test" / Path(*i[:depth]) / f"{i}.tif"
+        assert moved.read_bytes() == f"train/{i}".encode()
+    assert sum(1 for p in (view / "train").rglob("*.tif")) == 30
+    assert sum(1 for p in (view / "test").rglob("*.tif")) == 20
