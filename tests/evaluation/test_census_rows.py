@@ -32,8 +32,19 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "histopathologic-cancer-detection": image_competition,
     "hms-harmful-brain-activity-classification": hms,
     "random-acts-of-pizza": pizza_competition,
+    "seti-breakthrough-listen": lambda root: filed_by_first_character(image_competition(root)),
     "text-normalization-challenge-english-language": text_normalization_layout,
 }
+
+
+def filed_by_first_character(root: Path) -> Path:
+    """seti's filing: `train/<c>/<id>.npy`, `test/<c>/<id>.npy` (here `.tif`), c the id's first character."""
+    for folder in ("train", "test"):
+        for path in list((root / "prepared" / "public" / folder).iterdir()):
+            (path.parent / path.stem[0]).mkdir(exist_ok=True)
+            path.rename(path.parent / path.stem[0] / path.name)
+    return root
+
 
 METRICS = {"aerial-cactus-identification": "auc"}  # miniatures whose competition.json names no metric
 
