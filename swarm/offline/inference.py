@@ -388,26 +388,40 @@ def composite_tables(input_dir: str, sample_name: str, present: set) -> dict | N
     return None
 
 
-def missing_tables(input_dir: str) -> list[str]:
-    """What of the tables the coder needs `input_dir` lacks: labelled examples (a labelled table, training files
-    labelled by their names or folders, or a `*train*.csv` beside a `*test*.csv` whose columns join into the
-    sample's ids) and the sample submission (test.csv may be absent: then the sample submission's ids are the
-    test rows)."""
+def _discover(input_dir: str) -> tuple:
+    """(files, missing): what find_data_files returns, found once (the composite-id check reads the test table
+    and the sample, which can be large), and what of it `input_dir` lacks."""
     present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
     sample = sample_table(input_dir, present)
+    train = next((name for name in LABELLED_TABLES if name in present), None)
+    composite = composite_tables(input_dir, sample, present) if sample and not train else None
+    layout = file_labels_layout(input_dir, sample) if sample and not train and not composite else None
     missing = []
-    if (
-        not present & set(LABELLED_TABLES)
-        and not (sample and file_labels_layout(input_dir, sample))
-        and not (sample and composite_tables(input_dir, sample, present))
-    ):
+    if not (train or composite or layout):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, or training files labelled by their "
             "names or folders)"
         )
     if not sample:
         missing.append("sample_submission.csv")
-    return missing
+    if composite:
+        return {**composite, "train_files": None, "sample": sample}, missing
+    files = {
+        "train": train,
+        "train_files": layout,
+        "test": next((name for name in TEST_TABLES if name in present), None),
+        "sample": sample,
+        "keys": None,
+    }
+    return files, missing
+
+
+def missing_tables(input_dir: str) -> list[str]:
+    """What of the tables the coder needs `input_dir` lacks: labelled examples (a labelled table, training files
+    labelled by their names or folders, or a `*train*.csv` beside a `*test*.csv` whose columns join into the
+    sample's ids) and the sample submission (test.csv may be absent: then the sample submission's ids are the
+    test rows)."""
+    return _discover(input_dir)[1]
 
 
 def find_data_files(input_dir: str) -> dict:
@@ -415,22 +429,10 @@ def find_data_files(input_dir: str) -> dict:
     or None} of the tables in `input_dir` (train_files: training files labelled by their names, when there is no
     labelled table; keys: the test table's columns whose values joined with "_" are the sample's ids);
     FileNotFoundError naming what is missing."""
-    missing = missing_tables(input_dir)
+    files, missing = _discover(input_dir)
     if missing:
         raise FileNotFoundError(f"{input_dir} lacks {' and '.join(missing)}")
-    present = set(os.listdir(input_dir))
-    sample = sample_table(input_dir, present)
-    train = next((name for name in LABELLED_TABLES if name in present), None)
-    composite = None if train else composite_tables(input_dir, sample, present)
-    if composite:
-        return {**composite, "train_files": None, "sample": sample}
-    return {
-        "train": train,
-        "train_files": None if train else file_labels_layout(input_dir, sample),
-        "test": next((name for name in TEST_TABLES if name in present), None),
-        "sample": sample,
-        "keys": None,
-    }
+    return files
 
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
