@@ -43,7 +43,13 @@ from swarm.evaluation.composite import (
 )
 from swarm.evaluation.holdout_record import TRAIN, Holdout, NoHoldout, harness_root
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size, read_labelled_examples
-from swarm.evaluation.labels import closed_classes, is_classification, submission_labels, write_labels
+from swarm.evaluation.labels import (
+    closed_classes,
+    is_classification,
+    renamed_target,
+    submission_labels,
+    write_labels,
+)
 from swarm.evaluation.new_ids import held_out_ids, rekey_groups
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -99,8 +105,10 @@ def build_holdout(
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)
     train, layout, records = data.train, data.layout, data.records
-    labels = submission_labels(train, spec, list(sample.columns))
-    wide = not all(c in train.columns for c in labels.columns)
+    test_columns = None if data.test is None else list(data.test.columns)
+    renamed = renamed_target(train, spec, list(sample.columns), test_columns)
+    labels = submission_labels(train.rename(columns=renamed), spec, list(sample.columns))
+    wide = not all(c in train.columns or c in renamed.values() for c in labels.columns)
     strata = labels.astype(str).agg("|".join, axis=1)
     classification = is_classification(spec, labels, wide)
     hint = competition_split_hint(competition)
@@ -159,7 +167,7 @@ def build_holdout(
         n_train=len(kept),
         rekeyed=rekeyed,
         classes=closed_classes(labels, classification and not wide),
-        table=data.name,
+        table=data.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
         hidden=hidden,
         file_dirs=file_dirs,
     )

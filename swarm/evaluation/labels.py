@@ -28,11 +28,48 @@ def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: lis
     source = wide_source(train, targets)
     if source is None:
         raise NoHoldout(
-            f"the sample submission's target column(s) {', '.join(targets[:5])} are not in {TRAIN} "
-            "(and no train column holds them as class values), so its rows cannot be scored"
+            f"the sample submission's target column(s) {', '.join(targets[:5])} are not in {TRAIN} (no train "
+            "column holds them as class values, and no single column known only for labelled rows stands for "
+            "them under another name), so its rows cannot be scored"
         )
     values = train[source].astype(str).str.strip()
     return pd.DataFrame({c: (values == c).astype(int).astype(str) for c in targets}, index=train.index)
+
+
+# Names that mark a train column as the labels where several could stand for a renamed target (jigsaw's `target`).
+LABEL_NAMES = ("target", "label", "labels", "answer", "y")
+
+
+def renamed_target(
+    train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str], test_columns: list[str] | None
+) -> dict[str, str]:
+    """{train column: submission column} where the submission names its one missing target otherwise than the
+    labelled table does: chaii's `PredictionString` is train.csv's `answer_text`, hubmap's `predicted` its
+    `encoding`. The train column is the one known only for labelled rows (not in the test table, the sample or the
+    id) of the metric's kind (numbers for a numeric metric; text, where any is, for a text metric), else the one
+    of those named like labels (`target`); {} where no single column fits, or the targets are all there or are
+    class columns (`wide_source`)."""
+    targets = [c for c in sample_columns if c != spec.id_column and c not in spec.passthrough_columns]
+    missing = [c for c in targets if c not in train.columns]
+    if len(missing) != 1 or wide_source(train, targets) is not None:
+        return {}
+    known = {*sample_columns, *(test_columns or []), spec.id_column}
+    candidates = [c for c in train.columns if c not in known]
+    numeric = {c: _all_numbers(train[c]) for c in candidates}
+    if get_metric(spec.name).numeric:
+        candidates = [c for c in candidates if numeric[c]]
+    elif any(not numeric[c] for c in candidates):
+        candidates = [c for c in candidates if not numeric[c]]
+    if len(candidates) != 1:
+        candidates = [c for c in candidates if c.strip().lower() in LABEL_NAMES]
+    return {candidates[0]: missing[0]} if len(candidates) == 1 else {}
+
+
+def _all_numbers(values: pd.Series) -> bool:
+    """Whether every non-empty cell of a text column is a number."""
+    cells = values.astype(str).str.strip()
+    cells = cells[(cells != "") & (cells.str.lower() != "nan")]
+    return bool(len(cells)) and bool(pd.to_numeric(cells, errors="coerce").notna().all())
 
 
 def wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:

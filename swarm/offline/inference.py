@@ -7,7 +7,7 @@ infer its task at run time with the same rules.
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
 is {"name": str, "task": "binary" | "multiclass" | "regression", "output": "label" | "proba" | "value" |
 "proba_wide", "positive": value or None, "columns": {submission column: class value} or None,
-"skewed": bool}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
+"skewed": bool, and "column": the submission's column where it names the target otherwise}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
 """
 
 import os
@@ -175,6 +175,40 @@ def _target_spec(name: str, y: pd.Series, sample_values: pd.Series, metric: str 
             "skewed": False}  # fmt: skip
 
 
+# Names that mark a train column as the labels where several could stand for a renamed target.
+LABEL_NAMES = ("target", "label", "labels", "answer", "y")
+
+
+def _all_numbers(values: pd.Series) -> bool:
+    cells = values.dropna().astype(str).str.strip()
+    cells = cells[cells != ""]
+    return bool(len(cells)) and bool(pd.to_numeric(cells, errors="coerce").notna().all())
+
+
+def _renamed_target(
+    train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame, sub_cols: list, metric: str | None
+) -> tuple | None:
+    """(train column, submission column) where the submission names its one missing target otherwise than the
+    labelled table does (chaii's `PredictionString` is train's `answer_text`): the one train column known only
+    for labelled rows (in neither the test table nor the sample) of the target's kind (numbers where the metric
+    or the sample's values are numbers, text where the sample's are text), else the one of those named like labels
+    (`target`); as the harness reads it (swarm/evaluation/labels.py `renamed_target`)."""
+    missing = [c for c in sub_cols if c not in train.columns]
+    if len(missing) != 1:
+        return None
+    candidates = [c for c in train.columns if c not in sample.columns and c not in test.columns]
+    numeric = {c: _all_numbers(train[c]) for c in candidates}
+    shown = sample[missing[0]].dropna().astype(str).str.strip()
+    shown = shown[shown != ""]
+    if metric in REGRESSION_METRICS or (len(shown) and _all_numbers(shown)):
+        candidates = [c for c in candidates if numeric[c]]
+    elif len(shown) and any(not numeric[c] for c in candidates):
+        candidates = [c for c in candidates if not numeric[c]]
+    if len(candidates) != 1:
+        candidates = [c for c in candidates if str(c).strip().lower() in LABEL_NAMES]
+    return (candidates[0], missing[0]) if len(candidates) == 1 else None
+
+
 def _default_metric(targets: list[dict]) -> str:
     first = targets[0]
     if first["task"] == "regression":
@@ -222,12 +256,21 @@ def infer_task_from_frames(
     metric = metric or metric_from_description(description)
     if all(c in train.columns for c in sub_cols):
         targets = [_target_spec(c, train[c], sample[c], metric) for c in sub_cols]
+    elif _wide_target(train, sub_cols) is None and _renamed_target(train, test, sample, sub_cols, metric):
+        source, column = _renamed_target(train, test, sample, sub_cols, metric)
+        targets = [
+            {**_target_spec(source, train[source], sample[column], metric), "column": column}
+            if c == column
+            else _target_spec(c, train[c], sample[c], metric)
+            for c in sub_cols
+        ]
     else:
         wide = _wide_target(train, sub_cols)
         if wide is None:
             missing = [c for c in sub_cols if c not in train.columns]
             raise ValueError(
-                f"submission columns {missing} are neither train.csv columns nor its class labels"
+                f"submission columns {missing} are neither train.csv columns nor its class labels, and no "
+                "single column known only for labelled rows stands for them under another name"
             )
         by_name = {str(_native(v)): _native(v) for v in train[wide].dropna().unique()}
         columns = {c: by_name[str(c)] for c in sub_cols}

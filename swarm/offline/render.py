@@ -426,15 +426,16 @@ for target in TARGETS:
     valid_rows = np.concatenate([rows for _, rows in splits])
     pos = classes.index(target["positive"]) if classes and target["positive"] in classes else max(n_classes - 1, 0)
     scores.append(evaluate(target, y[valid_rows], oof[valid_rows], pos))
+    column = target.get("column") or name  # the submission's name for the target (chaii: answer_text's)
     if task == "regression":
-        submission[name] = by_sample_order(test_pred)
+        submission[column] = by_sample_order(test_pred)
     elif target["output"] == "proba_wide":
         for column, cls in target["columns"].items():
             submission[column] = by_sample_order(test_pred[:, classes.index(cls)] if cls in classes else np.zeros(len(X_test)))
     elif target["output"] == "proba" and n_classes == 2:
-        submission[name] = by_sample_order(test_pred[:, pos])
+        submission[column] = by_sample_order(test_pred[:, pos])
     else:
-        submission[name] = by_sample_order(np.asarray(classes, dtype=object)[test_pred.argmax(axis=1)])
+        submission[column] = by_sample_order(np.asarray(classes, dtype=object)[test_pred.argmax(axis=1)])
 
 value = float(np.mean(scores))
 print(f"validation {{METRIC}} ({{VALIDATION}}, {{MODEL_FAMILY}}): {{value:.6f}}")

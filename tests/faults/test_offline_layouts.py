@@ -5,7 +5,8 @@
   folders (`train/<class>/<file>.png`, plant-seedlings'): the offline coder reads them, the harness holds out
   examples, and the run delivers a graded submission. So do JSON records (`train.json` and `test.json`, as
   random-acts-of-pizza), the file-names layout with its folders only in `train.zip` and `test.zip`, and tokens
-  whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables).
+  whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables),
+  and a target the submission names otherwise (chaii's `PredictionString` for train.csv's `answer_text`).
 - Labels in text lines in a subfolder (a layout the offline coder cannot read): the run stops before its first step, with
   exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
   alike and ending "no good node".
@@ -28,6 +29,7 @@ from flows.competition import CompetitionParams, competition_flow
 from tests.competitions.insults_builder import insults
 from tests.evaluation.composite_builders import text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition
+from tests.evaluation.test_renamed_targets import question_answering
 
 from .conftest import refused_main_job
 
@@ -130,6 +132,11 @@ def insults_competition(root: Path) -> Path:
     return insults(root, n_train=120, n_test=40)
 
 
+def renamed_target_competition(root: Path) -> Path:
+    """chaii's layout: the sample's `PredictionString` is train.csv's `answer_text`, which test.csv lacks."""
+    return question_answering(root, n_train=120, n_test=30)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -144,6 +151,10 @@ LAYOUTS = {
     "labels-table": (labels_table_competition, "labelled rows of train_labels.csv"),
     "file-names": (file_names_competition, "labelled rows of train/ (labels in file names, bright = 1)"),
     "class-folders": (class_folders_competition, "labelled rows of train/ (labels in folder names)"),
+    "renamed-target": (
+        renamed_target_competition,
+        "labelled rows of train.csv (answer_text as PredictionString)",
+    ),
 }
 
 

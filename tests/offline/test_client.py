@@ -91,17 +91,23 @@ def test_mutate_of_a_single_choice_gene_changes_another(competitions, tools):
 
 
 def test_improve_climbs_toward_stronger_choices(competitions, tools):
-    """Repeated improves on a weak parent mostly take upgrades, so the end state is stronger than the start."""
+    """Repeated improves on a weak parent mostly take upgrades, so the end state is stronger than the start.
+    "Mostly": over five client seeds (one seed's walk may stay on the linear model by chance, and which walk a
+    seed takes changes with any change to the solution template, as the parent's code seeds it)."""
     comp = competitions["ames"]
     task = task_from_hints({"input_dir": str(comp.input_dir)})
-    code = render_solution(task, safe_genome(task) | {"MODEL": {"family": "linear"}})
-    client = OfflineClient(seed=0)
-    for step in range(12):
-        code = tools.code_of(client.complete([], ctx("improve", comp, node=f"s{step}", parent_code=code)))
-    final = read_genome(split_code(code))
-    assert final["MODEL"]["family"] != "linear"
-    assert final["TRAINING_TRICKS"]["target_transform"] == "log1p"
-    assert final["OPTIMIZER"]["step"] > 0 or final["DATA"]["features"] != "basic"
+    finals = []
+    for seed in range(5):
+        code = render_solution(task, safe_genome(task) | {"MODEL": {"family": "linear"}})
+        client = OfflineClient(seed=seed)
+        for step in range(12):
+            code = tools.code_of(client.complete([], ctx("improve", comp, node=f"s{step}", parent_code=code)))
+        finals.append(read_genome(split_code(code)))
+    assert sum(final["MODEL"]["family"] != "linear" for final in finals) >= 4
+    assert all(final["TRAINING_TRICKS"]["target_transform"] == "log1p" for final in finals)
+    assert (
+        sum(final["OPTIMIZER"]["step"] > 0 or final["DATA"]["features"] != "basic" for final in finals) >= 4
+    )
 
 
 def test_merge_takes_sections_per_plan(competitions, tools):
