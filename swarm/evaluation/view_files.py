@@ -87,8 +87,8 @@ def keyed_folders(public: Path, test_ids: list[str], original: list[str]) -> Key
 def _keyed_folder(
     public: Path, ids: list[str], prefer: tuple[str, ...] = ()
 ) -> tuple[Path, dict[str, Path]] | None:
-    """The folder whose files (or subfolders: nomad2018's `train/<id>/geometry.xyz`; or files filed by their
-    first characters, `_filed_by_characters`) are named by `ids` (by name or stem), with id -> file or folder;
+    """The folder whose files (or subfolders: nomad2018's `train/<id>/geometry.xyz`; or files filed in
+    subfolders, `_filed_in_subfolders`) are named by `ids` (by name or stem), with id -> file or folder;
     None if none is. Among several (images beside masks named alike), the
     first whose path holds the first word of `prefer` that one holds."""
     if not ids:
@@ -105,7 +105,7 @@ def _keyed_folder(
             elif path.is_dir() and path.name in wanted and any(p.is_file() for p in path.rglob("*")):
                 found[path.name] = path
         if len(found) < FILE_MATCH_SHARE * len(wanted):
-            found.update(_filed_by_characters(folder, wanted))
+            found.update(_filed_in_subfolders(folder, wanted))
         if len(found) >= FILE_MATCH_SHARE * len(wanted):
             matches.append((folder, found))
     for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
@@ -115,20 +115,32 @@ def _keyed_folder(
     return None
 
 
-def _filed_by_characters(folder: Path, wanted: set[str]) -> dict[str, Path]:
-    """Files filed under folders named by the first characters of their names (seti's `train/<c>/<id>.npy`,
-    bms's `train/<a>/<b>/<c>/<id>.png`), id -> file; empty unless every entry of `folder` is such a folder."""
+def _filed_in_subfolders(folder: Path, wanted: set[str]) -> dict[str, Path]:
+    """Files filed in subfolders, up to MAX_FILING_DEPTH deep: under folders of their first characters (seti's
+    `train/<c>/<id>.npy`, bms's `train/<a>/<b>/<c>/<id>.png`) or of a class or group (hotel-id's
+    `train_images/<chain>/<id>.jpg`), id -> file; empty unless every entry of `folder` is a folder."""
     entries = list(folder.iterdir())
-    if not entries or not all(e.is_dir() and len(e.name) == 1 for e in entries):
+    if not entries or not all(e.is_dir() for e in entries):
         return {}
     found: dict[str, Path] = {}
     for path in folder.rglob("*"):
-        parts = path.relative_to(folder).parent.parts
-        if path.is_file() and len(parts) <= MAX_FILING_DEPTH and path.stem.startswith("".join(parts)):
+        if path.is_file() and len(path.relative_to(folder).parts) - 1 <= MAX_FILING_DEPTH:
             for key in (path.name, path.stem):
                 if key in wanted:
                     found[key] = path
     return found
+
+
+def _character_filing(folder: Path, files: dict[str, Path]) -> int:
+    """How many first characters of its name file each of `files` under `folder` (seti's test/<c>/<id>.npy: 1),
+    0 where they lie flat or are filed otherwise (a held-out file then lies flat there)."""
+    depths = {len(path.relative_to(folder).parts) - 1 for path in files.values()}
+    if len(depths) != 1 or 0 in depths:
+        return 0
+    filed = all(
+        path.stem.startswith("".join(path.relative_to(folder).parent.parts)) for path in files.values()
+    )
+    return depths.pop() if filed else 0
 
 
 def link_keyed_files(
@@ -149,6 +161,7 @@ def link_keyed_files(
     (test_dir, test_files), (train_dir, train_files) = folders
     any_test = next(iter(test_files.values()))
     by_name = any_test.name in test_files  # ids are file names (with extension), else stems
+    filed = _character_filing(test_dir, test_files)  # held-out files are filed as the test files are
     for old, new in zip(original, ids, strict=True):
         source = train_files.get(old)
         if source is None:
@@ -161,7 +174,6 @@ def link_keyed_files(
                 if not shared:
                     skip.add(path)
             continue
-        filed = len(source.relative_to(train_dir).parts) - 1  # under folders named by its first characters
         name = new if by_name else new + source.suffix
         link(source, target.joinpath(*new[:filed], name))
         if not shared:

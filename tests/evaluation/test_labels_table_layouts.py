@@ -311,3 +311,37 @@ def test_files_filed_by_their_first_characters_move_to_the_same_filing(tmp_path:
         assert moved.read_bytes() == f"train/{i}".encode()
     assert sum(1 for p in (view / "train").rglob("*.tif")) == 30
     assert sum(1 for p in (view / "test").rglob("*.tif")) == 20
+
+
+def test_training_files_filed_by_class_move_flat_among_flat_test_files(tmp_path: Path) -> None:
+    """hotel-id-2021-fgvc8 files `train_images/<chain>/<image>` and `test_images/<image>` flat, the ids being
+    file names: each held-out image leaves its chain's folder and lies among the test images, as they do."""
+    public = tmp_path / "c" / "prepared" / "public"
+    (public / "test_images").mkdir(parents=True)
+    rng = np.random.default_rng(5)
+    images = [f"{rng.integers(16**12):012x}.jpg" for _ in range(48)]
+    chains = [str(k % 4) for k in range(40)]
+    for image, chain in zip(images[:40], chains, strict=True):
+        (public / "train_images" / chain).mkdir(parents=True, exist_ok=True)
+        (public / "train_images" / chain / image).write_bytes(f"train/{image}".encode())
+    for image in images[40:]:
+        (public / "test_images" / image).write_bytes(f"test/{image}".encode())
+    hotels = [f"{100 + k % 5}" for k in range(40)]
+    pd.DataFrame({"image": images[:40], "chain": chains, "hotel_id": hotels}).to_csv(
+        public / "train.csv", index=False
+    )
+    pd.DataFrame({"image": images[40:], "hotel_id": "100 101 102 103 104"}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    (public / "description.md").write_text("# Hotels\n\nScored by MAP@5.\n")
+    (tmp_path / "c" / "competition.json").write_text(json.dumps({"metric": {"name": "map@5"}}))
+
+    holdout = build_holdout(load_competition_dir(tmp_path / "c"), tmp_path / "h", fraction=0.25, seed=3)
+    view, held = holdout.public_dir, set(holdout.ids)
+    assert sorted(holdout.file_dirs) == ["test_images", "train_images"] and len(held) == 10
+    assert held <= set(images[:40])  # image names do not collide with the test's: they are kept
+    for image in held:
+        assert (view / "test_images" / image).read_bytes() == f"train/{image}".encode()
+    left = {p.name for p in (view / "train_images").rglob("*.jpg")}
+    assert len(left) == 30 and not left & held
+    assert len(list((view / "test_images").iterdir())) == 18
