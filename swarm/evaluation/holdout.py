@@ -58,6 +58,7 @@ from swarm.evaluation.view_files import (
     extracted_archives,
     fresh_view,
     keyed_folders,
+    link_column_keyed_files,
     link_keyed_files,
     link_labelled_files,
     mirror,
@@ -134,6 +135,8 @@ def build_holdout(
     kept_ids = set(kept[id_col].str.strip()) if id_col in kept.columns else set()
     if layout is None:
         file_dirs = link_keyed_files(public, dest, folders, original, ids, skip, kept_ids)
+        by_column = link_column_keyed_files(public, dest, data.test, held, kept, id_col, skip)
+        file_dirs = sorted({*file_dirs, *by_column})
         test_dir = folders[0][0] if folders else None
     else:
         file_dirs = link_labelled_files(public, dest, layout, original, ids, skip)

@@ -15,6 +15,8 @@ import os
 import shutil
 from pathlib import Path
 
+import pandas as pd
+
 from swarm.competitions.archive_view import view_manifest
 from swarm.evaluation.holdout_record import Holdout
 
@@ -179,6 +181,59 @@ def link_keyed_files(
         if not shared:
             skip.add(source)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
+
+
+def link_column_keyed_files(
+    public: Path,
+    dest: Path,
+    test: pd.DataFrame | None,
+    held: pd.DataFrame,
+    kept: pd.DataFrame,
+    id_col: str,
+    skip: set[Path],
+) -> list[str]:
+    """Files named by another column of the test table (hms's `spectrogram_id` names
+    `test_spectrograms/<id>.parquet` for the test rows, `train_spectrograms/<id>.parquet` for the labelled ones):
+    each held-out row's file, named by its own value of that column, is linked where the test rows' files are
+    (same name; a test file of that name is left as it is) and leaves the training side unless a kept row names
+    it too. Returns the folders involved (relative)."""
+    if test is None or held.empty:
+        return []
+    keys: set[str] | None = None
+    folders: set[str] = set()
+    for column in (c for c in test.columns if c != id_col and c in held.columns):
+        test_values = sorted(set(test[column].astype(str).str.strip()) - {"", "nan"})
+        if not test_values:
+            continue
+        keys = keys if keys is not None else _file_keys(public)
+        if sum(value in keys for value in test_values) < FILE_MATCH_SHARE * len(test_values):
+            continue
+        test_folder = _keyed_folder(public, test_values, ("test",))
+        if test_folder is None or "test" not in str(test_folder[0].relative_to(public)).lower():
+            continue
+        held_values = list(dict.fromkeys(held[column].astype(str).str.strip()))
+        twin = str(test_folder[0].relative_to(public)).lower().replace("test", "train")
+        train_folder = _keyed_folder(public, held_values, (twin, "train"))
+        if train_folder is None:
+            continue
+        in_use = set(kept[column].astype(str).str.strip()) if column in kept.columns else set()
+        target_dir = dest / test_folder[0].relative_to(public)
+        for value in held_values:
+            source = train_folder[1].get(value)
+            if source is None or not source.is_file():
+                continue
+            target = target_dir / source.name
+            if not target.exists() and not (test_folder[0] / source.name).exists():
+                link(source, target)
+            if value not in in_use:
+                skip.add(source)
+        folders |= {str(test_folder[0].relative_to(public)), str(train_folder[0].relative_to(public))}
+    return sorted(folders)
+
+
+def _file_keys(public: Path) -> set[str]:
+    """The names and stems of every file under `public`."""
+    return {key for path in public.rglob("*") if path.is_file() for key in (path.name, path.stem)}
 
 
 # -- examples labelled by their file or folder names -------------------------------------------------------------

@@ -83,3 +83,39 @@ def test_windows_of_one_eeg_stay_on_one_side_with_their_file(tmp_path: Path) -> 
     moved = [(view / "test_eegs" / f"{i}.parquet").read_bytes().decode() for i in holdout.ids]
     assert all(text.startswith("train_eegs ") for text in moved) and len(moved) == len(holdout.ids)
     assert not {text.split()[1] for text in moved} & left
+
+
+def test_each_held_out_window_finds_its_spectrogram_where_the_test_ones_are(tmp_path: Path) -> None:
+    """hms's test.csv names each row's `spectrogram_id` as well, whose file is `test_spectrograms/<id>.parquet`
+    for the test rows and `train_spectrograms/<id>.parquet` for the labelled ones: each held-out row's
+    spectrogram is linked among the test spectrograms, and leaves the training side unless a kept row names it."""
+    root = hms(tmp_path / "hms")
+    public = root / "prepared" / "public"
+    train = pd.read_csv(public / "train.csv")
+    train["eeg_id"] = 1000 + train.index // 3  # 20 EEGs of 3 windows each
+    train["spectrogram_id"] = 700 + train.index // 6  # a spectrogram spans two EEGs
+    train.to_csv(public / "train.csv", index=False)
+    test = pd.read_csv(public / "test.csv").assign(spectrogram_id=range(900, 912))
+    test[["spectrogram_id", "eeg_id", "patient_id"]].to_csv(public / "test.csv", index=False)
+    for folder, ids in (
+        ("train_spectrograms", train["spectrogram_id"].unique()),
+        ("test_spectrograms", test["spectrogram_id"]),
+    ):
+        (public / folder).mkdir()
+        for i in ids:
+            (public / folder / f"{i}.parquet").write_bytes(f"{folder} {i}".encode())
+
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, seed=0)
+    view = holdout.public_dir
+    assert {"test_spectrograms", "train_spectrograms"} <= set(holdout.file_dirs)
+    rows = pd.read_csv(view / "test.csv")
+    held = rows[rows["eeg_id"].astype(str).isin(holdout.ids)]
+    assert len(held) == len(holdout.ids) > 0
+    for value in held["spectrogram_id"]:
+        text = (view / "test_spectrograms" / f"{value}.parquet").read_bytes().decode()
+        assert text == f"train_spectrograms {value}"
+    for value in test["spectrogram_id"]:  # the test's own are as they were
+        assert (view / "test_spectrograms" / f"{value}.parquet").read_bytes().decode().startswith("test_")
+    kept = pd.read_csv(view / "train.csv")
+    left = {int(p.stem) for p in (view / "train_spectrograms").iterdir()}
+    assert set(kept["spectrogram_id"]) == left  # kept rows keep theirs; one only held-out rows named is gone
