@@ -164,6 +164,10 @@ def link_keyed_files(
     any_test = next(iter(test_files.values()))
     by_name = any_test.name in test_files  # ids are file names (with extension), else stems
     filed = _character_filing(test_dir, test_files)  # held-out files are filed as the test files are
+    # An example's files of one stem (hubmap's `<id>.tiff` beside `<id>.json`) go together, those of the kinds
+    # the test examples have; a kind only training examples have stays out of the view (`hide_side_files`).
+    stems = _Stems()
+    suffixes = {kin.suffix for path in test_files.values() for kin in stems.same_stem(path, path.stem, None)}
     for old, new in zip(original, ids, strict=True):
         source = train_files.get(old)
         if source is None:
@@ -176,11 +180,33 @@ def link_keyed_files(
                 if not shared:
                     skip.add(path)
             continue
-        name = new if by_name else new + source.suffix
-        link(source, target.joinpath(*new[:filed], name))
-        if not shared:
-            skip.add(source)  # linked where the test files are, never left under its train name
+        for path in [source] if by_name else stems.same_stem(source, old, suffixes):
+            link(path, target.joinpath(*new[:filed], new if by_name else new + path.suffix))
+            if not shared:
+                skip.add(path)  # linked where the test files are, never left under its train name
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
+
+
+class _Stems:
+    """The files of each folder by stem, each folder listed once (a folder may hold 100,000 examples)."""
+
+    def __init__(self) -> None:
+        self._folders: dict[Path, dict[str, list[Path]]] = {}
+
+    def same_stem(self, source: Path, stem: str, suffixes: set[str] | None) -> list[Path]:
+        """The files beside `source` named `<stem><suffix>`, itself among them (a suffix in `suffixes`; any for
+        None); `source` alone where its stem is not `stem` (a file named by the id with its extension)."""
+        if source.stem != stem:
+            return [source]
+        folder = self._folders.get(source.parent)
+        if folder is None:
+            folder = {}
+            for path in source.parent.iterdir():
+                if path.is_file():
+                    folder.setdefault(path.stem, []).append(path)
+            self._folders[source.parent] = folder
+        kin = sorted(p for p in folder.get(stem, []) if suffixes is None or p.suffix in suffixes)
+        return kin or [source]  # training inputs of another format than the test's (`.png` beside `.jpg`)
 
 
 def link_column_keyed_files(
