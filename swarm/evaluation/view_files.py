@@ -106,12 +106,16 @@ def _keyed_folder(
                         found[key] = path
             elif path.is_dir() and path.name in wanted and any(p.is_file() for p in path.rglob("*")):
                 found[path.name] = path
-        if len(found) < FILE_MATCH_SHARE * len(wanted):
+        filed = len(found) < FILE_MATCH_SHARE * len(wanted)
+        if filed:
             found.update(_filed_in_subfolders(folder, wanted))
         if len(found) >= FILE_MATCH_SHARE * len(wanted):
-            matches.append((folder, found))
+            matches.append((filed, folder, found))
+    matches.sort(
+        key=lambda match: match[0]
+    )  # a folder holding the files itself before one filing them deeper
     for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
-        for folder, found in matches:
+        for _, folder, found in matches:
             if word in str(folder.relative_to(public)).lower():
                 return folder, found
     return None
@@ -129,6 +133,8 @@ def _filed_in_subfolders(folder: Path, wanted: set[str]) -> dict[str, Path]:
         if path.is_file() and len(path.relative_to(folder).parts) - 1 <= MAX_FILING_DEPTH:
             for key in (path.name, path.stem):
                 if key in wanted:
+                    if key in found and found[key].parent != path.parent:
+                        return {}  # one id in two subfolders (tgs-salt's train/images/ and train/masks/)
                     found[key] = path
     return found
 

@@ -1,0 +1,915 @@
+"""Miniatures of MLE-bench competitions' public dirs for the census test (tests/evaluation/test_census_rows.py,
+issue 29, point 6). Each copies what MLE-bench's `mlebench/competitions/<id>/prepare.py` (openai/mle-bench at
+783b15af) writes to `prepared/public/`: file and folder names, column names and order, how ids look, archives and
+the sample submission's name and shape; the data are a few seeded bytes a file and tens of rows. Each writes a
+`competition.json` naming the library metric the census names, or a proxy where the census says it is missing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from PIL import Image
+
+# mlebench/competitions/dog-breed-identification/dogs.py: the sample's 120 breed columns, in its order.
+DOGS = (
+    "affenpinscher", "afghan_hound", "african_hunting_dog", "airedale", "american_staffordshire_terrier",
+    "appenzeller", "australian_terrier", "basenji", "basset", "beagle", "bedlington_terrier",
+    "bernese_mountain_dog", "black-and-tan_coonhound", "blenheim_spaniel", "bloodhound", "bluetick",
+    "border_collie", "border_terrier", "borzoi", "boston_bull", "bouvier_des_flandres", "boxer",
+    "brabancon_griffon", "briard", "brittany_spaniel", "bull_mastiff", "cairn", "cardigan",
+    "chesapeake_bay_retriever", "chihuahua", "chow", "clumber", "cocker_spaniel", "collie",
+    "curly-coated_retriever", "dandie_dinmont", "dhole", "dingo", "doberman", "english_foxhound",
+    "english_setter", "english_springer", "entlebucher", "eskimo_dog", "flat-coated_retriever",
+    "french_bulldog", "german_shepherd", "german_short-haired_pointer", "giant_schnauzer",
+    "golden_retriever", "gordon_setter", "great_dane", "great_pyrenees", "greater_swiss_mountain_dog",
+    "groenendael", "ibizan_hound", "irish_setter", "irish_terrier", "irish_water_spaniel",
+    "irish_wolfhound", "italian_greyhound", "japanese_spaniel", "keeshond", "kelpie", "kerry_blue_terrier",
+    "komondor", "kuvasz", "labrador_retriever", "lakeland_terrier", "leonberg", "lhasa", "malamute",
+    "malinois", "maltese_dog", "mexican_hairless", "miniature_pinscher", "miniature_poodle",
+    "miniature_schnauzer", "newfoundland", "norfolk_terrier", "norwegian_elkhound", "norwich_terrier",
+    "old_english_sheepdog", "otterhound", "papillon", "pekinese", "pembroke", "pomeranian", "pug",
+    "redbone", "rhodesian_ridgeback", "rottweiler", "saint_bernard", "saluki", "samoyed", "schipperke",
+    "scotch_terrier", "scottish_deerhound", "sealyham_terrier", "shetland_sheepdog", "shih-tzu",
+    "siberian_husky", "silky_terrier", "soft-coated_wheaten_terrier", "staffordshire_bullterrier",
+    "standard_poodle", "standard_schnauzer", "sussex_spaniel", "tibetan_mastiff", "tibetan_terrier",
+    "toy_poodle", "toy_terrier", "vizsla", "walker_hound", "weimaraner", "welsh_springer_spaniel",
+    "west_highland_white_terrier", "whippet", "wire-haired_fox_terrier", "yorkshire_terrier"
+)  # fmt: skip
+
+# mlebench/competitions/leaf-classification/classes.py: the sample's 99 species columns, in its order.
+LEAVES = (
+    "Acer_Capillipes", "Acer_Circinatum", "Acer_Mono", "Acer_Opalus", "Acer_Palmatum", "Acer_Pictum",
+    "Acer_Platanoids", "Acer_Rubrum", "Acer_Rufinerve", "Acer_Saccharinum", "Alnus_Cordata",
+    "Alnus_Maximowiczii", "Alnus_Rubra", "Alnus_Sieboldiana", "Alnus_Viridis", "Arundinaria_Simonii",
+    "Betula_Austrosinensis", "Betula_Pendula", "Callicarpa_Bodinieri", "Castanea_Sativa",
+    "Celtis_Koraiensis", "Cercis_Siliquastrum", "Cornus_Chinensis", "Cornus_Controversa",
+    "Cornus_Macrophylla", "Cotinus_Coggygria", "Crataegus_Monogyna", "Cytisus_Battandieri",
+    "Eucalyptus_Glaucescens", "Eucalyptus_Neglecta", "Eucalyptus_Urnigera", "Fagus_Sylvatica",
+    "Ginkgo_Biloba", "Ilex_Aquifolium", "Ilex_Cornuta", "Liquidambar_Styraciflua",
+    "Liriodendron_Tulipifera", "Lithocarpus_Cleistocarpus", "Lithocarpus_Edulis", "Magnolia_Heptapeta",
+    "Magnolia_Salicifolia", "Morus_Nigra", "Olea_Europaea", "Phildelphus", "Populus_Adenopoda",
+    "Populus_Grandidentata", "Populus_Nigra", "Prunus_Avium", "Prunus_X_Shmittii", "Pterocarya_Stenoptera",
+    "Quercus_Afares", "Quercus_Agrifolia", "Quercus_Alnifolia", "Quercus_Brantii", "Quercus_Canariensis",
+    "Quercus_Castaneifolia", "Quercus_Cerris", "Quercus_Chrysolepis", "Quercus_Coccifera",
+    "Quercus_Coccinea", "Quercus_Crassifolia", "Quercus_Crassipes", "Quercus_Dolicholepis",
+    "Quercus_Ellipsoidalis", "Quercus_Greggii", "Quercus_Hartwissiana", "Quercus_Ilex",
+    "Quercus_Imbricaria", "Quercus_Infectoria_sub", "Quercus_Kewensis", "Quercus_Nigra",
+    "Quercus_Palustris", "Quercus_Phellos", "Quercus_Phillyraeoides", "Quercus_Pontica",
+    "Quercus_Pubescens", "Quercus_Pyrenaica", "Quercus_Rhysophylla", "Quercus_Rubra",
+    "Quercus_Semecarpifolia", "Quercus_Shumardii", "Quercus_Suber", "Quercus_Texana", "Quercus_Trojana",
+    "Quercus_Variabilis", "Quercus_Vulcanica", "Quercus_x_Hispanica", "Quercus_x_Turneri",
+    "Rhododendron_x_Russellianum", "Salix_Fragilis", "Salix_Intergra", "Sorbus_Aria", "Tilia_Oliveri",
+    "Tilia_Platyphyllos", "Tilia_Tomentosa", "Ulmus_Bergmanniana", "Viburnum_Tinus",
+    "Viburnum_x_Rhytidophylloides", "Zelkova_Serrata"
+)  # fmt: skip
+
+WORDS = ("dark", "night", "house", "door", "old", "light", "heart", "sea", "cold", "friend", "love", "fear")
+
+
+def dirs(root: Path, metric: str, description: str, params: dict | None = None) -> tuple[Path, Path]:
+    """`prepared/public/` with `description.md`, `prepared/private/`, and `competition.json` naming `metric`."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    public.mkdir(parents=True)
+    private.mkdir(parents=True)
+    (public / "description.md").write_text(description)
+    spec: dict = {"name": metric, **({"params": params} if params else {})}
+    (root / "competition.json").write_text(json.dumps({"metric": spec}))
+    return public, private
+
+
+def hexes(rng: np.random.Generator, count: int, width: int) -> list[str]:
+    """`count` distinct lowercase hex ids of `width` digits."""
+    ids: dict[str, None] = {}
+    while len(ids) < count:
+        ids["".join(rng.choice(list("0123456789abcdef"), width))] = None
+    return list(ids)
+
+
+def write_files(folder: Path, names: list[str], content: str = "") -> None:
+    """A few bytes a file: `folder/<name>` for each name (folders made as needed)."""
+    for name in names:
+        path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(f"{content}{folder.name}/{name}".encode())
+
+
+def sentence(rng: np.random.Generator, length: int = 6) -> str:
+    return " ".join(rng.choice(WORDS, length))
+
+
+# Lite: tables beside image folders, one-hot classes, text.
+
+
+def aptos(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """aptos2019-blindness-detection: `train.csv` (`id_code`, `diagnosis` 0-4), `test.csv` (`id_code`),
+    `train_images/<id_code>.png`, `test_images/`, `sample_submission.csv` (`id_code`, `diagnosis` = 0)."""
+    public, _ = dirs(root, "qwk", "# APTOS 2019\n\nScored by the quadratic weighted kappa.\n")
+    rng = np.random.default_rng(101)
+    ids = hexes(rng, n_train + n_test, 12)
+    train = pd.DataFrame({"id_code": ids[:n_train], "diagnosis": rng.integers(0, 5, n_train)})
+    train.to_csv(public / "train.csv", index=False)
+    pd.DataFrame({"id_code": ids[n_train:]}).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"id_code": ids[n_train:], "diagnosis": 0}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "train_images", [f"{i}.png" for i in ids[:n_train]])
+    write_files(public / "test_images", [f"{i}.png" for i in ids[n_train:]])
+    return root
+
+
+def dog_breeds(root: Path, n_train: int = 48, n_test: int = 10) -> Path:
+    """dog-breed-identification: `labels.csv` (`id`, `breed`), `train/<id>.jpg`, `test/<id>.jpg`, no test.csv,
+    `sample_submission.csv` `id` + the 120 breeds of `dogs.py` (1/120 each)."""
+    public, _ = dirs(root, "multiclass_logloss", "# Dog breeds\n\nScored by the multi-class log loss.\n")
+    rng = np.random.default_rng(102)
+    ids = hexes(rng, n_train + n_test, 32)
+    breeds = [DOGS[k] for k in rng.choice(len(DOGS), 6, replace=False)]
+    labels = pd.DataFrame({"id": ids[:n_train], "breed": [breeds[k % 6] for k in range(n_train)]})
+    labels.to_csv(public / "labels.csv", index=False)
+    sample = pd.DataFrame(1 / 120, index=range(n_test), columns=list(DOGS))
+    sample.insert(0, "id", ids[n_train:])
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    write_files(public / "train", [f"{i}.jpg" for i in ids[:n_train]])
+    write_files(public / "test", [f"{i}.jpg" for i in ids[n_train:]])
+    return root
+
+
+def leaves(root: Path, n_train: int = 45, n_test: int = 10) -> Path:
+    """leaf-classification: `train.csv` (`id`, `species`, then the margin, shape and texture features: here 2 of
+    each of Kaggle's 64), `test.csv` without `species`, `images/<id>.jpg` for train and test alike (ids 1..N
+    shuffled between them), `sample_submission.csv` `id` + the 99 species of `classes.py` (1/99 each)."""
+    public, _ = dirs(root, "multiclass_logloss", "# Leaves\n\nScored by the multi-class log loss.\n")
+    rng = np.random.default_rng(103)
+    ids = list(rng.permutation(np.arange(1, n_train + n_test + 1)))
+    species = [LEAVES[k] for k in rng.choice(len(LEAVES), 5, replace=False)]
+    features = {f"{kind}{n}": rng.random(n_train + n_test).round(6) for kind in ("margin", "shape", "texture")
+                for n in (1, 2)}  # fmt: skip
+    table = pd.DataFrame(
+        {"id": ids, "species": [species[k % 5] for k in range(n_train + n_test)], **features}
+    )
+    table[:n_train].to_csv(public / "train.csv", index=False)
+    table[n_train:].drop(columns=["species"]).to_csv(public / "test.csv", index=False)
+    sample = pd.DataFrame(1 / 99, index=range(n_test), columns=list(LEAVES))
+    sample.insert(0, "id", ids[n_train:])
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    write_files(public / "images", [f"{i}.jpg" for i in ids])
+    return root
+
+
+def plant_pathology_2020(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """plant-pathology-2020-fgvc7: `train.csv` (`image_id` = `Train_<n>`, one-hot `healthy`,
+    `multiple_diseases`, `rust`, `scab`), `test.csv` (`image_id` = `Test_<n>`), `images/` holding both,
+    `sample_submission.csv` with 0.25 in the four columns."""
+    public, _ = dirs(root, "auc", "# Plant pathology\n\nScored by the mean column-wise ROC AUC.\n")
+    rng = np.random.default_rng(104)
+    classes = ["healthy", "multiple_diseases", "rust", "scab"]
+    train = pd.DataFrame({"image_id": [f"Train_{n}" for n in range(n_train)]})
+    which = rng.permutation(np.arange(n_train) % 4)
+    for k, column in enumerate(classes):
+        train[column] = (which == k).astype(int)
+    train.to_csv(public / "train.csv", index=False)
+    test_ids = [f"Test_{n}" for n in range(n_test)]
+    pd.DataFrame({"image_id": test_ids}).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"image_id": test_ids, **dict.fromkeys(classes, 0.25)}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "images", [f"{i}.jpg" for i in [*train["image_id"], *test_ids]])
+    return root
+
+
+def spooky(root: Path, n_train: int = 45, n_test: int = 12) -> Path:
+    """spooky-author-identification: `train.csv` (`id` = `id<5 digits>`, `text`, `author` EAP/HPL/MWS),
+    `test.csv` (`id`, `text`), `sample_submission.csv` `id`, `EAP`, `HPL`, `MWS` (Kaggle's constants)."""
+    public, _ = dirs(root, "multiclass_logloss", "# Spooky authors\n\nScored by the multi-class log loss.\n")
+    rng = np.random.default_rng(105)
+    ids = [f"id{v:05d}" for v in rng.choice(100_000, n_train + n_test, replace=False)]
+    texts = [sentence(rng) + "." for _ in ids]
+    authors = [("EAP", "HPL", "MWS")[k % 3] for k in range(n_train)]
+    pd.DataFrame({"id": ids[:n_train], "text": texts[:n_train], "author": authors}).to_csv(
+        public / "train.csv", index=False
+    )
+    pd.DataFrame({"id": ids[n_train:], "text": texts[n_train:]}).to_csv(public / "test.csv", index=False)
+    sample = {
+        "id": ids[n_train:],
+        "EAP": 0.403493538995863,
+        "HPL": 0.287808366106543,
+        "MWS": 0.308698094897594,
+    }
+    pd.DataFrame(sample).to_csv(public / "sample_submission.csv", index=False)
+    return root
+
+
+def jigsaw_toxic(root: Path, n_train: int = 60, n_test: int = 12) -> Path:
+    """jigsaw-toxic-comment-classification-challenge: `train.csv` (`id` 16 hex digits, `comment_text`, then
+    `toxic`, `severe_toxic`, `obscene`, `threat`, `insult`, `identity_hate`), `test.csv` (`id`,
+    `comment_text`), `sample_submission.csv` `id` + the six columns at 0.5."""
+    public, _ = dirs(root, "auc", "# Toxic comments\n\nScored by the mean column-wise ROC AUC.\n")
+    rng = np.random.default_rng(106)
+    classes = ["toxic", "severe_toxic", "obscene", "threat", "insult", "identity_hate"]
+    ids = hexes(rng, n_train + n_test, 16)
+    train = pd.DataFrame({"id": ids[:n_train], "comment_text": [sentence(rng) for _ in range(n_train)]})
+    for k, column in enumerate(classes):  # every column has positives in a fifth of the rows or more
+        train[column] = ((np.arange(n_train) + k) % (2 + k % 3) == 0).astype(int)
+    train.to_csv(public / "train.csv", index=False)
+    test = pd.DataFrame({"id": ids[n_train:], "comment_text": [sentence(rng) for _ in range(n_test)]})
+    test.to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"id": test["id"], **dict.fromkeys(classes, 0.5)}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root
+
+
+NOMAD_FEATURES = ["spacegroup", "number_of_total_atoms", "percent_atom_al", "percent_atom_ga", "percent_atom_in",
+                  "lattice_vector_1_ang", "lattice_vector_2_ang", "lattice_vector_3_ang", "lattice_angle_alpha_degree",
+                  "lattice_angle_beta_degree", "lattice_angle_gamma_degree"]  # fmt: skip
+NOMAD_TARGETS = ["formation_energy_ev_natom", "bandgap_energy_ev"]
+
+
+def nomad(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """nomad2018-predict-transparent-conductors: `train.csv` (`id` 1..N, 11 features, the two targets),
+    `test.csv` (`id` 1..M, the features), `train/<id>/geometry.xyz`, `test/<id>/geometry.xyz`,
+    `sample_submission.csv` `id`, `formation_energy_ev_natom` = 0.1779, `bandgap_energy_ev` = 1.8892."""
+    public, _ = dirs(root, "rmsle", "# Nomad 2018\n\nScored by the mean column-wise RMSLE.\n")
+    rng = np.random.default_rng(107)
+
+    def table(count: int) -> pd.DataFrame:
+        frame = pd.DataFrame({"id": range(1, count + 1)})
+        for column in NOMAD_FEATURES:
+            frame[column] = (
+                rng.integers(12, 228, count) if column == "spacegroup" else rng.random(count).round(4)
+            )
+        return frame
+
+    train = table(n_train)
+    train[NOMAD_TARGETS[0]] = rng.uniform(0, 0.6, n_train).round(4)
+    train[NOMAD_TARGETS[1]] = rng.uniform(0.5, 5, n_train).round(4)
+    train.to_csv(public / "train.csv", index=False)
+    table(n_test).to_csv(public / "test.csv", index=False)
+    sample = {"id": range(1, n_test + 1), NOMAD_TARGETS[0]: 0.1779, NOMAD_TARGETS[1]: 1.8892}
+    pd.DataFrame(sample).to_csv(public / "sample_submission.csv", index=False)
+    write_files(public / "train", [f"{i}/geometry.xyz" for i in range(1, n_train + 1)], "lattice_vector ")
+    write_files(public / "test", [f"{i}/geometry.xyz" for i in range(1, n_test + 1)], "lattice_vector ")
+    return root
+
+
+RANZCR_LABELS = ["ETT - Abnormal", "ETT - Borderline", "ETT - Normal", "NGT - Abnormal", "NGT - Borderline",
+                 "NGT - Incompletely Imaged", "NGT - Normal", "CVC - Abnormal", "CVC - Borderline", "CVC - Normal",
+                 "Swan Ganz Catheter Present"]  # fmt: skip
+
+
+def ranzcr(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """ranzcr-clip-catheter-line-classification: `train.csv` (`StudyInstanceUID` dotted, the 11 label columns,
+    `PatientID`), `train_annotations.csv` (`StudyInstanceUID`, `label`, `data`: the lines of each train study),
+    `train/<uid>.jpg`, `test/<uid>.jpg`, no test.csv, `sample_submission.csv` `StudyInstanceUID` + the 9 columns
+    of MLE-bench's `classes.py` (not `CVC - Normal`, not `Swan Ganz Catheter Present`) at 0."""
+    public, _ = dirs(root, "auc", "# RANZCR CLiP\n\nScored by the mean column-wise ROC AUC.\n")
+    rng = np.random.default_rng(108)
+    uids = [f"1.2.826.0.1.3680043.8.498.{v}" for v in rng.choice(10**15, n_train + n_test, replace=False)]
+    train = pd.DataFrame({"StudyInstanceUID": uids[:n_train]})
+    for k, column in enumerate(RANZCR_LABELS):
+        train[column] = ((np.arange(n_train) + k) % 3 == 0).astype(int)
+    train["PatientID"] = [f"ec{v:08x}" for v in rng.integers(0, 16**8, n_train)]
+    train.to_csv(public / "train.csv", index=False)
+    annotated = train[train["ETT - Normal"] == 1]
+    annotations = pd.DataFrame(
+        {
+            "StudyInstanceUID": annotated["StudyInstanceUID"],
+            "label": "ETT - Normal",
+            "data": "[[1487, 1279], [1477, 1168]]",
+        }
+    )
+    annotations.to_csv(public / "train_annotations.csv", index=False)
+    sample = pd.DataFrame({"StudyInstanceUID": uids[n_train:], **dict.fromkeys(RANZCR_LABELS[:9], 0)})
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    write_files(public / "train", [f"{u}.jpg" for u in uids[:n_train]])
+    write_files(public / "test", [f"{u}.jpg" for u in uids[n_train:]])
+    return root
+
+
+def siim_isic(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """siim-isic-melanoma-classification: `train.csv` (`image_name` = `ISIC_<7 digits>`, `patient_id`, `sex`,
+    `age_approx`, `anatom_site_general_challenge`, `diagnosis`, `benign_malignant`, `target`), `test.csv` (the
+    first five), `train/<image_name>.dcm`, `test/`, `jpeg/train/<image_name>.jpg`, `jpeg/test/`,
+    `tfrecords/train<NN>-<count>.tfrec` and `test<NN>-<count>.tfrec`, `sample_submission.csv` `image_name`,
+    `target` = 0."""
+    public, _ = dirs(root, "auc", "# SIIM-ISIC Melanoma\n\nScored by ROC AUC.\n")
+    rng = np.random.default_rng(109)
+    names = [f"ISIC_{v:07d}" for v in rng.choice(10**7, n_train + n_test, replace=False)]
+    count = n_train + n_test
+    table = pd.DataFrame(
+        {
+            "image_name": names,
+            "patient_id": [f"IP_{v:07d}" for v in rng.integers(0, 10**7, count)],
+            "sex": rng.choice(["male", "female"], count),
+            "age_approx": rng.choice([35.0, 45.0, 60.0], count),
+            "anatom_site_general_challenge": rng.choice(["torso", "head/neck", "lower extremity", ""], count),
+        }
+    )
+    target = np.arange(count) % 4 == 0
+    train = table[:n_train].assign(
+        diagnosis=np.where(target[:n_train], "melanoma", "nevus"),
+        benign_malignant=np.where(target[:n_train], "malignant", "benign"),
+        target=target[:n_train].astype(int),
+    )
+    train.to_csv(public / "train.csv", index=False)
+    table[n_train:].to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"image_name": names[n_train:], "target": 0}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "train", [f"{n}.dcm" for n in names[:n_train]])
+    write_files(public / "test", [f"{n}.dcm" for n in names[n_train:]])
+    write_files(public / "jpeg" / "train", [f"{n}.jpg" for n in names[:n_train]])
+    write_files(public / "jpeg" / "test", [f"{n}.jpg" for n in names[n_train:]])
+    write_files(
+        public / "tfrecords", ["train00-20.tfrec", "train01-20.tfrec", f"test00-{n_test}.tfrec"], "target "
+    )
+    return root
+
+
+def tabular_may_2022(root: Path, n_train: int = 50, n_test: int = 12) -> Path:
+    """tabular-playground-series-may-2022: `train.csv` (`id` 0..N-1, `f_00`..`f_30` with `f_27` a 10-letter
+    string, `target` 0/1), `test.csv` (`id` N..N+M-1, the features), `sample_submission.csv` `id`, `target` =
+    0.5."""
+    public, _ = dirs(root, "auc", "# Tabular Playground May 2022\n\nScored by ROC AUC.\n")
+    rng = np.random.default_rng(110)
+    count = n_train + n_test
+    table = pd.DataFrame({"id": range(count)})
+    for n in range(31):
+        if n == 27:
+            table["f_27"] = ["".join(rng.choice(list("ABCDEFGHIJKLMNOPQRST"), 10)) for _ in range(count)]
+        elif 7 <= n <= 18 or n == 29 or n == 30:
+            table[f"f_{n:02d}"] = rng.integers(0, 10, count)
+        else:
+            table[f"f_{n:02d}"] = rng.normal(size=count).round(6)
+    table["target"] = rng.integers(0, 2, count)
+    table[:n_train].to_csv(public / "train.csv", index=False)
+    table[n_train:].drop(columns=["target"]).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"id": table["id"][n_train:], "target": 0.5}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root
+
+
+def _make_archive(public: Path, folder: str) -> None:
+    """`shutil.make_archive(public / folder, "zip", public, folder)`, as MLE-bench does: the members sit under
+    `<folder>/`; the folder itself removed."""
+    shutil.make_archive(str(public / folder), "zip", public, folder)
+    shutil.rmtree(public / folder)
+
+
+def right_whale(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """the-icml-2013-whale-challenge-right-whale-redux: `train2.zip` of `train2/<YYYYMMDD>_<HHMMSS>_<sec>_
+    TRAIN<i>_<0|1>.aif` (two recording days), `test2.zip` of `test2/<date>_<time>_<sec>_Test<i>.aif` (two later
+    days), `sampleSubmission.csv` `clip` (a test file name), `probability` = 0."""
+    public, _ = dirs(root, "auc", "# Right whale redux\n\nScored by ROC AUC.\n")
+    rng = np.random.default_rng(111)
+
+    def stamp(day: str, k: int) -> str:
+        seconds = int(rng.integers(0, 86_400))
+        return (
+            f"{day}_{seconds // 3600:02d}{seconds % 3600 // 60:02d}{seconds % 60:02d}_{k % 60:03d}s{k % 10}ms"
+        )
+
+    train = [f"{stamp(('20090328', '20090329')[k % 2], k)}_TRAIN{k}_{int(rng.integers(0, 2))}.aif"
+             for k in range(n_train)]  # fmt: skip
+    test = [f"{stamp(('20090330', '20090331')[k % 2], k)}_Test{k}.aif" for k in range(n_test)]
+    write_files(public / "train2", train)
+    write_files(public / "test2", test)
+    _make_archive(public, "train2")
+    _make_archive(public, "test2")
+    pd.DataFrame({"clip": test, "probability": 0}).to_csv(public / "sampleSubmission.csv", index=False)
+    return root
+
+
+# Medium and high: class folders, 7z, masks, label sets, nested folders, archives, refusals.
+
+
+def speech_commands(root: Path, per_label: int = 8, n_test: int = 12) -> Path:
+    """tensorflow-speech-recognition-challenge: `train/audio/<label>/<8 hex>_nohash_<n>.wav` (a folder per label,
+    `_background_noise_` among them), `test/audio/clip_<8 digits>.wav`, no table, `sample_submission.csv`
+    `fname`, `label` = `silence`."""
+    public, _ = dirs(root, "accuracy", "# Speech commands\n\nScored by accuracy.\n")
+    rng = np.random.default_rng(112)
+    for label in ("yes", "no", "up", "bed", "_background_noise_"):
+        speakers = hexes(rng, per_label, 8)
+        write_files(
+            public / "train" / "audio" / label, [f"{s}_nohash_{k % 3}.wav" for k, s in enumerate(speakers)]
+        )
+    clips = [f"clip_{k:08d}.wav" for k in range(n_test)]
+    write_files(public / "test" / "audio", clips)
+    pd.DataFrame({"fname": clips, "label": "silence"}).to_csv(public / "sample_submission.csv", index=False)
+    return root
+
+
+def statoil(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """statoil-iceberg-classifier-challenge: `train.json.7z` (`train.json`: records `id`, `band_1`, `band_2`,
+    `inc_angle`, `is_iceberg`; here 4 values a band, Kaggle's 75x75), `test.json.7z` (the same without
+    `is_iceberg`), and the sample only as `sample_submission.csv.7z` (`id`, `is_iceberg` = 0.5). Needs `7z`."""
+    public, private = dirs(root, "logloss", "# Iceberg or ship\n\nScored by the log loss.\n")
+    rng = np.random.default_rng(113)
+    ids = hexes(rng, n_train + n_test, 8)
+
+    def record(k: int) -> dict:
+        angle = "na" if k % 7 == 0 else round(float(rng.uniform(30, 45)), 4)
+        bands = {f"band_{b}": [round(float(v), 4) for v in rng.normal(-20, 5, 4)] for b in (1, 2)}
+        return {"id": ids[k], **bands, "inc_angle": angle}
+
+    train = [{**record(k), "is_iceberg": k % 2} for k in range(n_train)]
+    test = [record(k) for k in range(n_train, n_train + n_test)]
+    staging = private / "staging"
+    staging.mkdir()
+    (staging / "train.json").write_text(json.dumps(train))
+    (staging / "test.json").write_text(json.dumps(test))
+    pd.DataFrame({"id": ids[n_train:], "is_iceberg": 0.5}).to_csv(
+        staging / "sample_submission.csv", index=False
+    )
+    for name in ("train.json", "test.json", "sample_submission.csv"):
+        archive = public / f"{name}.7z"
+        subprocess.run(["7z", "a", "-bd", str(archive), name], cwd=staging, check=True, capture_output=True)
+    shutil.rmtree(staging)
+    return root
+
+
+def tgs_salt(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """tgs-salt-identification-challenge: `train.csv` (`id` 10 hex digits, `rle_mask`, empty where there is no
+    salt: `prepare.py`'s `fillna("")`), `depths.csv` (`id`, `z`: train ids only), `train/images/<id>.png`,
+    `train/masks/<id>.png`, `test/images/<id>.png`, `sample_submission.csv` `id`, `rle_mask` = `1 1`."""
+    public, _ = dirs(root, "rle_iou_map", "# TGS salt\n\nScored by the mean precision over IoU thresholds.\n")
+    rng = np.random.default_rng(114)
+    ids = sorted(hexes(rng, n_train + n_test, 10))
+    train_ids, test_ids = ids[:n_train], ids[n_train:]
+    masks = ["" if k % 3 == 0 else f"{1 + k} {5 + k % 4} {200 + k} {3 + k % 2}" for k in range(n_train)]
+    pd.DataFrame({"id": train_ids, "rle_mask": masks}).to_csv(public / "train.csv", index=False)
+    pd.DataFrame({"id": train_ids, "z": rng.integers(50, 950, n_train)}).to_csv(
+        public / "depths.csv", index=False
+    )
+    pd.DataFrame({"id": test_ids, "rle_mask": "1 1"}).to_csv(public / "sample_submission.csv", index=False)
+    write_files(public / "train" / "images", [f"{i}.png" for i in train_ids])
+    write_files(public / "train" / "masks", [f"{i}.png" for i in train_ids], "mask ")
+    write_files(public / "test" / "images", [f"{i}.png" for i in test_ids])
+    return root
+
+
+def tweet_sentiment(root: Path, n_train: int = 45, n_test: int = 12) -> Path:
+    """tweet-sentiment-extraction: `train.csv` (`textID` 10 hex digits, `text`, `selected_text`, `sentiment`),
+    `test.csv` without `selected_text`, `sample_submission.csv` `textID`, `selected_text` empty in every row."""
+    public, _ = dirs(root, "word_jaccard", "# Tweet sentiment\n\nScored by the word-level Jaccard score.\n")
+    rng = np.random.default_rng(115)
+    ids = hexes(rng, n_train + n_test, 10)
+    texts = [sentence(rng, 5) for _ in ids]
+    sentiment = [("positive", "negative", "neutral")[k % 3] for k in range(len(ids))]
+    selected = [
+        t if s == "neutral" else " ".join(t.split()[1:3]) for t, s in zip(texts, sentiment, strict=True)
+    ]
+    table = pd.DataFrame({"textID": ids, "text": texts, "selected_text": selected, "sentiment": sentiment})
+    table[:n_train].to_csv(public / "train.csv", index=False)
+    table[n_train:].drop(columns=["selected_text"]).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"textID": ids[n_train:], "selected_text": ""}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root
+
+
+def imet(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """imet-2020-fgvc7: `train.csv` (`id` 32 hex digits, `attribute_ids` space-separated), `labels.csv`
+    (`attribute_id`, `attribute_name`; no `id`), `train/<id>.png`, `test/<id>.png`, no test.csv,
+    `sample_submission.csv` `id`, `attribute_ids` = `0 1 2`."""
+    public, _ = dirs(root, "multilabel_f1_micro", "# iMet 2020\n\nScored by the micro-averaged F1.\n")
+    rng = np.random.default_rng(116)
+    ids = hexes(rng, n_train + n_test, 32)
+    attributes = [
+        " ".join(str(a) for a in sorted(rng.choice(8, 1 + k % 3, replace=False))) for k in range(n_train)
+    ]
+    pd.DataFrame({"id": ids[:n_train], "attribute_ids": attributes}).to_csv(public / "train.csv", index=False)
+    names = [f"culture::{w}" for w in WORDS[:4]] + [f"tag::{w}" for w in WORDS[4:8]]
+    pd.DataFrame({"attribute_id": range(8), "attribute_name": names}).to_csv(
+        public / "labels.csv", index=False
+    )
+    pd.DataFrame({"id": ids[n_train:], "attribute_ids": "0 1 2"}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "train", [f"{i}.png" for i in ids[:n_train]])
+    write_files(public / "test", [f"{i}.png" for i in ids[n_train:]])
+    return root
+
+
+def plant_pathology_2021(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """plant-pathology-2021-fgvc8: `train.csv` (`image` = `<16 hex>.jpg`, `labels` space-separated),
+    `train_images/<image>`, `test_images/<image>`, no test.csv, `sample_submission.csv` `image`, `labels` =
+    `healthy`."""
+    public, _ = dirs(
+        root, "multilabel_f1_micro", "# Plant pathology 2021\n\nScored by the micro-averaged F1.\n"
+    )
+    rng = np.random.default_rng(117)
+    images = [f"{i}.jpg" for i in hexes(rng, n_train + n_test, 16)]
+    choices = ["healthy", "scab", "rust", "frog_eye_leaf_spot", "scab frog_eye_leaf_spot", "complex"]
+    labels = [choices[k % len(choices)] for k in range(n_train)]
+    pd.DataFrame({"image": images[:n_train], "labels": labels}).to_csv(public / "train.csv", index=False)
+    pd.DataFrame({"image": images[n_train:], "labels": "healthy"}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "train_images", images[:n_train])
+    write_files(public / "test_images", images[n_train:])
+    return root
+
+
+CASSAVA_DISEASES = {"0": "Cassava Bacterial Blight (CBB)", "1": "Cassava Brown Streak Disease (CBSD)",
+                    "2": "Cassava Green Mottle (CGM)", "3": "Cassava Mosaic Disease (CMD)", "4": "Healthy"}  # fmt: skip
+
+
+def cassava(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """cassava-leaf-disease-classification: `train.csv` (`image_id` = `<digits>.jpg`, `label` 0-4),
+    `train_images/`, `test_images/`, `train_tfrecords/ld_train<NN>-<count>.tfrec`,
+    `test_tfrecords/ld_test<NN>-<count>.tfrec`, `label_num_to_disease_map.json`, no test.csv,
+    `sample_submission.csv` `image_id`, `label` = 4."""
+    public, _ = dirs(root, "accuracy", "# Cassava leaf disease\n\nScored by accuracy.\n")
+    rng = np.random.default_rng(118)
+    images = [f"{v}.jpg" for v in rng.choice(10**10, n_train + n_test, replace=False)]
+    pd.DataFrame({"image_id": images[:n_train], "label": np.arange(n_train) % 5}).to_csv(
+        public / "train.csv", index=False
+    )
+    pd.DataFrame({"image_id": images[n_train:], "label": 4}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "train_images", images[:n_train])
+    write_files(public / "test_images", images[n_train:])
+    write_files(
+        public / "train_tfrecords", ["ld_train00-20.tfrec", "ld_train01-20.tfrec"], "image_name target "
+    )
+    write_files(public / "test_tfrecords", [f"ld_test00-{n_test}.tfrec"], "image_name ")
+    (public / "label_num_to_disease_map.json").write_text(json.dumps(CASSAVA_DISEASES))
+    return root
+
+
+def hotel_id(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """hotel-id-2021-fgvc8: `train.csv` (`image` = `<16 hex>.jpg`, `chain`, `hotel_id`, `timestamp`),
+    `train_images/<chain>/<image>` (a folder per chain), `test_images/<image>` (flat), no test.csv,
+    `sample_submission.csv` `image`, `hotel_id` = five ranked hotel ids."""
+    public, _ = dirs(root, "map_at_k", "# Hotel-ID 2021\n\nScored by MAP@5.\n", {"k": 5})
+    rng = np.random.default_rng(119)
+    images = [f"{i}.jpg" for i in hexes(rng, n_train + n_test, 16)]
+    chains = rng.choice([0, 5, 14, 70], n_train)
+    hotels = [int(v) for v in rng.choice([36363, 53586, 18807, 64314, 60181, 11111], n_train)]
+    stamps = [f"2018-04-{1 + k % 28:02d} 19:48:{k % 60:02d}" for k in range(n_train)]
+    train = pd.DataFrame(
+        {"image": images[:n_train], "chain": chains, "hotel_id": hotels, "timestamp": stamps}
+    )
+    train.to_csv(public / "train.csv", index=False)
+    pd.DataFrame({"image": images[n_train:], "hotel_id": "36363 53586 18807 64314 60181"}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    write_files(public / "train_images", [f"{c}/{i}" for c, i in zip(chains, images[:n_train], strict=True)])
+    write_files(public / "test_images", images[n_train:])
+    return root
+
+
+def ai4code(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """AI4Code: `train/<id>.json` and `test/<id>.json` notebooks (`cell_type`, `source`, keyed by 8-hex cell
+    ids, markdown after code: the order hidden), `train_orders.csv` (`id` 14 hex digits, `cell_order`),
+    `train_ancestors.csv` (`id`, `ancestor_id`, `parent_id`; train notebooks only), `sample_submission.csv`
+    `id`, `cell_order` (the test notebook's cells as listed). The metric (Kendall tau) is missing: proxy
+    `word_jaccard`, a text metric the census names."""
+    public, _ = dirs(root, "word_jaccard", "# Google AI4Code\n\nScored by Kendall tau over cell orders.\n")
+    rng = np.random.default_rng(120)
+    ids = hexes(rng, n_train + n_test, 14)
+    orders, listed = [], []
+    for k, notebook in enumerate(ids):
+        cells = hexes(rng, 4, 8)
+        kinds = ["code", "code", "markdown", "markdown"]
+        order = [cells[i] for i in rng.permutation(4)]
+        content = {"cell_type": dict(zip(cells, kinds, strict=True)), "source": {c: f"# {c}" for c in cells}}
+        folder = "train" if k < n_train else "test"
+        (public / folder).mkdir(exist_ok=True)
+        (public / folder / f"{notebook}.json").write_text(json.dumps(content))
+        orders.append(" ".join(order))
+        listed.append(" ".join(cells))
+    pd.DataFrame({"id": ids[:n_train], "cell_order": orders[:n_train]}).to_csv(
+        public / "train_orders.csv", index=False
+    )
+    ancestors = pd.DataFrame(
+        {"id": ids[:n_train], "ancestor_id": [a[:8] for a in ids[:n_train]], "parent_id": ""}
+    )
+    ancestors.to_csv(public / "train_ancestors.csv", index=False)
+    pd.DataFrame({"id": ids[n_train:], "cell_order": listed[n_train:]}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root
+
+
+def rsna_miccai(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """rsna-miccai-brain-tumor-radiogenomic-classification: `train_labels.csv` (`BraTS21ID` as 5 digits,
+    `MGMT_value` 0/1), `train/<id>/<FLAIR|T1w|T1wCE|T2w>/Image-<n>.dcm`, `test/<id>/...`, no test.csv,
+    `sample_submission.csv` `BraTS21ID`, `MGMT_value` = 0.5."""
+    public, _ = dirs(root, "auc", "# Brain tumor radiogenomics\n\nScored by ROC AUC.\n")
+    rng = np.random.default_rng(121)
+    ids = [f"{v:05d}" for v in sorted(rng.choice(1000, n_train + n_test, replace=False))]
+    train_ids, test_ids = ids[:n_train], ids[n_train:]
+    pd.DataFrame({"BraTS21ID": train_ids, "MGMT_value": np.arange(n_train) % 2}).to_csv(
+        public / "train_labels.csv", index=False
+    )
+    pd.DataFrame({"BraTS21ID": test_ids, "MGMT_value": 0.5}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    scans = [f"{m}/Image-{n}.dcm" for m in ("FLAIR", "T1w", "T1wCE", "T2w") for n in (1, 2)]
+    for folder, group in (("train", train_ids), ("test", test_ids)):
+        write_files(public / folder, [f"{i}/{s}" for i in group for s in scans])
+    return root
+
+
+def kuzushiji(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """kuzushiji-recognition: `train.csv` (`image_id` = `<book>_<page>`, `labels` = `<U+XXXX> x y w h` per
+    character), `train_images.zip` and `test_images.zip` of loose `<image_id>.jpg` (`shutil.make_archive` with
+    the folder as root), `unicode_translation.csv` (`Unicode`, `char`), no test.csv, `sample_submission.csv`
+    `image_id`, `labels` = `U+003F 1 1 U+FF2F 2 2`. The metric (F1 of centre points in boxes) is missing:
+    proxy `word_jaccard`, the text proxy the census names."""
+    public, _ = dirs(root, "word_jaccard", "# Kuzushiji\n\nScored by the F1 of predicted centre points.\n")
+    rng = np.random.default_rng(122)
+    ids = [f"{b}_{p:05d}" for b, p in zip(rng.choice(["100241706", "200003076", "umgy001"], n_train + n_test),
+                                          rng.choice(100_000, n_train + n_test, replace=False), strict=True)]  # fmt: skip
+    codes = ["U+306F", "U+304C", "U+3044", "U+306B"]
+
+    def labels() -> str:
+        chars = rng.choice(codes, 2)
+        return " ".join(f"{c} {rng.integers(0, 3000)} {rng.integers(0, 4000)} {rng.integers(20, 140)} "
+                        f"{rng.integers(20, 140)}" for c in chars)  # fmt: skip
+
+    pd.DataFrame({"image_id": ids[:n_train], "labels": [labels() for _ in range(n_train)]}).to_csv(
+        public / "train.csv", index=False
+    )
+    pd.DataFrame({"Unicode": codes, "char": ["は", "が", "い", "に"]}).to_csv(
+        public / "unicode_translation.csv", index=False
+    )
+    pd.DataFrame({"image_id": ids[n_train:], "labels": "U+003F 1 1 U+FF2F 2 2"}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    for folder, group in (("train", ids[:n_train]), ("test", ids[n_train:])):
+        write_files(public / folder, [f"{i}.jpg" for i in group])
+        shutil.make_archive(str(public / f"{folder}_images"), "zip", public / folder)
+        shutil.rmtree(public / folder)
+    return root
+
+
+def hubmap(root: Path, n_train: int = 12, n_test: int = 3) -> Path:
+    """hubmap-kidney-segmentation: `train.csv` (`id` 9 hex digits, `encoding` RLE; 12 rows, as `prepare.py`'s
+    `train_size=12`), `train/<id>.tiff`, `train/<id>.json` (the glomeruli polygons), `train/<id>-anatomical-
+    structure.json`, the same for the 3 test ids in `test/` with a copy of the sample, `HuBMAP-20-dataset_
+    information.csv` (`image_file`, sizes, segmentation files: train and test images), no test.csv,
+    `sample_submission.csv` `id`, `predicted` empty."""
+    public, _ = dirs(root, "rle_dice", "# HuBMAP\n\nScored by the mean Dice coefficient.\n")
+    rng = np.random.default_rng(123)
+    ids = hexes(rng, n_train + n_test, 9)
+    encodings = [f"{100 + 7 * k} {20 + k} {900 + 5 * k} {15 + k % 4}" for k in range(n_train)]
+    pd.DataFrame({"id": ids[:n_train], "encoding": encodings}).to_csv(public / "train.csv", index=False)
+    info = pd.DataFrame(
+        {
+            "image_file": [f"{i}.tiff" for i in ids],
+            "width_pixels": rng.integers(20_000, 50_000, len(ids)),
+            "height_pixels": rng.integers(20_000, 50_000, len(ids)),
+            "anatomical_structures_segmention_file": [f"{i}-anatomical-structure.json" for i in ids],
+            "glomerulus_segmentation_file": [f"{i}.json" for i in ids],
+            "patient_number": rng.integers(60_000, 70_000, len(ids)),
+        }
+    )
+    info.to_csv(public / "HuBMAP-20-dataset_information.csv", index=False)
+    sample = pd.DataFrame({"id": ids[n_train:], "predicted": ""})
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    for folder, group in (("train", ids[:n_train]), ("test", ids[n_train:])):
+        names = [n for i in group for n in (f"{i}.tiff", f"{i}.json", f"{i}-anatomical-structure.json")]
+        write_files(public / folder, names)
+    sample.to_csv(public / "test" / "sample_submission.csv", index=False)
+    return root
+
+
+# Refused: no labelled table, or one too large.
+
+
+def mlsp_birds(root: Path, n_recordings: int = 30) -> Path:
+    """mlsp-2013-birds: `essential_data/` (`CVfolds_2.txt` `rec_id,fold`, `rec_id2filename.txt`,
+    `rec_labels_test_hidden.txt` with `?` for test recordings, `species_list.txt`, `src_wavs/<file>.wav`),
+    `supplemental_data/` (`histogram_of_segments.txt`, `spectrograms/<file>.bmp`), `sample_submission.csv`
+    long: `Id` = rec_id * 100 + species (19 rows a test recording), `Probability` = 0."""
+    public, _ = dirs(root, "auc", "# MLSP 2013 birds\n\nScored by ROC AUC over all rows.\n")
+    rng = np.random.default_rng(124)
+    essential, supplemental = public / "essential_data", public / "supplemental_data"
+    essential.mkdir()
+    supplemental.mkdir()
+    folds = np.where(np.arange(n_recordings) % 5 == 0, 1, 0)
+    pd.DataFrame({"rec_id": range(n_recordings), "fold": folds}).to_csv(
+        essential / "CVfolds_2.txt", index=False
+    )
+    files = [f"PC{1 + k % 4}_2009{6 + k % 2:02d}{1 + k:02d}_0500{k:02d}_0010" for k in range(n_recordings)]
+    pd.DataFrame({"rec_id": range(n_recordings), "filename": files}).to_csv(
+        essential / "rec_id2filename.txt", index=False
+    )
+    lines = ["rec_id,[labels]"]
+    for rec_id in range(n_recordings):
+        species = sorted(int(s) for s in rng.choice(19, int(rng.integers(0, 3)), replace=False))
+        labels = "?" if folds[rec_id] else ",".join(map(str, species))
+        lines.append(f"{rec_id},{labels}" if labels else str(rec_id))
+    (essential / "rec_labels_test_hidden.txt").write_text("\n".join(lines) + "\n")
+    species_lines = ["class_id,code,species"] + [f"{k},SP{k:02d},Species {k}" for k in range(19)]
+    (essential / "species_list.txt").write_text("\n".join(species_lines) + "\n")
+    write_files(essential / "src_wavs", [f"{f}.wav" for f in files])
+    write_files(supplemental / "spectrograms", [f"{f}.bmp" for f in files])
+    histogram = ["rec_id,[histogram of segment features]"] + [f"{k},0.1,0.0,0.3" for k in range(n_recordings)]
+    (supplemental / "histogram_of_segments.txt").write_text("\n".join(histogram) + "\n")
+    test_ids = [r for r in range(n_recordings) if folds[r]]
+    sample = {"Id": [r * 100 + s for r in test_ids for s in range(19)], "Probability": 0}
+    pd.DataFrame(sample).to_csv(public / "sample_submission.csv", index=False)
+    return root
+
+
+def denoising(root: Path, n_train: int = 12, n_test: int = 3) -> Path:
+    """denoising-dirty-documents: `train/<n>.png` (noisy) and `train_cleaned/<n>.png` (the labels: clean
+    images), `test/<n>.png` (numbered as Kaggle's train images, from 2: no `1.png`), `sampleSubmission.csv`
+    long: `id` = `<image>_<row>_<col>` per pixel, `value` = 1 (here 3x4-pixel images)."""
+    public, _ = dirs(root, "rmse", "# Denoising dirty documents\n\nScored by the RMSE over pixels.\n")
+    rng = np.random.default_rng(125)
+    numbers = sorted(int(n) for n in rng.choice(np.arange(2, 200), n_train + n_test, replace=False))
+    test_numbers = [numbers[k] for k in rng.choice(len(numbers), n_test, replace=False)]
+    for folder in ("train", "train_cleaned", "test"):
+        (public / folder).mkdir()
+    for n in numbers:
+        pixels = rng.integers(0, 256, size=(3, 4), dtype=np.uint8)
+        if n in test_numbers:
+            Image.fromarray(pixels, mode="L").save(public / "test" / f"{n}.png")
+        else:
+            Image.fromarray(pixels, mode="L").save(public / "train" / f"{n}.png")
+            Image.fromarray(np.where(pixels > 100, 255, pixels).astype(np.uint8), mode="L").save(
+                public / "train_cleaned" / f"{n}.png"
+            )
+    ids = [f"{n}_{r}_{c}" for n in sorted(test_numbers) for r in range(1, 4) for c in range(1, 5)]
+    pd.DataFrame({"id": ids, "value": 1}).to_csv(public / "sampleSubmission.csv", index=False)
+    return root
+
+
+def _bson(document: dict[str, int]) -> bytes:
+    """One BSON document of int32/int64 fields (all cdiscount's miniature needs)."""
+    body = b"".join(
+        (b"\x10" + k.encode() + b"\x00" + struct.pack("<i", v))
+        if abs(v) < 2**31
+        else (b"\x12" + k.encode() + b"\x00" + struct.pack("<q", v))
+        for k, v in document.items()
+    )
+    return struct.pack("<i", len(body) + 5) + body + b"\x00"
+
+
+def cdiscount(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """cdiscount-image-classification-challenge: `train.bson` (`_id`, `category_id`; Kaggle's also `imgs`),
+    `test.bson` (`_id` only), `train_example.bson` (the first train records), `category_names.csv`
+    (`category_id`, `category_level1`-`3`), `sample_submission.csv` `_id`, `category_id` = 1000010653."""
+    public, _ = dirs(root, "accuracy", "# Cdiscount\n\nScored by accuracy.\n")
+    rng = np.random.default_rng(126)
+    ids = sorted(int(v) for v in rng.choice(10**6, n_train + n_test, replace=False))
+    categories = [1000010653, 1000010667, 1000004079]
+    train = [{"_id": i, "category_id": categories[k % 3]} for k, i in enumerate(ids[:n_train])]
+    (public / "train.bson").write_bytes(b"".join(map(_bson, train)))
+    (public / "test.bson").write_bytes(b"".join(_bson({"_id": i}) for i in ids[n_train:]))
+    (public / "train_example.bson").write_bytes(b"".join(map(_bson, train[:5])))
+    names = {"category_id": categories, "category_level1": "ABONNEMENT / SERVICES",
+             "category_level2": "CARTE PREPAYEE", "category_level3": ["CARTE A", "CARTE B", "CARTE C"]}  # fmt: skip
+    pd.DataFrame(names).to_csv(public / "category_names.csv", index=False)
+    pd.DataFrame({"_id": ids[n_train:], "category_id": 1000010653}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root
+
+
+def herbarium_2020(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """herbarium-2020-fgvc7: `nybg2020/train/metadata.json` (one COCO-style object: `annotations`, `categories`,
+    `images`, `info`, `licenses`, `regions`), `nybg2020/train/images/<ccc>/<cc>/<image id>.jpg` (by category),
+    `nybg2020/test/metadata.json` (`images`, `info`, `licenses`), `nybg2020/test/images/<idx // 1000>/<idx>.jpg`,
+    `sample_submission.csv` `Id` (the test index), `Predicted` = 0."""
+    public, _ = dirs(root, "f1_macro", "# Herbarium 2020\n\nScored by the macro F1.\n")
+    rng = np.random.default_rng(127)
+    train, test = public / "nybg2020" / "train", public / "nybg2020" / "test"
+    categories = [15601, 15672, 23001]
+    image_ids = sorted(int(v) for v in rng.choice(10**6, n_train, replace=False))
+    images, annotations = [], []
+    for k, image_id in enumerate(image_ids):
+        category = categories[k % 3]
+        name = f"images/{category // 100:03d}/{category % 100:02d}/{image_id}.jpg"
+        images.append({"file_name": name, "height": 1000, "id": image_id, "license": 0, "width": 661})
+        annotations.append({"category_id": category, "id": image_id, "image_id": image_id, "region_id": 1})
+    write_files(train, [i["file_name"] for i in images])
+    info = {"year": 2020, "version": "1.0"}
+    metadata = {"annotations": annotations, "categories": [{"id": c, "name": f"plant {c}"} for c in categories],
+                "images": images, "info": info, "licenses": [{"id": 0}], "regions": [{"id": 1, "name": "NY"}]}  # fmt: skip
+    (train / "metadata.json").write_text(json.dumps(metadata, indent=4, sort_keys=True))
+    test_images = [{"file_name": f"images/{k // 1000:03d}/{k}.jpg", "id": str(k)} for k in range(n_test)]
+    write_files(test, [i["file_name"] for i in test_images])
+    test_metadata = {"images": test_images, "info": info, "licenses": [{"id": 0}]}
+    (test / "metadata.json").write_text(json.dumps(test_metadata, indent=4, sort_keys=True))
+    pd.DataFrame({"Id": range(n_test), "Predicted": 0}).to_csv(public / "sample_submission.csv", index=False)
+    return root
+
+
+def nyc_taxi(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """new-york-city-taxi-fare-prediction: `labels.csv` (the train rows: `key` a timestamp, `fare_amount`,
+    `pickup_datetime`, the coordinates, `passenger_count`), `test.csv` (`key` and the 6 inputs),
+    `GCP-Coupons-Instructions.rtf`, `sample_submission.csv` `key`, `fare_amount` = 11.35. Kaggle's 55M rows
+    are over `max_train_mb`; the census test passes a small `max_train_mb` instead."""
+    public, _ = dirs(root, "rmse", "# NYC taxi fares\n\nScored by RMSE.\n")
+    rng = np.random.default_rng(128)
+    count = n_train + n_test
+    times = [f"2012-{1 + k % 12:02d}-{1 + k % 28:02d} {k % 24:02d}:{k % 60:02d}:21" for k in range(count)]
+    table = pd.DataFrame(
+        {
+            "key": [f"{t}.{k:07d}" for k, t in enumerate(times)],
+            "fare_amount": rng.uniform(3, 40, count).round(2),
+            "pickup_datetime": [f"{t} UTC" for t in times],
+            "pickup_longitude": rng.uniform(-74.02, -73.95, count).round(6),
+            "pickup_latitude": rng.uniform(40.70, 40.80, count).round(6),
+            "dropoff_longitude": rng.uniform(-74.02, -73.95, count).round(6),
+            "dropoff_latitude": rng.uniform(40.70, 40.80, count).round(6),
+            "passenger_count": rng.integers(1, 6, count),
+        }
+    )
+    table[:n_train].to_csv(public / "labels.csv", index=False)
+    table[n_train:].drop(columns=["fare_amount"]).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"key": table["key"][n_train:], "fare_amount": 11.35}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    (public / "GCP-Coupons-Instructions.rtf").write_text("{\\rtf1 coupons}")
+    return root
+
+
+UW_CLASSES = ("large_bowel", "small_bowel", "stomach")
+
+
+def uw_madison(root: Path, n_cases: int = 4, days: int = 2, slices: int = 3) -> Path:
+    """uw-madison-gi-tract-image-segmentation: `train.csv` (`id` = `case<c>_day<d>_slice_<ssss>`, `class`,
+    `segmentation` RLE, empty where the organ is absent; 3 rows a slice), `test.csv` (`id`, `class`),
+    `train/case<c>/case<c>_day<d>/scans/slice_<ssss>_266_266_1.50_1.50.png`, the test cases' in `test/`,
+    `sample_submission.csv` `id`, `class`, `predicted` = `1 1 5 2`. The metric (Dice with 3D Hausdorff) is
+    missing: proxy `rle_dice`, its Dice part."""
+    public, _ = dirs(
+        root, "rle_dice", "# UW-Madison GI tract\n\nScored by 0.4 Dice + 0.6 (1 - 3D Hausdorff).\n"
+    )
+    rng = np.random.default_rng(129)
+    cases = sorted(int(c) for c in rng.choice(160, n_cases + 1, replace=False))
+
+    def rows(case_ids: list[int]) -> pd.DataFrame:
+        table = []
+        for c in case_ids:
+            for d in sorted(int(v) for v in rng.choice(40, days, replace=False)):
+                for s in range(1, slices + 1):
+                    for organ in UW_CLASSES:
+                        mask = (
+                            ""
+                            if rng.random() < 0.5
+                            else f"{int(rng.integers(1, 9000))} {int(rng.integers(2, 9))}"
+                        )
+                        table.append((f"case{c}_day{d}_slice_{s:04d}", organ, mask))
+        return pd.DataFrame(table, columns=["id", "class", "segmentation"])
+
+    train, test = rows(cases[:n_cases]), rows(cases[n_cases:])
+    train.to_csv(public / "train.csv", index=False)
+    test[["id", "class"]].to_csv(public / "test.csv", index=False)
+    test[["id", "class"]].assign(predicted="1 1 5 2").to_csv(public / "sample_submission.csv", index=False)
+    for folder, table in (("train", train), ("test", test)):
+        names = []
+        for slice_id in table["id"].unique():
+            case_day, s = slice_id.split("_slice_")
+            names.append(f"{case_day.split('_')[0]}/{case_day}/scans/slice_{s}_266_266_1.50_1.50.png")
+        write_files(public / folder, names)
+    return root
+
+
+JIGSAW_SUBTYPES = ["severe_toxicity", "obscene", "identity_attack", "insult", "threat"]
+
+
+def jigsaw_bias(root: Path, n_train: int = 50, n_test: int = 12) -> Path:
+    """jigsaw-unintended-bias-in-toxicity-classification: `train.csv` as Kaggle's (`id`, `target` a fraction of
+    raters, `comment_text`, the toxicity subtypes, identity columns (here 3 of 24), metadata (here
+    `created_date`, `rating`, `toxicity_annotator_count`)), `test.csv` (`id`, `comment_text`),
+    `sample_submission.csv` `id`, `prediction` = 0.0. The metric (bias AUC) is missing: proxy `auc`."""
+    public, _ = dirs(root, "auc", "# Jigsaw unintended bias\n\nScored by a bias-weighted ROC AUC.\n")
+    rng = np.random.default_rng(130)
+    ids = [int(v) for v in sorted(rng.choice(10**7, n_train + n_test, replace=False))]
+    raters = rng.integers(4, 10, n_train)
+    train = pd.DataFrame(
+        {
+            "id": ids[:n_train],
+            "target": (rng.integers(0, raters + 1) / raters).round(6),
+            "comment_text": [sentence(rng) for _ in range(n_train)],
+        }
+    )
+    for column in JIGSAW_SUBTYPES:
+        train[column] = (rng.integers(0, raters + 1) / raters / 2).round(6)
+    for column in ("female", "male", "muslim"):
+        train[column] = np.where(np.arange(n_train) % 4 == 0, (rng.random(n_train)).round(6), "")
+    train["created_date"] = [f"2016-{1 + k % 12:02d}-01 13:26:11.111+00" for k in range(n_train)]
+    train["rating"] = rng.choice(["approved", "rejected"], n_train)
+    train["toxicity_annotator_count"] = raters
+    train.to_csv(public / "train.csv", index=False)
+    test = pd.DataFrame({"id": ids[n_train:], "comment_text": [sentence(rng) for _ in range(n_test)]})
+    test.to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"id": test["id"], "prediction": 0.0}).to_csv(public / "sample_submission.csv", index=False)
+    return root
