@@ -22,6 +22,7 @@ from pydantic import BaseModel, Field, create_model
 from swarm.competitions import metrics as metric_lib
 from swarm.competitions.competition import METADATA_FILE, Competition
 from swarm.competitions.errors import CompetitionError
+from swarm.competitions.numeric_metrics import MASKED_METRICS
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 
 SOURCE_OVERRIDE = "--metric / data.metric"
@@ -176,6 +177,10 @@ COARSE_METRIC: dict[str, str | None] = {
     "smape": None,
     "multilabel_f1_micro": "f1",
     "word_jaccard": None,
+    "kendall_tau": None,
+    "mean_levenshtein": None,
+    "token_error_rate": None,
+    "point_in_box_f1": "f1",
     "kl_divergence": None,
     "log_mae": "mae",
     "mcc": None,
@@ -185,6 +190,11 @@ COARSE_METRIC: dict[str, str | None] = {
     "rle_iou": None,
     "rle_iou_map": None,
     "rle_fbeta": None,
+    "masked_mae": "mae",
+    "tpr_weighted_auc": "auc",
+    "mean_angular_error": None,
+    "laplace_log_likelihood": None,
+    "probabilistic_f1": "f1",
 }
 
 _GAP = r"[\s-]+"
@@ -193,6 +203,7 @@ _LOGLOSS = r"(?:\blog(?:arithmic)?[\s-]*loss|cross[\s-]*entropy)"
 _F1 = r"(?:\bf1\b|\bf[\s-]?(?:1[\s-]?)?score\b|\bf[\s-]?measure\b)"
 # Within one sentence, across line wraps but not blank lines.
 _NEAR = r"(?:[^.\n]|\n(?![ \t]*\n)){0,150}?"
+_NOT_SCORED = rf"\b(?:is|are){_GAP}not{_GAP}scored\b"
 
 
 def _f1_average(word: str) -> str:
@@ -226,6 +237,10 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
         rf"\blog{_GAP}(?:of{_GAP}(?:the{_GAP})?)?mean{_GAP}absolute{_GAP}error"
         r"|\blog\s*\(\s*mae\s*\)|\blog[\s-]*mae\b",
     ),
+    # an MAE over part of the rows, the others said not to be scored in the same paragraph
+    # (ventilator-pressure-prediction: "[...] during the inspiratory phase of each breath. The expiratory phase is
+    # not scored"); `with_groups` then finds the mask column
+    ("masked_mae", rf"(?:\bmae\b|mean{_GAP}absolute{_GAP}error)(?=[^\n]{{0,200}}?{_NOT_SCORED})"),
     ("mae", rf"\bmae\b|mean{_GAP}absolute{_GAP}error"),
     (
         "qwk",
@@ -252,15 +267,25 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
         rf"area{_GAP}under{_GAP}(?:the{_GAP})?(?:precision{_GAP}recall|pr)\b|\bpr{_GAP}?auc\b"
         rf"|\bauc{_GAP}?pr\b|\bauprc?\b|(?:mean{_GAP})?average{_GAP}precision|\bap\s*@",
     ),
+    # the ROC AUC weighted by bands of the true positive rate (alaska2-image-steganalysis: "the weighted AUC
+    # [...] tpr_thresholds = [0.0, 0.4, 1.0]"), the bands said soon after; a "weighted AUC" alone is not it
+    ("tpr_weighted_auc", rf"\bweighted{_GAP}auc\b(?=[\s\S]{{0,400}}?(?:\btpr|true{_GAP}positive{_GAP}rate))"),
     (
         "auc",
         rf"area{_GAP}under{_GAP}(?:the{_GAP})?(?:roc\b|receiver{_GAP}operating{_GAP}characteristic)"
         rf"|(?<!pr )(?<!pr-)(?<!recall )\b(?:roc[\s-]*)?auc\b",
     ),
+    # the F1 of probabilities (rsna-breast-cancer-detection: "the probabilistic F1 score (pF1)")
+    ("probabilistic_f1", rf"\bprobabilistic{_GAP}f[\s-]?1\b|\bpf[\s_-]?1\b"),
     ("f1_macro", _f1_average("macro")),
     ("f1_micro", _f1_average("micro")),
     ("f1_weighted", _f1_average("weighted")),
     (None, r"\bf[\s-]?0?\.5\b|\bf[\s-]?2[\s-]*(?:score|measure)\b|\bf[\s-]?beta\b|\bfbeta\b|\bf_\{?\\beta"),
+    # an F1 of centre points inside true boxes (kuzushiji-recognition), not of labels: said in the same paragraph
+    (
+        "point_in_box_f1",
+        rf"{_F1}(?=[^\n]{{0,400}}?\bcent(?:er|re){_GAP}points?\b[^\n]{{0,200}}?\bbounding{_GAP}box)",
+    ),
     ("f1", _F1),
     ("spearman", r"\bspearman"),
     ("pearson", r"\bpearson"),
@@ -275,12 +300,32 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     ("rle_iou", rf"intersection{_GAP}over{_GAP}union|\biou\b"),
     ("word_jaccard", rf"\bword[\s-]*(?:level|based){_GAP}jaccard"),
     (None, r"\bjaccard\b"),
+    # Kendall tau of orders (AI4Code: "the Kendall tau correlation between predicted cell orders"), orders named
+    # in the same paragraph: a Kendall tau of numbers is another metric, and so names none (below)
+    (
+        "kendall_tau",
+        rf"kendall(?:'?s)?{_GAP}(?:tau|\u03c4|rank{_GAP}correlation)\b"
+        rf"(?=[^\n]{{0,300}}?(?<!\bin )\border(?:s|ings?)?\b)",
+    ),
+    # edit distances: summed over rows and divided by the number of true labels (multi-modal-gesture-recognition
+    # defines it after a "Levenshtein Distance" heading, so from the first "Levenshtein" on), or the mean over
+    # rows (bms-molecular-translation, billion-word-imputation); any other (normalised, of words) names none
+    (
+        "token_error_rate",
+        rf"levenshtein(?=[\s\S]*?\bsum{_GAP}of{_GAP}(?:the{_GAP})?levenshtein{_GAP}distances\b{_NEAR}"
+        rf"\bdivided{_GAP}by{_GAP}the{_GAP}total{_GAP}number\b)",
+    ),
+    ("mean_levenshtein", rf"\b(?:mean|average){_GAP}\[?levenshtein{_GAP}distances?\b"),
     (None, rf"levenshtein|\bedit{_GAP}distance|\bbleu\b|\brouge\b|\b(?:word|character){_GAP}error{_GAP}rate"),
     ("kl_divergence", rf"kullback[\s-]*l(?:ei|ie)bler|\bkl{_GAP}divergence"),
+    # osic-pulmonary-fibrosis-progression: "a modified version of the Laplace Log Likelihood"
+    ("laplace_log_likelihood", rf"\blaplace{_GAP}log{_GAP}likelihood"),
     (None, rf"log{_GAP}likelihood|\bcrps\b|continuous{_GAP}ranked{_GAP}prob"),
     ("mcc", r"matthews|\bmcc\b"),
     (None, rf"hausdorff|kendall|\bgini\b|pinball|quantile{_GAP}loss"),
-    (None, rf"percentile\b[^.\n]{{0,30}}?\berrors?\b|angular{_GAP}(?:error|distance)"),
+    # directions as (azimuth, zenith): `_refined` wants both words in the description (icecube)
+    ("mean_angular_error", rf"\b(?:mean{_GAP})?angular{_GAP}(?:error|distance)"),
+    (None, r"percentile\b[^.\n]{0,30}?\berrors?\b"),
 )
 # Fragments, and words prose uses loosely ("the accuracy of a forecast"): read only when no whole name is.
 _FRAGMENTS: tuple[tuple[str | None, str], ...] = (
@@ -296,6 +341,8 @@ _FRAGMENTS: tuple[tuple[str | None, str], ...] = (
 # encoding.
 _RLE_METRICS = frozenset({"rle_dice", "rle_dice_global", "rle_iou", "rle_iou_map", "rle_fbeta"})
 _RLE = re.compile(r"run[\s-]*length|\brle\b|encoded[\s_-]*pixels", re.IGNORECASE)
+# The library's angular error is between directions as azimuth and zenith: both words must be there.
+_DIRECTION_WORDS = (re.compile(r"\bazimuth", re.IGNORECASE), re.compile(r"\bzenith", re.IGNORECASE))
 # An F1 over label sets: space-separated lists of labels, or sample rows of several whole numbers ("id,0 1 2")
 _LABEL_SETS = re.compile(
     rf"space{_GAP}(?:delimited|separated){_GAP}(?:list|labels|tags)|multi{_GAP}?label"
@@ -363,8 +410,11 @@ def _earliest(
 
 def _refined(name: str | None, scope: str, text: str) -> str | None:
     """`name` as the wording around it settles it: a mask metric only for run-length encoded masks (else
-    none), an F1 (binary or micro) over label sets the label-set micro F1."""
+    none), the mean angular error only for directions as azimuth and zenith (else none), an F1 (binary or
+    micro) over label sets the label-set micro F1."""
     if name in _RLE_METRICS and not _RLE.search(text):
+        return None
+    if name == "mean_angular_error" and not all(words.search(text) for words in _DIRECTION_WORDS):
         return None
     if name in ("f1", "f1_micro") and _LABEL_SETS.search(scope):
         return "multilabel_f1_micro"
@@ -560,11 +610,73 @@ def infer_group_column(competition: Competition) -> tuple[str, str] | None:
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+# How many of train.csv's rows show whether a column holds only 0 and 1 (a masked metric's mask).
+MASK_SAMPLE_ROWS = 100_000
+
+
+def _line_naming(column: str, text: str) -> str | None:
+    """The first line of `text` that names `column` as a whole word (case as written), list marks and code
+    quotes left out; None when no line does."""
+    found = re.search(rf"^.*(?<![\w]){re.escape(column)}(?![\w]).*$", text, re.MULTILINE)
+    return " ".join(found.group(0).replace("`", "").lstrip(" \t-*+>").split()) if found else None
+
+
+def _zero_one(values: pd.Series) -> bool:
+    """Whether a column's cells are the numbers 0 and 1, both present and nothing else."""
+    numbers = pd.to_numeric(values.str.strip(), errors="coerce")
+    return bool(numbers.notna().all() and set(numbers.unique()) == {0.0, 1.0})
+
+
+def infer_mask_column(competition: Competition) -> tuple[str, str] | None:
+    """(column, the description's line naming it) for a masked metric (`masked_mae`, which scores the rows
+    whose mask is 0): the one column that `train.csv` and `test.csv` share (not one of the sample
+    submission's), that holds only 0 and 1 in train.csv's first MASK_SAMPLE_ROWS rows, and that description.md
+    names: ventilator-pressure-prediction's `u_out`, "the control input for the exploratory solenoid valve.
+    Either 0 or 1.". None when there is no such column, or when there are several (ambiguous)."""
+    public = competition.public_dir
+    train, test = _csv_header(public / "train.csv"), _csv_header(public / "test.csv")
+    submitted = set(_csv_header(competition.sample_submission))
+    description = competition.description or ""
+    named: dict[str, str] = {}
+    for column in dict.fromkeys(c for c in train if c in test and c not in submitted):
+        line = _line_naming(column, description)
+        if line:
+            named[column] = line
+    if not named:
+        return None
+    try:
+        rows = pd.read_csv(
+            public / "train.csv",
+            usecols=list(named),
+            dtype=str,
+            keep_default_na=False,
+            nrows=MASK_SAMPLE_ROWS,
+        )
+    except (OSError, ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError):
+        return None
+    found = {column: line for column, line in named.items() if _zero_one(rows[column])}
+    return next(iter(found.items())) if len(found) == 1 else None
+
+
 def with_groups(choice: MetricChoice, competition: Competition) -> MetricChoice:
-    """`choice` with its grouped metric's `group_column` set from the description (`infer_group_column`) when
-    it names none: without it `log_mae` scores all rows as one group, the log of the overall MAE."""
+    """`choice` with its grouped metric's `group_column` set from the description when it names none: for
+    `log_mae` the column whose groups the score is averaged over (`infer_group_column`; without it all rows
+    are one group, the log of the overall MAE), for a masked metric (`masked_mae`) its 0/1 mask column
+    (`infer_mask_column`; without it every row is scored)."""
     if not metric_lib.METRICS[choice.name].grouped or choice.params.get("group_column"):
         return choice
+    if choice.name in MASKED_METRICS:
+        mask = infer_mask_column(competition)
+        if mask is None:
+            return choice
+        column, line = mask
+        sentence = re.search(rf"[^.\n]*{_NOT_SCORED}", competition.description or "", re.IGNORECASE)
+        said = f' ("{_one_line(sentence.group(0), 80)}")' if sentence else ""
+        reason = (
+            f"{choice.reason}; scored where {column!r} is 0{said}, the 0/1 column train.csv and test.csv share "
+            f'that description.md names ("{_one_line(line, 80)}")'
+        )
+        return replace(choice, reason=reason, params={**choice.params, "group_column": column})
     found = infer_group_column(competition)
     if found is None:
         return choice

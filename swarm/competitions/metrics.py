@@ -5,7 +5,8 @@ several target columns scores each column and averages them (so several 0/1 colu
 multi-label log loss, under `auc` the mean column-wise ROC AUC). A metric of scope "table" scores all target
 columns at once (2-D arrays, one column per target): `multiclass_logloss` over one probability column per class.
 A "grouped" metric (`log_mae`) also takes each row's group, the values of the answers' column named by its
-parameter `group_column`: `metric.score(y_true, y_pred, groups=...)`.
+parameter `group_column`: `metric.score(y_true, y_pred, groups=...)`; for `masked_mae` that column is a 0/1 mask
+of the rows to score. The metrics of single MLE-bench competitions are in `numeric_metrics`.
 
 Errors: a problem of the answers (one class for AUC, constant answers for R²) is a `CompetitionError`; a problem
 of the predictions alone is an `InvalidPrediction` (a CompetitionError too), which grading reports as an invalid
@@ -24,7 +25,16 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
+from swarm.competitions import sequence_metrics
 from swarm.competitions.errors import CompetitionError
+from swarm.competitions.numeric_metrics import (
+    DEFAULT_PF_BETA,
+    laplace_log_likelihood,
+    masked_mae,
+    mean_angular_error,
+    probabilistic_f1,
+    tpr_weighted_auc,
+)
 
 LOGLOSS_EPS = 1e-15
 KL_EPS = 1e-15  # Kaggle's KL divergence metric clips predictions to [eps, 1 - eps]
@@ -53,7 +63,9 @@ class Metric:
     `empty_ok`: an empty cell is a valid prediction (no labels, no words, an empty mask), not a missing one;
     `grouped`: the metric also takes each row's group (`score(..., groups=...)`), the values of the answers'
     column named by the parameter `group_column`; without them all rows are one group, unless `group_column`
-    is set, which is then an error of the caller.
+    is set, which is then an error of the caller;
+    `perfect`: the prediction a perfect submission makes for an answer cell where it is not the answer itself
+    (kuzushiji's box centres for its boxes), so the harness can check held-out labels are scorable.
     """
 
     name: str
@@ -73,6 +85,7 @@ class Metric:
     aliases: tuple[str, ...] = ()
     empty_ok: bool = False
     grouped: bool = False
+    perfect: Callable[[Any], str] | None = field(default=None, compare=False)
 
     def resolve_params(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults overridden by `given`; an unknown name or a bad value is a CompetitionError."""
@@ -902,6 +915,71 @@ _LIBRARY = (
         ),
     ),
     Metric(
+        "kendall_tau",
+        False,
+        sequence_metrics.kendall_tau,
+        "Kendall tau = 1 - 4 * sum_i S_i / sum_i n_i (n_i - 1), S_i the swaps of adjacent ids that sort row i's "
+        "predicted order of its n_i space-separated ids into the true order (each prediction lists them all once)",
+        numeric=False,
+        aliases=(
+            "kendall",
+            "kendalls_tau",
+            "kendall's_tau",
+            "kendall_tau_correlation",
+            "kendall_rank_correlation",
+            "order_kendall_tau",
+        ),
+    ),
+    Metric(
+        "mean_levenshtein",
+        True,
+        sequence_metrics.mean_levenshtein,
+        "mean Levenshtein = (1/N) * sum_i Levenshtein(p_i, y_i), the fewest one-character insertions, deletions "
+        "and substitutions turning the predicted text into the true one",
+        numeric=False,
+        empty_ok=True,
+        aliases=(
+            "levenshtein",
+            "levenshtein_distance",
+            "mean_levenshtein_distance",
+            "average_levenshtein_distance",
+            "edit_distance",
+            "mean_edit_distance",
+        ),
+    ),
+    Metric(
+        "token_error_rate",
+        True,
+        sequence_metrics.token_error_rate,
+        "token error rate = sum_i Levenshtein(P_i, Y_i) / sum_i |Y_i| over sequences of space-separated "
+        "whole-number labels, an edit being one whole label (can exceed 1)",
+        numeric=False,
+        aliases=(
+            "sequence_error_rate",
+            "levenshtein_error_rate",
+            "gesture_error_rate",
+            "edit_distance_rate",
+            "summed_levenshtein_rate",
+        ),
+    ),
+    Metric(
+        "point_in_box_f1",
+        False,
+        sequence_metrics.point_in_box_f1,
+        "F1 = 2 TP / (2 TP + FP + FN) over all rows: each true box '<label> x y w h', in order, takes the first "
+        "unused predicted point '<label> x y' of its label strictly inside it (x < px < x + w, y < py < y + h)",
+        numeric=False,
+        empty_ok=True,
+        perfect=sequence_metrics.box_centres,
+        aliases=(
+            "kuzushiji_f1",
+            "center_point_f1",
+            "centre_point_f1",
+            "point_box_f1",
+            "points_in_boxes_f1",
+        ),
+    ),
+    Metric(
         "kl_divergence",
         True,
         _kl_divergence,
@@ -996,6 +1074,86 @@ _LIBRARY = (
         "run-length encoded masks, b = beta (default 0.5; 0 where both are empty)",
         ("rle_f_beta", "fbeta_rle", "rle_f05", "dice_f05"),
         beta=DEFAULT_FBETA,
+    ),
+    Metric(
+        "masked_mae",
+        True,
+        masked_mae,
+        "masked MAE = (1/|S|) * sum_{i in S} |y_i - p_i| over the rows S whose value in the answers' column "
+        "group_column is 0 (ventilator: u_out, the inspiratory phase; unset: all rows)",
+        params={"group_column": ""},
+        grouped=True,
+        aliases=(
+            "mae_masked",
+            "masked_mean_absolute_error",
+            "inspiratory_mae",
+            "mae_inspiratory",
+            "inspiratory_phase_mae",
+        ),
+    ),
+    Metric(
+        "tpr_weighted_auc",
+        False,
+        tpr_weighted_auc,
+        "weighted AUC = (2 * A[0, 0.4] + 1 * A[0.4, 1]) / 1.4, A[a, b] = integral over FPR in [0, 1] of "
+        "clip(TPR(FPR), a, b) - a, the ROC curve's area between TPR a and b",
+        probability=True,
+        binary_truth=True,
+        aliases=(
+            "weighted_auc",
+            "alaska_weighted_auc",
+            "alaska2_weighted_auc",
+            "tpr_band_weighted_auc",
+        ),
+    ),
+    Metric(
+        "mean_angular_error",
+        True,
+        mean_angular_error,
+        "mean angular error = (1/N) * sum_i arccos(clip(sin z_i sin q_i cos(a_i - b_i) + cos z_i cos q_i, "
+        "-1, 1)) of true (a, z) and predicted (b, q) (azimuth, zenith) in radians, the target columns in that "
+        "order",
+        scope="table",
+        aliases=(
+            "angular_error",
+            "mean_angular_distance",
+            "angular_distance",
+            "angular_dist_score",
+            "mean_angular_error_radians",
+        ),
+    ),
+    Metric(
+        "laplace_log_likelihood",
+        False,
+        laplace_log_likelihood,
+        "Laplace LL = (1/N) * sum_i [ -sqrt(2) * min(|y_i - p_i|, 1000) / s_i - ln(sqrt(2) * s_i) ], "
+        "s_i = max(c_i, 70), over the target columns FVC p and Confidence c (in that order)",
+        scope="table",
+        aliases=(
+            "modified_laplace_log_likelihood",
+            "laplace_ll",
+            "laplace_likelihood",
+            "osic_laplace_log_likelihood",
+            "lll",
+        ),
+    ),
+    Metric(
+        "probabilistic_f1",
+        False,
+        probabilistic_f1,
+        "pF-beta = (1+b^2) pP * pR / (b^2 pP + pR), pP = sum_{y=1} p / sum p, pR = sum_{y=1} p / #positives, "
+        "b = beta (default 1: pF1; 0 when pP or pR is 0)",
+        probability=True,
+        binary_truth=True,
+        params={"beta": DEFAULT_PF_BETA},
+        aliases=(
+            "pf1",
+            "pfbeta",
+            "pf_beta",
+            "probabilistic_f1_score",
+            "probabilistic_f_score",
+            "probabilistic_fbeta",
+        ),
     ),
 )
 

@@ -118,11 +118,16 @@ def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
 
 
 def _as_prediction(labels: pd.DataFrame, spec: MetricSpec) -> pd.DataFrame:
-    """The labels as a perfect submission would state them: for a metric that takes a probability per class
-    column (KL divergence), counts (hms's expert votes) become each row's shares; otherwise the labels as
-    they are."""
+    """The labels as a perfect submission would state them: the metric's own `perfect` prediction of each cell
+    (kuzushiji's box centres); for a metric that takes a probability per class column (KL divergence), counts
+    (hms's expert votes) become each row's shares; otherwise the labels as they are."""
     metric = get_metric(spec.name)
     targets = [c for c in spec.target_columns if c in labels.columns]
+    if metric.perfect is not None:  # kuzushiji: a box's centre is the point that scores it
+        try:
+            return labels.assign(**{c: labels[c].map(metric.perfect) for c in targets})
+        except CompetitionError:
+            return labels  # malformed answers: scored as they are, whose error then says what is wrong
     if not (metric.probability and metric.scope == "table" and len(targets) >= 2):
         return labels
     counts = labels[targets].apply(pd.to_numeric, errors="coerce")

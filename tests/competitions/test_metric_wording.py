@@ -113,10 +113,12 @@ REAL = [
          "Submissions are evaluated on the [mean absolute error (MAE)](https://www.kaggle.com/wiki/"
          "MeanAbsoluteError) between the predicted loss and the actual loss.",
          "mae"),
+    # the MAE of the inspiratory rows only (grade.py: the answers' u_out == 0)
     Case("ventilator-pressure-prediction",
          "The competition will be scored as the mean absolute error between the predicted and actual pressures "
-         "during the inspiratory phase of each breath.",
-         "mae"),
+         "during the inspiratory phase of each breath. The expiratory phase is not scored. The score is given "
+         "by:",
+         "masked_mae"),
     # -- ROC AUC
     Case("aerial-cactus-identification",
          "Submissions are evaluated on [area under the ROC curve](http://en.wikipedia.org/wiki/Receiver_"
@@ -131,11 +133,12 @@ REAL = [
          "This is a single-class classification problems. [...] The evaluation metric for this competition is "
          "the Area under the Receiver Operating Curve (AUC).",
          "auc"),
+    # the AUC weighted by bands of the true positive rate
     Case("alaska2-image-steganalysis",
          "In order to focus on reliable detection with an emphasis on low false-alarm rate, submissions are "
          "evaluated on the weighted AUC. To calculate the weighted AUC, each region of the ROC curve is weighted "
-         "according to these chosen parameters:",
-         "auc"),
+         "according to these chosen parameters:\n\n```\ntpr_thresholds = [0.0, 0.4, 1.0]\nweights = [2, 1]\n```",
+         "tpr_weighted_auc"),
     # -- kappa, MAP@K, correlations, SMAPE, R²
     Case("aptos2019-blindness-detection",
          "Submissions are scored based on the quadratic weighted kappa, which measures the agreement between two "
@@ -200,10 +203,14 @@ REAL = [
          "submission file should contain two columns: Id and Tags. [...] Tags should be a space-delimited list "
          "predicted tags.",
          "multilabel_f1_micro"),
+    # an F1 of centre points in boxes, said in the same paragraph (F1 alone stays the F1 of labels)
     Case("kuzushiji-recognition",
          "Submissions are evaluated on a modified version of the [F1 Score](https://en.wikipedia.org/wiki/"
-         "F1_score).",
-         "f1"),
+         "F1_score). To score a true positive, you must provide center point coordinates that are within the "
+         "ground truth bounding box and a matching label. The ground truth bounding boxes are defined in the "
+         "format `{label X Y Width Height}`, so if the ground truth label is `U+003F 1 1 10 10` then a prediction "
+         "of `U+003F 3 3` would pass.",
+         "point_in_box_f1"),
     # -- accuracy, and top-1 classification error (1 - accuracy: the same ranking)
     Case("tabular-playground-series-dec-2021",
          "Submissions are evaluated on multi-class classification accuracy.",
@@ -268,20 +275,55 @@ REAL = [
          "learn.org/stable/modules/model_evaluation.html#label-ranking-average-precision) (*lwlrap*, pronounced "
          "\"Lol wrap\").",
          "lwlrap"),
+    # -- orders and edit distances
+    Case("AI4Code",
+         "Predictions are evaluated by the [Kendall tau correlation](https://en.wikipedia.org/wiki/Kendall_rank_"
+         "correlation_coefficient) between predicted cell orders and ground truth cell orders accumulated across "
+         "the entire collection of test set notebooks.\n\nLet $S$ be the number of swaps of adjacent entries "
+         "needed to sort the predicted cell order into the ground truth cell order. [...]\n\n"
+         "$K=1-4 \\frac{\\sum_i S_i}{\\sum_i n_i\\left(n_i-1\\right)}$",
+         "kendall_tau"),
+    Case("bms-molecular-translation",
+         "Submissions are evaluated on the mean [Levenshtein distance](http://en.wikipedia.org/wiki/Levenshtein_"
+         "distance) between the InChi strings you submit and the ground truth InChi values.",
+         "mean_levenshtein", overview="Translate images into chemical structures with the highest accuracy."),
+    Case("billion-word-imputation",
+         "Submissions are evaluated on the mean [Levenshtein distance](http://en.wikipedia.org/wiki/Levenshtein_"
+         "distance) between the sentences you submit and the original sentences in the test set.",
+         "mean_levenshtein"),
+    # the distance is defined under a heading of its own, the score (summed, per true gesture) further on
+    Case("multi-modal-gesture-recognition",
+         "The focus of the challenge is on \"multiple instance, user independent learning\" of gestures [...]\n\n"
+         "### Levenshtein Distance\n\nFor each video, you provide an ordered list of labels R corresponding to "
+         "the recognized gestures. [...] We compute the so-called Levenshtein distance L(R, T), that is the minimum "
+         "number of edit operations (substitution, insertion, or deletion) that one has to perform to go from R "
+         "to T (or vice versa). The Levenhstein distance is also known as \"edit distance\".\n\n### Score\n\n"
+         "The overall score we compute is the sum of the Levenshtein distances for all the lines of the result "
+         "file compared to the corresponding lines in the truth value file, divided by the total number of "
+         "gestures in the truth value file. This score is analogous to an error rate. However, it can exceed one.",
+         "token_error_rate"),
     # -- metrics the library lacks: no metric, not one named later in the section or elsewhere
     Case("uw-madison-gi-tract-image-segmentation",
          "This competition is evaluated on the mean Dice coefficient and 3D Hausdorff distance. [...] The two "
          "metrics are combined, with a weight of 0.4 for the Dice metric and 0.6 for the Hausdorff distance. [...] "
          "In order to reduce the submission file size, our metric uses run-length encoding on the pixel values.",
          None),
+    # -- metrics of single competitions (swarm.competitions.numeric_metrics)
     Case("osic-pulmonary-fibrosis-progression",
          "This competition is evaluated on a modified version of the Laplace Log Likelihood. [...] Accordingly, "
          "the metric is designed to reflect both the accuracy and certainty of each prediction.",
-         None),
-    Case("bms-molecular-translation",
-         "Submissions are evaluated on the mean [Levenshtein distance](http://en.wikipedia.org/wiki/Levenshtein_"
-         "distance) between the InChi strings you submit and the ground truth InChi values.",
-         None, overview="Translate images into chemical structures with the highest accuracy."),
+         "laplace_log_likelihood"),
+    Case("icecube-neutrinos-in-deep-ice",
+         "Submissions are evaluated using the mean angular error between the predicted and true event origins. "
+         "See [this notebook](https://www.kaggle.com/code/sohier/mean-angular-error) for a python copy of the "
+         "metric.\n\nSubmission File\n---------------\n\nFor each `event_id` in the test set, you must predict "
+         "the `azimuth` and `zenith`.",
+         "mean_angular_error"),
+    Case("rsna-breast-cancer-detection",
+         "Submissions are evaluated using the [probabilistic F1 score](https://aclanthology.org/2020.eval4nlp-1.9."
+         "pdf) (pF1). This extension of the traditional F score accepts probabilities instead of binary "
+         "classifications.",
+         "probabilistic_f1"),
     Case("siim-covid19-detection",
          "The challenge uses the standard PASCAL VOC 2010 [mean Average Precision (mAP) ](https://storage."
          "googleapis.com/kaggle-media/competitions/SIIM2021/VOC2012_doc.pdf)at IoU > `0.5`.",
@@ -328,8 +370,9 @@ def test_the_cases_are_many_and_varied():
     assert len(REAL) >= 40
     assert len({case.competition for case in REAL}) == len(REAL)
     covered = {case.metric for case in REAL}
-    # no MLE-bench competition is scored on these (the hard cases below name them)
-    assert set(METRICS) - covered <= {"balanced_accuracy", "mse", "f1_weighted", "rle_iou"}
+    # no MLE-bench competition is scored on these (the hard cases below name them); kuzushiji-recognition's
+    # "F1" is of centre points in boxes (point_in_box_f1), not of 0/1 labels
+    assert set(METRICS) - covered <= {"balanced_accuracy", "mse", "f1_weighted", "rle_iou", "f1"}
 
 
 def test_every_library_metric_has_its_coarse_metric():
@@ -408,6 +451,21 @@ HARD = [
     ("## Evaluation\n\nThe micro F1 score over multi-label predictions.", "multilabel_f1_micro", "f1"),
     ("## Evaluation\n\nScored on the KL divergence.", "kl_divergence", None),
     ("## Evaluation\n\nScored on log(MAE).", "log_mae", "mae"),
+    # Kendall tau of orders; of numbers ("in order to" is no order) it is another metric, not in the library
+    (
+        "## Evaluation\n\nKendall's tau between the predicted and the true ordering of the items.",
+        "kendall_tau",
+        None,
+    ),
+    ("## Evaluation\n\nThe Kendall tau correlation of the predicted scores.", None, None),
+    ("## Evaluation\n\nThe Kendall tau of the scores, in order to reward ranking.", None, None),
+    # edit distances: the mean, the sum per true label; normalised or of words they are others
+    ("## Evaluation\n\nThe average Levenshtein distance of the predicted strings.", "mean_levenshtein", None),
+    ("## Evaluation\n\nThe mean normalized Levenshtein distance.", None, None),
+    ("## Evaluation\n\nThe sum of the Levenshtein distances per line.", None, None),
+    ("## Evaluation\n\nThe word error rate (WER) of the transcripts.", None, None),
+    # an F1 of boxes, without centre points, is not the kuzushiji metric
+    ("## Evaluation\n\nThe F1 score of the predicted bounding boxes.", "f1", "f1"),
 ]
 
 

@@ -644,6 +644,13 @@ NEW = {
     "rle_iou": (False, ["IoU", "mean IoU", "intersection over union"]),
     "rle_iou_map": (False, ["iou_map", "mean average precision IoU"]),
     "rle_fbeta": (False, ["rle_f05"]),
+    "kendall_tau": (False, ["Kendall tau", "kendall", "Kendall's tau", "kendall-tau-correlation"]),
+    "mean_levenshtein": (
+        True,
+        ["levenshtein", "Levenshtein distance", "mean Levenshtein distance", "edit distance"],
+    ),
+    "token_error_rate": (True, ["sequence error rate", "levenshtein_error_rate", "gesture_error_rate"]),
+    "point_in_box_f1": (False, ["kuzushiji_f1", "center point F1", "centre-point-f1"]),
 }
 
 
@@ -668,6 +675,8 @@ def test_validity_flags() -> None:
         "rle_iou",
         "rle_iou_map",
         "rle_fbeta",
+        "mean_levenshtein",  # an empty cell is the empty text
+        "point_in_box_f1",  # an empty cell is a page without characters
     }
     for name in texts:
         metric = METRICS[name]
@@ -680,8 +689,13 @@ def test_validity_flags() -> None:
     assert METRICS["kl_divergence"].scope == "table" and METRICS["kl_divergence"].probability
     assert METRICS["lwlrap"].scope == "table" and METRICS["lwlrap"].binary_truth
     assert METRICS["mcc"].labels and not METRICS["mcc"].numeric
+    # text whose empty cell the graders refuse: an order of no cell, a sequence of no gesture
+    for name in ("kendall_tau", "token_error_rate"):
+        metric = METRICS[name]
+        assert (metric.numeric, metric.labels, metric.ranked, metric.empty_ok) == (False, False, False, False)
     assert METRICS["log_mae"].grouped and METRICS["log_mae"].params == {"group_column": ""}
-    assert [m.name for m in METRICS.values() if m.grouped] == ["log_mae"]
+    # masked_mae's group_column is its mask (test_numeric_metrics.py)
+    assert [m.name for m in METRICS.values() if m.grouped] == ["log_mae", "masked_mae"]
     assert not any(m.empty_ok for m in METRICS.values() if m.name not in texts)
 
 

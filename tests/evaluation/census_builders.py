@@ -573,9 +573,9 @@ def ai4code(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     """AI4Code: `train/<id>.json` and `test/<id>.json` notebooks (`cell_type`, `source`, keyed by 8-hex cell
     ids, markdown after code: the order hidden), `train_orders.csv` (`id` 14 hex digits, `cell_order`),
     `train_ancestors.csv` (`id`, `ancestor_id`, `parent_id`; train notebooks only), `sample_submission.csv`
-    `id`, `cell_order` (the test notebook's cells as listed). The metric (Kendall tau) is missing: proxy
-    `word_jaccard`, a text metric the census names."""
-    public, _ = dirs(root, "word_jaccard", "# Google AI4Code\n\nScored by Kendall tau over cell orders.\n")
+    `id`, `cell_order` (the test notebook's cells as listed). The metric: Kendall tau over cell orders,
+    `kendall_tau`."""
+    public, _ = dirs(root, "kendall_tau", "# Google AI4Code\n\nScored by Kendall tau over cell orders.\n")
     rng = np.random.default_rng(120)
     ids = hexes(rng, n_train + n_test, 14)
     orders, listed = [], []
@@ -626,9 +626,9 @@ def kuzushiji(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     """kuzushiji-recognition: `train.csv` (`image_id` = `<book>_<page>`, `labels` = `<U+XXXX> x y w h` per
     character), `train_images.zip` and `test_images.zip` of loose `<image_id>.jpg` (`shutil.make_archive` with
     the folder as root), `unicode_translation.csv` (`Unicode`, `char`), no test.csv, `sample_submission.csv`
-    `image_id`, `labels` = `U+003F 1 1 U+FF2F 2 2`. The metric (F1 of centre points in boxes) is missing:
-    proxy `word_jaccard`, the text proxy the census names."""
-    public, _ = dirs(root, "word_jaccard", "# Kuzushiji\n\nScored by the F1 of predicted centre points.\n")
+    `image_id`, `labels` = `U+003F 1 1 U+FF2F 2 2`. The metric: F1 of centre points in boxes,
+    `point_in_box_f1`."""
+    public, _ = dirs(root, "point_in_box_f1", "# Kuzushiji\n\nScored by the F1 of predicted centre points.\n")
     rng = np.random.default_rng(122)
     ids = [f"{b}_{p:05d}" for b, p in zip(rng.choice(["100241706", "200003076", "umgy001"], n_train + n_test),
                                           rng.choice(100_000, n_train + n_test, replace=False), strict=True)]  # fmt: skip

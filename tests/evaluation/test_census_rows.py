@@ -39,7 +39,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "seti-breakthrough-listen": lambda root: filed_by_first_character(image_competition(root)),
     "text-normalization-challenge-english-language": text_normalization_layout,
     # tests/evaluation/census_builders.py, copied from MLE-bench's prepare.py
-    "AI4Code": census.ai4code,  # metric missing: proxy word_jaccard
+    "AI4Code": census.ai4code,
     "aptos2019-blindness-detection": census.aptos,
     "cassava-leaf-disease-classification": census.cassava,
     "cdiscount-image-classification-challenge": census.cdiscount,
@@ -52,7 +52,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "imet-2020-fgvc7": census.imet,
     "jigsaw-toxic-comment-classification-challenge": census.jigsaw_toxic,
     "jigsaw-unintended-bias-in-toxicity-classification": census.jigsaw_bias,  # metric missing: proxy auc
-    "kuzushiji-recognition": census.kuzushiji,  # metric missing: proxy word_jaccard
+    "kuzushiji-recognition": census.kuzushiji,
     "leaf-classification": census.leaves,
     "mlsp-2013-birds": census.mlsp_birds,
     "new-york-city-taxi-fare-prediction": census.nyc_taxi,

@@ -1,0 +1,205 @@
+"""Numeric metrics of single MLE-bench competitions, each following the competition's own grade.py.
+
+- `masked_mae`: the MAE over the rows whose mask column is 0 (ventilator-pressure-prediction scores only the
+  inspiratory phase, `u_out == 0`); a grouped metric, so the mask column reaches it as the answers' column
+  named by its param `group_column`.
+- `tpr_weighted_auc`: the ROC AUC with the TPR band 0-0.4 weighted 2 and 0.4-1 weighted 1, normalised
+  (alaska2-image-steganalysis).
+- `mean_angular_error`: the mean angle between predicted and true (azimuth, zenith) directions
+  (icecube-neutrinos-in-deep-ice).
+- `laplace_log_likelihood`: the modified Laplace log likelihood of (FVC, Confidence)
+  (osic-pulmonary-fibrosis-progression).
+- `probabilistic_f1`: the probabilistic F-beta (pF1 with beta 1) of probabilities against 0/1 answers
+  (rsna-breast-cancer-detection).
+
+The library (`swarm.competitions.metrics`) lists them as `Metric` entries; it imports this module, so the
+shared helpers and `InvalidPrediction` are read from it when a metric is called, not at import.
+"""
+
+from __future__ import annotations
+
+import math
+from types import ModuleType
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.errors import CompetitionError
+
+# alaska2-image-steganalysis: (low TPR, high TPR, weight) of each band of the ROC curve
+TPR_BANDS: tuple[tuple[float, float, float], ...] = ((0.0, 0.4, 2.0), (0.4, 1.0, 1.0))
+# osic-pulmonary-fibrosis-progression: the confidence (sigma) floor and the error cap, in ml
+LAPLACE_SIGMA_FLOOR = 70.0
+LAPLACE_DELTA_CAP = 1000.0
+DEFAULT_PF_BETA = 1.0  # rsna-breast-cancer-detection's pF1
+MASK_SCORED = 0.0  # a masked metric scores the rows whose mask value is this (ventilator: u_out == 0)
+# The masked metrics: their `group_column` names a 0/1 mask column rather than groups to average over.
+MASKED_METRICS = frozenset({"masked_mae"})
+
+
+def _library() -> ModuleType:
+    """swarm.competitions.metrics, read at call time (it imports this module to list these metrics)."""
+    from swarm.competitions import metrics
+
+    return metrics
+
+
+def _invalid(name: str, problem: str) -> CompetitionError:
+    """The predictions' fault: an InvalidPrediction, which grading reports as an invalid submission."""
+    return _library().InvalidPrediction(f"{name}: the predictions {problem}")
+
+
+def _numbers(name: str, values: np.ndarray, *, answers: bool) -> np.ndarray:
+    """`values` as finite floats; else an error blaming the answers or the predictions."""
+    return _library()._floats(name, values, answers=answers)
+
+
+def _columns(name: str, values: np.ndarray, wanted: str, *, answers: bool) -> np.ndarray:
+    """A float table of two columns (`wanted` says which, in the sample's order)."""
+    table = _numbers(name, values, answers=answers)
+    if table.ndim != 2 or table.shape[1] != 2:
+        shape = "x".join(map(str, table.shape))
+        problem = f"need two columns, {wanted} (the sample submission's order), got shape {shape}"
+        if answers:
+            raise CompetitionError(f"{name}: the answers {problem}")
+        raise _invalid(name, problem)
+    return table
+
+
+# ---- ventilator-pressure-prediction ------------------------------------------------------------------------
+
+
+def masked_mae(
+    y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray | None = None, group_column: str = ""
+) -> float:
+    """Mean absolute error over the rows whose mask value (`groups`, the answers' column `group_column`) is 0;
+    without a mask, over all rows. ventilator-pressure-prediction: the mask is `u_out`, and only the
+    inspiratory phase (`u_out == 0`) is scored."""
+    name = "masked_mae"
+    truth = _numbers(name, y_true, answers=True)
+    pred = _numbers(name, y_pred, answers=False)
+    if groups is None:
+        return float(np.mean(np.abs(truth - pred)))
+    cells = pd.Series(np.asarray(groups, dtype=object))
+    mask = pd.to_numeric(cells, errors="coerce").to_numpy(dtype=float)
+    if cells.isna().any():
+        raise CompetitionError(f"{name}: the answers' mask column {group_column!r} has missing values")
+    if np.isnan(mask).any():
+        odd = cells[np.isnan(mask)].iloc[0]
+        raise CompetitionError(
+            f"{name}: the answers' mask column {group_column!r} must hold numbers (0: scored), found {odd!r}"
+        )
+    scored = mask == MASK_SCORED
+    if not scored.any():
+        raise CompetitionError(
+            f"{name}: no row has {group_column or 'the mask'} == 0, so there is nothing to score"
+        )
+    return float(np.mean(np.abs(truth[scored] - pred[scored])))
+
+
+# ---- alaska2-image-steganalysis ----------------------------------------------------------------------------
+
+
+def _with_levels(
+    fpr: np.ndarray, tpr: np.ndarray, levels: tuple[float, ...]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The ROC curve's points plus the points where its linear pieces cross each TPR level, in curve order
+    (both coordinates never decrease along the curve, so sorting by (FPR, TPR) keeps that order)."""
+    xs, ys = [fpr], [tpr]
+    for level in levels:
+        crossing = np.flatnonzero((tpr[:-1] < level) & (tpr[1:] > level))
+        if len(crossing):
+            i = crossing[0]
+            share = (level - tpr[i]) / (tpr[i + 1] - tpr[i])
+            xs.append(np.array([fpr[i] + share * (fpr[i + 1] - fpr[i])]))
+            ys.append(np.array([level]))
+    x, y = np.concatenate(xs), np.concatenate(ys)
+    order = np.lexsort((y, x))
+    return x[order], y[order]
+
+
+def tpr_weighted_auc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """alaska2-image-steganalysis's weighted AUC: the area under the ROC curve sliced horizontally into the
+    TPR bands of `TPR_BANDS` (0-0.4 weighted 2, 0.4-1 weighted 1), each band's area counted with its weight,
+    the sum divided by sum(weight * band height) = 1.4, so a perfect ranking scores 1."""
+    from sklearn.metrics import roc_curve
+
+    name = "tpr_weighted_auc"
+    library = _library()
+    truth = library._binary_truth(name, y_true)
+    library._two_classes(name, truth)
+    pred = library._probabilities(name, y_pred)
+    fpr, tpr, _ = roc_curve(truth, pred)
+    levels = tuple(sorted({level for low, high, _ in TPR_BANDS for level in (low, high)}))
+    x, y = _with_levels(fpr, tpr, levels)
+    total = 0.0
+    for low, high, weight in TPR_BANDS:
+        # within a linear piece between added crossings, the clipped height is linear: the trapezoid is exact
+        height = np.clip(y, low, high) - low
+        total += weight * float(np.sum((x[1:] - x[:-1]) * (height[1:] + height[:-1]) / 2))
+    return total / sum(weight * (high - low) for low, high, weight in TPR_BANDS)
+
+
+# ---- icecube-neutrinos-in-deep-ice -------------------------------------------------------------------------
+
+
+def mean_angular_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean over rows of the angle (radians) between the true and predicted directions, each given as
+    (azimuth, zenith) in radians: arccos of the unit vectors' dot product, the dot product clipped to [-1, 1]
+    against rounding (as icecube-neutrinos-in-deep-ice's grade.py computes it)."""
+    name = "mean_angular_error"
+    truth = _columns(name, y_true, "azimuth then zenith", answers=True)
+    pred = _columns(name, y_pred, "azimuth then zenith", answers=False)
+    (az_true, zen_true), (az_pred, zen_pred) = truth.T, pred.T
+    # (x, y, z) = (sin zen cos az, sin zen sin az, cos zen); their dot product, grouped as grade.py groups it
+    dot = np.sin(zen_true) * np.sin(zen_pred) * (
+        np.cos(az_true) * np.cos(az_pred) + np.sin(az_true) * np.sin(az_pred)
+    ) + np.cos(zen_true) * np.cos(zen_pred)
+    return float(np.mean(np.arccos(np.clip(dot, -1.0, 1.0))))
+
+
+# ---- osic-pulmonary-fibrosis-progression -------------------------------------------------------------------
+
+
+def laplace_log_likelihood(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """The modified Laplace log likelihood, averaged over rows: with sigma = max(Confidence, 70) and
+    delta = min(|FVC_true - FVC_pred|, 1000), -sqrt(2) * delta / sigma - ln(sqrt(2) * sigma).
+
+    `y_pred` holds the columns FVC and Confidence (the sample's order); `y_true` the answers' FVC first (their
+    second column, the sample's Confidence, is not used). Every row given is scored: MLE-bench's grade.py
+    also leaves out the answers' rows without an FVC and keeps each patient's three latest weeks, which needs
+    the answers' `Patient` and the week in `Patient_Week`, neither of which reaches a metric.
+    """
+    name = "laplace_log_likelihood"
+    truth = _numbers(name, y_true, answers=True)
+    if truth.ndim != 2 or truth.shape[1] < 1:
+        raise CompetitionError(f"{name}: the answers need the FVC column first, got shape {truth.shape}")
+    pred = _columns(name, y_pred, "FVC then Confidence", answers=False)
+    sigma = np.maximum(pred[:, 1], LAPLACE_SIGMA_FLOOR)
+    delta = np.minimum(np.abs(truth[:, 0] - pred[:, 0]), LAPLACE_DELTA_CAP)
+    return float(np.mean(-math.sqrt(2) * delta / sigma - np.log(math.sqrt(2) * sigma)))
+
+
+# ---- rsna-breast-cancer-detection --------------------------------------------------------------------------
+
+
+def probabilistic_f1(y_true: np.ndarray, y_pred: np.ndarray, beta: float = DEFAULT_PF_BETA) -> float:
+    """The probabilistic F-beta (rsna-breast-cancer-detection: pF1, beta 1): with pTP the sum of the
+    probabilities of the positive rows and pFP that of the negative rows, pPrecision = pTP / (pTP + pFP),
+    pRecall = pTP / (number of positives), and the F-beta of the two; 0 when either is 0 (all probabilities
+    0 included, where pPrecision is 0/0)."""
+    name = "probabilistic_f1"
+    library = _library()
+    truth = library._binary_truth(name, y_true)
+    pred = library._probabilities(name, y_pred)
+    positives = int(truth.sum())
+    if not positives:
+        raise CompetitionError(f"{name}: the answers hold no positive (1), so the recall is undefined")
+    true_positive = float(pred[truth == 1].sum())
+    false_positive = float(pred[truth == 0].sum())
+    if true_positive <= 0:
+        return 0.0
+    precision = true_positive / (true_positive + false_positive)
+    recall = true_positive / positives
+    b2 = float(beta) ** 2
+    return (1 + b2) * precision * recall / (b2 * precision + recall)

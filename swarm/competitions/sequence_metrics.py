@@ -1,0 +1,253 @@
+"""Metrics over sequences and point sets written in text cells, as MLE-bench's graders score them.
+
+- `kendall_tau` (AI4Code): each cell orders a row's ids (space-separated); the swaps of adjacent ids that sort
+  the predicted order into the true one, summed over all rows, against the worst case n(n-1)/2 a row.
+- `mean_levenshtein` (bms-molecular-translation, billion-word-imputation): the mean over rows of the edit
+  distance between the predicted and the true text.
+- `token_error_rate` (multi-modal-gesture-recognition): edit distances between sequences of whole-number
+  labels, summed over rows and divided by the number of true labels.
+- `point_in_box_f1` (kuzushiji-recognition): true boxes `<label> x y w h` against predicted centre points
+  `<label> x y`, each box taking the first unused point of its label strictly inside it; F1 over all rows.
+
+Each function takes the answers and the predictions as 1-D arrays of cells (text; None or NaN is an empty cell)
+and returns a float. A problem of the answers is a `CompetitionError`; a problem of the predictions alone an
+`InvalidPrediction`, which grading reports as an invalid submission.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+from swarm.competitions.errors import CompetitionError
+
+_SHOWN = 40  # characters of a cell quoted in an error message
+
+
+def _text(value: Any) -> str:
+    """A cell as text; None and NaN (an empty CSV cell read by pandas) are ""."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    return str(value)
+
+
+def _shown(text: str) -> str:
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
+
+
+def _fault(name: str, answers: bool, problem: str) -> CompetitionError:
+    """An error blaming the answers (CompetitionError) or the predictions (InvalidPrediction)."""
+    if answers:
+        return CompetitionError(f"{name}: the answers {problem}")
+    from swarm.competitions.metrics import InvalidPrediction  # metrics imports this module: not at its top
+
+    return InvalidPrediction(f"{name}: the predictions {problem}")
+
+
+def _rows(y_true: Any, y_pred: Any) -> list[tuple[str, str]]:
+    """(answer, prediction) of every row, as text."""
+    return [
+        (_text(truth), _text(pred)) for truth, pred in zip(np.ravel(y_true), np.ravel(y_pred), strict=True)
+    ]
+
+
+# ---- edit distance ---------------------------------------------------------------------------------------------
+
+
+def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
+    """The Levenshtein distance between two sequences (strings: of characters; lists: of their items): the
+    fewest insertions, deletions and substitutions of one item that turn one into the other.
+
+    Myers' bit-vector algorithm (in Hyyrö's form for the global distance): the dynamic programme's column over
+    the shorter sequence is kept as bits of two Python integers (its +1 and -1 steps), updated once per item of
+    the longer one. That is the O(n * m) table at a machine word's worth of cells per operation, in O(n + m)
+    bits of memory.
+    """
+    if len(a) < len(b):
+        a, b = b, a
+    m = len(b)
+    if m == 0:
+        return len(a)
+    matches: dict[Hashable, int] = {}  # item -> the bits of its positions in b
+    for i, item in enumerate(b):
+        matches[item] = matches.get(item, 0) | (1 << i)
+    full, last = (1 << m) - 1, 1 << (m - 1)
+    plus, minus, distance = full, 0, m  # the column's steps down: all +1 (D[i][0] = i)
+    for item in a:
+        eq = matches.get(item, 0)
+        xv = eq | minus
+        xh = (((eq & plus) + plus) ^ plus) | eq
+        h_plus = minus | ~(xh | plus)
+        h_minus = plus & xh
+        if h_plus & last:
+            distance += 1
+        elif h_minus & last:
+            distance -= 1
+        h_plus = (h_plus << 1) | 1  # the top row D[0][j] = j steps +1
+        h_minus <<= 1
+        plus = (h_minus | ~(xv | h_plus)) & full
+        minus = h_plus & xv & full
+    return distance
+
+
+def mean_levenshtein(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """Mean over rows of the Levenshtein distance between the predicted and the true text, character by
+    character, the texts as they are (case and inner spaces count); an empty cell is the empty text."""
+    return float(np.mean([levenshtein(truth, pred) for truth, pred in _rows(y_true, y_pred)]))
+
+
+def _labels(name: str, cell: str, *, answers: bool) -> list[int]:
+    """The whole-number labels of a cell "3 1 20" (as multi-modal-gesture-recognition's grade.py reads them,
+    by int(): "01" is 1); an empty cell is refused, as that grade.py refuses it."""
+    tokens = cell.split()
+    if not tokens:
+        raise _fault(
+            name, answers, "hold an empty cell; each must be a space-separated list of whole-number labels"
+        )
+    try:
+        return [int(token) for token in tokens]
+    except ValueError:
+        raise _fault(
+            name, answers, f"must be space-separated whole-number labels, found {_shown(cell)!r}"
+        ) from None
+
+
+def token_error_rate(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """The Levenshtein distances between the predicted and the true sequences of whole-number labels (an edit
+    is one whole label), summed over rows, divided by the number of true labels in all rows; can exceed 1."""
+    name = "token_error_rate"
+    edits = labels = 0
+    for truth, pred in _rows(y_true, y_pred):
+        true_labels = _labels(name, truth, answers=True)
+        edits += levenshtein(true_labels, _labels(name, pred, answers=False))
+        labels += len(true_labels)
+    return edits / labels
+
+
+# ---- orders ------------------------------------------------------------------------------------------------------
+
+
+def _inversions(ranks: list[int]) -> int:
+    """The pairs out of order in `ranks` (a permutation of 0..n-1): the swaps of adjacent entries that sort
+    it. A Fenwick tree of the ranks seen so far: O(n log n)."""
+    n = len(ranks)
+    tree = [0] * (n + 1)
+    inverted = 0
+    for seen, rank in enumerate(ranks):
+        i, below = rank + 1, 0  # how many seen so far rank below this one
+        while i > 0:
+            below += tree[i]
+            i -= i & -i
+        inverted += seen - below
+        i = rank + 1
+        while i <= n:
+            tree[i] += 1
+            i += i & -i
+    return inverted
+
+
+def kendall_tau(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """AI4Code's Kendall tau: 1 - 4 * (swaps of adjacent ids sorting each predicted order into the true one,
+    summed over rows) / (sum over rows of n(n-1)), n the ids of a row. A prediction must list exactly the ids
+    of its row's answer, each once (grade.py fails on any other)."""
+    name = "kendall_tau"
+    inverted = pairs = 0
+    for truth, pred in _rows(y_true, y_pred):
+        true_ids = truth.split()
+        position = {item: i for i, item in enumerate(true_ids)}
+        if not true_ids:
+            raise _fault(name, answers=True, problem="hold an empty order")
+        if len(position) != len(true_ids):
+            raise _fault(name, answers=True, problem=f"repeat an id within one order: {_shown(truth)!r}")
+        ids = pred.split()
+        given = set(ids)
+        missing = [item for item in true_ids if item not in given]
+        unknown = [item for item in ids if item not in position]
+        if len(ids) != len(true_ids) or missing or unknown:
+            problem = (
+                f"must order exactly the {len(true_ids)} ids of the row's answer, each once; found {len(ids)}"
+            )
+            if missing:
+                problem += f", missing {', '.join(map(repr, missing[:3]))}"
+            if unknown:
+                problem += f", unknown {', '.join(map(repr, unknown[:3]))}"
+            raise _fault(name, answers=False, problem=f"{problem}: {_shown(pred)!r}")
+        inverted += _inversions([position[item] for item in ids])
+        pairs += len(true_ids) * (len(true_ids) - 1)
+    if not pairs:
+        raise _fault(name, answers=True, problem="order at most one id a row, so Kendall tau is undefined")
+    return 1 - 4 * inverted / pairs
+
+
+# ---- points in boxes ----------------------------------------------------------------------------------------------
+
+
+def _groups(name: str, cell: str, size: int, *, answers: bool) -> tuple[list[str], np.ndarray]:
+    """A cell of `<label> number ...` groups of `size` tokens: (labels, numbers as a (groups, size - 1) array);
+    an empty cell holds none."""
+    tokens = cell.split()
+    what = "'<label> x y w h' boxes" if answers else "'<label> x y' points"
+    if len(tokens) % size:
+        raise _fault(
+            name,
+            answers,
+            f"must be {what} ({size} tokens each), found {len(tokens)} tokens in {_shown(cell)!r}",
+        )
+    numbers = [token for i, token in enumerate(tokens) if i % size]
+    try:
+        values = np.array([float(token) for token in numbers], dtype=float).reshape(-1, size - 1)
+    except ValueError:
+        raise _fault(
+            name, answers, f"must be {what} with numbers after each label: {_shown(cell)!r}"
+        ) from None
+    return tokens[::size], values
+
+
+def _page(name: str, truth: str, pred: str) -> tuple[int, int, int]:
+    """(true positives, false positives, false negatives) of one row: each true box, in order, takes the first
+    unused predicted point of its label strictly inside it (kuzushiji's score_page)."""
+    box_labels, boxes = _groups(name, truth, 5, answers=True)
+    point_labels, points = _groups(name, pred, 3, answers=False)
+    by_label: dict[str, list[int]] = {}
+    for i, label in enumerate(point_labels):
+        by_label.setdefault(label, []).append(i)
+    candidates = {label: np.array(indices) for label, indices in by_label.items()}
+    used = np.zeros(len(point_labels), dtype=bool)
+    hits = 0
+    for label, (x, y, width, height) in zip(box_labels, boxes, strict=True):
+        indices = candidates.get(label)
+        if indices is None:
+            continue
+        px, py = points[indices, 0], points[indices, 1]
+        inside = (x < px) & (px < x + width) & (y < py) & (py < y + height) & ~used[indices]
+        first = int(np.argmax(inside))
+        if inside[first]:
+            used[indices[first]] = True
+            hits += 1
+    return hits, len(point_labels) - hits, len(box_labels) - hits
+
+
+def point_in_box_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """kuzushiji-recognition's F1: true positives, false positives and false negatives of every row (`_page`)
+    summed, F1 = 2 TP / (2 TP + FP + FN), 0 without a true positive. An empty cell holds no box or no point."""
+    name = "point_in_box_f1"
+    tp = fp = fn = 0
+    for truth, pred in _rows(y_true, y_pred):
+        hits, extra, missed = _page(name, truth, pred)
+        tp, fp, fn = tp + hits, fp + extra, fn + missed
+    if tp + fn == 0:
+        raise _fault(name, answers=True, problem="hold no box at all, so recall (and F1) is undefined")
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def box_centres(cell: Any) -> str:
+    """The points a perfect kuzushiji submission gives for an answer cell of `<label> x y w h` boxes: each box's
+    label and centre (`<label> x+w/2 y+h/2`), so that the harness can check the held-out boxes are scorable."""
+    labels, boxes = _groups("point_in_box_f1", _text(cell), 5, answers=True)
+    return " ".join(
+        f"{label} {x + width / 2:g} {y + height / 2:g}"
+        for label, (x, y, width, height) in zip(labels, boxes, strict=True)
+    )
