@@ -107,10 +107,7 @@ REASONS = {
 # Rows whose "splits?" cell the code has outrun: the miniature splits where the census still says "no" (or the
 # reverse). The test expects the opposite of the cell for these; once the census is updated, they fail here
 # until removed from this set.
-CENSUS_TO_UPDATE = {
-    "chaii-hindi-and-tamil-question-answering",  # 390581d: train.csv's answer_text as PredictionString
-    "hubmap-kidney-segmentation",  # 390581d: train.csv's encoding as predicted (12 rows, 2 held out)
-}
+CENSUS_TO_UPDATE: set[str] = set()
 
 
 def census_splits() -> dict[str, str]:
