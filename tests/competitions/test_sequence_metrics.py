@@ -25,6 +25,7 @@ from swarm.competitions.metrics import InvalidPrediction, get_metric
 from swarm.competitions.sequence_metrics import levenshtein
 from swarm.competitions.validation import InvalidSubmission
 from swarm.submission_check import check_submission
+from tests.competitions.test_mlebench_metrics import agree, frames
 
 TOL = 1e-9
 
@@ -35,18 +36,6 @@ class InvalidSubmissionError(Exception):
 
 def lib(name: str, y_true: Any, y_pred: Any) -> float:
     return get_metric(name).score(np.asarray(y_true, dtype=object), np.asarray(y_pred, dtype=object))
-
-
-def agree(*values: float) -> None:
-    assert all(abs(v - values[0]) <= TOL for v in values), values
-
-
-def frames(id_col: str, target: str, truth: list, pred: list) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(submission, answers), the submission's rows in reverse order (the graders sort by id)."""
-    ids = [f"r{i}" for i in range(len(truth))]
-    answers = pd.DataFrame({id_col: ids, target: truth})
-    submission = pd.DataFrame({id_col: ids[::-1], target: pred[::-1]})
-    return submission, answers
 
 
 def as_str(values: pd.Series) -> pd.Series:
