@@ -111,9 +111,8 @@ def _keyed_folder(
             found.update(_filed_in_subfolders(folder, wanted))
         if len(found) >= FILE_MATCH_SHARE * len(wanted):
             matches.append((filed, folder, found))
-    matches.sort(
-        key=lambda match: match[0]
-    )  # a folder holding the files itself before one filing them deeper
+    # A folder holding the files itself comes before one filing them deeper (the sort is stable).
+    matches.sort(key=lambda match: match[0])
     for word in (*prefer, ""):  # each preferred word in turn: the first folder whose path holds it
         for _, folder, found in matches:
             if word in str(folder.relative_to(public)).lower():
