@@ -12,6 +12,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import pandas as pd
+
 from sandbox import make_sandbox
 from sandbox.exposure import exposure_warnings
 from swarm.competitions import Competition, CompetitionError
@@ -20,7 +22,7 @@ from swarm.competitions.public_files import check_public_files
 from swarm.config import Config, load_config
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
-from swarm.offline.inference import missing_tables
+from swarm.offline.inference import infer_task_from_dir, missing_tables
 from swarm.pipeline.context import resolve_competition
 from swarm.pipeline.state import RunPaths, load_state
 
@@ -47,20 +49,25 @@ def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
 def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
     """The built-in offline coder reads labelled examples (train.csv, train_labels.csv, labels.csv, train.json
     records, or training files labelled by their names or folders), the sample submission and the test table
-    where there is one; where the code stage is offline and those are not there, stop
-    before the first step with one sentence naming the competition's files and what is missing (else every
-    step fails alike)."""
+    where there is one; where the code stage is offline and those are not there, or it cannot tell the id and
+    the targets from them, stop before the first step with one sentence naming the competition's files and
+    what is missing or unreadable (else every step fails alike)."""
     if resolve_provider(cfg.llm.code) != "offline":
         return
     public = competition.public_dir
     missing = missing_tables(str(public))
-    if not missing:
-        return
+    if missing:
+        problem = f"{public} has no {' and no '.join(missing)} (it holds {folder_listing(public)})"
+    else:
+        try:  # the tables are there: can it tell the id, the targets and their kind from them?
+            infer_task_from_dir(str(public))  # as the coder will, on the same rows
+            return
+        except (ValueError, OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+            problem = f"it cannot read {public}'s tables: {' '.join(str(exc).split())}"
     raise CompetitionError(
         f"competition {competition.id!r}: the built-in offline coder (the code stage is offline: no API key is "
-        f"set) reads a labelled table and the sample submission, and {public} has no {' and no '.join(missing)} "
-        f"(it holds {folder_listing(public)}); set OPENAI_API_KEY or ANTHROPIC_API_KEY (or llm.code.base_url) so "
-        "that a model writes solutions for this layout"
+        f"set) reads a labelled table and the sample submission, and {problem}; set OPENAI_API_KEY or "
+        "ANTHROPIC_API_KEY (or llm.code.base_url) so that a model writes solutions for this layout"
     )
 
 

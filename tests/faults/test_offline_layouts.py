@@ -223,3 +223,41 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
         assert held in message
     assert "OPENAI_API_KEY" in message
     assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir
+
+
+def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
+    """train.csv is there, but the sample's target is neither its column, nor its class values, nor one column
+    known only for labelled rows under another name (two such numbers, neither named like labels): the offline
+    coder cannot tell what to predict, so the run stops with exit 2 and the coder's reason, before any step."""
+    competition = tmp_path / "unreadable"
+    public = competition / "prepared" / "public"
+    public.mkdir(parents=True)
+    rows = range(30)
+    pd.DataFrame(
+        {"id": rows, "text": "t", "insult": [i % 3 for i in rows], "obscene": [i % 5 for i in rows]}
+    ).to_csv(public / "train.csv", index=False)
+    pd.DataFrame({"id": range(100, 106), "text": "t"}).to_csv(public / "test.csv", index=False)
+    pd.DataFrame({"id": range(100, 106), "prediction": 0.5}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    (public / "description.md").write_text("# Toxicity\n\nScored by RMSE.\n")
+    runs = tmp_path / "runs"
+    env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
+    env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
+    done = refused_main_job(
+        "--data-dir",
+        str(competition),
+        "--set",
+        f"project.runs_dir={runs}",
+        "--set",
+        "execution.sandbox=unsafe-local",
+        env=env,
+        cwd=tmp_path,
+    )
+    error = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert len(error) == 1, done.stderr
+    message = error[0]
+    assert "offline coder" in message and "no API key" in message and "cannot read" in message
+    assert "submission columns ['prediction'] are neither train.csv columns nor its class labels" in message
+    assert "OPENAI_API_KEY" in message
+    assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir
