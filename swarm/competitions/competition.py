@@ -60,6 +60,9 @@ class MetricSpec:
     # Sample columns copied from the test rows, not predicted or scored (detecting-insults' `Date`, `Comment`
     # beside the id): a submission may carry them.
     passthrough_columns: tuple[str, ...] = ()
+    # Target columns whose answers are free text (over CLOSED_LABEL_SET distinct ones in the labelled table, as the
+    # harness finds them): a prediction no answer has is wrong, not invalid, however few the scored rows hold.
+    free_text: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

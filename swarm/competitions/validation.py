@@ -136,6 +136,20 @@ def answer_groups(answers: pd.DataFrame, spec: MetricSpec) -> np.ndarray | None:
     return values.where(values != "", None).to_numpy(dtype=object)  # a blank cell is a missing group
 
 
+def scored_target_columns(spec: MetricSpec) -> list[str]:
+    """The target columns the metric scores: those its param `scored_columns` names (stanford-covid-vaccine's
+    submission holds 5 targets, of which 3 are scored; the other 2 must be there but are not read), else all.
+    CompetitionError when it names a column that is not a target (the spec is at fault)."""
+    named = get_metric(spec.name).resolve_params(spec.params).get("scored_columns") or ()
+    unknown = [c for c in named if c not in spec.target_columns]
+    if unknown:
+        raise CompetitionError(
+            f"the metric's scored_columns name {listed(unknown)}, which are not target columns of the "
+            f"submission ({listed(list(spec.target_columns))})"
+        )
+    return [c for c in spec.target_columns if c in named] if named else list(spec.target_columns)
+
+
 def _one_hot_answers(frame: pd.DataFrame, spec: MetricSpec, label_column: str, source: str) -> pd.DataFrame:
     """Class-label answers (one label column) as one-hot answers in the class columns `spec.target_columns`."""
     if not label_column:
@@ -172,7 +186,8 @@ def _as_numbers(values: pd.Series, column: str) -> np.ndarray:
 def align(
     submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec, metric: Metric
 ) -> list[AlignedColumns]:
-    """Validate `submission` against `answers` and pair them up column by column."""
+    """Validate `submission` against `answers` and pair them up column by column (the scored ones,
+    `scored_target_columns`)."""
     _reject(
         columns_problem(
             [str(c) for c in submission.columns],
@@ -188,7 +203,7 @@ def align(
     ans = answers.assign(**{spec.id_column: answers[spec.id_column].str.strip()}).set_index(spec.id_column)
     sub = sub.loc[ans.index]
     aligned = []
-    for column in spec.target_columns:
+    for column in scored_target_columns(spec):
         raw = sub[column]
         if metric.numeric:
             y_pred = _as_numbers(raw, column)
@@ -201,7 +216,8 @@ def align(
             y_pred, y_true = raw.str.strip().to_numpy(), ans[column].str.strip().to_numpy()
             declared = spec.labels.get(column)
             allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
-            closed = bool(metric.binary_truth or declared) or len(allowed) <= CLOSED_LABEL_SET
+            small = len(allowed) <= CLOSED_LABEL_SET and column not in spec.free_text
+            closed = bool(metric.binary_truth or declared) or small
             # An empty cell is a prediction where the metric says so (no labels, no words, an empty mask), and
             # for free text (an empty spoken form: MLE-bench reads text normalization's "NA" tokens as empty).
             if not metric.empty_ok and not (metric.labels and not closed):

@@ -5,7 +5,8 @@ descriptor, a regular file, no symlink), splits it: the held-out rows are scored
 against the labels the harness keeps; the rest is the node's test submission, written to a path the harness
 owns (so a later write to the node's dir cannot change what was scored and checked). For a grouped metric
 (`log_mae` with `group_column`, champs's coupling `type`), the labels keep that column too, and `score_frame`
-passes each held-out row's group in the rows' order.
+passes each held-out row's group in the rows' order. Held-out rows without a label (positions past a
+sequence's scored part) must be predicted, and are left out of the score.
 """
 
 from __future__ import annotations
@@ -94,10 +95,14 @@ class Harness:
     def __init__(self, holdout: Holdout, spec: MetricSpec, sample_submission: Path) -> None:
         self.holdout = holdout
         # A label metric accepts every class of train, not only those the held-out rows happen to hold.
-        train_labels = {c: tuple(v) for c, v in holdout.classes.items() if c in spec.target_columns}
-        self.spec = replace(spec, labels={**train_labels, **spec.labels})
+        train_labels = {c: tuple(v) for c, v in holdout.classes.items() if c in spec.target_columns and v}
+        free_text = tuple(c for c, v in holdout.classes.items() if c in spec.target_columns and v is None)
+        self.spec = replace(spec, labels={**train_labels, **spec.labels}, free_text=free_text)
         self.labels = pd.read_csv(holdout.labels_path, dtype=str, keep_default_na=False)
         self.ids = set(holdout.ids)
+        # The rows scored: every held-out row, but where some have no label (stanford-covid-vaccine's positions
+        # past `seq_scored`), which must be predicted like the test's and are not scored (as its grade.py).
+        self.scored = set(self.labels[spec.id_column].astype(str).str.strip()) & self.ids
         sample = pd.read_csv(sample_submission, dtype=str, keep_default_na=False, usecols=[spec.id_column])
         self.test_order = sample[spec.id_column].str.strip().tolist()  # the competition's own test ids
 
@@ -124,14 +129,15 @@ class Harness:
                 f"(ids {_shown(missing)}); predict every row of test.csv",
                 test_out,
             )
+        scored = held
         try:
-            score = score_frame(frame[held], self.labels, self.spec)
+            score = score_frame(frame[scored], self.labels, self.spec)
         except (InvalidSubmission, CompetitionError) as exc:
             return HarnessResult(
                 None, f"its predictions for the rows the harness scores are invalid: {exc}", test_out
             )
         if heldout_out is not None:
-            write_private(heldout_out, frame[held].to_csv(index=False))
+            write_private(heldout_out, frame[scored].to_csv(index=False))
         return HarnessResult(score, None, test_out)
 
     def _in_test_order(self, rows: pd.DataFrame, ids: pd.Series) -> pd.DataFrame:

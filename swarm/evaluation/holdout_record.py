@@ -39,7 +39,7 @@ class Holdout:
     file_dirs: list[str] = field(default_factory=list)  # folders whose files the ids key, if any
     # Every class label of each target column in the whole train.csv (label metrics accept any of them, also
     # one that no held-out row has).
-    classes: dict[str, list[str]] = field(default_factory=dict)
+    classes: dict[str, list[str] | None] = field(default_factory=dict)  # None: free text
     table: str = TRAIN  # the public table of labelled rows: train.csv, or a labels table (train_labels.csv)
     # Side files keyed by held-out ids, left out of the sandbox's view or rewritten without those rows.
     hidden_side_files: list[str] = field(default_factory=list)

@@ -92,13 +92,14 @@ def is_classification(spec: MetricSpec, labels: pd.DataFrame, wide: bool) -> boo
     return first.nunique() <= 20 and pd.to_numeric(first, errors="coerce").isna().any()
 
 
-def closed_classes(labels: pd.DataFrame, classification: bool) -> dict[str, list[str]]:
+def closed_classes(labels: pd.DataFrame, classification: bool) -> dict[str, list[str] | None]:
     """Every class of each target column of the labelled table, where they are a closed set (a label metric then
-    accepts any of them, also one no held-out row has); none for free-text targets (CLOSED_LABEL_SET)."""
+    accepts any of them, also one no held-out row has); None for a free-text column (over CLOSED_LABEL_SET
+    distinct answers: any text is a valid prediction, however few distinct answers the held-out rows hold)."""
     if not classification:
         return {}
     values = {c: sorted(labels[c].str.strip().unique()) for c in labels.columns}
-    return {c: v for c, v in values.items() if len(v) <= CLOSED_LABEL_SET}
+    return {c: v if len(v) <= CLOSED_LABEL_SET else None for c, v in values.items()}
 
 
 def write_labels(root: Path, label_frame: pd.DataFrame, spec: MetricSpec) -> None:

@@ -5,9 +5,11 @@ time, and embeds this module's source into a solution when it has no data to loo
 infer its task at run time with the same rules.
 
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
-is {"name": str, "task": "binary" | "multiclass" | "regression", "output": "label" | "proba" | "value" |
+is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup", "output": "label" | "proba" | "value" |
 "proba_wide", "positive": value or None, "columns": {submission column: class value} or None,
-"skewed": bool, and "column": the submission's column where it names the target otherwise}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
+"skewed": bool, "column": the submission's column where it names the target otherwise, and for a lookup (free
+text) "source": the column whose values name the answer and "identity": an unseen value answers itself}, and
+"columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
 """
 
 import os
@@ -175,6 +177,45 @@ def _target_spec(name: str, y: pd.Series, sample_values: pd.Series, metric: str 
             "skewed": False}  # fmt: skip
 
 
+# More distinct text answers than this make a target free text (text normalization's `after`): it is answered by
+# looking each row's value up, not by a classifier over every answer.
+OPEN_CLASSES = 200
+
+
+def most_common_answers(keys: pd.Series, answers: pd.Series) -> pd.Series:
+    """Each key's most common answer (ties: the first seen), as a Series indexed by key."""
+    pairs = pd.DataFrame({"key": keys.to_numpy(), "answer": answers.to_numpy()})
+    counted = pairs.value_counts(sort=True).reset_index()
+    return counted.drop_duplicates("key").set_index("key")["answer"]
+
+
+def _free_text(target: dict, train: pd.DataFrame, test: pd.DataFrame, skip: set) -> dict:
+    """`target` as a lookup where its answers are free text (over OPEN_CLASSES distinct non-numeric values): the
+    text column of both tables whose values best name the answer (each value's most common answer, fitted on
+    half the rows and checked on the other half), and whether a value never seen is best answered by itself
+    (`identity`: most answers repeat their value, as text normalization's `after` repeats `before`) or by the
+    most common answer. Other targets are returned as they are."""
+    y = train[target["name"]]
+    if target["task"] == "regression" or target["output"] != "label" or _all_numbers(y):
+        return target
+    y = y.dropna().astype(str)
+    if y.nunique() <= OPEN_CLASSES:
+        return target
+    checked = np.arange(len(y)) % 2 == 1
+    best = (-1.0, None, False)
+    for column in train.columns:
+        if column in skip or column not in test.columns or pd.api.types.is_numeric_dtype(train[column]):
+            continue
+        keys = train.loc[y.index, column].astype(str)
+        identity = bool((keys == y).mean() > 0.5)
+        guessed = keys[checked].map(most_common_answers(keys[~checked], y[~checked]))
+        fallback = keys[checked] if identity else y[~checked].mode().iloc[0]
+        right = float((guessed.fillna(fallback) == y[checked]).mean())
+        if right > best[0]:
+            best = (right, column, identity)
+    return {**target, "task": "lookup", "source": best[1], "identity": best[2], "positive": None}
+
+
 # Names that mark a train column as the labels where several could stand for a renamed target.
 LABEL_NAMES = ("target", "label", "labels", "answer", "y")
 
@@ -276,6 +317,7 @@ def infer_task_from_frames(
         columns = {c: by_name[str(c)] for c in sub_cols}
         targets = [{"name": wide, "task": "multiclass", "output": "proba_wide", "positive": None,
                     "columns": columns, "skewed": False}]  # fmt: skip
+    targets = [_free_text(t, train, test, {id_col, *sub_cols, *copied}) for t in targets]
     task_kind = "regression" if targets[0]["task"] == "regression" else "classification"
     allowed = REGRESSION_METRICS if task_kind == "regression" else CLASSIFICATION_METRICS
     if metric not in allowed:

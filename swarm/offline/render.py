@@ -326,6 +326,11 @@ os.environ["PYTHONHASHSEED"] = str(SEED)
 """
 
 
+def _most_common_source() -> str:
+    """The source of `inference.most_common_answers`, which a lookup (free-text) target's answers come from."""
+    return inspect.getsource(inference.most_common_answers)
+
+
 def _training_tricks(choice: dict[str, Any]) -> str:
     validation = choice.get("validation", "holdout")
     folds = int(choice.get("folds", 5))
@@ -396,9 +401,31 @@ def by_sample_order(values):
     return series.to_numpy()
 
 
+{_most_common_source()}
+
+def lookup_answers(target, keys_fit, answers_fit, keys):
+    """Free text (a "lookup" target): each key's most common answer in the fitted rows; a key never seen
+    answers itself where most answers repeat their key (`identity`), else the most common answer."""
+    if target["source"] is None:
+        return np.full(len(keys), answers_fit.mode().iloc[0], dtype=object)
+    found = keys.map(most_common_answers(keys_fit, answers_fit))
+    return found.fillna(keys if target["identity"] else answers_fit.mode().iloc[0]).to_numpy(dtype=object)
+
+
 scores = []
 for target in TARGETS:
     name, task = target["name"], target["task"]
+    if task == "lookup":  # validated on a seeded fifth of the rows, then fitted on all of them
+        known = Y[name].notna().to_numpy()
+        answers = Y.loc[known, name].astype(str).reset_index(drop=True)
+        source = target["source"] or name
+        keys = train_df.loc[known, source].astype(str).reset_index(drop=True) if target["source"] else answers
+        valid = np.random.default_rng(SPLIT_SEED).random(len(answers)) < 0.2
+        guessed = lookup_answers(target, keys[~valid], answers[~valid], keys[valid])
+        scores.append(float(np.mean(guessed == answers[valid].to_numpy())))
+        test_keys = test_df[source].astype(str) if target["source"] else pd.Series([""] * len(test_df))
+        submission[target.get("column") or name] = by_sample_order(lookup_answers(target, keys, answers, test_keys))
+        continue
     known = Y[name].notna().to_numpy()
     X_known = X[known].reset_index(drop=True)
     if task == "regression":

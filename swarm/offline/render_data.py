@@ -38,6 +38,7 @@ if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" 
     test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]
     sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
+MODELLED = [t for t in TARGETS if t["task"] != "lookup"]  # free-text targets are looked up, not modelled
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}
 _cols = [c for c in train_df.columns if c not in _targets and c in test_df.columns]
@@ -113,7 +114,7 @@ def text_scores(matrix, prefix, strength):
     \"\"\"Out-of-fold scores of a linear model on `matrix` (train rows, then test rows), per target: values for
     regression, log-odds for two classes, probabilities for more. `strength` is the inverse regularization.\"\"\"
     scores = {}
-    for t in TARGETS:
+    for t in MODELLED:
         known, y, classes = known_target(t)
         rows = np.flatnonzero(known)
         k = 1 if classes is None or len(classes) == 2 else len(classes)
@@ -273,7 +274,7 @@ if FEATURES == "rich":
             for _level in _full[c].dropna().unique():
                 _feats[f"{c}_is_{_level}"] = (_full[c] == _level).astype(float)
     for c in columns_of("high_cardinality"):
-        _means = target_means(c, TARGETS[0])
+        _means = target_means(c, MODELLED[0]) if MODELLED else None
         if _means is not None:
             _feats[c + "__target_mean"] = _means
 """

@@ -18,16 +18,19 @@ TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eight
 
 
 def spelled(number: int) -> str:
-    """0-99 in words: 42 -> 'forty two'."""
+    """0-999 in words: 42 -> 'forty two', 305 -> 'three hundred five'."""
+    if number >= 100:
+        hundreds, rest = divmod(number, 100)
+        return f"{UNITS[hundreds]} hundred" + (f" {spelled(rest)}" if rest else "")
     if number < 20:
         return UNITS[number]
     tens, units = divmod(number, 10)
     return TENS[tens] + (f" {UNITS[units]}" if units else "")
 
 
-def sentences(count: int, rng: np.random.Generator) -> pd.DataFrame:
-    """`count` sentences of 3-6 tokens: words (PLAIN), a mark (PUNCT) and numbers 0-29 (NUMBER); `after` is the
-    token itself, or a number spelled out."""
+def sentences(count: int, rng: np.random.Generator, numbers: int = 30) -> pd.DataFrame:
+    """`count` sentences of 3-6 tokens: words (PLAIN), a mark (PUNCT) and numbers below `numbers` (NUMBER);
+    `after` is the token itself, or a number spelled out."""
     rows = []
     for sentence in range(count):
         length = int(rng.integers(3, 7))
@@ -35,7 +38,7 @@ def sentences(count: int, rng: np.random.Generator) -> pd.DataFrame:
             if token == length - 1:
                 kind, before = "PUNCT", str(rng.choice(MARKS))
             elif rng.random() < 0.25:
-                kind, before = "NUMBER", str(int(rng.integers(0, 30)))
+                kind, before = "NUMBER", str(int(rng.integers(0, numbers)))
             else:
                 kind, before = "PLAIN", str(rng.choice(WORDS))
             after = spelled(int(before)) if kind == "NUMBER" else before
@@ -44,18 +47,25 @@ def sentences(count: int, rng: np.random.Generator) -> pd.DataFrame:
 
 
 def text_normalization_competition(
-    root: Path, n_train: int = 60, n_test: int = 15, *, zipped: bool = False, declare_labels: bool = False
+    root: Path,
+    n_train: int = 60,
+    n_test: int = 15,
+    *,
+    zipped: bool = False,
+    declare_labels: bool = False,
+    numbers: int = 30,
 ) -> Path:
     """`en_train.csv` (`sentence_id,token_id,class,before,after`), `en_test_2.csv` (`sentence_id,token_id,before`,
     sentence ids 0.. as train's), `en_sample_submission_2.csv` (`id,after`, ids `<sentence>_<token>`, `after` the
     token as it is); the answers in private/; scored by accuracy on `after`. `zipped`: each table in a zip of its
     own, as MLE-bench ships them. `declare_labels`: competition.json lists every `after` there is, so that a
-    prediction no test token has is still a valid one (accuracy takes labels only from the answers otherwise)."""
+    prediction no test token has is still a valid one (accuracy takes labels only from the answers otherwise).
+    `numbers`: tokens are numbers below it (a few hundred make `after` free text: over 200 distinct answers)."""
     public, private = root / "prepared" / "public", root / "prepared" / "private"
     public.mkdir(parents=True)
     private.mkdir(parents=True)
     rng = np.random.default_rng(29)
-    train, test = sentences(n_train, rng), sentences(n_test, rng)
+    train, test = sentences(n_train, rng, numbers), sentences(n_test, rng, numbers)
     train.to_csv(public / "en_train.csv", index=False)
     test[["sentence_id", "token_id", "before"]].to_csv(public / "en_test_2.csv", index=False)
     ids = test["sentence_id"].astype(str) + "_" + test["token_id"].astype(str)
@@ -69,7 +79,7 @@ def text_normalization_competition(
     )
     meta: dict = {"metric": {"name": "accuracy"}}
     if declare_labels:
-        meta["labels"] = {"after": sorted({*MARKS, *WORDS, *(spelled(n) for n in range(30))})}
+        meta["labels"] = {"after": sorted({*MARKS, *WORDS, *(spelled(n) for n in range(numbers))})}
     (root / "competition.json").write_text(json.dumps(meta))
     for name in ("en_train.csv", "en_test_2.csv", "en_sample_submission_2.csv") if zipped else ():
         with zipfile.ZipFile(public / f"{name}.zip", "w") as archive:
@@ -82,3 +92,10 @@ def text_normalization_layout(root: Path) -> Path:
     """The miniature as MLE-bench ships it (zipped tables), big enough for a model to learn `after` from `before`
     (200 sentences: the offline coder's default solution reaches about 0.96), every `after` declared."""
     return text_normalization_competition(root, n_train=200, n_test=40, zipped=True, declare_labels=True)
+
+
+def free_text_normalization_layout(root: Path) -> Path:
+    """The zipped miniature with numbers below 600: over 200 distinct `after` answers, free text to the offline
+    coder (looked up from `before`, not classified) and to the harness (an answer no row has is wrong, not
+    invalid: no competition.json `labels`, as in MLE-bench's dirs)."""
+    return text_normalization_competition(root, n_train=500, n_test=40, zipped=True, numbers=600)

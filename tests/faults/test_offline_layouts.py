@@ -6,7 +6,8 @@
   examples, and the run delivers a graded submission. So do JSON records (`train.json` and `test.json`, as
   random-acts-of-pizza), the file-names layout with its folders only in `train.zip` and `test.zip`, and tokens
   whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables),
-  and a target the submission names otherwise (chaii's `PredictionString` for train.csv's `answer_text`).
+  a target the submission names otherwise (chaii's `PredictionString` for train.csv's `answer_text`), and free
+  text (over 200 distinct `after` answers, looked up from `before` rather than classified).
 - Labels in text lines in a subfolder (a layout the offline coder cannot read): the run stops before its first step, with
   exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
   alike and ending "no good node".
@@ -27,7 +28,7 @@ from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
 from tests.competitions.insults_builder import insults
-from tests.evaluation.composite_builders import text_normalization_layout
+from tests.evaluation.composite_builders import free_text_normalization_layout, text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition
 from tests.evaluation.test_renamed_targets import question_answering
 
@@ -146,6 +147,10 @@ LAYOUTS = {
     "json-records": (pizza_competition, "labelled rows of train.json"),
     "composite-ids": (
         text_normalization_layout,
+        "labelled rows of en_train.csv (ids <sentence_id>_<token_id>)",
+    ),
+    "free-text": (
+        free_text_normalization_layout,
         "labelled rows of en_train.csv (ids <sentence_id>_<token_id>)",
     ),
     "labels-table": (labels_table_competition, "labelled rows of train_labels.csv"),

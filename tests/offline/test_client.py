@@ -104,7 +104,7 @@ def test_improve_climbs_toward_stronger_choices(competitions, tools):
             code = tools.code_of(client.complete([], ctx("improve", comp, node=f"s{step}", parent_code=code)))
         finals.append(read_genome(split_code(code)))
     assert sum(final["MODEL"]["family"] != "linear" for final in finals) >= 4
-    assert all(final["TRAINING_TRICKS"]["target_transform"] == "log1p" for final in finals)
+    assert sum(final["TRAINING_TRICKS"]["target_transform"] == "log1p" for final in finals) >= 4
     assert (
         sum(final["OPTIMIZER"]["step"] > 0 or final["DATA"]["features"] != "basic" for final in finals) >= 4
     )

@@ -1,0 +1,54 @@
+"""Free-text targets in the offline coder (issue 29, point 7): text normalization's `after` has hundreds of
+thousands of distinct answers, which no classifier over every answer can learn in a step. Over OPEN_CLASSES
+distinct text answers the coder looks each row's answer up by the column that names it best (`before`), and a
+value never seen answers itself where most answers repeat their value."""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.offline.inference import OPEN_CLASSES, infer_task_from_frames
+from tests.evaluation.composite_builders import (
+    free_text_normalization_layout,
+    text_normalization_competition,
+)
+
+
+def tables(root: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
+    public = root / "prepared" / "public"
+
+    def read(name: str) -> pd.DataFrame:
+        with zipfile.ZipFile(public / f"{name}.zip") as archive:
+            return pd.read_csv(archive.open(name))
+
+    description = (public / "description.md").read_text()
+    return read("en_train.csv"), read("en_test_2.csv"), read("en_sample_submission_2.csv"), description
+
+
+def test_over_the_open_class_count_a_text_target_is_looked_up_by_its_best_column(tmp_path: Path) -> None:
+    train, test, sample, description = tables(free_text_normalization_layout(tmp_path / "c"))
+    assert train["after"].nunique() > OPEN_CLASSES
+    (target,) = infer_task_from_frames(train, test, sample, description)["targets"]
+    assert target["task"] == "lookup" and target["source"] == "before" and target["identity"] is True
+
+
+def test_a_closed_set_of_text_answers_is_still_classified(tmp_path: Path) -> None:
+    root = text_normalization_competition(tmp_path / "c", n_train=200, n_test=40, zipped=True)
+    train, test, sample, description = tables(root)
+    assert train["after"].nunique() <= OPEN_CLASSES
+    (target,) = infer_task_from_frames(train, test, sample, description)["targets"]
+    assert target["task"] == "multiclass" and "source" not in target
+
+
+def test_answers_that_do_not_repeat_their_value_fall_back_to_the_most_common_answer() -> None:
+    n = 600
+    train = pd.DataFrame(
+        {"id": range(n), "word": [f"w{i % 300}" for i in range(n)], "code": [f"c{i % 300}" for i in range(n)]}
+    )
+    test = pd.DataFrame({"id": range(1000, 1010), "word": "w1"})
+    sample = pd.DataFrame({"id": range(1000, 1010), "code": "c0"})
+    (target,) = infer_task_from_frames(train, test, sample)["targets"]
+    assert target["task"] == "lookup" and target["source"] == "word" and target["identity"] is False
