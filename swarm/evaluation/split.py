@@ -144,7 +144,14 @@ def _stratified(classes: np.ndarray, want: int, rng: np.random.Generator) -> np.
         return np.sort(rng.permutation(len(classes))[:want])
     exact = counts * want / len(classes)
     take = np.floor(exact).astype(int)
-    for i in np.argsort(-(exact - take), kind="stable")[: want - int(take.sum())]:
+    short, remainders = want - int(take.sum()), exact - take
+    order = np.argsort(-remainders, kind="stable")
+    if 0 < short < len(order) and remainders[order[short - 1]] == remainders[order[short]]:
+        # Classes of equal remainder straddle the cut (many classes of one row each): which of them round up
+        # is drawn, not the first ones in sorted order.
+        shuffled = rng.permutation(len(values))
+        order = shuffled[np.argsort(-remainders[shuffled], kind="stable")]
+    for i in order[:short]:
         take[i] += 1
     picked = [rng.permutation(np.flatnonzero(classes == v))[:k] for v, k in zip(values, take, strict=True)]
     return np.sort(np.concatenate(picked)) if picked else np.array([], dtype=int)
