@@ -29,6 +29,7 @@ from swarm.competitions.validation import (
     as_text,
     read_answers,
     read_submission,
+    scored_rows,
 )
 
 SCORE_DIGITS = 6
@@ -81,7 +82,8 @@ def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpe
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
     truth = answer_table(answers, spec)
-    columns = align(as_text(submission), truth, spec, metric)
+    submission, truth = scored_rows(as_text(submission), truth, spec)  # MLE-bench's `keep` column, if any
+    columns = align(submission, truth, spec, metric)
     if metric.grouped:  # the rows' groups, in the answers' order as `align` returns the rows
         params["groups"] = answer_groups(truth, spec)
     try:

@@ -23,6 +23,7 @@ from swarm.competitions import metrics as metric_lib
 from swarm.competitions.competition import METADATA_FILE, Competition
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.numeric_metrics import MASKED_METRICS
+from swarm.competitions.scored_columns import scored_columns_named
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 
 SOURCE_OVERRIDE = "--metric / data.metric"
@@ -195,6 +196,7 @@ COARSE_METRIC: dict[str, str | None] = {
     "mean_angular_error": None,
     "laplace_log_likelihood": None,
     "probabilistic_f1": "f1",
+    "spine_weighted_logloss": "logloss",
 }
 
 _GAP = r"[\s-]+"
@@ -216,6 +218,12 @@ def _f1_average(word: str) -> str:
 # than a library metric named later or elsewhere in the description.
 _WHOLE: tuple[tuple[str | None, str], ...] = (
     ("mcrmse", rf"\bmcrmse\b|column[\s-]*wise{_GAP}{_RMSE}"),
+    # rsna-2022-cervical-spine-fracture-detection's "weighted multi-label logarithmic loss", its any label
+    # `patient_overall` named soon after; without it a weighted multi-label log loss is another one's
+    (
+        "spine_weighted_logloss",
+        rf"\bweighted{_GAP}multi[\s-]*label{_GAP}{_LOGLOSS}(?=[\s\S]{{0,800}}?\bpatient_overall\b)",
+    ),
     (
         "multilabel_logloss",
         rf"multi[\s-]*label{_GAP}{_LOGLOSS}|column[\s-]*wise{_GAP}(?:binary{_GAP})?{_LOGLOSS}",
@@ -658,12 +666,32 @@ def infer_mask_column(competition: Competition) -> tuple[str, str] | None:
     return next(iter(found.items())) if len(found) == 1 else None
 
 
+def with_scored_columns(choice: MetricChoice, competition: Competition) -> MetricChoice:
+    """`choice` with `scored_columns` set where its metric takes them (`mcrmse`), none are set, and the
+    description says only some of the sample's target columns are scored (`scored_columns_named`)."""
+    if "scored_columns" not in metric_lib.METRICS[choice.name].params or choice.params.get("scored_columns"):
+        return choice
+    spec = competition.metric
+    targets = (
+        list(spec.target_columns) if spec is not None else _csv_header(competition.sample_submission)[1:]
+    )
+    found = scored_columns_named(competition.description or "", targets)
+    if found is None:
+        return choice
+    columns, sentence = found
+    reason = f'{choice.reason}; scored on {", ".join(columns)} only: "{_one_line(sentence, 160)}"'
+    return replace(choice, reason=reason, params={**choice.params, "scored_columns": columns})
+
+
 def with_groups(choice: MetricChoice, competition: Competition) -> MetricChoice:
     """`choice` with its grouped metric's `group_column` set from the description when it names none: for
     `log_mae` the column whose groups the score is averaged over (`infer_group_column`; without it all rows
     are one group, the log of the overall MAE), for a masked metric (`masked_mae`) its 0/1 mask column
-    (`infer_mask_column`; without it every row is scored)."""
-    if not metric_lib.METRICS[choice.name].grouped or choice.params.get("group_column"):
+    (`infer_mask_column`; without it every row is scored). Also the scored columns (`with_scored_columns`)."""
+    choice = with_scored_columns(choice, competition)
+    metric = metric_lib.METRICS[choice.name]
+    # a metric whose groups its default names (spine_weighted_logloss: the row ids) keeps them
+    if not metric.grouped or choice.params.get("group_column") or metric.params.get("group_column"):
         return choice
     if choice.name in MASKED_METRICS:
         mask = infer_mask_column(competition)

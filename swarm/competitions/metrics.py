@@ -6,7 +6,9 @@ multi-label log loss, under `auc` the mean column-wise ROC AUC). A metric of sco
 columns at once (2-D arrays, one column per target): `multiclass_logloss` over one probability column per class.
 A "grouped" metric (`log_mae`) also takes each row's group, the values of the answers' column named by its
 parameter `group_column`: `metric.score(y_true, y_pred, groups=...)`; for `masked_mae` that column is a 0/1 mask
-of the rows to score. The metrics of single MLE-bench competitions are in `numeric_metrics`.
+of the rows to score. `mcrmse` may name the target columns it scores (`scored_columns`, where the submission
+holds more: stanford-covid-vaccine's 3 of 5). The metrics of single MLE-bench competitions are in
+`numeric_metrics`.
 
 Errors: a problem of the answers (one class for AUC, constant answers for R²) is a `CompetitionError`; a problem
 of the predictions alone is an `InvalidPrediction` (a CompetitionError too), which grading reports as an invalid
@@ -33,6 +35,7 @@ from swarm.competitions.numeric_metrics import (
     masked_mae,
     mean_angular_error,
     probabilistic_f1,
+    spine_weighted_logloss,
     tpr_weighted_auc,
 )
 
@@ -147,6 +150,14 @@ def _column_name(value: Any) -> bool:
     return isinstance(value, str) and bool(value.strip())
 
 
+def _column_names(value: Any) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and all(_column_name(v) for v in value)
+        and len(set(value)) == len(value)
+    )
+
+
 def _positive_number(value: Any) -> bool:
     return (
         isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value > 0
@@ -160,6 +171,7 @@ PARAM_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "height": (_positive_int, "a positive integer (0: unknown)"),
     "width": (_positive_int, "a positive integer (0: unknown)"),
     "beta": (_positive_number, "a positive number"),
+    "scored_columns": (_column_names, "a list of distinct target column names (empty: all)"),
 }
 
 
@@ -497,6 +509,13 @@ def _rmsle(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     if np.any(_floats("rmsle", y_pred, answers=False) < 0):
         raise InvalidPrediction("rmsle: predictions must be >= 0")
     return _regression("rmsle", "root_mean_squared_log_error")(y_true, y_pred)
+
+
+def _mcrmse(y_true: np.ndarray, y_pred: np.ndarray, scored_columns: Any = ()) -> float:
+    """The RMSE of one target column, which `score_frame` averages over the columns: MCRMSE. `scored_columns`
+    picks the columns before they get here (`validation.scored_target_columns`: stanford-covid-vaccine's
+    submission holds 5 targets, 3 of which are scored)."""
+    return _regression("mcrmse", "root_mean_squared_error")(y_true, y_pred)
 
 
 def _r2(y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -852,8 +871,10 @@ _LIBRARY = (
     Metric(
         "mcrmse",
         True,
-        _regression("mcrmse", "root_mean_squared_error"),
-        "MCRMSE = (1/M) * sum_j sqrt( (1/N) * sum_i (y_ij - p_ij)^2 ) over the M target columns",
+        _mcrmse,
+        "MCRMSE = (1/M) * sum_j sqrt( (1/N) * sum_i (y_ij - p_ij)^2 ) over the M target columns (param "
+        "scored_columns: those scored, where the submission holds more; unset: all)",
+        params={"scored_columns": ()},
         aliases=("mean_columnwise_rmse", "mean_column_wise_rmse", "columnwise_rmse"),
     ),
     Metric(
@@ -1153,6 +1174,25 @@ _LIBRARY = (
             "probabilistic_f1_score",
             "probabilistic_f_score",
             "probabilistic_fbeta",
+        ),
+    ),
+    Metric(
+        "spine_weighted_logloss",
+        True,
+        spine_weighted_logloss,
+        "spine weighted log loss = mean over exams e of sum_j w_ej l_ej / sum_j w_ej, over each exam's rows "
+        "`<exam>_<label>` (ids from the answers' column group_column, default row_id), l the binary log loss "
+        "(p clipped to [1e-15, 1-1e-15]), w 7 (14 when positive) for patient_overall, 1 (2) for C1..C7 "
+        "(rsna-2022-cervical-spine-fracture-detection)",
+        probability=True,
+        binary_truth=True,
+        params={"group_column": "row_id"},
+        grouped=True,
+        aliases=(
+            "cervical_spine_logloss",
+            "rsna_spine_logloss",
+            "spine_fracture_logloss",
+            "rsna_2022_weighted_logloss",
         ),
     ),
 )

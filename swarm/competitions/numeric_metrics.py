@@ -11,6 +11,9 @@
   (osic-pulmonary-fibrosis-progression).
 - `probabilistic_f1`: the probabilistic F-beta (pF1 with beta 1) of probabilities against 0/1 answers
   (rsna-breast-cancer-detection).
+- `spine_weighted_logloss`: the weighted log loss of rsna-2022-cervical-spine-fracture-detection, whose
+  submission has a row per (exam, label), `<StudyInstanceUID>_<label>`: each row weighted by its label and its
+  answer, averaged per exam, then over exams; a grouped metric whose groups are the row ids themselves.
 
 The library (`swarm.competitions.metrics`) lists them as `Metric` entries; it imports this module, so the
 shared helpers and `InvalidPrediction` are read from it when a metric is called, not at import.
@@ -35,6 +38,14 @@ DEFAULT_PF_BETA = 1.0  # rsna-breast-cancer-detection's pF1
 MASK_SCORED = 0.0  # a masked metric scores the rows whose mask value is this (ventilator: u_out == 0)
 # The masked metrics: their `group_column` names a 0/1 mask column rather than groups to average over.
 MASKED_METRICS = frozenset({"masked_mae"})
+# rsna-2022-cervical-spine-fracture-detection: each label's weight for a negative and a positive answer (the
+# "any" label `patient_overall` weighs 7 times a vertebra's, a positive twice a negative: grade.py's
+# `competition_weights`), and the column whose values are the rows' `<StudyInstanceUID>_<label>` ids.
+SPINE_LABEL_WEIGHTS: dict[str, tuple[float, float]] = {
+    "patient_overall": (7.0, 14.0),
+    **{f"C{k}": (1.0, 2.0) for k in range(1, 8)},
+}
+SPINE_ID_COLUMN = "row_id"
 
 
 def _library() -> ModuleType:
@@ -203,3 +214,58 @@ def probabilistic_f1(y_true: np.ndarray, y_pred: np.ndarray, beta: float = DEFAU
     recall = true_positive / positives
     b2 = float(beta) ** 2
     return (1 + b2) * precision * recall / (b2 * precision + recall)
+
+
+# ---- rsna-2022-cervical-spine-fracture-detection ----------------------------------------------------------
+
+
+def spine_weighted_logloss(
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    groups: np.ndarray | None = None,
+    group_column: str = SPINE_ID_COLUMN,
+) -> float:
+    """rsna-2022-cervical-spine-fracture-detection's weighted multi-label log loss. Each row is one label of one
+    exam, its id (`groups`, the answers' column `group_column`: the id column `row_id`) `<exam>_<label>`, the
+    label one of `SPINE_LABEL_WEIGHTS`. A row's binary log loss (p clipped to [1e-15, 1 - 1e-15]) is weighted
+    by its label and its answer (patient_overall 7, or 14 when positive; C1..C7 1, or 2); each exam's loss is
+    the sum of its rows' weighted losses over the sum of their weights, and the score is the mean over exams,
+    as grade.py unmelts the rows into an exam per row and computes `custom_comp_weighted_loss`. The label is
+    the id's suffix after `_` (grade.py splits at the first `_`: the same for its ids, whose exam ids hold
+    none)."""
+    name = "spine_weighted_logloss"
+    library = _library()
+    truth = library._binary_truth(name, y_true)
+    pred = library._probabilities(name, y_pred)
+    if groups is None:
+        raise CompetitionError(
+            f"{name}: it needs each row's id (`<exam>_<label>`), the answers' {group_column!r}"
+        )
+    exams, labels = _exams_and_labels(name, groups, group_column)
+    negative = np.array([SPINE_LABEL_WEIGHTS[label][0] for label in labels])
+    positive = np.array([SPINE_LABEL_WEIGHTS[label][1] for label in labels])
+    weights = np.where(truth == 1, positive, negative)
+    eps = library.LOGLOSS_EPS
+    clipped = np.clip(pred, eps, 1 - eps)
+    loss = -(truth * np.log(clipped) + (1 - truth) * np.log(1 - clipped)) * weights
+    codes = pd.factorize(np.asarray(exams, dtype=object))[0]
+    per_exam = np.bincount(codes, weights=loss) / np.bincount(codes, weights=weights)
+    return float(np.mean(per_exam))
+
+
+def _exams_and_labels(name: str, ids: np.ndarray, column: str) -> tuple[list[str], list[str]]:
+    """Each row id's exam and label: `<exam>_<label>`, the label one of `SPINE_LABEL_WEIGHTS` (the longest that
+    ends the id); a CompetitionError naming an id that ends in none (the ids are the answers')."""
+    labels = sorted(SPINE_LABEL_WEIGHTS, key=len, reverse=True)
+    exams, found = [], []
+    for cell in np.asarray(ids, dtype=object).reshape(-1):
+        text = "" if cell is None else str(cell).strip()
+        label = next((lab for lab in labels if text.endswith(f"_{lab}") and len(text) > len(lab) + 1), None)
+        if label is None:
+            raise CompetitionError(
+                f"{name}: the answers' {column!r} value {text!r} is not `<exam>_<label>` with a label of "
+                f"{', '.join(SPINE_LABEL_WEIGHTS)}, so its weight is unknown"
+            )
+        exams.append(text[: -len(label) - 1])
+        found.append(label)
+    return exams, found

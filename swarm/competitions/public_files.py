@@ -6,7 +6,9 @@
   column (the sample submission's first, or the one competition.json names), test and the sample submission
   must hold the same ids; and when competition.json declares the target columns and they are train columns,
   test must have every other train column. (Without declared targets, train-only columns are common and
-  allowed: leaf-classification's `species`, siim-isic's `diagnosis`.)
+  allowed: leaf-classification's `species`, siim-isic's `diagnosis`.) A test table with a row per (example,
+  class) beside a wide train table (`swarm.competitions.long_layout`: rsna-2022-cervical-spine-fracture-
+  detection's `row_id` and `prediction_type`) has those two columns over train's: they are its long keys.
 
 Each problem raises `CompetitionError` with one sentence naming the file and what is wrong.
 """
@@ -20,6 +22,7 @@ import pandas as pd
 
 from swarm.competitions.competition import METADATA_FILE, Competition, find_id_column
 from swarm.competitions.errors import CompetitionError
+from swarm.competitions.long_layout import long_classes
 
 MAX_LISTED = 5
 DATA_PREFIXES = ("train", "test")
@@ -71,7 +74,7 @@ def _check_test_columns(train: Path, test: Path, competition: Competition) -> No
         else meta.get("id_column") or find_id_column(competition.sample_submission, sample_columns)
     )
     extra = [c for c in test_columns if c not in train_columns]
-    if extra:
+    if extra and not _long_keys(competition, id_column, sample_columns, extra):
         raise CompetitionError(
             f"{test} does not match {train.name}: it has column(s) {_listed(extra)} that {train.name} lacks"
         )
@@ -85,6 +88,15 @@ def _check_test_columns(train: Path, test: Path, competition: Competition) -> No
             )
     if id_column in test_columns:
         _check_ids(test, competition.sample_submission, id_column)
+
+
+def _long_keys(competition: Competition, id_column: str, sample_columns: list[str], extra: list[str]) -> bool:
+    """Whether test's columns that train lacks are the id and class column of a submission with a row per
+    (example, class) (`long_classes`), not inputs the training rows lack."""
+    passthrough = competition.metric.passthrough_columns if competition.metric is not None else ()
+    targets = [c for c in sample_columns if c != id_column and c not in passthrough]
+    layout = long_classes(competition.public_dir, id_column, targets)
+    return layout is not None and set(extra) <= {layout.id_column, layout.class_column}
 
 
 def _metadata(root: Path) -> dict:

@@ -36,6 +36,12 @@ CLOSED_LABEL_SET = 200
 (text normalization's spelled-out tokens), where an answer no row has is simply wrong, not malformed."""
 
 
+# MLE-bench's stanford-covid-vaccine answers list every position of each test sequence, `keep` false where it is
+# not scored (past `seq_scored`): a submission must hold those rows too, which are not scored (its grade.py).
+KEEP_COLUMN = "keep"
+_KEEP_TRUE, _KEEP_FALSE = {"true", "1", "1.0"}, {"false", "0", "0.0"}
+
+
 class InvalidSubmission(Exception):
     """The submission cannot be scored; `str(exc)` is the reason."""
 
@@ -95,7 +101,8 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
     For a metric whose target columns are classes (multiclass_logloss), answers may instead hold one label
     column (metric param `label_column`, else the one column besides the id): they are made one-hot here.
     For a grouped metric (`log_mae`) whose param `group_column` names a column the answers have, that column
-    is kept last (`answer_groups` reads it); answers lacking it are left for the metric to refuse.
+    is kept last (`answer_groups` reads it); answers lacking it are left for the metric to refuse. A true/false
+    `keep` column (MLE-bench's stanford-covid-vaccine: the rows scored) is kept after it (`scored_rows`).
     """
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
@@ -113,7 +120,31 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
         return table.assign(**{c: frame[c] for c in grouping})
     if missing:
         raise CompetitionError(f"{source} lack column(s) {listed(missing)}")
-    return frame[[spec.id_column, *spec.target_columns, *grouping]]
+    keep = [KEEP_COLUMN] if _is_keep_column(frame, (*named, *grouping)) else []
+    return frame[[spec.id_column, *spec.target_columns, *grouping, *keep]]
+
+
+def _is_keep_column(frame: pd.DataFrame, named: tuple[str, ...]) -> bool:
+    """Whether the answers mark their scored rows in a true/false `keep` column (none the spec names)."""
+    if KEEP_COLUMN not in frame.columns or KEEP_COLUMN in named:
+        return False
+    return set(frame[KEEP_COLUMN].str.strip().str.lower()) <= _KEEP_TRUE | _KEEP_FALSE
+
+
+def scored_rows(
+    submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(submission, answers) without the rows the answers' `keep` column marks not scored, once the submission
+    is known to hold every answer's id (as grade.py checks before it masks them); both as they are where the
+    answers have no such column (`answer_table` keeps it)."""
+    if KEEP_COLUMN not in answers.columns or spec.id_column not in submission.columns:
+        return submission, answers
+    _reject(rows_problem(len(submission), len(answers)))
+    _reject(ids_problem(submission[spec.id_column], answers[spec.id_column], spec.id_column))
+    keep = answers[KEEP_COLUMN].str.strip().str.lower().isin(_KEEP_TRUE)
+    scored = set(answers.loc[keep, spec.id_column].str.strip())
+    rows = submission[spec.id_column].str.strip().isin(scored)
+    return submission[rows], answers.loc[keep].drop(columns=KEEP_COLUMN)
 
 
 def group_column(spec: MetricSpec) -> str:

@@ -129,7 +129,7 @@ class Harness:
                 f"(ids {_shown(missing)}); predict every row of test.csv",
                 test_out,
             )
-        scored = held
+        scored = held & ids.isin(self.scored)
         try:
             score = score_frame(frame[scored], self.labels, self.spec)
         except (InvalidSubmission, CompetitionError) as exc:

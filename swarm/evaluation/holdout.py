@@ -17,7 +17,9 @@ This module is the builder, step by step; each step's work lives in a module of 
 
 - `holdout_record`: the `Holdout` record saved as holdout.json, and `NoHoldout`;
 - `labelled_data`: where the labelled examples are (a table, a labels table, JSON records, files labelled by
-  their names) and reading them; `composite`: ids joined from columns of the test table;
+  their names) and reading them; `composite`: ids joined from columns of the test table; `position_records`
+  and `position_split`: records whose targets are arrays, a row per position (stanford-covid-vaccine);
+  `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
 - `labels`: the targets in the submission's columns, and the private labels.csv;
 - `split`: the split kinds, choosing one and drawing the held-out rows;
 - `new_ids`: the ids the held-out rows get where theirs could collide with a test id;
@@ -33,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import Competition, MetricSpec
+from swarm.competitions.long_layout import long_classes
 from swarm.competitions.validation import group_column
 from swarm.evaluation.composite import (
     CompositeKey,
@@ -50,7 +53,10 @@ from swarm.evaluation.labels import (
     submission_labels,
     write_labels,
 )
+from swarm.evaluation.long_classes import split_long_classes
 from swarm.evaluation.new_ids import held_out_ids, rekey_groups
+from swarm.evaluation.position_records import position_layout
+from swarm.evaluation.position_split import build_position_holdout
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
@@ -102,6 +108,24 @@ def build_holdout(
             seed=seed,
             max_train_mb=max_train_mb,
         )
+    positional = position_layout(public, spec.id_column, targets, test_ids, max_train_mb)
+    if positional is not None:  # records of per-position arrays (stanford-covid-vaccine)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        return build_position_holdout(competition, spec, root, positional, sample, **options)
+    by_class = long_classes(public, spec.id_column, targets)
+    if by_class is not None:  # a row per (example, class) of a wide table (rsna-2022-cervical-spine)
+        parts = split_long_classes(
+            competition,
+            spec,
+            root,
+            by_class,
+            sample,
+            fraction=fraction,
+            split=split,
+            seed=seed,
+            max_train_mb=max_train_mb,
+        )
+        return _save_split(root, spec, **vars(parts))
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)

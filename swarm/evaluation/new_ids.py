@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+_HEX = "0123456789abcdef"
 
 
 def held_out_ids(
@@ -67,6 +69,10 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
         numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
         start = max(numbers, default=0) + 1
         return [f"{prefix}{start + k:0{width}d}{suffix}" for k in range(count)]
+    prefixed = _hex_after_prefix(test_ids)
+    if prefixed is not None:  # stanford-covid-vaccine's `id_` and 9 hex digits
+        prefix, width = prefixed
+        return _random_hex(count, width, lambda text: f"{prefix}{text}", taken, rng)
     if test_ids and all(parts) and len({p.group(3) for p in parts}) == 1:  # type: ignore[union-attr]
         # Names that differ before their last number (a recording time, then `Test<n>`): a test id's beginning,
         # picked at random, with a last number no id has.
@@ -82,6 +88,32 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
     while len(out) < count:
         text = "".join(rng.choice(list("0123456789abcdef"), size=width))
         candidate = (text if hexlike else f"h{text[: width - 1]}") + suffix
+        if candidate not in taken:
+            taken.add(candidate)
+            out.append(candidate)
+    return out
+
+
+def _hex_after_prefix(test_ids: list[str]) -> tuple[str, int] | None:
+    """(prefix, width) where every test id is one prefix (ending in a character that is no hex digit) and then
+    `width` hex digits; None otherwise."""
+    common = os.path.commonprefix(test_ids) if test_ids else ""
+    cut = max((k for k, c in enumerate(common) if c not in _HEX), default=-1)
+    prefix = common[: cut + 1]
+    rests = {i[len(prefix) :] for i in test_ids}
+    widths = {len(r) for r in rests}
+    if not prefix or len(widths) != 1 or not all(re.fullmatch(r"[0-9a-f]+", r) for r in rests):
+        return None
+    return prefix, widths.pop()
+
+
+def _random_hex(
+    count: int, width: int, named: Callable[[str], str], taken: set[str], rng: np.random.Generator
+) -> list[str]:
+    """`count` ids `named(<width random hex digits>)` that are not in `taken`."""
+    out: list[str] = []
+    while len(out) < count:
+        candidate = named("".join(rng.choice(list(_HEX), size=width)))
         if candidate not in taken:
             taken.add(candidate)
             out.append(candidate)

@@ -21,7 +21,7 @@ import pandas as pd
 try:
     from swarm.columns import column_kinds
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
-    from swarm.records import is_records_file, records_table
+    from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
 except (
     ImportError
 ):  # embedded in a solution: the sources of swarm.columns, file_labels and records precede it
@@ -29,6 +29,8 @@ except (
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
     find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
     is_records_file, records_table = globals()["is_records_file"], globals()["records_table"]
+    position_fields, position_rows = globals()["position_fields"], globals()["position_rows"]
+    read_records = globals()["read_records"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -498,7 +500,27 @@ def _discover(input_dir: str) -> tuple:
         "sample": sample,
         "keys": None,
     }
+    positions = position_layout(input_dir, files) if train and sample and files["test"] else None
+    if positions:  # records of per-position arrays: modelled a row per position
+        files["positions"] = positions
     return files, missing
+
+
+def position_layout(input_dir: str, files: dict) -> dict | None:
+    """{"id_field", "length_field"} where the labelled and test tables are records whose arrays are the sample's
+    targets, one value per position, and the sample's ids `<record id>_<position>` (stanford-covid-vaccine's
+    train.json; swarm/records.py's position_fields); else None."""
+    if not (is_records_file(files["train"]) and is_records_file(files["test"])):
+        return None
+    sample = _sample_as_text(input_dir, files["sample"])
+    if sample is None:
+        return None
+    try:
+        train = read_records(os.path.join(input_dir, files["train"]), limit=1)
+        test = read_records(os.path.join(input_dir, files["test"]))
+    except (OSError, ValueError):
+        return None
+    return position_fields(train, test, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
 
 
 def missing_tables(input_dir: str) -> list[str]:
@@ -533,6 +555,14 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         train = file_label_frame(input_dir, layout)
         test = sample[[sample.columns[0]]].copy()
         test[FILE_COLUMN] = test_file_paths(input_dir, layout, test.iloc[:, 0])
+        return train, test
+    if files.get("positions"):  # a row per position of each record, named as the sample's rows
+        fields, id_col = files["positions"], sample.columns[0]
+        train, test = (
+            position_rows(read_records(os.path.join(input_dir, files[key])), fields["id_field"],
+                          fields["length_field"], id_col, labelled=key == "train").head(max_rows)
+            for key in ("train", "test")
+        )  # fmt: skip
         return train, test
     train = read_table(os.path.join(input_dir, files["train"]), max_rows)
     if files["test"]:

@@ -558,6 +558,7 @@ NEW = {
     "mean_angular_error": (True, ["angular_error", "mean angular distance", "angular_dist_score"]),
     "laplace_log_likelihood": (False, ["modified Laplace log likelihood", "laplace_ll", "LLL"]),
     "probabilistic_f1": (False, ["pF1", "pfbeta", "probabilistic f-score"]),
+    "spine_weighted_logloss": (True, ["rsna spine logloss", "cervical-spine-logloss"]),
 }
 
 
@@ -584,6 +585,8 @@ def test_validity_flags() -> None:
         "mean_angular_error": (True, False, False, "table", False, {}),
         "laplace_log_likelihood": (True, False, False, "table", False, {}),
         "probabilistic_f1": (True, True, True, "column", False, {"beta": 1.0}),
+        # its groups are the row ids `<exam>_<label>` (test_spine_metric.py)
+        "spine_weighted_logloss": (True, True, True, "column", True, {"group_column": "row_id"}),
     }
     assert list(METRICS)[-len(NEW) :] == list(NEW)  # appended at the end of the library
 

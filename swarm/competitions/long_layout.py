@@ -1,0 +1,74 @@
+"""A long submission with a row per (example, class): rsna-2022-cervical-spine-fracture-detection's layout.
+
+The labelled table is wide, an example per row with a column per class (`train.csv`: `StudyInstanceUID`,
+`patient_overall`, `C1`..`C7`); the test table is long, a row per (example, class) (`test.csv`: `row_id`,
+`StudyInstanceUID`, `prediction_type`); the submission's id is `<key>_<class>` and its one target column is the
+wide table's value of that class for that example (`sample_submission.csv`: `row_id`, `fractured`).
+`long_classes` recognises it from the tables alone: the public-file checks then accept the test table's extra
+columns (the id and the class column are the long keys, not inputs the training rows lack), and the harness
+splits it by whole examples (`swarm.evaluation.long_classes`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+TRAIN, TEST = "train.csv", "test.csv"
+MIN_CLASSES = 2  # a class column naming fewer of the labelled table's columns is no long layout
+
+
+@dataclass(frozen=True)
+class LongClasses:
+    """Where a submission has a row per (example, class): the tables and their columns, as `long_classes`
+    found them."""
+
+    train: Path  # the wide labelled table: an example per row, a column per class
+    test: Path  # the long test table: a row per (example, class)
+    id_column: str  # the submission's id, `<key>_<class>`, also a column of the test table
+    target: str  # the submission's one target column: the wide table's value of that class for that example
+    key: str  # the column of both tables naming an example
+    class_column: str  # the test table's column naming each row's class: a column of the wide table
+    classes: tuple[str, ...]  # the classes the test table names, in the order it first names them
+
+
+def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasses | None:
+    """The long-by-class layout of a public dir, or None when it is not one: one target column, which
+    `train.csv` lacks as it lacks the id column; `test.csv` holds the id column, a key column `train.csv` has
+    too, and a class column `train.csv` lacks whose values (at least two) are all columns of `train.csv`; and
+    every test row's id is its key and class joined with `_`."""
+    train, test = public / TRAIN, public / TEST
+    if len(targets) != 1 or not (train.is_file() and test.is_file()):
+        return None
+    train_columns, test_columns = _header(train), _header(test)
+    if not train_columns or id_column in train_columns or targets[0] in train_columns:
+        return None
+    if id_column not in test_columns:
+        return None
+    try:
+        table = pd.read_csv(test, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return None
+    if table.empty:
+        return None
+    ids = table[id_column].str.strip()
+    keys = [c for c in test_columns if c != id_column and c in train_columns]
+    for class_column in (c for c in test_columns if c != id_column and c not in train_columns):
+        values = table[class_column].str.strip()
+        classes = tuple(pd.unique(values))
+        if len(classes) < MIN_CLASSES or not set(classes) <= set(train_columns):
+            continue
+        for key in keys:
+            if (table[key].str.strip() + "_" + values).equals(ids):
+                return LongClasses(train, test, id_column, targets[0], key, class_column, classes)
+    return None
+
+
+def _header(path: Path) -> list[str]:
+    """A CSV's column names; [] when it cannot be read."""
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
+        return []
