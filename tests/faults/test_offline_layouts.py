@@ -204,22 +204,7 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
         "id,label\n" + "".join(f"{i},{i % 2}\n" for i in range(20, 26))
     )
     (public / "description.md").write_text("# Birds\n\nPredict `label`; scored by accuracy.\n")
-    runs = tmp_path / "runs"
-    env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
-    env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
-    done = refused_main_job(
-        "--data-dir",
-        str(competition),
-        "--set",
-        f"project.runs_dir={runs}",
-        "--set",
-        "execution.sandbox=unsafe-local",
-        env=env,
-        cwd=tmp_path,
-    )
-    error = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert len(error) == 1, done.stderr
-    message = error[0]
+    message = refusal_without_key(competition, tmp_path)
     assert "offline coder" in message and "no API key" in message
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, or training files" in message
@@ -227,7 +212,6 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message
     assert "OPENAI_API_KEY" in message
-    assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir
 
 
 def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
@@ -246,6 +230,15 @@ def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_s
         public / "sample_submission.csv", index=False
     )
     (public / "description.md").write_text("# Toxicity\n\nScored by RMSE.\n")
+    message = refusal_without_key(competition, tmp_path)
+    assert "offline coder" in message and "no API key" in message and "cannot read" in message
+    assert "submission columns ['prediction'] are neither train.csv columns nor its class labels" in message
+    assert "OPENAI_API_KEY" in message
+
+
+def refusal_without_key(competition: Path, tmp_path: Path) -> str:
+    """The one error line of the main job run with no API key on `competition`, which must refuse (exit 2)
+    before writing a run dir."""
     runs = tmp_path / "runs"
     env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
     env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
@@ -261,8 +254,5 @@ def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_s
     )
     error = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert len(error) == 1, done.stderr
-    message = error[0]
-    assert "offline coder" in message and "no API key" in message and "cannot read" in message
-    assert "submission columns ['prediction'] are neither train.csv columns nor its class labels" in message
-    assert "OPENAI_API_KEY" in message
     assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir
+    return error[0]
