@@ -146,11 +146,12 @@ def _looks_like_probabilities(values: pd.Series, classes: list) -> bool:
 
 
 def _wide_target(train: pd.DataFrame, columns: list[str]) -> str | None:
-    """The train column whose class values are the submission's columns (wide probability format)."""
+    """The train column whose class values are among the submission's columns (wide probability format; a class
+    no training row has is a column of zeros), as the harness reads it (swarm/evaluation/labels.py)."""
     wanted = {str(c) for c in columns}
     for col in train.columns:
         values = train[col].dropna().unique()
-        if 2 <= len(values) <= 1000 and {str(_native(v)) for v in values} == wanted:
+        if 2 <= len(values) <= 1000 and {str(_native(v)) for v in values} <= wanted:
             return col
     return None
 
@@ -192,7 +193,8 @@ def most_common_answers(keys: pd.Series, answers: pd.Series) -> pd.Series:
 
 
 def _free_text(target: dict, train: pd.DataFrame, test: pd.DataFrame, skip: set) -> dict:
-    """`target` as a lookup where its answers are free text (over OPEN_CLASSES distinct non-numeric values): the
+    """`target` as a lookup where its answers are free text (over OPEN_CLASSES distinct non-numeric values, or most
+    rows an answer of their own: AI4Code's cell orders, chaii's answer spans): the
     text column of both tables whose values best name the answer (each value's most common answer, fitted on
     half the rows and checked on the other half), and whether a value never seen is best answered by itself
     (`identity`: most answers repeat their value, as text normalization's `after` repeats `before`) or by the
@@ -201,7 +203,8 @@ def _free_text(target: dict, train: pd.DataFrame, test: pd.DataFrame, skip: set)
     if target["task"] == "regression" or target["output"] != "label" or _all_numbers(y):
         return target
     y = y.dropna().astype(str)
-    if y.nunique() <= OPEN_CLASSES:
+    distinct = y.nunique()
+    if distinct <= OPEN_CLASSES and distinct <= max(20, len(y) // 2):  # few, or repeated: classes to learn
         return target
     checked = np.arange(len(y)) % 2 == 1
     best = (-1.0, None, False)
@@ -316,7 +319,7 @@ def infer_task_from_frames(
                 "single column known only for labelled rows stands for them under another name"
             )
         by_name = {str(_native(v)): _native(v) for v in train[wide].dropna().unique()}
-        columns = {c: by_name[str(c)] for c in sub_cols}
+        columns = {c: by_name.get(str(c), str(c)) for c in sub_cols}
         targets = [{"name": wide, "task": "multiclass", "output": "proba_wide", "positive": None,
                     "columns": columns, "skewed": False}]  # fmt: skip
     targets = [_free_text(t, train, test, {id_col, *sub_cols, *copied}) for t in targets]
@@ -449,6 +452,29 @@ def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
     return None
 
 
+def labels_table(input_dir: str, sample_name: str, present: set) -> str | None:
+    """The one top-level CSV named with "train" or "label" (not a test table or the sample) that holds the
+    sample's id column and every target (AI4Code's train_orders.csv), as the harness finds a labels table;
+    None when there is none or several."""
+    sample = _sample_as_text(input_dir, sample_name)
+    if sample is None:
+        return None
+    wanted = set(sample.columns)
+    found = []
+    for name in sorted(present):
+        lower = name.lower()
+        if name == sample_name or not lower.endswith(".csv") or lower.startswith("test"):
+            continue
+        if "train" in lower or "label" in lower:
+            try:
+                header = set(pd.read_csv(os.path.join(input_dir, name), nrows=0).columns)
+            except (OSError, ValueError):
+                continue
+            if wanted <= header:
+                found.append(name)
+    return found[0] if len(found) == 1 else None
+
+
 def composite_tables(input_dir: str, sample_name: str, present: set) -> dict | None:
     """Where the sample's ids join columns of the test table (text normalization's `<sentence_id>_<token_id>`):
     {"train": a CSV named with "train" holding the targets and keys, "test": the CSV named with "test" whose
@@ -481,6 +507,7 @@ def _discover(input_dir: str) -> tuple:
     present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
     sample = sample_table(input_dir, present)
     train = next((name for name in LABELLED_TABLES if name in present), None)
+    train = train or (labels_table(input_dir, sample, present) if sample else None)
     composite = composite_tables(input_dir, sample, present) if sample and not train else None
     layout = file_labels_layout(input_dir, sample) if sample and not train and not composite else None
     missing = []

@@ -423,8 +423,12 @@ for target in TARGETS:
         valid = np.random.default_rng(SPLIT_SEED).random(len(answers)) < 0.2
         guessed = lookup_answers(target, keys[~valid], answers[~valid], keys[valid])
         scores.append(float(np.mean(guessed == answers[valid].to_numpy())))
-        test_keys = test_df[source].astype(str) if target["source"] else pd.Series([""] * len(test_df))
-        submission[target.get("column") or name] = by_sample_order(lookup_answers(target, keys, answers, test_keys))
+        column = target.get("column") or name
+        if target["source"] is None:  # nothing names the answer: the sample's own values, a valid submission
+            submission[column] = sample_sub[column].to_numpy()
+            continue
+        test_keys = test_df[source].astype(str)
+        submission[column] = by_sample_order(lookup_answers(target, keys, answers, test_keys))
         continue
     known = Y[name].notna().to_numpy()
     X_known = X[known].reset_index(drop=True)

@@ -256,3 +256,27 @@ def refusal_without_key(competition: Path, tmp_path: Path) -> str:
     assert len(error) == 1, done.stderr
     assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir
     return error[0]
+
+
+@pytest.mark.slow
+def test_no_key_delivers_a_harness_scored_node_on_leaf_classification(
+    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """leaf-classification's wide sample has a column for each of 99 species, more than its miniature's training
+    rows show: the offline coder had stopped there; a class no training row has is now a column of zeros (the
+    census miniature has no hidden answers, so nothing is graded)."""
+    from tests.evaluation.census_builders import leaves
+
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    competition = leaves(tmp_path / "c")
+    overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
+    summary = competition_flow(
+        CompetitionParams(
+            data_dir=str(competition),
+            run_dir=str(tmp_path / "run"),
+            overrides=[*overrides, "agent.max_steps=2", "search.num_drafts=2", "search.parallel=2"],
+        )
+    )
+    assert summary["validation_source"] == "harness", summary
+    assert summary["good_nodes"] >= 1, summary

@@ -52,3 +52,25 @@ def test_answers_that_do_not_repeat_their_value_fall_back_to_the_most_common_ans
     sample = pd.DataFrame({"id": range(1000, 1010), "code": "c0"})
     (target,) = infer_task_from_frames(train, test, sample)["targets"]
     assert target["task"] == "lookup" and target["source"] == "word" and target["identity"] is False
+
+
+def test_answers_of_their_own_row_are_free_text_and_a_labels_table_is_found_by_its_columns(
+    tmp_path: Path,
+) -> None:
+    """AI4Code: the labels in `train_orders.csv` (not a name the coder knew), one cell order per notebook: the
+    coder reads the table that holds the sample's columns, and, as no column names an order, delivers the
+    sample's own (the lookup has no source)."""
+    from swarm.offline.inference import find_data_files, infer_task_from_dir
+
+    public = tmp_path / "public"
+    public.mkdir()
+    orders = [" ".join(f"{i:02d}{k}" for k in "abc"[:: 1 if i % 2 else -1]) for i in range(30)]
+    pd.DataFrame({"id": [f"n{i}" for i in range(30)], "cell_order": orders}).to_csv(
+        public / "train_orders.csv", index=False
+    )
+    pd.DataFrame({"id": ["t1", "t2"], "cell_order": ["x y", "z w"]}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    assert find_data_files(str(public))["train"] == "train_orders.csv"
+    (target,) = infer_task_from_dir(str(public))["targets"]
+    assert target["task"] == "lookup" and target["source"] is None
