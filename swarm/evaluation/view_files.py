@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
@@ -21,6 +22,7 @@ from swarm.competitions.archive_view import view_manifest
 from swarm.evaluation.holdout_record import Holdout
 
 FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
+TAIL_STARTS = ".-_"  # what follows an id in the names of an example's files: `<id>.png`, `<id>-mask.png`
 MAX_FILING_DEPTH = 3  # folders of first characters above a file (bms: train/a/b/c/<id>.png)
 
 # The test files' folder and the training files' folder, each with id -> file (`keyed_folders`).
@@ -169,10 +171,12 @@ def link_keyed_files(
     any_test = next(iter(test_files.values()))
     by_name = any_test.name in test_files  # ids are file names (with extension), else stems
     filed = _character_filing(test_dir, test_files)  # held-out files are filed as the test files are
-    # An example's files of one stem (hubmap's `<id>.tiff` beside `<id>.json`) go together, those of the kinds
-    # the test examples have; a kind only training examples have stays out of the view (`hide_side_files`).
-    stems = _Stems()
-    suffixes = {kin.suffix for path in test_files.values() for kin in stems.same_stem(path, path.stem, None)}
+    # An example's files named by its id and a tail (hubmap's `<id>.tiff`, `<id>.json`,
+    # `<id>-anatomical-structure.json`) go together, those of the tails most test examples have; a kind only
+    # training examples have (a mask beside the image) stays out of the view.
+    kin = _Kin(set(test_files) | set(original))
+    tails = Counter(tail for key, path in test_files.items() for tail in kin.of(path.parent, key))
+    companions = {tail for tail, count in tails.items() if count >= FILE_MATCH_SHARE * len(test_files)}
     for old, new in zip(original, ids, strict=True):
         source = train_files.get(old)
         if source is None:
@@ -185,33 +189,35 @@ def link_keyed_files(
                 if not shared:
                     skip.add(path)
             continue
-        for path in [source] if by_name else stems.same_stem(source, old, suffixes):
-            link(path, target.joinpath(*new[:filed], new if by_name else new + path.suffix))
-            if not shared:
-                skip.add(path)  # linked where the test files are, never left under its train name
+        files = {"": source} if by_name else kin.of(source.parent, old) or {source.suffix: source}
+        moved = {tail: path for tail, path in files.items() if by_name or tail in companions}
+        for tail, path in (moved or {source.suffix: source}).items():
+            link(path, target.joinpath(*new[:filed], new + tail))
+        for path in files.values() if not shared else ():
+            skip.add(path)  # never left under its train name: moved where the test files are, or left out
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
 
 
-class _Stems:
-    """The files of each folder by stem, each folder listed once (a folder may hold 100,000 examples)."""
+class _Kin:
+    """An example's files in a folder: those named by its id and a tail (`<id>.tiff`, `<id>.json`,
+    `<id>-anatomical-structure.json`: the tail starts with `.`, `-` or `_`), tail -> file, of the longest id a
+    name starts with. Each folder is listed once (a folder may hold 100,000 examples)."""
 
-    def __init__(self) -> None:
-        self._folders: dict[Path, dict[str, list[Path]]] = {}
+    def __init__(self, ids: set[str]) -> None:
+        self._ids = ids
+        self._folders: dict[Path, dict[str, dict[str, Path]]] = {}
 
-    def same_stem(self, source: Path, stem: str, suffixes: set[str] | None) -> list[Path]:
-        """The files beside `source` named `<stem><suffix>`, itself among them (a suffix in `suffixes`; any for
-        None); `source` alone where its stem is not `stem` (a file named by the id with its extension)."""
-        if source.stem != stem:
-            return [source]
-        folder = self._folders.get(source.parent)
-        if folder is None:
-            folder = {}
-            for path in source.parent.iterdir():
-                if path.is_file():
-                    folder.setdefault(path.stem, []).append(path)
-            self._folders[source.parent] = folder
-        kin = sorted(p for p in folder.get(stem, []) if suffixes is None or p.suffix in suffixes)
-        return kin or [source]  # training inputs of another format than the test's (`.png` beside `.jpg`)
+    def of(self, folder: Path, key: str) -> dict[str, Path]:
+        index = self._folders.get(folder)
+        if index is None:
+            index = {}
+            for path in folder.iterdir():
+                name = path.name
+                cuts = [i for i, char in enumerate(name) if char in TAIL_STARTS and name[:i] in self._ids]
+                if cuts and path.is_file():
+                    index.setdefault(name[: cuts[-1]], {})[name[cuts[-1] :]] = path
+            self._folders[folder] = index
+        return index.get(key, {})
 
 
 def link_column_keyed_files(

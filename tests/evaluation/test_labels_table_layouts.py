@@ -348,16 +348,21 @@ def test_training_files_filed_by_class_move_flat_among_flat_test_files(tmp_path:
 
 
 def test_an_examples_files_of_one_stem_move_together(tmp_path: Path) -> None:
-    """hubmap-kidney-segmentation keeps `<id>.tiff` beside `<id>.json` in train/ and in test/: a held-out example
-    takes both where the test examples have them; a kind of file only training examples have (here `<id>.npy`)
-    is left out of the view for a held-out example, and stays for a kept one."""
+    """hubmap-kidney-segmentation keeps `<id>.tiff` beside `<id>.json` and `<id>-anatomical-structure.json` in
+    train/ and in test/: a held-out example takes all three where the test examples have them; a kind of file
+    only training examples have (here `<id>.npy`, `<id>_mask.png`) is left out of the view for a held-out
+    example, and stays for a kept one."""
     root = image_competition(tmp_path / "c")
     public = root / "prepared" / "public"
     for folder in ("train", "test"):
         for path in list((public / folder).glob("*.tif")):
             path.with_suffix(".json").write_text(f"{folder} json {path.stem}")
+            (path.parent / f"{path.stem}-anatomical-structure.json").write_text(
+                f"{folder} anatomy {path.stem}"
+            )
             if folder == "train":
                 path.with_suffix(".npy").write_bytes(b"train only")
+                (path.parent / f"{path.stem}_mask.png").write_bytes(b"train only")
 
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=1)
     view, held = holdout.public_dir, set(holdout.ids)
@@ -365,7 +370,8 @@ def test_an_examples_files_of_one_stem_move_together(tmp_path: Path) -> None:
     for i in held:
         assert (view / "test" / f"{i}.tif").read_bytes() == f"train/{i}".encode()
         assert (view / "test" / f"{i}.json").read_text() == f"train json {i}"
-        assert not (view / "test" / f"{i}.npy").exists()
+        assert (view / "test" / f"{i}-anatomical-structure.json").read_text() == f"train anatomy {i}"
+        assert not (view / "test" / f"{i}.npy").exists() and not (view / "test" / f"{i}_mask.png").exists()
     train_files = {p.name for p in (view / "train").iterdir()}
-    assert not {n for n in train_files if n.split(".")[0] in held}
-    assert len(train_files) == 30 * 3
+    assert not {n for n in train_files if n.split(".")[0].split("-")[0].split("_")[0] in held}
+    assert len(train_files) == 30 * 5
