@@ -218,17 +218,24 @@ def image_features(paths, size, colour):
 
     width = size * size + 128 + (8 if colour else 0)
     out = np.full((len(paths), width), np.nan)
+    unreadable = 0
     for i, path in enumerate(paths):
         if path is None:
             continue
-        with Image.open(path) as image:
-            grey = centred(np.asarray(image.convert("L"), dtype=float) / 255.0)
-            small = Image.fromarray((grey * 255).astype(np.uint8)).resize((size, size), Image.Resampling.BOX)
-            out[i, : size * size] = np.asarray(small, dtype=float).ravel() / 255.0
-            out[i, size * size : size * size + 128] = gradient_histograms(grey)
-            if colour:
-                rgb = np.asarray(image.convert("RGB"), dtype=float) / 255.0
-                out[i, size * size + 128 :] = [image.size[0], image.size[1], *rgb.mean(axis=(0, 1)), *rgb.std(axis=(0, 1))]
+        try:
+            with Image.open(path) as image:
+                grey = centred(np.asarray(image.convert("L"), dtype=float) / 255.0)
+                small = Image.fromarray((grey * 255).astype(np.uint8)).resize((size, size), Image.Resampling.BOX)
+                out[i, : size * size] = np.asarray(small, dtype=float).ravel() / 255.0
+                out[i, size * size : size * size + 128] = gradient_histograms(grey)
+                if colour:
+                    rgb = np.asarray(image.convert("RGB"), dtype=float) / 255.0
+                    out[i, size * size + 128 :] = [image.size[0], image.size[1], *rgb.mean(axis=(0, 1)), *rgb.std(axis=(0, 1))]
+        except (OSError, ValueError):  # unreadable or truncated: its features stay missing
+            out[i] = np.nan
+            unreadable += 1
+    if unreadable:
+        print(f"{unreadable} of {len(paths)} images could not be read: their pixel features are missing")
     return out
 
 
