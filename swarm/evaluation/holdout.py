@@ -20,6 +20,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   their names) and reading them; `composite`: ids joined from columns of the test table; `position_records`
   and `position_split`: records whose targets are arrays, a row per position (stanford-covid-vaccine);
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
+  `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents);
 - `labels`: the targets in the submission's columns, and the private labels.csv;
 - `split`: the split kinds, choosing one and drawing the held-out rows;
 - `new_ids`: the ids the held-out rows get where theirs could collide with a test id;
@@ -55,6 +56,7 @@ from swarm.evaluation.labels import (
 )
 from swarm.evaluation.long_classes import split_long_classes
 from swarm.evaluation.new_ids import held_out_ids, rekey_groups
+from swarm.evaluation.pixel_targets import build_pixel_holdout, pixel_layout
 from swarm.evaluation.position_records import position_layout
 from swarm.evaluation.position_split import build_position_holdout
 from swarm.evaluation.side_files import hide_side_files
@@ -126,6 +128,10 @@ def build_holdout(
             max_train_mb=max_train_mb,
         )
         return _save_split(root, spec, **vars(parts))
+    pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
+    if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        return build_pixel_holdout(competition, spec, root, pixels, sample, **options)
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)

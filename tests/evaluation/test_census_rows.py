@@ -92,7 +92,6 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
-    "denoising-dirty-documents": NO_TABLE,  # "No `train.csv` or labels table: the labels are images."
     "herbarium-2020-fgvc7": NO_TABLE,  # "No labelled table: ... one COCO-style JSON object"
     "mlsp-2013-birds": NO_TABLE,  # "No `train.csv` or top-level labels table"
     "new-york-city-taxi-fare-prediction": ("labels.csv is", "over evaluation.max_train_mb"),

@@ -1,0 +1,159 @@
+"""Targets that are images, a submission row per pixel (denoising-dirty-documents): the sample's ids are
+`<image>_<row>_<col>` (1-based) over the test images, and each training image in `train/` has its target image of
+the same name in another folder (`train_cleaned/`), whose grey value / 255 is each pixel's answer.
+
+The harness holds out whole training images: each moves to the test folder under a new name in the test images'
+format, its target image leaves the view, the sample lists its pixels as it lists a test image's (images in the
+order of their names, pixels row by row), and labels.csv holds their answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.competition import Competition, MetricSpec
+from swarm.evaluation.holdout_record import Holdout, NoHoldout
+from swarm.evaluation.labels import write_labels
+from swarm.evaluation.new_ids import held_out_ids
+from swarm.evaluation.split import check_split
+from swarm.evaluation.table_io import write_public_csv
+from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror, seal
+
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+
+
+@dataclass(frozen=True)
+class PixelTargets:
+    """Where a pixel-target layout's images are: test, training inputs, training targets (same names)."""
+
+    test_dir: Path
+    train_dir: Path
+    target_dir: Path
+    test_images: tuple[str, ...]  # the test images' stems, as the sample's ids name them
+
+
+def _images(folder: Path) -> dict[str, Path]:
+    """stem -> image file directly in `folder`."""
+    return {p.stem: p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES}
+
+
+def pixel_layout(public: Path, targets: list[str], test_ids: list[str]) -> PixelTargets | None:
+    """The layout when the sample has one target and ids `<stem>_<row>_<col>` whose stems name the images of a
+    folder with "test" in its path, beside a twin training folder and a folder of target images named as the
+    training images; else None."""
+    if len(targets) != 1 or not test_ids:
+        return None
+    parts = pd.Series(test_ids).str.rsplit("_", n=2, expand=True)
+    if parts.shape[1] != 3 or not (parts[1].str.isdigit() & parts[2].str.isdigit()).all():
+        return None
+    stems = tuple(sorted(set(parts[0])))
+    folders = [p for p in sorted(public.rglob("*")) if p.is_dir()]
+    for test_dir in (f for f in folders if "test" in str(f.relative_to(public)).lower()):
+        if len(set(_images(test_dir)) & set(stems)) < FILE_MATCH_SHARE * len(stems):
+            continue
+        train_dir = public / str(test_dir.relative_to(public)).replace("test", "train")
+        if not train_dir.is_dir() or not _images(train_dir):
+            continue
+        names = set(_images(train_dir))
+        for target_dir in folders:
+            if target_dir in (train_dir, test_dir) or target_dir in train_dir.parents:
+                continue
+            if len(set(_images(target_dir)) & names) >= FILE_MATCH_SHARE * len(names):
+                return PixelTargets(test_dir, train_dir, target_dir, stems)
+    return None
+
+
+def pixel_answers(image: Path, stem: str) -> pd.DataFrame:
+    """An image's pixels as rows `<stem>_<row>_<col>` (1-based) with its grey value / 255, row by row."""
+    from PIL import Image
+
+    with Image.open(image) as opened:
+        grey = np.asarray(opened.convert("L"), dtype=float) / 255.0
+    rows, cols = np.indices(grey.shape)
+    ids = [f"{stem}_{r + 1}_{c + 1}" for r, c in zip(rows.ravel(), cols.ravel(), strict=True)]
+    return pd.DataFrame({"id": ids, "value": [repr(float(v)) for v in grey.ravel()]})
+
+
+def build_pixel_holdout(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    layout: PixelTargets,
+    sample: pd.DataFrame,
+    *,
+    fraction: float,
+    split: str,
+    seed: int,
+) -> Holdout:
+    """build_holdout for a pixel-target layout (see the module docstring): whole images, at random."""
+    if check_split(split) not in ("auto", "random"):
+        raise NoHoldout(
+            f"the split {split!r} does not apply to images whose pixels are the rows: whole images are"
+        )
+    inputs, answers = _images(layout.train_dir), _images(layout.target_dir)
+    labelled = sorted(set(inputs) & set(answers))
+    want = min(len(labelled) - 1, max(1, round(len(labelled) * fraction)))
+    if want < 1:
+        raise NoHoldout(f"{layout.train_dir.name}/ has fewer than 2 images with a target image")
+    rng = np.random.default_rng(seed)
+    positions = np.sort(rng.permutation(len(labelled))[:want])
+    stems = pd.DataFrame({"image": labelled})
+    original, names, rekeyed = held_out_ids(
+        stems,
+        stems.iloc[positions],
+        "image",
+        list(layout.test_images),
+        np.random.default_rng(seed + 1),
+        always_new=False,
+    )
+
+    public, dest = competition.public_dir, fresh_view(root)
+    test_rel = layout.test_dir.relative_to(public)
+    skip = {competition.sample_submission, *extracted_archives(public)}
+    for old, new in zip(original, names, strict=True):
+        link(inputs[old], dest / test_rel / (new + inputs[old].suffix))
+        skip |= {inputs[old], answers[old]}  # the input moves to the test side; its target leaves the view
+    mirror(public, dest, skip)
+
+    id_col, target = spec.id_column, spec.target_columns[0]
+    labels = pd.concat([pixel_answers(answers[old], new) for old, new in zip(original, names, strict=True)])
+    labels = labels.rename(columns={"id": id_col, "value": target}).reset_index(drop=True)
+    filler = sample[target].iloc[0] if len(sample) else "0"
+    held_rows = labels[[id_col]].assign(**{target: filler})
+    _write_sample(sample, held_rows, id_col, dest / competition.sample_submission.name)
+    write_labels(root, labels, spec)
+    holdout = Holdout(
+        root=root,
+        id_column=id_col,
+        target_columns=[target],
+        ids=labels[id_col].tolist(),
+        split="random",
+        split_reason="whole images, their pixels the rows",
+        fraction=fraction,
+        seed=seed,
+        n_train=len(labelled) - len(original),
+        rekeyed=rekeyed,
+        file_dirs=sorted({str(test_rel), str(layout.train_dir.relative_to(public))}),
+        table=(
+            f"{layout.train_dir.relative_to(public)}/ with {layout.target_dir.relative_to(public)}/ "
+            f"({len(original)} images, a row per pixel <image>_<row>_<col>)"
+        ),
+        hidden_side_files=[str(answers[old].relative_to(public)) for old in original],
+    )
+    seal(holdout)
+    return holdout
+
+
+def _write_sample(sample: pd.DataFrame, held_rows: pd.DataFrame, id_col: str, path: Path) -> None:
+    """The sample with the held-out images' pixels, images in the order of their names as MLE-bench's sample
+    lists them (`sorted(glob)`), each image's pixels in their own order."""
+    rows = pd.concat([sample, held_rows], ignore_index=True)
+    image = rows[id_col].str.rsplit("_", n=2).str[0]
+    order = pd.Series(range(len(rows)))
+    rows = rows.assign(_image=image.to_numpy(), _order=order.to_numpy())
+    rows = rows.sort_values(["_image", "_order"], kind="stable").drop(columns=["_image", "_order"])
+    write_public_csv(rows, path)
