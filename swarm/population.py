@@ -135,17 +135,24 @@ def choose_ga_step(
     code (no markers) becomes an improve step."""
     operator = operator_for(rng, crossover_rate, mutation_rate)
     if operator == "merge":
-        sectioned = {i: f for i, f in fitness.items() if has_all_genes(journal.get(i))}
-        if sectioned:
-            first = tournament(sectioned, tournament_k, rng)
-            differs = {
-                i: differing_sections(journal.get(first), journal.get(i)) for i in sectioned if i != first
-            }
-            mates = {i: f for i, f in sectioned.items() if len(differs.get(i, ())) >= 2}
-            if mates:
-                second = tournament(mates, tournament_k, rng)
-                plan = crossover_plan(rng, differs[second])
-                return StepChoice("merge", [first, second], crossover_plan=plan)
+        sectioned = [i for i in fitness if has_all_genes(journal.get(i))]
+        differs = {
+            (a, b): differing_sections(journal.get(a), journal.get(b))
+            for a in sectioned
+            for b in sectioned
+            if a != b
+        }
+        # The first parent is drawn among the members that have a mate (an elite whose one-gene mutants fill the
+        # population has none, though two of the mutants differ in two genes).
+        mated = {
+            i: fitness[i] for i in sectioned if any(len(differs[i, o]) >= 2 for o in sectioned if o != i)
+        }
+        if mated:
+            first = tournament(mated, tournament_k, rng)
+            mates = {i: fitness[i] for i in sectioned if i != first and len(differs[first, i]) >= 2}
+            second = tournament(mates, tournament_k, rng)
+            plan = crossover_plan(rng, differs[first, second])
+            return StepChoice("merge", [first, second], crossover_plan=plan)
         operator = "mutate"
     parent = tournament(fitness, tournament_k, rng)
     if operator == "mutate" and has_all_genes(journal.get(parent)):

@@ -130,6 +130,33 @@ def test_ga_step_merges_two_distinct_sectioned_parents() -> None:
     assert set(step.crossover_plan) == set(GENE_SECTIONS)
 
 
+def mutant(parent: dict[str, str], section: str, value: str) -> str:
+    """Code with `parent`'s sections, `section` set to `value`."""
+    return "\n".join(
+        f"{section_marker(n)}\nx = {value if n == section else parent[n]!r}\n" for n in GENE_SECTIONS
+    )
+
+
+def test_ga_step_merges_two_mutants_of_an_elite_whatever_the_elite_draws() -> None:
+    """A population of an elite and its one-gene mutants: the elite has no mate (one gene apart from each), but
+    two mutants of different genes are two apart, so a merge step merges them instead of mutating."""
+    elite = {n: "e" for n in GENE_SECTIONS}
+    members = [
+        node(0.1, code=mutant(elite, "DATA", "e")),  # the elite itself (the best, the likeliest first draw)
+        node(0.2, code=mutant(elite, "LOSS", "m1")),
+        node(0.3, code=mutant(elite, "MODEL", "m2")),
+    ]
+    journal = journal_of(*members)
+    fit = population_fitness(journal, [n.id for n in members], lower_is_better=True)
+    for seed in range(20):
+        step = choose_ga_step(
+            journal, fit, tournament_k=3, crossover_rate=1.0, mutation_rate=0.0, rng=random.Random(seed)
+        )
+        assert step.task_type == "merge", seed
+        assert set(step.parent_ids) == {members[1].id, members[2].id}
+        assert set(step.crossover_plan) == set(GENE_SECTIONS)
+
+
 def test_ga_step_falls_back_for_opaque_code() -> None:
     opaque = [node(v, code="print('no sections')\n") for v in (0.1, 0.2)]
     journal = journal_of(*opaque)
