@@ -16,8 +16,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.long_class_rows import long_class_fields
+
 TRAIN, TEST = "train.csv", "test.csv"
-MIN_CLASSES = 2  # a class column naming fewer of the labelled table's columns is no long layout
 
 
 @dataclass(frozen=True)
@@ -42,28 +43,19 @@ def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasse
     train, test = public / TRAIN, public / TEST
     if len(targets) != 1 or not (train.is_file() and test.is_file()):
         return None
-    train_columns, test_columns = _header(train), _header(test)
-    if not train_columns or id_column in train_columns or targets[0] in train_columns:
-        return None
-    if id_column not in test_columns:
+    train_columns = _header(train)
+    if id_column in train_columns or id_column not in _header(test):  # cheap refusals before reading test
         return None
     try:
         table = pd.read_csv(test, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
         return None
-    if table.empty:
+    fields = long_class_fields(train_columns, table, id_column, targets)
+    if fields is None:
         return None
-    ids = table[id_column].str.strip()
-    keys = [c for c in test_columns if c != id_column and c in train_columns]
-    for class_column in (c for c in test_columns if c != id_column and c not in train_columns):
-        values = table[class_column].str.strip()
-        classes = tuple(pd.unique(values))
-        if len(classes) < MIN_CLASSES or not set(classes) <= set(train_columns):
-            continue
-        for key in keys:
-            if (table[key].str.strip() + "_" + values).equals(ids):
-                return LongClasses(train, test, id_column, targets[0], key, class_column, classes)
-    return None
+    return LongClasses(
+        train, test, id_column, targets[0], fields["key"], fields["class_column"], tuple(fields["classes"])
+    )
 
 
 def _header(path: Path) -> list[str]:

@@ -22,8 +22,7 @@ from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import check_split
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror, seal
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp")
+from swarm.pixel_rows import image_names, pixel_fields, pixel_stems
 
 
 @dataclass(frozen=True)
@@ -38,33 +37,20 @@ class PixelTargets:
 
 def _images(folder: Path) -> dict[str, Path]:
     """stem -> image file directly in `folder`."""
-    return {p.stem: p for p in folder.iterdir() if p.is_file() and p.suffix.lower() in IMAGE_SUFFIXES}
+    return {stem: folder / name for stem, name in image_names(str(folder)).items()}
 
 
 def pixel_layout(public: Path, targets: list[str], test_ids: list[str]) -> PixelTargets | None:
     """The layout when the sample has one target and ids `<stem>_<row>_<col>` whose stems name the images of a
     folder with "test" in its path, beside a twin training folder and a folder of target images named as the
-    training images; else None."""
-    if len(targets) != 1 or not test_ids:
+    training images (swarm/pixel_rows.py's pixel_fields); else None."""
+    fields = pixel_fields(str(public), test_ids, targets, share=FILE_MATCH_SHARE)
+    if fields is None:
         return None
-    parts = pd.Series(test_ids).str.rsplit("_", n=2, expand=True)
-    if parts.shape[1] != 3 or not (parts[1].str.isdigit() & parts[2].str.isdigit()).all():
-        return None
-    stems = tuple(sorted(set(parts[0])))
-    folders = [p for p in sorted(public.rglob("*")) if p.is_dir()]
-    for test_dir in (f for f in folders if "test" in str(f.relative_to(public)).lower()):
-        if len(set(_images(test_dir)) & set(stems)) < FILE_MATCH_SHARE * len(stems):
-            continue
-        train_dir = public / str(test_dir.relative_to(public)).replace("test", "train")
-        if not train_dir.is_dir() or not _images(train_dir):
-            continue
-        names = set(_images(train_dir))
-        for target_dir in folders:
-            if target_dir in (train_dir, test_dir) or target_dir in train_dir.parents:
-                continue
-            if len(set(_images(target_dir)) & names) >= FILE_MATCH_SHARE * len(names):
-                return PixelTargets(test_dir, train_dir, target_dir, stems)
-    return None
+    stems = tuple(sorted(set(pixel_stems(test_ids) or [])))
+    return PixelTargets(
+        public / fields["test_dir"], public / fields["train_dir"], public / fields["target_dir"], stems
+    )
 
 
 def pixel_answers(image: Path, stem: str) -> pd.DataFrame:

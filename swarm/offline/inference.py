@@ -21,16 +21,20 @@ import pandas as pd
 try:
     from swarm.columns import column_kinds
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
+    from swarm.long_class_rows import long_class_fields, long_class_rows
+    from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
-except (
-    ImportError
-):  # embedded in a solution: the sources of swarm.columns, file_labels and records precede it
+except ImportError:  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows and pixel_rows
+    # precede it
     column_kinds = globals()["column_kinds"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
     find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
     is_records_file, records_table = globals()["is_records_file"], globals()["records_table"]
     position_fields, position_rows = globals()["position_fields"], globals()["position_rows"]
     read_records = globals()["read_records"]
+    long_class_fields, long_class_rows = globals()["long_class_fields"], globals()["long_class_rows"]
+    PIXEL_TRAIN_ROWS, pixel_fields = globals()["PIXEL_TRAIN_ROWS"], globals()["pixel_fields"]
+    pixel_rows, pixel_stems = globals()["pixel_rows"], globals()["pixel_stems"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -510,8 +514,9 @@ def _discover(input_dir: str) -> tuple:
     train = train or (labels_table(input_dir, sample, present) if sample else None)
     composite = composite_tables(input_dir, sample, present) if sample and not train else None
     layout = file_labels_layout(input_dir, sample) if sample and not train and not composite else None
+    pixels = pixel_layout(input_dir, sample) if sample and not (train or composite or layout) else None
     missing = []
-    if not (train or composite or layout):
+    if not (train or composite or layout or pixels):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, or training files labelled by their "
             "names or folders)"
@@ -520,6 +525,9 @@ def _discover(input_dir: str) -> tuple:
         missing.append("sample_submission.csv")
     if composite:
         return {**composite, "train_files": None, "sample": sample}, missing
+    if pixels:  # target images: modelled a row per pixel
+        return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
+                "pixels": pixels}, missing  # fmt: skip
     files = {
         "train": train,
         "train_files": layout,
@@ -530,7 +538,43 @@ def _discover(input_dir: str) -> tuple:
     positions = position_layout(input_dir, files) if train and sample and files["test"] else None
     if positions:  # records of per-position arrays: modelled a row per position
         files["positions"] = positions
+    by_class = long_layout(input_dir, files) if train and sample and files["test"] and not positions else None
+    if by_class:  # a row per (example, class) over the labelled table's class columns
+        files["long"] = by_class
     return files, missing
+
+
+def pixel_layout(input_dir: str, sample_name: str) -> dict | None:
+    """{"test_dir", "train_dir", "target_dir"} where the sample has a row per pixel `<image>_<row>_<col>` of the
+    test images and each training image has a target image of its name (denoising-dirty-documents;
+    swarm/pixel_rows.py's pixel_fields); else None."""
+    sample = _sample_as_text(input_dir, sample_name)
+    if sample is None:
+        return None
+    return pixel_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
+
+
+def long_layout(input_dir: str, files: dict) -> dict | None:
+    """{"key", "class_column", "classes"} where the sample has a row per (example, class), `<key>_<class>`, over
+    the labelled table's class columns (rsna-2022-cervical-spine-fracture-detection; swarm/long_class_rows.py's
+    long_class_fields); else None."""
+    if is_records_file(files["train"]) or is_records_file(files["test"]):
+        return None
+    sample = _sample_as_text(input_dir, files["sample"])
+    if sample is None:
+        return None
+    id_col, train_path, test_path = (
+        str(sample.columns[0]),
+        *(os.path.join(input_dir, files[k]) for k in ("train", "test")),
+    )
+    try:
+        train_columns = [str(c) for c in pd.read_csv(train_path, nrows=0).columns]
+        if id_col in train_columns or id_col not in pd.read_csv(test_path, nrows=0).columns:
+            return None  # the cheap refusal, before the whole test table is read
+        test = pd.read_csv(test_path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError):
+        return None
+    return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
 
 
 def position_layout(input_dir: str, files: dict) -> dict | None:
@@ -591,7 +635,22 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
             for key in ("train", "test")
         )  # fmt: skip
         return train, test
+    if files.get("pixels"):  # a row per pixel of each image, named as the sample's rows
+        fields, id_col = files["pixels"], sample.columns[0]
+        train = pixel_rows(
+            input_dir,
+            fields["train_dir"],
+            id_col,
+            target_dir=fields["target_dir"],
+            target=sample.columns[1],
+            max_rows=min(max_rows or PIXEL_TRAIN_ROWS, PIXEL_TRAIN_ROWS),
+        )
+        test = pixel_rows(input_dir, fields["test_dir"], id_col, stems=pixel_stems(sample[id_col]),
+                          max_rows=max_rows)  # fmt: skip
+        return train, test
     train = read_table(os.path.join(input_dir, files["train"]), max_rows)
+    if files.get("long"):  # the wide labelled table melted into the test table's rows, a row per class
+        train = long_class_rows(train, files["long"], sample.columns[0], sample.columns[1])
     if files["test"]:
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:

@@ -11,7 +11,7 @@ import json
 import pprint
 from typing import Any
 
-from swarm import columns, file_labels, records
+from swarm import columns, file_labels, long_class_rows, pixel_rows, records
 from swarm.offline import inference
 from swarm.offline.genome import Genome
 from swarm.offline.render_data import render_data
@@ -116,6 +116,8 @@ def _runtime_inference_source() -> str:
         + _body(columns)
         + _body(file_labels)
         + _body(records)
+        + _body(long_class_rows)
+        + _body(pixel_rows)
         + _body(inference)
     )
 
@@ -150,6 +152,10 @@ def render_preamble(task: dict[str, Any] | None) -> str:
     reader = _file_labels_source() if files.get("train_files") else ""
     if any(str(files.get(key) or "").lower().endswith((".json", ".jsonl")) for key in ("train", "test")):
         reader += "# JSON records read as tables." + _body(records)
+    if files.get("long"):
+        reader += "# A row per (example, class): the labelled table melted." + _body(long_class_rows)
+    if files.get("pixels"):
+        reader += "# Target images: a row per pixel." + _body(pixel_rows)
     return CONTRACT + IMPORTS + gpu + reader + constants
 
 

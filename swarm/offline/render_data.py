@@ -32,6 +32,11 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
                       _pos["length_field"], ID_COL, labelled=_key == "train")
         for _key in ("train", "test")
     )
+elif DATA_FILES.get("pixels"):  # target images (pixel_rows): a row per pixel, training pixels drawn evenly
+    _pix = DATA_FILES["pixels"]
+    train_df = pixel_rows(INPUT_DIR, _pix["train_dir"], ID_COL, target_dir=_pix["target_dir"],
+                          target=TARGETS[0]["name"], max_rows=PIXEL_TRAIN_ROWS)
+    test_df = pixel_rows(INPUT_DIR, _pix["test_dir"], ID_COL, stems=pixel_stems(sample_sub[ID_COL]))
 else:
     # CSV tables, or JSON records (records_table); without a test table the test rows are the sample's ids.
     def read_table(name):
@@ -40,6 +45,8 @@ else:
 
     train_df = read_table(DATA_FILES["train"])
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
+    if DATA_FILES.get("long"):  # a row per (example, class): the wide labelled table melted (long_class_rows)
+        train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
 if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" (<sentence_id>_<token_id>)
     _keys = [test_df[c].astype(str).str.strip() for c in DATA_FILES["keys"]]
     test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]

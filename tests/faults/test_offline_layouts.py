@@ -30,6 +30,7 @@ from flows.competition import CompetitionParams, competition_flow
 from tests.competitions.insults_builder import insults
 from tests.evaluation.composite_builders import free_text_normalization_layout, text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition
+from tests.evaluation.spine_builders import spine_competition
 from tests.evaluation.test_renamed_targets import question_answering
 
 from .conftest import refused_main_job
@@ -138,6 +139,48 @@ def renamed_target_competition(root: Path) -> Path:
     return question_answering(root, n_train=120, n_test=30)
 
 
+def denoising_competition(root: Path, n_train: int = 16, n_test: int = 4) -> Path:
+    """denoising-dirty-documents' layout: `train/<n>.png` (stained, noisy pages), `train_cleaned/<n>.png` (the
+    labels: the same pages clean, dark strokes on white), `test/<n>.png`, `sampleSubmission.csv` a row per pixel
+    `<n>_<row>_<col>` (1-based), `value` 1; the answers each test pixel's clean grey / 255, scored by RMSE."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    for folder in ("train", "train_cleaned", "test"):
+        (public / folder).mkdir(parents=True)
+    private.mkdir(parents=True)
+    rng = np.random.default_rng(29)
+    numbers = [int(n) for n in rng.choice(np.arange(2, 300), n_train + n_test, replace=False)]
+    answers = []
+    for k, n in enumerate(numbers):
+        clean = np.full((24, 32), 255.0)
+        for _ in range(6):  # dark strokes: short bars of "text"
+            r, c = int(rng.integers(1, 22)), int(rng.integers(0, 26))
+            clean[r : r + 2, c : c + int(rng.integers(3, 7))] = rng.uniform(10, 60)
+        stain = np.linspace(rng.uniform(0.55, 0.8), rng.uniform(0.85, 1.0), 32)[None, :]
+        dirty = np.clip(clean * stain + rng.normal(0, 8, size=clean.shape), 0, 255).astype(np.uint8)
+        test = k >= n_train
+        Image.fromarray(dirty, mode="L").save(public / ("test" if test else "train") / f"{n}.png")
+        if test:
+            rows, cols = np.indices(clean.shape)
+            ids = [f"{n}_{r + 1}_{c + 1}" for r, c in zip(rows.ravel(), cols.ravel(), strict=True)]
+            answers.append(pd.DataFrame({"id": ids, "value": clean.astype(np.uint8).ravel() / 255.0}))
+        else:
+            Image.fromarray(clean.astype(np.uint8), mode="L").save(public / "train_cleaned" / f"{n}.png")
+    truth = pd.concat(answers, ignore_index=True)
+    truth.to_csv(private / "answers.csv", index=False)
+    truth.assign(value=1).to_csv(public / "sampleSubmission.csv", index=False)
+    (public / "description.md").write_text(
+        "# Denoising dirty documents\n\n## Evaluation\n\nSubmissions are evaluated on the root mean squared "
+        "error between the cleaned pixel intensities and the actual grayscale pixel intensities.\n"
+    )
+    return root
+
+
+def long_classes_competition(root: Path) -> Path:
+    """rsna-2022-cervical-spine-fracture-detection's layout (tests/evaluation/spine_builders.py): a study per row
+    of train.csv with a column per class, a row per (study, class) in test.csv and the sample."""
+    return spine_competition(root, n_train=60, n_test=16)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -160,6 +203,17 @@ LAYOUTS = {
         renamed_target_competition,
         "labelled rows of train.csv (answer_text as PredictionString)",
     ),
+    "target-images": (denoising_competition, "train/ with train_cleaned/ ("),
+    "long-classes": (long_classes_competition, "labelled rows of train.csv"),
+}
+# What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
+# pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
+# on this miniature, whose scans are not images; the sample's 0.5 everywhere scores log 2 = 0.693).
+GOOD_ENOUGH = {
+    "archived-file-names": lambda score: score < 0.4,
+    "file-names": lambda score: score < 0.4,
+    "target-images": lambda score: score < 0.1,
+    "long-classes": lambda score: score < 0.66,
 }
 
 
@@ -187,8 +241,7 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
     assert summary["good_nodes"] >= 1
     grade = summary["grade"]
     assert grade["valid"], grade
-    # bright vs dark, grateful vs hungry, a token's spoken form from the token: any working model gets them
-    assert grade["score"] < 0.4 if "file-names" in layout else grade["score"] > 0.8
+    assert GOOD_ENOUGH.get(layout, lambda score: score > 0.8)(grade["score"]), grade
 
 
 def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
