@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import re
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -295,6 +296,9 @@ def _matching_id_column(sample: Path, columns: tuple[str, ...], versions: tuple[
         ]
         if unique or matching:
             return (unique or matching)[0]
+        renamed = _id_under_another_case(frame, columns, test_csv)
+        if renamed:
+            return renamed
     elif folder.is_dir():
         files = _file_ids(folder)
         for column in columns:
@@ -302,6 +306,34 @@ def _matching_id_column(sample: Path, columns: tuple[str, ...], versions: tuple[
             if values and values <= files:
                 return column
     return columns[0]
+
+
+def _id_under_another_case(frame: pd.DataFrame, columns: tuple[str, ...], test_csv: Path) -> str | None:
+    """The first sample column whose values are exactly those of a test.csv column named the same but for case
+    (iwildcam-2019's sample `Id` for test.csv's `id`), unique and never empty; None when there is none."""
+    header = {str(c).lower(): str(c) for c in pd.read_csv(test_csv, nrows=0).columns}
+    pairs = {c: header[c.lower()] for c in columns if c.lower() in header and header[c.lower()] != c}
+    if not pairs:
+        return None
+    test = pd.read_csv(test_csv, dtype=str, keep_default_na=False, usecols=list(set(pairs.values())))
+    for column, test_column in pairs.items():
+        values = frame[column].str.strip()
+        if values.is_unique and (values != "").all() and set(values) == set(test[test_column].str.strip()):
+            return column
+    return None
+
+
+def table_id_column(public: Path, id_column: str) -> str:
+    """The name the competition's tables give the sample's id column: itself, or test.csv's column named the
+    same but for case (iwildcam-2019's `id` for the sample's `Id`)."""
+    test_csv = public / "test.csv"
+    try:
+        header = [str(c) for c in pd.read_csv(test_csv, nrows=0).columns] if test_csv.is_file() else []
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return id_column
+    if id_column in header:
+        return id_column
+    return next((c for c in header if c.lower() == id_column.lower()), id_column)
 
 
 def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | None:
@@ -319,7 +351,14 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
     known, params = resolve_metric(name)
     lower = meta_metric.get("lower_is_better") if not metric else None
     id_column = meta.get("id_column") or find_id_column(sample, columns)
-    passthrough = () if meta.get("target_columns") else _passthrough_columns(sample, columns, id_column)
+    passthrough = (
+        ()
+        if meta.get("target_columns")
+        else (
+            *row_number_columns(sample, columns, id_column),
+            *_passthrough_columns(sample, columns, id_column),
+        )
+    )
     targets = tuple(meta.get("target_columns") or [c for c in columns if c not in (id_column, *passthrough)])
     missing = [c for c in (id_column, *targets) if c not in columns]
     if missing:
@@ -333,6 +372,20 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         params=_metric_params(meta_metric, metric, known, params),
         passthrough_columns=passthrough,
     )
+
+
+def row_number_columns(sample: Path, columns: list[str], id_column: str) -> tuple[str, ...]:
+    """The sample's columns with no name (pandas reads them as `Unnamed: <n>`) whose values are the rows'
+    numbers 0, 1, ...: the index `to_csv(index=True)` wrote (iwildcam-2019's sample), copied, not predicted."""
+    unnamed = [c for c in columns if c != id_column and re.fullmatch(r"Unnamed: \d+|", c)]
+    if not unnamed or len(unnamed) >= len(columns) - 1:
+        return ()
+    try:
+        frame = pd.read_csv(sample, dtype=str, keep_default_na=False, usecols=unnamed)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return ()
+    numbers = [str(k) for k in range(len(frame))]
+    return tuple(c for c in unnamed if frame[c].str.strip().tolist() == numbers)
 
 
 def _passthrough_columns(sample: Path, columns: list[str], id_column: str) -> tuple[str, ...]:

@@ -175,16 +175,18 @@ def build_holdout(
     mirror(public, dest, skip)
 
     # The view's tables: the labelled table without the held-out rows, which join the test table and sample.
+    back = {id_col: data.id_name}  # the tables' own name for the id
     if records is not None:
         write_records([records[i] for i in kept.index], str(dest / data.path.name), like=str(data.path))
     elif layout is None:
-        write_public_csv(kept, dest / data.path.name)
+        write_public_csv(kept.rename(columns=back), dest / data.path.name)
     order = rng.permutation(len(sample) + len(held))
     if records is not None and data.test_records is not None:
         held_records = [records[i] for i in positions]
         write_test_records(data.test_records, held_records, ids, id_col, order, data.test_path, dest)
     elif data.test is not None:
-        write_test_csv(data.test, held.assign(**{id_col: ids}), order, dest / data.test_path.name)
+        appended = held.assign(**{id_col: ids}).rename(columns=back)
+        write_test_csv(data.test.rename(columns=back), appended, order, dest / data.test_path.name)
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
 
     return _save_split(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
+from swarm.competitions.competition import Competition, MetricSpec, table_id_column
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
 from swarm.evaluation.table_io import read_table, table_header
@@ -39,6 +39,9 @@ class LabelledExamples:
     test: pd.DataFrame | None  # the test table as text, if there is one
     test_records: list | None  # its JSON records as they are, if it is records
     name: str  # how the labelled examples are named in the split's description
+    id_name: (
+        str  # the tables' name for the sample's id column (read under the sample's name in train and test)
+    )
 
 
 def read_labelled_examples(
@@ -53,8 +56,9 @@ def read_labelled_examples(
     table beside them, read; NoHoldout when there are none, the table is too large, or it has too few rows."""
     public = competition.public_dir
     layout = None
+    id_name = table_id_column(public, spec.id_column)
     try:
-        train_path = labelled_table(public, spec.id_column, targets, competition.sample_submission)
+        train_path = labelled_table(public, id_name, targets, competition.sample_submission)
     except NoHoldout as no_table:
         layout = file_labels_layout(competition, targets, sample, test_ids)
         if layout is None:
@@ -73,7 +77,13 @@ def read_labelled_examples(
     name = train_path.name if layout is None else describe_layout(layout)
     if len(train) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"{name} has only {len(train)} rows")
-    return LabelledExamples(train_path, test_path, layout, train, records, test, test_records, name)
+    if id_name != spec.id_column and records is None:  # the tables' `id` read as the sample's `Id`
+        train = train.rename(columns={id_name: spec.id_column})
+        test = None if test is None else test.rename(columns={id_name: spec.id_column})
+        name += f" ({id_name} as {spec.id_column})"
+    else:
+        id_name = spec.id_column
+    return LabelledExamples(train_path, test_path, layout, train, records, test, test_records, name, id_name)
 
 
 def check_size(path: Path, max_train_mb: float) -> None:

@@ -62,7 +62,13 @@ def write_sample(
     for column in spec.passthrough_columns:  # copied from the held-out rows, as the sample copies test's
         if column in held.columns:
             extra[column] = held[column].to_numpy()
-    write_public_csv(pd.concat([sample, extra], ignore_index=True).iloc[order], path)
+    rows = pd.concat([sample, extra], ignore_index=True).iloc[order]
+    numbers = [str(k) for k in range(len(sample))]
+    for column in (c for c in spec.passthrough_columns if c not in held.columns):
+        if sample[column].str.strip().tolist() == numbers:  # the index to_csv wrote: the rows numbered again
+            rows[column] = [str(k) for k in range(len(rows))]
+            rows = rows.rename(columns={column: "" if column.startswith("Unnamed: ") else column})
+    write_public_csv(rows, path)
 
 
 def sample_rows(sample: pd.DataFrame, id_col: str, ids: list[str]) -> pd.DataFrame:

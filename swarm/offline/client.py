@@ -74,7 +74,9 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
         return None
     try:
         files = find_data_files(str(input_dir))
-        labelled = files["train"] or (files.get("pixels") or {}).get("target_dir") or files["train_files"]["train"]
+        labelled = (
+            files["train"] or (files.get("pixels") or {}).get("target_dir") or files["train_files"]["train"]
+        )
         mtime = (input_dir / labelled).stat().st_mtime
         return _task_for(str(input_dir), mtime, coarse_metric(hints.get("metric")))
     except (ValueError, OSError) as exc:

@@ -297,6 +297,13 @@ def infer_task_from_frames(
     lets file-reference columns be recognised."""
     if sample.shape[1] < 2:
         raise ValueError("sample_submission.csv must have an id column and at least one target column")
+    numbers = [str(k) for k in range(len(sample))]
+    row_numbers = [  # the sample's index as to_csv(index=True) wrote it: copied, not predicted
+        c
+        for c in sample.columns
+        if re.fullmatch(r"Unnamed: \d+", str(c)) and sample[c].astype(str).tolist() == numbers
+    ]
+    sample = sample.drop(columns=row_numbers) if sample.shape[1] - len(row_numbers) >= 2 else sample
     id_candidates = [c for c in sample.columns if c in test.columns]
     # Of several columns the sample copies from the test rows (a date and a comment), one naming each row once.
     unique = [c for c in id_candidates if sample[c].notna().all() and sample[c].is_unique]
@@ -657,7 +664,17 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
     if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
         test[sample.columns[0]] = joined_ids(test, files["keys"])
-    return train, test
+    return same_id_name(train, test, sample)
+
+
+def same_id_name(train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame) -> tuple:
+    """(train, test) with a column named as a sample column but for case renamed to it, where the test table
+    lacks every sample column (iwildcam-2019's `id` for the sample's `Id`)."""
+    if any(c in test.columns for c in sample.columns):
+        return train, test
+    lower = {str(c).lower(): c for c in sample.columns}
+    renamed = {c: lower[str(c).lower()] for c in test.columns if str(c).lower() in lower}
+    return train.rename(columns=renamed), test.rename(columns=renamed)
 
 
 def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | None = None) -> dict:

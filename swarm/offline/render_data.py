@@ -47,6 +47,9 @@ else:
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
     if DATA_FILES.get("long"):  # a row per (example, class): the wide labelled table melted (long_class_rows)
         train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
+if ID_COL not in test_df.columns:  # the tables name the id but for case (iwildcam's `id` for the sample's `Id`)
+    _same = {{c: ID_COL for c in test_df.columns if str(c).lower() == ID_COL.lower()}}
+    train_df, test_df = train_df.rename(columns=_same), test_df.rename(columns=_same)
 if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" (<sentence_id>_<token_id>)
     _keys = [test_df[c].astype(str).str.strip() for c in DATA_FILES["keys"]]
     test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]

@@ -135,3 +135,37 @@ def test_the_first_column_stays_the_id_when_nothing_matches(tmp_path: Path) -> N
         tmp_path, sample_submission__csv="key,label\n" + "".join(f"k{i},0\n" for i in range(6))
     )
     assert find_id_column(public / "sample_submission.csv", ["key", "label"]) == "key"
+
+
+def test_a_sample_written_with_its_index_names_the_id_by_value_and_copies_the_index(tmp_path: Path) -> None:
+    """iwildcam-2019's sample is `to_csv(index=True)`: an unnamed column of row numbers, then `Id` (test.csv's
+    `id` but for case), then `Category`: the id is `Id`, the row numbers are copied, not predicted."""
+    rows = "".join(f"{k},{i},0\n" for k, i in enumerate(range(10, 16)))
+    public_dir(tmp_path, sample_submission__csv=",Id,label\n" + rows)
+    competition = load_competition_dir(tmp_path, metric="accuracy")
+    spec = competition.metric
+    assert spec is not None
+    assert (spec.id_column, spec.target_columns, spec.passthrough_columns) == (
+        "Id",
+        ("label",),
+        ("Unnamed: 0",),
+    )
+    assert find_id_column(competition.sample_submission, ["Unnamed: 0", "Id", "label"]) == "Id"
+
+
+def test_an_unnamed_column_that_is_not_the_row_numbers_is_a_target(tmp_path: Path) -> None:
+    rows = "".join(f"{k + 1},{i},0\n" for k, i in enumerate(range(10, 16)))  # 1.. not 0..: not an index
+    public_dir(tmp_path, sample_submission__csv=",id,label\n" + rows)
+    spec = load_competition_dir(tmp_path, metric="accuracy").metric
+    assert spec is not None and spec.passthrough_columns == () and "Unnamed: 0" in spec.target_columns
+
+
+def test_an_id_matching_no_test_column_but_for_case_and_values_is_not_taken(tmp_path: Path) -> None:
+    other = "".join(f"{k},{i},0\n" for k, i in enumerate(range(20, 26)))  # `Id` values not test.csv's `id`
+    public_dir(tmp_path, sample_submission__csv=",Id,label\n" + other)
+    assert (
+        find_id_column(
+            tmp_path / "prepared" / "public" / "sample_submission.csv", ["Unnamed: 0", "Id", "label"]
+        )
+        == "Unnamed: 0"
+    )

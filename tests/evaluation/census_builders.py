@@ -913,3 +913,39 @@ def jigsaw_bias(root: Path, n_train: int = 50, n_test: int = 12) -> Path:
     test.to_csv(public / "test.csv", index=False)
     pd.DataFrame({"id": test["id"], "prediction": 0.0}).to_csv(public / "sample_submission.csv", index=False)
     return root
+
+
+def iwildcam(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """iwildcam-2019-fgvc6: `train.csv` (`category_id`, `date_captured`, `file_name`, `frame_num`, `id` (a UUID),
+    `location`, `rights_holder`, `seq_id`, `seq_num_frames`, `width`, `height`), `test.csv` the same without
+    `category_id`, `train_images.zip` and `test_images.zip` of loose `<id>.jpg` (`shutil.make_archive` with the
+    folder as root), and `sample_submission.csv` written with its index (`to_csv(index=True)`): an unnamed
+    column 0..n-1, `Id` (test.csv's `id`), `Category` = 0. Test rows are whole locations."""
+    public, _ = dirs(root, "f1_macro", "# iWildCam 2019\n\nScored by the macro F1 score.\n")
+    rng = np.random.default_rng(126)
+    ids = [f"{h[:8]}-{h[8:12]}-11e8-a6a3-ec086b02610b" for h in hexes(rng, n_train + n_test, 12)]
+    locations = np.r_[rng.choice([33, 115, 96, 20], n_train), rng.choice([7, 88], n_test)]
+    table = pd.DataFrame(
+        {
+            "category_id": rng.choice([0, 1, 10, 19], n_train + n_test),
+            "date_captured": [f"2012-03-{1 + k % 28:02d} 13:{k % 60:02d}:29" for k in range(n_train + n_test)],
+            "file_name": [f"{i}.jpg" for i in ids],
+            "frame_num": 1 + np.arange(n_train + n_test) % 3,
+            "id": ids,
+            "location": locations,
+            "rights_holder": "Justin Brown",
+            "seq_id": [f"6f04895c-c0f{k % 9}-11e8-8f4b-dca9047ef277" for k in range(n_train + n_test)],
+            "seq_num_frames": 3,
+            "width": 1024,
+            "height": 747,
+        }
+    )
+    table.iloc[:n_train].to_csv(public / "train.csv", index=False)
+    table.iloc[n_train:].drop(columns="category_id").to_csv(public / "test.csv", index=False)
+    sample = pd.DataFrame({"Id": ids[n_train:], "Category": 0})
+    sample.to_csv(public / "sample_submission.csv", index=True)
+    for folder, names in (("train_images", ids[:n_train]), ("test_images", ids[n_train:])):
+        write_files(public / folder, [f"{i}.jpg" for i in names], "jpeg ")
+        shutil.make_archive(str(public / folder), "zip", public / folder)
+        shutil.rmtree(public / folder)
+    return root

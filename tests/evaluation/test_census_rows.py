@@ -57,6 +57,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "hotel-id-2021-fgvc8": census.hotel_id,
     "hubmap-kidney-segmentation": census.hubmap,
     "imet-2020-fgvc7": census.imet,
+    "iwildcam-2019-fgvc6": census.iwildcam,
     "jigsaw-toxic-comment-classification-challenge": census.jigsaw_toxic,
     "jigsaw-unintended-bias-in-toxicity-classification": census.jigsaw_bias,  # metric missing: proxy auc
     "kuzushiji-recognition": census.kuzushiji,
