@@ -46,6 +46,7 @@ from swarm.evaluation.composite import (
     write_composite_tests,
 )
 from swarm.evaluation.holdout_record import TRAIN, Holdout, NoHoldout, harness_root
+from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size, read_labelled_examples
 from swarm.evaluation.labels import (
     closed_classes,
@@ -73,6 +74,7 @@ from swarm.evaluation.view_files import (
     seal,
 )
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
+from swarm.label_lines import label_lines_fields
 from swarm.records import write_records
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
@@ -132,6 +134,10 @@ def build_holdout(
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}
         return build_pixel_holdout(competition, spec, root, pixels, sample, **options)
+    lines = label_lines_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
+    if lines is not None:  # label sets in text lines, a row per (example, class) (mlsp-2013-birds)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        return build_label_lines_holdout(competition, spec, root, lines, sample, **options)
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)

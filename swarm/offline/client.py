@@ -75,7 +75,10 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
     try:
         files = find_data_files(str(input_dir))
         labelled = (
-            files["train"] or (files.get("pixels") or {}).get("target_dir") or files["train_files"]["train"]
+            files["train"]
+            or (files.get("pixels") or {}).get("target_dir")
+            or (files.get("lines") or {}).get("labels_file")
+            or files["train_files"]["train"]
         )
         mtime = (input_dir / labelled).stat().st_mtime
         return _task_for(str(input_dir), mtime, coarse_metric(hints.get("metric")))

@@ -21,10 +21,11 @@ import pandas as pd
 try:
     from swarm.columns import column_kinds
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
+    from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.long_class_rows import long_class_fields, long_class_rows
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
-except ImportError:  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows and pixel_rows
+except ImportError:  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows, pixel_rows and label_lines
     # precede it
     column_kinds = globals()["column_kinds"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
@@ -35,6 +36,7 @@ except ImportError:  # embedded in a solution: the sources of swarm.columns, fil
     long_class_fields, long_class_rows = globals()["long_class_fields"], globals()["long_class_rows"]
     PIXEL_TRAIN_ROWS, pixel_fields = globals()["PIXEL_TRAIN_ROWS"], globals()["pixel_fields"]
     pixel_rows, pixel_stems = globals()["pixel_rows"], globals()["pixel_stems"]
+    label_line_rows, label_lines_fields = globals()["label_line_rows"], globals()["label_lines_fields"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -522,16 +524,22 @@ def _discover(input_dir: str) -> tuple:
     composite = composite_tables(input_dir, sample, present) if sample and not train else None
     layout = file_labels_layout(input_dir, sample) if sample and not train and not composite else None
     pixels = pixel_layout(input_dir, sample) if sample and not (train or composite or layout) else None
+    lines = (
+        lines_layout(input_dir, sample) if sample and not (train or composite or layout or pixels) else None
+    )
     missing = []
-    if not (train or composite or layout or pixels):
+    if not (train or composite or layout or pixels or lines):
         missing.append(
-            "train.csv (or train_labels.csv, labels.csv, train.json records, or training files labelled by their "
-            "names or folders)"
+            "train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
+            "names or folders, target images, or label sets in text lines)"
         )
     if not sample:
         missing.append("sample_submission.csv")
     if composite:
         return {**composite, "train_files": None, "sample": sample}, missing
+    if lines:  # label sets in text lines: modelled a row per (example, class)
+        return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
+                "lines": lines}, missing  # fmt: skip
     if pixels:  # target images: modelled a row per pixel
         return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
                 "pixels": pixels}, missing  # fmt: skip
@@ -559,6 +567,16 @@ def pixel_layout(input_dir: str, sample_name: str) -> dict | None:
     if sample is None:
         return None
     return pixel_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
+
+
+def lines_layout(input_dir: str, sample_name: str) -> dict | None:
+    """{"labels_file", "multiplier", "classes"} where label sets sit in text lines, the test examples marked `?`,
+    and the sample has a row per (example, class) `<example> * multiplier + <class>` (mlsp-2013-birds;
+    swarm/label_lines.py's label_lines_fields); else None."""
+    sample = _sample_as_text(input_dir, sample_name)
+    if sample is None:
+        return None
+    return label_lines_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
 
 
 def long_layout(input_dir: str, files: dict) -> dict | None:
@@ -641,6 +659,11 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
                           fields["length_field"], id_col, labelled=key == "train").head(max_rows)
             for key in ("train", "test")
         )  # fmt: skip
+        return train, test
+    if files.get("lines"):  # a row per (example, class), named as the sample's rows
+        fields, id_col, target = files["lines"], sample.columns[0], sample.columns[1]
+        train = label_line_rows(input_dir, fields, id_col, target, labelled=True).head(max_rows)
+        test = label_line_rows(input_dir, fields, id_col, target, labelled=False).head(max_rows)
         return train, test
     if files.get("pixels"):  # a row per pixel of each image, named as the sample's rows
         fields, id_col = files["pixels"], sample.columns[0]

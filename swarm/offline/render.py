@@ -11,7 +11,7 @@ import json
 import pprint
 from typing import Any
 
-from swarm import columns, file_labels, long_class_rows, pixel_rows, records
+from swarm import columns, file_labels, label_lines, long_class_rows, pixel_rows, records
 from swarm.offline import inference
 from swarm.offline.genome import Genome
 from swarm.offline.render_data import render_data
@@ -118,6 +118,7 @@ def _runtime_inference_source() -> str:
         + _body(records)
         + _body(long_class_rows)
         + _body(pixel_rows)
+        + _body(label_lines)
         + _body(inference)
     )
 
@@ -156,6 +157,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# A row per (example, class): the labelled table melted." + _body(long_class_rows)
     if files.get("pixels"):
         reader += "# Target images: a row per pixel." + _body(pixel_rows)
+    if files.get("lines"):
+        reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
     return CONTRACT + IMPORTS + gpu + reader + constants
 
 

@@ -32,6 +32,11 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
                       _pos["length_field"], ID_COL, labelled=_key == "train")
         for _key in ("train", "test")
     )
+elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a row per (example, class)
+    train_df, test_df = (
+        label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)
+        for _labelled in (True, False)
+    )
 elif DATA_FILES.get("pixels"):  # target images (pixel_rows): a row per pixel, training pixels drawn evenly
     _pix = DATA_FILES["pixels"]
     train_df = pixel_rows(INPUT_DIR, _pix["train_dir"], ID_COL, target_dir=_pix["target_dir"],

@@ -7,10 +7,12 @@
   random-acts-of-pizza), the file-names layout with its folders only in `train.zip` and `test.zip`, and tokens
   whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables),
   a target the submission names otherwise (chaii's `PredictionString` for train.csv's `answer_text`), and free
-  text (over 200 distinct `after` answers, looked up from `before` rather than classified).
-- Labels in text lines in a subfolder (a layout the offline coder cannot read): the run stops before its first step, with
-  exit 2 and one sentence naming the competition's files and what is missing, instead of failing every step
-  alike and ending "no good node".
+  text (over 200 distinct `after` answers, looked up from `before` rather than classified), target images (a row
+  per pixel, denoising-dirty-documents), a row per (study, class) over a wide table (rsna-2022's cervical
+  spine) and label sets in text lines with the test examples marked `?` (mlsp-2013-birds).
+- Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
+  stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
+  instead of failing every step alike and ending "no good node".
 """
 
 from __future__ import annotations
@@ -175,6 +177,45 @@ def denoising_competition(root: Path, n_train: int = 16, n_test: int = 4) -> Pat
     return root
 
 
+def birds_competition(root: Path, n_recordings: int = 80) -> Path:
+    """mlsp-2013-birds' layout (tests/evaluation/census_builders.py's mlsp_birds): label sets in
+    `essential_data/rec_labels_test_hidden.txt` (`?` for test recordings), `CVfolds_2.txt` (fold 1 = test), a
+    histogram of segment features per recording in `supplemental_data/histogram_of_segments.txt` (each species
+    raises its own bins), and a sample row per (recording, species) `Id` = rec_id * 100 + species; the answers
+    0/1 per row, scored by ROC AUC over all rows."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    essential, supplemental = public / "essential_data", public / "supplemental_data"
+    for folder in (essential, supplemental, private):
+        folder.mkdir(parents=True)
+    rng = np.random.default_rng(2013)
+    n_species, n_bins = 6, 12
+    signature = rng.random((n_species, n_bins)) * (rng.random((n_species, n_bins)) < 0.3)
+    folds = (rng.random(n_recordings) < 0.25).astype(int)
+    pd.DataFrame({"rec_id": range(n_recordings), "fold": folds}).to_csv(
+        essential / "CVfolds_2.txt", index=False
+    )
+    lines, histogram, answers = ["rec_id,[labels]"], ["rec_id,[histogram of segment features]"], []
+    for rec_id in range(n_recordings):
+        species = sorted(int(s) for s in rng.choice(n_species, int(rng.integers(0, 3)), replace=False))
+        bins = signature[species].sum(axis=0) + rng.random(n_bins) * 0.1
+        histogram.append(f"{rec_id}," + ",".join(f"{v:.6f}" for v in bins))
+        if folds[rec_id]:
+            lines.append(f"{rec_id},?")
+            answers += [(rec_id * 100 + s, int(s in species)) for s in range(n_species)]
+        else:
+            lines.append(f"{rec_id}," + ",".join(map(str, species)) if species else str(rec_id))
+    (essential / "rec_labels_test_hidden.txt").write_text("\n".join(lines) + "\n")
+    (supplemental / "histogram_of_segments.txt").write_text("\n".join(histogram) + "\n")
+    truth = pd.DataFrame(answers, columns=["Id", "Probability"])
+    truth.to_csv(private / "answers.csv", index=False)
+    truth.assign(Probability=0).to_csv(public / "sample_submission.csv", index=False)
+    (public / "description.md").write_text(
+        "# MLSP 2013 bird classification\n\n## Evaluation\n\nSubmissions are judged on area under the ROC "
+        "curve over all (recording, species) rows.\n"
+    )
+    return root
+
+
 def long_classes_competition(root: Path) -> Path:
     """rsna-2022-cervical-spine-fracture-detection's layout (tests/evaluation/spine_builders.py): a study per row
     of train.csv with a column per class, a row per (study, class) in test.csv and the sample."""
@@ -205,6 +246,7 @@ LAYOUTS = {
     ),
     "target-images": (denoising_competition, "train/ with train_cleaned/ ("),
     "long-classes": (long_classes_competition, "labelled rows of train.csv"),
+    "label-lines": (birds_competition, "essential_data/rec_labels_test_hidden.txt ("),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -245,7 +287,8 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
 
 
 def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
-    """mlsp-2013-birds' layout: the labels are text lines in a subfolder, which the offline coder cannot read."""
+    """Labels in text lines in a subfolder, but with no test example marked `?` there (as mlsp-2013-birds marks
+    them) and ids that are not `<example> * 100 + <class>`: a layout the offline coder cannot read."""
     competition = tmp_path / "lines-mini"
     public = competition / "prepared" / "public"
     (competition / "prepared" / "private").mkdir(parents=True)
@@ -260,7 +303,8 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     message = refusal_without_key(competition, tmp_path)
     assert "offline coder" in message and "no API key" in message
     assert (
-        "has no train.csv (or train_labels.csv, labels.csv, train.json records, or training files" in message
+        "has no train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
+        "names or folders, target images, or label sets in text lines)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message

@@ -135,8 +135,8 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
         client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
     with pytest.raises(
         LLMError,
-        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, or training files labelled by "
-        r"their names or folders\) and sample_subm",
+        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, training files labelled by "
+        r"their names or folders, target images, or label sets in text lines\) and sample_subm",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
     # Only what is missing is named (labels in a parquet file beside the sample submission).
@@ -146,8 +146,8 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     (partial / "train.parquet").write_bytes(b"PAR1")
     with pytest.raises(
         LLMError,
-        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, or training files labelled by "
-        r"their names or folders\) \(the offline",
+        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, training files labelled by "
+        r"their names or folders, target images, or label sets in text lines\) \(the offline",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 
