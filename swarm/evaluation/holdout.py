@@ -55,6 +55,7 @@ from swarm.evaluation.labels import (
     submission_labels,
     write_labels,
 )
+from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
 from swarm.evaluation.new_ids import held_out_ids, rekey_groups
 from swarm.evaluation.pixel_targets import build_pixel_holdout, pixel_layout
@@ -193,7 +194,11 @@ def build_holdout(
     elif data.test is not None:
         appended = held.assign(**{id_col: ids}).rename(columns=back)
         write_test_csv(data.test.rename(columns=back), appended, order, dest / data.test_path.name)
-    write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
+    fillers = {}
+    if folders is not None:  # a sample listing each test row's own items lists the held-out rows' (AI4Code)
+        held_files = [folders[1][1].get(str(o).strip()) for o in original]
+        fillers = listed_items_fillers(sample, id_col, targets, folders[0][1], held_files)
+    write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name, fillers)
 
     return _save_split(
         root,

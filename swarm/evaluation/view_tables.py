@@ -55,10 +55,14 @@ def write_sample(
     spec: MetricSpec,
     order: np.ndarray,
     path: Path,
+    fillers: dict[str, list[str]] | None = None,
 ) -> None:
     """The sample submission with the held-out rows' ids added (`sample_rows`), in `order`; a column the sample
-    copies from the test table (`passthrough_columns`) is copied from the held-out rows alike."""
+    copies from the test table (`passthrough_columns`) is copied from the held-out rows alike, and a column in
+    `fillers` takes the held-out rows' values given there (their own items: swarm/evaluation/listed_items.py)."""
     extra = sample_rows(sample, spec.id_column, ids)
+    for column, values in (fillers or {}).items():
+        extra[column] = values
     for column in spec.passthrough_columns:  # copied from the held-out rows, as the sample copies test's
         if column in held.columns:
             extra[column] = held[column].to_numpy()
