@@ -45,9 +45,15 @@ from swarm.evaluation.composite import (
     joined_ids,
     write_composite_tests,
 )
-from swarm.evaluation.holdout_record import TRAIN, Holdout, NoHoldout, harness_root
+from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, harness_root
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
-from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size, read_labelled_examples
+from swarm.evaluation.labelled_data import (
+    MIN_LABELLED_ROWS,
+    TooLarge,
+    check_size,
+    find_test_table,
+    read_labelled_examples,
+)
 from swarm.evaluation.labels import (
     closed_classes,
     is_classification,
@@ -55,6 +61,7 @@ from swarm.evaluation.labels import (
     submission_labels,
     write_labels,
 )
+from swarm.evaluation.large_table import held_share, side_tables, stream_split
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
 from swarm.evaluation.new_ids import held_out_ids, rekey_groups
@@ -76,7 +83,7 @@ from swarm.evaluation.view_files import (
 )
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
 from swarm.label_lines import label_lines_fields
-from swarm.records import write_records
+from swarm.records import is_records_file, write_records
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
 
@@ -141,7 +148,11 @@ def build_holdout(
         return build_label_lines_holdout(competition, spec, root, lines, sample, **options)
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
-    data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)
+    try:
+        data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)
+    except TooLarge as big:  # streamed in chunks instead, where the layout is plain enough
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        return _build_streamed(competition, spec, root, big, sample, test_ids, **options)
     train, layout, records = data.train, data.layout, data.records
     test_columns = None if data.test is None else list(data.test.columns)
     renamed = renamed_target(train, spec, list(sample.columns), test_columns)
@@ -216,6 +227,77 @@ def build_holdout(
         table=data.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
         hidden=hidden,
         file_dirs=file_dirs,
+    )
+
+
+def _build_streamed(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    big: TooLarge,
+    sample: pd.DataFrame,
+    test_ids: list[str],
+    *,
+    fraction: float,
+    split: str,
+    seed: int,
+) -> Holdout:
+    """build_holdout for a labelled CSV over evaluation.max_train_mb (swarm/evaluation/large_table.py): streamed
+    in chunks, rows held out at random; refused, in one sentence after `big`'s, where the layout is not plain."""
+    public, path = competition.public_dir, big.path
+    test_path = find_test_table(public, path)
+    if check_split(split) not in ("auto", "random"):
+        raise NoHoldout(
+            f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"
+        )
+    if is_records_file(str(path)) or not test_path.is_file():
+        raise NoHoldout(f"{big}, and only a CSV beside {TEST} is split a chunk at a time")
+    skip = {path, test_path, competition.sample_submission, *extracted_archives(public)}
+    others = side_tables(public, skip)
+    folders = sorted(str(p.relative_to(public)) for p in public.iterdir() if p.is_dir())
+    if others or folders:
+        raise NoHoldout(
+            f"{big}, and {(others or folders)[0]} beside it could hold the held-out rows' labels or inputs, which "
+            "a split a chunk at a time does not follow"
+        )
+    id_col = spec.id_column
+    share = held_share(path, fraction, len(sample))
+    dest = fresh_view(root)
+    streamed = stream_split(path, dest / path.name, id_col, share, seed)
+    held = streamed.held
+    if held.empty or streamed.n_kept == 0:
+        raise NoHoldout(f"{big}, and streaming it left no rows to hold out or none to train on")
+    test = read_csv_as_text(test_path)
+    renamed = renamed_target(held, spec, list(sample.columns), list(test.columns))
+    labels = submission_labels(held.rename(columns=renamed), spec, list(sample.columns))
+    wide = not all(c in held.columns or c in renamed.values() for c in labels.columns)
+    classification = is_classification(spec, labels, wide)
+    rng = np.random.default_rng(seed + 1)
+    known = (
+        held
+        if streamed.largest_id is None
+        else pd.concat([held, pd.DataFrame({id_col: [str(streamed.largest_id)]})])
+    )
+    _, ids, rekeyed = held_out_ids(known, held, id_col, test_ids, rng, always_new=False)
+    mirror(public, dest, skip)
+    order = rng.permutation(len(sample) + len(held))
+    write_test_csv(test, held.assign(**{id_col: ids}), order, dest / test_path.name)
+    write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
+    return _save_split(
+        root,
+        spec,
+        labels.reset_index(drop=True),
+        held,
+        ids,
+        positions=np.arange(len(held)),
+        split=("random", f"{big}: streamed, each row held out with probability {share:.3g}"),
+        fraction=share,
+        seed=seed,
+        n_train=streamed.n_kept,
+        rekeyed=rekeyed,
+        classes=closed_classes(labels, classification and not wide),
+        table=path.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
+        hidden=[],
     )
 
 

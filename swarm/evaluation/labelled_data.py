@@ -86,11 +86,21 @@ def read_labelled_examples(
     return LabelledExamples(train_path, test_path, layout, train, records, test, test_records, name, id_name)
 
 
+class TooLarge(NoHoldout):
+    """The labelled table is over evaluation.max_train_mb: too large to read whole (`path`)."""
+
+    def __init__(self, message: str, path: Path) -> None:
+        super().__init__(message)
+        self.path = path
+
+
 def check_size(path: Path, max_train_mb: float) -> None:
-    """NoHoldout when the labelled table is over evaluation.max_train_mb (reading it would cost too much)."""
+    """TooLarge (a NoHoldout) when the labelled table is over evaluation.max_train_mb (reading it would cost too
+    much)."""
     size_mb = path.stat().st_size / 1e6
     if size_mb > max_train_mb:
-        raise NoHoldout(f"{path.name} is {size_mb:.0f} MB, over evaluation.max_train_mb={max_train_mb:g}")
+        size = f"{size_mb:.0f}" if size_mb >= 10 else f"{size_mb:.2g}"
+        raise TooLarge(f"{path.name} is {size} MB, over evaluation.max_train_mb={max_train_mb:g}", path)
 
 
 def find_test_table(public: Path, train_path: Path) -> Path:

@@ -19,7 +19,12 @@ from typing import Any
 
 from swarm.columns import resolve_file
 
+# A labelled CSV larger than this is read as a seeded draw of about MAX_TRAIN_ROWS rows (nyc-taxi's 55 million).
+LARGE_TABLE_BYTES = 1_000_000_000
+MAX_TRAIN_ROWS = 2_000_000
+
 READ = """FEATURES = {features!r}  # minimal < basic < freq < rich (see the kinds of columns in COLUMN_KINDS)
+LARGE_TABLE_BYTES, MAX_TRAIN_ROWS = {large_table_bytes!r}, {max_train_rows!r}
 sample_sub = pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["sample"]))
 if DATA_FILES.get("train_files"):  # training files labelled by their names or folders (file_label_frame)
     train_df = file_label_frame(INPUT_DIR, DATA_FILES["train_files"])
@@ -44,11 +49,20 @@ elif DATA_FILES.get("pixels"):  # target images (pixel_rows): a row per pixel, t
     test_df = pixel_rows(INPUT_DIR, _pix["test_dir"], ID_COL, stems=pixel_stems(sample_sub[ID_COL]))
 else:
     # CSV tables, or JSON records (records_table); without a test table the test rows are the sample's ids.
-    def read_table(name):
+    def read_table(name, labelled=False):
         path = os.path.join(INPUT_DIR, name)
-        return records_table(path) if name.lower().endswith((".json", ".jsonl")) else pd.read_csv(path)
+        if name.lower().endswith((".json", ".jsonl")):
+            return records_table(path)
+        if labelled and os.path.getsize(path) > LARGE_TABLE_BYTES:  # too large to model whole: a seeded draw
+            head = pd.read_csv(path, nrows=10_000)
+            rows = os.path.getsize(path) / max(1.0, len(head.to_csv(index=False).encode()) / max(1, len(head)))
+            share, rng = min(1.0, MAX_TRAIN_ROWS / max(rows, 1.0)), np.random.default_rng(0)
+            parts = [chunk[rng.random(len(chunk)) < share] for chunk in pd.read_csv(path, chunksize=1_000_000)]
+            print(f"{{name}}: {{os.path.getsize(path) / 1e6:.0f}} MB, about {{share:.1%}} of its rows read")
+            return pd.concat(parts, ignore_index=True)
+        return pd.read_csv(path)
 
-    train_df = read_table(DATA_FILES["train"])
+    train_df = read_table(DATA_FILES["train"], labelled=True)
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
     if DATA_FILES.get("long"):  # a row per (example, class): the wide labelled table melted (long_class_rows)
         train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
@@ -324,4 +338,5 @@ def render_data(choice: dict[str, Any]) -> str:
     """The DATA section's code (without its marker) for a feature-set choice."""
     features = choice.get("features", "basic")
     files = "\n\n" + inspect.getsource(resolve_file) + FILES  # the solution finds files as the coder did
-    return READ.format(features=features) + NUMBERS_AND_CODES + DATES + TEXT + files + RICH + FINISH
+    read = READ.format(features=features, large_table_bytes=LARGE_TABLE_BYTES, max_train_rows=MAX_TRAIN_ROWS)
+    return read + NUMBERS_AND_CODES + DATES + TEXT + files + RICH + FINISH

@@ -105,7 +105,6 @@ NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
     "herbarium-2020-fgvc7": NO_TABLE,  # "No labelled table: ... one COCO-style JSON object"
-    "new-york-city-taxi-fare-prediction": ("labels.csv is", "over evaluation.max_train_mb"),
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
     # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
     "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),

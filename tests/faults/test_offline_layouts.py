@@ -29,6 +29,7 @@ import pytest
 from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
+from swarm.offline import render_data
 from tests.competitions.insults_builder import insults
 from tests.evaluation.composite_builders import free_text_normalization_layout, text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition
@@ -216,6 +217,27 @@ def birds_competition(root: Path, n_recordings: int = 80) -> Path:
     return root
 
 
+def large_table_competition(root: Path) -> Path:
+    """new-york-city-taxi-fare-prediction's layout (tests/evaluation/census_builders.py's nyc_taxi): `labels.csv`
+    of labelled rows beside `test.csv`, here 3,000 rows whose fare is the trip's length; the run's
+    evaluation.max_train_mb and the offline coder's large-table size are set low in the test, so the harness
+    streams the table and the solution reads a seeded draw of its rows, as on Kaggle's 55 million."""
+    from tests.evaluation.census_builders import nyc_taxi
+
+    nyc_taxi(root, n_train=3000, n_test=200)
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    private.mkdir(exist_ok=True)
+    for name in ("labels.csv", "test.csv"):
+        table = pd.read_csv(public / name)
+        distance = (table["dropoff_longitude"] - table["pickup_longitude"]).abs() * 300
+        table["fare_amount"] = (2.5 + distance).round(2)
+        if name == "test.csv":
+            table[["key", "fare_amount"]].to_csv(private / "answers.csv", index=False)
+            table = table.drop(columns="fare_amount")
+        table.to_csv(public / name, index=False)
+    return root
+
+
 def long_classes_competition(root: Path) -> Path:
     """rsna-2022-cervical-spine-fracture-detection's layout (tests/evaluation/spine_builders.py): a study per row
     of train.csv with a column per class, a row per (study, class) in test.csv and the sample."""
@@ -247,6 +269,7 @@ LAYOUTS = {
     "target-images": (denoising_competition, "train/ with train_cleaned/ ("),
     "long-classes": (long_classes_competition, "labelled rows of train.csv"),
     "label-lines": (birds_competition, "essential_data/rec_labels_test_hidden.txt ("),
+    "large-table": (large_table_competition, "labelled rows of labels.csv (20%, split random: labels.csv is"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -256,6 +279,7 @@ GOOD_ENOUGH = {
     "file-names": lambda score: score < 0.4,
     "target-images": lambda score: score < 0.1,
     "long-classes": lambda score: score < 0.66,
+    "large-table": lambda score: score < 3.0,  # fares 2.5 to about 23: a constant scores about 5.5
 }
 
 
@@ -269,6 +293,10 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
     build, described = LAYOUTS[layout]
     competition = build(tmp_path / "bright-or-dark")
     overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
+    if layout == "large-table":  # streamed by the harness, a draw of its rows read by the solution
+        overrides.append("evaluation.max_train_mb=0.05")
+        monkeypatch.setattr(render_data, "LARGE_TABLE_BYTES", 50_000)
+        monkeypatch.setattr(render_data, "MAX_TRAIN_ROWS", 1500)
     run_dir = tmp_path / "run"
     summary = competition_flow(
         CompetitionParams(
