@@ -33,8 +33,11 @@ from swarm.offline.review import fill_schema, review_facts
 
 CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
 EVOLVE_KINDS = ("evolve_role", "evolve_strategy")
-# How many fresh draws an improve/mutate makes to avoid repeating a child it already gave for that parent.
-_FRESH_TRIES = 24
+# How many fresh draws an improve/mutate makes to avoid repeating a child it already gave for that parent, and
+# after how many it explores instead of redrawing the known upgrade (an exploring draw may repeat a choice too:
+# with a handful of choices left, 60 draws miss an unseen one about once in a million).
+_FRESH_TRIES = 64
+_UPGRADE_TRIES = 4
 _MEMORY_PARENTS = 256
 
 
@@ -166,7 +169,7 @@ class OfflineClient:
             if _digest(reply.code) not in seen:
                 break
             # a known upgrade was already proposed: after a few redraws, explore instead
-            reply = coder.improve(parent, task, rng, gene=gene, explore=attempt >= _FRESH_TRIES // 2)
+            reply = coder.improve(parent, task, rng, gene=gene, explore=attempt >= _UPGRADE_TRIES)
         with self._lock:
             self._children.setdefault(key, set()).add(_digest(reply.code))
             self._children.move_to_end(key)
