@@ -214,3 +214,29 @@ def resolve_file(value: str, info: dict, data_dir: str) -> str | None:
         if os.path.isfile(path):
             return path
     return None
+
+
+# Names that mark a labelled-table column as the labels where several could stand for a renamed target.
+LABEL_NAMES = ("target", "label", "labels", "answer", "y")
+
+
+def all_numbers(values: pd.Series) -> bool:
+    """Whether every non-empty cell of a column is a number (and there is one)."""
+    cells = values.dropna().astype(str).str.strip()
+    cells = cells[(cells != "") & (cells.str.lower() != "nan")]
+    return bool(len(cells)) and bool(pd.to_numeric(cells, errors="coerce").notna().all())
+
+
+def renamed_source(candidates: list, numeric: dict, numbers: bool | None) -> str | None:
+    """Of the labelled table's columns known only for labelled rows (`candidates`; `numeric`: which hold only
+    numbers), the one that stands for a target the submission names otherwise (chaii's `answer_text` for
+    `PredictionString`): the one of the target's kind (`numbers` True: numbers; False: text, where any column
+    is text; None: either), else the one of those named like labels (`target`); None where no single one fits.
+    The harness (swarm/evaluation/labels.py) and the offline coder (swarm/offline/inference.py) read it alike."""
+    if numbers is True:
+        candidates = [c for c in candidates if numeric[c]]
+    elif numbers is False and any(not numeric[c] for c in candidates):
+        candidates = [c for c in candidates if not numeric[c]]
+    if len(candidates) != 1:
+        candidates = [c for c in candidates if str(c).strip().lower() in LABEL_NAMES]
+    return candidates[0] if len(candidates) == 1 else None

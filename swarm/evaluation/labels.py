@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.columns import all_numbers, renamed_source
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
@@ -36,8 +37,6 @@ def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: lis
     return pd.DataFrame({c: (values == c).astype(int).astype(str) for c in targets}, index=train.index)
 
 
-# Names that mark a train column as the labels where several could stand for a renamed target (jigsaw's `target`).
-LABEL_NAMES = ("target", "label", "labels", "answer", "y")
 
 
 def renamed_target(
@@ -55,21 +54,9 @@ def renamed_target(
         return {}
     known = {*sample_columns, *(test_columns or []), spec.id_column}
     candidates = [c for c in train.columns if c not in known]
-    numeric = {c: _all_numbers(train[c]) for c in candidates}
-    if get_metric(spec.name).numeric:
-        candidates = [c for c in candidates if numeric[c]]
-    elif any(not numeric[c] for c in candidates):
-        candidates = [c for c in candidates if not numeric[c]]
-    if len(candidates) != 1:
-        candidates = [c for c in candidates if c.strip().lower() in LABEL_NAMES]
-    return {candidates[0]: missing[0]} if len(candidates) == 1 else {}
-
-
-def _all_numbers(values: pd.Series) -> bool:
-    """Whether every non-empty cell of a text column is a number."""
-    cells = values.astype(str).str.strip()
-    cells = cells[(cells != "") & (cells.str.lower() != "nan")]
-    return bool(len(cells)) and bool(pd.to_numeric(cells, errors="coerce").notna().all())
+    numeric = {c: all_numbers(train[c]) for c in candidates}
+    source = renamed_source(candidates, numeric, numbers=get_metric(spec.name).numeric)
+    return {source: missing[0]} if source is not None else {}
 
 
 def wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:

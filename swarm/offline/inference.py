@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 try:
-    from swarm.columns import column_kinds
+    from swarm.columns import all_numbers, column_kinds, renamed_source
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.long_class_rows import long_class_fields, long_class_rows
@@ -28,6 +28,7 @@ try:
 except ImportError:  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows, pixel_rows and label_lines
     # precede it
     column_kinds = globals()["column_kinds"]
+    all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
     find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
     is_records_file, records_table = globals()["is_records_file"], globals()["records_table"]
@@ -206,7 +207,7 @@ def _free_text(target: dict, train: pd.DataFrame, test: pd.DataFrame, skip: set)
     (`identity`: most answers repeat their value, as text normalization's `after` repeats `before`) or by the
     most common answer. Other targets are returned as they are."""
     y = train[target["name"]]
-    if target["task"] == "regression" or target["output"] != "label" or _all_numbers(y):
+    if target["task"] == "regression" or target["output"] != "label" or all_numbers(y):
         return target
     y = y.dropna().astype(str)
     distinct = y.nunique()
@@ -227,38 +228,24 @@ def _free_text(target: dict, train: pd.DataFrame, test: pd.DataFrame, skip: set)
     return {**target, "task": "lookup", "source": best[1], "identity": best[2], "positive": None}
 
 
-# Names that mark a train column as the labels where several could stand for a renamed target.
-LABEL_NAMES = ("target", "label", "labels", "answer", "y")
-
-
-def _all_numbers(values: pd.Series) -> bool:
-    cells = values.dropna().astype(str).str.strip()
-    cells = cells[cells != ""]
-    return bool(len(cells)) and bool(pd.to_numeric(cells, errors="coerce").notna().all())
-
-
 def _renamed_target(
     train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame, sub_cols: list, metric: str | None
 ) -> tuple | None:
     """(train column, submission column) where the submission names its one missing target otherwise than the
-    labelled table does (chaii's `PredictionString` is train's `answer_text`): the one train column known only
-    for labelled rows (in neither the test table nor the sample) of the target's kind (numbers where the metric
-    or the sample's values are numbers, text where the sample's are text), else the one of those named like labels
-    (`target`); as the harness reads it (swarm/evaluation/labels.py `renamed_target`)."""
+    labelled table does (chaii's `PredictionString` is train's `answer_text`): of the train columns known only
+    for labelled rows (in neither the test table nor the sample), swarm/columns.py's renamed_source for the
+    target's kind (numbers where the metric or the sample's values are numbers, text where the sample's are
+    text), as the harness reads it (swarm/evaluation/labels.py `renamed_target`)."""
     missing = [c for c in sub_cols if c not in train.columns]
     if len(missing) != 1:
         return None
     candidates = [c for c in train.columns if c not in sample.columns and c not in test.columns]
-    numeric = {c: _all_numbers(train[c]) for c in candidates}
+    numeric = {c: all_numbers(train[c]) for c in candidates}
     shown = sample[missing[0]].dropna().astype(str).str.strip()
     shown = shown[shown != ""]
-    if metric in REGRESSION_METRICS or (len(shown) and _all_numbers(shown)):
-        candidates = [c for c in candidates if numeric[c]]
-    elif len(shown) and any(not numeric[c] for c in candidates):
-        candidates = [c for c in candidates if not numeric[c]]
-    if len(candidates) != 1:
-        candidates = [c for c in candidates if str(c).strip().lower() in LABEL_NAMES]
-    return (candidates[0], missing[0]) if len(candidates) == 1 else None
+    numbers = True if metric in REGRESSION_METRICS or (len(shown) and all_numbers(shown)) else None
+    source = renamed_source(candidates, numeric, False if numbers is None and len(shown) else numbers)
+    return (source, missing[0]) if source is not None else None
 
 
 def _default_metric(targets: list[dict]) -> str:
