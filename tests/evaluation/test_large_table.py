@@ -93,3 +93,45 @@ def test_the_share_aims_at_the_cap_from_the_tables_size(tmp_path: Path, monkeypa
     monkeypatch.setattr(large_table, "MIN_HELD", 1000)
     assert large_table.held_share(path, 0.2, 10) == pytest.approx(1000 / 20_000, rel=0.05)
     assert large_table.held_share(path, 0.2, 1500) == pytest.approx(3000 / 20_000, rel=0.05)  # 2 x test rows
+
+
+def test_texts_over_several_lines_and_copied_columns_stream_as_facebooks(tmp_path: Path) -> None:
+    """facebook-recruiting-iii's layout: `train.csv` (`Id`, `Title`, `Body` over several lines, `Tags`), test.csv
+    without `Tags`, the sample copying `Title` and `Body` beside `Tags`; a multi-label F1 over tag sets."""
+    import json
+
+    root = tmp_path / "fb"
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    public.mkdir(parents=True)
+    private.mkdir()
+    rng = np.random.default_rng(3)
+    tags = ["c#", "java", "php", "python", "sql"]
+    rows = pd.DataFrame(
+        {
+            "Id": range(1, 611),
+            "Title": [f"How to {k}?" for k in range(610)],
+            "Body": [f"<p>line one {k}\nline, two</p>\n" for k in range(610)],
+            "Tags": [" ".join(sorted(rng.choice(tags, 2, replace=False))) for _ in range(610)],
+        }
+    )
+    rows[:600].to_csv(public / "train.csv", index=False)
+    rows[600:].drop(columns="Tags").to_csv(public / "test.csv", index=False)
+    rows[600:].assign(Tags="javascript c# python php java").to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    (public / "description.md").write_text("# Keywords\n\nScored by the mean F1 over tags.\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "multilabel_f1_micro"}}))
+    competition, holdout = split(root, tmp_path)
+    assert competition.metric is not None and competition.metric.passthrough_columns == ("Title", "Body")
+    view = holdout.public_dir
+    kept, test, sample = (
+        read(view / "train.csv"),
+        read(view / "test.csv"),
+        read(view / "sample_submission.csv"),
+    )
+    assert "streamed" in holdout.split_reason and len(kept) + len(holdout.ids) == 600
+    assert kept["Body"].str.contains("\n").all()  # each body still over two lines
+    held = rows[rows["Id"].astype(str).isin(holdout.ids)].astype(str).set_index("Id")
+    copied = sample.set_index("Id").loc[list(held.index)]
+    assert copied["Title"].equals(held["Title"]) and copied["Body"].equals(held["Body"])
+    assert set(test["Id"]) == set(sample["Id"]) and "Tags" not in test.columns
