@@ -210,7 +210,10 @@ class EvaluationConfig(_Section):
     )
     refit: bool = Field(True, description="Rerun the best node on all train rows for the final submission.")
     max_train_mb: float = Field(
-        2048.0, gt=0, description="A larger train.csv gets no harness split (it is read into memory)."
+        2048.0,
+        gt=0,
+        description="A larger labelled table is not read whole: it is streamed a chunk at a time and split at "
+        "random, where its layout is plain (else it gets no harness split).",
     )
 
     @field_validator("split")
