@@ -37,8 +37,6 @@ def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: lis
     return pd.DataFrame({c: (values == c).astype(int).astype(str) for c in targets}, index=train.index)
 
 
-
-
 def renamed_target(
     train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str], test_columns: list[str] | None
 ) -> dict[str, str]:

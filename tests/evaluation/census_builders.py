@@ -928,7 +928,9 @@ def iwildcam(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
     table = pd.DataFrame(
         {
             "category_id": rng.choice([0, 1, 10, 19], n_train + n_test),
-            "date_captured": [f"2012-03-{1 + k % 28:02d} 13:{k % 60:02d}:29" for k in range(n_train + n_test)],
+            "date_captured": [
+                f"2012-03-{1 + k % 28:02d} 13:{k % 60:02d}:29" for k in range(n_train + n_test)
+            ],
             "file_name": [f"{i}.jpg" for i in ids],
             "frame_num": 1 + np.arange(n_train + n_test) % 3,
             "id": ids,

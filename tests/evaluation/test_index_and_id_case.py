@@ -33,7 +33,8 @@ def test_the_view_keeps_the_tables_names_and_the_sample_its_index(tmp_path: Path
     assert (view / "sample_submission.csv").read_text().splitlines()[0] == ",Id,Category"
     sample = read(view / "sample_submission.csv")
     assert sample["Unnamed: 0"].tolist() == [str(k) for k in range(len(sample))]
-    assert sorted(sample["Id"]) == sorted(test["id"])  # the held-out rows are among the test rows, both tables
+    # the held-out rows are among the test rows, in both tables
+    assert sorted(sample["Id"]) == sorted(test["id"])
     assert set(holdout.ids) <= set(test["id"]) and not set(holdout.ids) & set(train["id"])
     images = {p.stem for p in (view / "test_images").iterdir()}
     assert set(holdout.ids) <= images  # each held-out row's image sits with the test images
