@@ -35,9 +35,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from swarm.coco_records import coco_fields
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.long_layout import long_classes
 from swarm.competitions.validation import group_column
+from swarm.evaluation.coco_split import build_coco_holdout
 from swarm.evaluation.composite import (
     CompositeKey,
     composite_key,
@@ -142,6 +144,10 @@ def build_holdout(
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}
         return build_pixel_holdout(competition, spec, root, pixels, sample, **options)
+    coco = coco_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
+    if coco is not None:  # COCO-style JSON labels (herbarium, iwildcam-2020, inaturalist)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        return build_coco_holdout(competition, spec, root, coco, sample, **options)
     lines = label_lines_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
     if lines is not None:  # label sets in text lines, a row per (example, class) (mlsp-2013-birds)
         options = {"fraction": fraction, "split": split, "seed": seed}

@@ -81,6 +81,7 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
             files["train"]
             or (files.get("pixels") or {}).get("target_dir")
             or (files.get("lines") or {}).get("labels_file")
+            or (files.get("coco") or {}).get("train_json")
             or files["train_files"]["train"]
         )
         mtime = (input_dir / labelled).stat().st_mtime

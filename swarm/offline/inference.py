@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 try:
+    from swarm.coco_records import coco_examples, coco_fields, coco_test_files
     from swarm.columns import all_numbers, column_kinds, renamed_source
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
@@ -38,6 +39,8 @@ except ImportError:  # embedded in a solution: the sources of swarm.columns, fil
     PIXEL_TRAIN_ROWS, pixel_fields = globals()["PIXEL_TRAIN_ROWS"], globals()["pixel_fields"]
     pixel_rows, pixel_stems = globals()["pixel_rows"], globals()["pixel_stems"]
     label_line_rows, label_lines_fields = globals()["label_line_rows"], globals()["label_lines_fields"]
+    coco_examples, coco_fields = globals()["coco_examples"], globals()["coco_fields"]
+    coco_test_files = globals()["coco_test_files"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -514,16 +517,21 @@ def _discover(input_dir: str) -> tuple:
     lines = (
         lines_layout(input_dir, sample) if sample and not (train or composite or layout or pixels) else None
     )
+    found = train or composite or layout or pixels or lines
+    coco = coco_layout(input_dir, sample) if sample and not found else None
     missing = []
-    if not (train or composite or layout or pixels or lines):
+    if not (found or coco):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
-            "names or folders, target images, or label sets in text lines)"
+            "names or folders, target images, label sets in text lines, or COCO-style JSON labels)"
         )
     if not sample:
         missing.append("sample_submission.csv")
     if composite:
         return {**composite, "train_files": None, "sample": sample}, missing
+    if coco:  # COCO-style JSON labels: the images and their categories
+        return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
+                "coco": coco}, missing  # fmt: skip
     if lines:  # label sets in text lines: modelled a row per (example, class)
         return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
                 "lines": lines}, missing  # fmt: skip
@@ -554,6 +562,15 @@ def pixel_layout(input_dir: str, sample_name: str) -> dict | None:
     if sample is None:
         return None
     return pixel_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
+
+
+def coco_layout(input_dir: str, sample_name: str) -> dict | None:
+    """{"train_json", "test_json", "train_folder", "test_folder"} where the labels are in COCO-style JSON objects
+    whose test images are the sample's ids (swarm/coco_records.py's coco_fields); else None."""
+    sample = _sample_as_text(input_dir, sample_name)
+    if sample is None:
+        return None
+    return coco_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
 
 
 def lines_layout(input_dir: str, sample_name: str) -> dict | None:
@@ -646,6 +663,12 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
                           fields["length_field"], id_col, labelled=key == "train").head(max_rows)
             for key in ("train", "test")
         )  # fmt: skip
+        return train, test
+    if files.get("coco"):  # the labelled images with their categories; the sample's ids with their files
+        fields, id_col, target = files["coco"], sample.columns[0], sample.columns[1]
+        train = coco_examples(input_dir, fields, id_col, target, FILE_COLUMN).head(max_rows)
+        test = sample[[id_col]].copy()
+        test[FILE_COLUMN] = test[id_col].astype(str).str.strip().map(coco_test_files(input_dir, fields))
         return train, test
     if files.get("lines"):  # a row per (example, class), named as the sample's rows
         fields, id_col, target = files["lines"], sample.columns[0], sample.columns[1]

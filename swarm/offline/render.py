@@ -11,7 +11,7 @@ import json
 import pprint
 from typing import Any
 
-from swarm import columns, file_labels, label_lines, long_class_rows, pixel_rows, records
+from swarm import coco_records, columns, file_labels, label_lines, long_class_rows, pixel_rows, records
 from swarm.offline import inference
 from swarm.offline.genome import Genome
 from swarm.offline.render_data import render_data
@@ -119,6 +119,7 @@ def _runtime_inference_source() -> str:
         + _body(long_class_rows)
         + _body(pixel_rows)
         + _body(label_lines)
+        + _body(coco_records)
         + _body(inference)
     )
 
@@ -159,6 +160,10 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Target images: a row per pixel." + _body(pixel_rows)
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
+    if files.get("coco"):
+        reader += (
+            "# COCO-style JSON labels." + _body(coco_records) + f"FILE_COLUMN = {file_labels.FILE_COLUMN!r}\n"
+        )
     return CONTRACT + IMPORTS + gpu + reader + constants
 
 

@@ -37,6 +37,11 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
                       _pos["length_field"], ID_COL, labelled=_key == "train")
         for _key in ("train", "test")
     )
+elif DATA_FILES.get("coco"):  # COCO-style JSON labels (coco_examples): the images and their categories
+    _coco = DATA_FILES["coco"]
+    train_df = coco_examples(INPUT_DIR, _coco, ID_COL, TARGETS[0]["name"], FILE_COLUMN)
+    test_df = sample_sub[[ID_COL]].copy()
+    test_df[FILE_COLUMN] = test_df[ID_COL].astype(str).str.strip().map(coco_test_files(INPUT_DIR, _coco))
 elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a row per (example, class)
     train_df, test_df = (
         label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)

@@ -48,7 +48,7 @@ def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
 
 def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
     """The built-in offline coder reads labelled examples (train.csv, train_labels.csv, labels.csv, train.json
-    records, training files labelled by their names or folders, target images, or label sets in text lines), the
+    records, training files labelled by their names or folders, target images, label sets in text lines, or COCO-style JSON labels), the
     sample submission and the test table
     where there is one; where the code stage is offline and those are not there, or it cannot tell the id and
     the targets from them, stop before the first step with one sentence naming the competition's files and

@@ -951,3 +951,37 @@ def iwildcam(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
         shutil.make_archive(str(public / folder), "zip", public / folder)
         shutil.rmtree(public / folder)
     return root
+
+
+def herbarium_2022(root: Path, n_train: int = 20, n_test: int = 5) -> Path:
+    """herbarium-2022-fgvc9's variant: `train_metadata.json` whose image records are named by `image_id`, files
+    `train_images/<ccc>/<cc>/<image_id>.jpg`; `test_metadata.json` a bare list of `image_id`, `file_name`
+    (`<idx // 1000>/test-<idx>.jpg` under `test_images/`); the sample `Id`, `Predicted`."""
+    public = root / "prepared" / "public"
+    (root / "prepared" / "private").mkdir(parents=True)
+    images, annotations = [], []
+    for k in range(n_train):
+        category = (3, 12)[k % 2]
+        name = f"{category // 100:03d}/{category % 100:02d}/{k:05d}__{k:03d}.jpg"
+        images.append({"file_name": name, "image_id": f"{k:05d}__{k:03d}", "license": 0})
+        annotations.append({"category_id": category, "genus_id": 1, "image_id": f"{k:05d}__{k:03d}"})
+        (public / "train_images" / name).parent.mkdir(parents=True, exist_ok=True)
+        (public / "train_images" / name).write_bytes(b"jpeg")
+    metadata = {
+        "annotations": annotations,
+        "categories": [{"category_id": 3}, {"category_id": 12}],
+        "images": images,
+    }
+    (public / "train_metadata.json").write_text(json.dumps(metadata))
+    tests = [
+        {"file_name": f"{k // 1000:03d}/test-{k:06d}.jpg", "image_id": str(k), "license": 0}
+        for k in range(n_test)
+    ]
+    for image in tests:
+        (public / "test_images" / image["file_name"]).parent.mkdir(parents=True, exist_ok=True)
+        (public / "test_images" / image["file_name"]).write_bytes(b"jpeg")
+    (public / "test_metadata.json").write_text(json.dumps(tests))
+    pd.DataFrame({"Id": range(n_test), "Predicted": 0}).to_csv(public / "sample_submission.csv", index=False)
+    (public / "description.md").write_text("# Herbarium 2022\n\nScored by the macro F1 score.\n")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "f1_macro"}}))
+    return root

@@ -54,6 +54,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "denoising-dirty-documents": census.denoising,
     "dog-breed-identification": census.dog_breeds,
     "herbarium-2020-fgvc7": census.herbarium_2020,
+    "herbarium-2022-fgvc9": census.herbarium_2022,
     "hotel-id-2021-fgvc8": census.hotel_id,
     "hubmap-kidney-segmentation": census.hubmap,
     "imet-2020-fgvc7": census.imet,
@@ -104,7 +105,6 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
-    "herbarium-2020-fgvc7": NO_TABLE,  # "No labelled table: ... one COCO-style JSON object"
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
     # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
     "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),

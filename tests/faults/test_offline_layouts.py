@@ -332,7 +332,7 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert "offline coder" in message and "no API key" in message
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
-        "names or folders, target images, or label sets in text lines)" in message
+        "names or folders, target images, label sets in text lines, or COCO-style JSON labels)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message

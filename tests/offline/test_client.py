@@ -137,7 +137,7 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     with pytest.raises(
         LLMError,
         match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, training files labelled by "
-        r"their names or folders, target images, or label sets in text lines\) and sample_subm",
+        r"their names or folders, target images, label sets in text lines, or COCO-style JSON labels\) and sample_subm",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
     # Only what is missing is named (labels in a parquet file beside the sample submission).
@@ -148,7 +148,7 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     with pytest.raises(
         LLMError,
         match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, training files labelled by "
-        r"their names or folders, target images, or label sets in text lines\) \(the offline",
+        r"their names or folders, target images, label sets in text lines, or COCO-style JSON labels\) \(the offline",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 

@@ -37,5 +37,5 @@ def test_ids_no_columns_join_leave_the_labelled_table_missing(tmp_path: Path) ->
     sample.assign(id="t" + sample["id"]).to_csv(public / "en_sample_submission_2.csv", index=False)
     assert missing_tables(str(public)) == [
         "train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their names "
-        "or folders, target images, or label sets in text lines)"
+        "or folders, target images, label sets in text lines, or COCO-style JSON labels)"
     ]

@@ -1,0 +1,121 @@
+"""The harness split of labels in COCO-style JSON objects (swarm/coco_records.py: herbarium, iwildcam-2020,
+inaturalist-2019): whole labelled images are held out at random. In the view, the training object loses their
+image records and annotations; the test object (or list) gains their records, under new ids in the test ids'
+format, with the test records' fields only, each `file_name` a new name beside the first test image's; their
+image files are linked there and leave the training folders (whose paths can name the category); the sample lists
+their new ids; labels.csv keeps their categories.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.atomic import PUBLIC
+from swarm.coco_records import coco_images, coco_labels, image_key, read_coco
+from swarm.competitions.competition import Competition, MetricSpec
+from swarm.evaluation.holdout_record import Holdout, NoHoldout
+from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
+from swarm.evaluation.labels import closed_classes, write_labels
+from swarm.evaluation.new_ids import new_ids
+from swarm.evaluation.split import check_split
+from swarm.evaluation.table_io import write_public_csv
+from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
+
+
+def build_coco_holdout(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    fields: dict,
+    sample: pd.DataFrame,
+    *,
+    fraction: float,
+    split: str,
+    seed: int,
+) -> Holdout:
+    """build_holdout for COCO-style labels (see the module docstring): whole images, at random."""
+    if check_split(split) not in ("auto", "random"):
+        raise NoHoldout(
+            f"the split {split!r} does not apply to COCO-style labels: whole images are held out at random"
+        )
+    public = competition.public_dir
+    train_path, test_path = public / fields["train_json"], public / fields["test_json"]
+    train, test = read_coco(str(train_path)), read_coco(str(test_path))
+    labels = coco_labels(train) or {}
+    images, test_images = coco_images(train) or [], coco_images(test) or []
+    key, test_key = image_key(images), image_key(test_images)
+    labelled = [i for i in images if str(i[key]) in labels]
+    if len(labelled) < MIN_LABELLED_ROWS:
+        raise NoHoldout(f"{fields['train_json']} has only {len(labelled)} labelled images")
+    want = min(len(labelled) - 1, max(1, round(len(labelled) * fraction)))
+    rng = np.random.default_rng(seed)
+    held = [labelled[k] for k in np.sort(rng.permutation(len(labelled))[:want])]
+    test_ids = [str(i[test_key]) for i in test_images]
+    taken = {str(i[key]) for i in images} | set(test_ids)
+    ids = new_ids(len(held), test_ids, taken, np.random.default_rng(seed + 1))
+
+    dest = fresh_view(root)
+    skip = {train_path, test_path, competition.sample_submission, *extracted_archives(public)}
+    beside = os.path.dirname(str(test_images[0]["file_name"]))
+    test_keys = list(dict.fromkeys(k for i in test_images for k in i))
+    numeric = isinstance(test_images[0][test_key], int)
+    moved = []
+    for image, new in zip(held, ids, strict=True):
+        source = public / fields["train_folder"] / str(image["file_name"])
+        name = os.path.join(beside, new + source.suffix)
+        link(source, dest / fields["test_folder"] / name)
+        skip.add(source)
+        record = {k: image.get(k) for k in test_keys}
+        moved.append({**record, test_key: int(new) if numeric and new.isdigit() else new, "file_name": name})
+    held_ids = {str(i[key]) for i in held}
+    _write_json(dest / fields["train_json"], _without(train, held_ids, key))
+    listed = test_images + moved
+    listed = [listed[k] for k in rng.permutation(len(listed))]
+    _write_json(dest / fields["test_json"], {**test, "images": listed} if isinstance(test, dict) else listed)
+    mirror(public, dest, skip)
+
+    id_col, target = spec.id_column, spec.target_columns[0]
+    filler = sample[target].iloc[0] if len(sample) else "0"
+    rows = pd.concat([sample, pd.DataFrame({id_col: ids, target: filler})], ignore_index=True)
+    write_public_csv(rows.iloc[rng.permutation(len(rows))], dest / competition.sample_submission.name)
+    answers = [str(labels[str(i[key])]) for i in held]
+    write_labels(root, pd.DataFrame({id_col: ids, target: answers}), spec)
+    every = pd.DataFrame({target: [str(labels[str(i[key])]) for i in labelled]})
+    holdout = Holdout(
+        root=root,
+        id_column=id_col,
+        target_columns=[target],
+        ids=ids,
+        split="random",
+        split_reason="whole images of a COCO-style object, at random",
+        fraction=fraction,
+        seed=seed,
+        n_train=len(labelled) - len(held),
+        rekeyed=True,
+        file_dirs=sorted({fields["train_folder"], fields["test_folder"]}),
+        classes=closed_classes(every, True),
+        table=f"{fields['train_json']} (COCO-style annotations, category_id as {target})",
+        hidden_side_files=[fields["train_json"]],
+    )
+    seal(holdout)
+    return holdout
+
+
+def _without(content: dict, held_ids: set, key: str) -> dict:
+    """The training object without the held-out images' records (named by `key`) and annotations."""
+    return {
+        **content,
+        "images": [i for i in content["images"] if str(i[key]) not in held_ids],
+        "annotations": [a for a in content["annotations"] if str(a["image_id"]) not in held_ids],
+    }
+
+
+def _write_json(path: Path, content) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(content), encoding="utf-8")
+    path.chmod(PUBLIC)

@@ -1,0 +1,108 @@
+"""Labels in COCO-style JSON objects (issue 29): herbarium-2020 keeps `nybg2020/train/metadata.json` (`images`,
+`annotations` with each image's `category_id`, ...) beside image files filed by category
+(`images/<ccc>/<cc>/<id>.jpg`), and `nybg2020/test/metadata.json` lists the test images, whose ids are the sample's.
+The harness holds out whole images: their records and annotations leave the training object, their records join
+the test object under new ids in the test ids' format with the test records' fields, their files move beside the
+test images under those ids (no path names a category any more), and labels.csv keeps their categories."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from swarm.coco_records import coco_examples, coco_fields, coco_test_files
+from swarm.competitions import load_competition
+from swarm.evaluation.harness import Harness
+from swarm.evaluation.holdout import NoHoldout, build_holdout
+from tests.evaluation.census_builders import herbarium_2020, herbarium_2022
+
+TRAIN_JSON, TEST_JSON = "nybg2020/train/metadata.json", "nybg2020/test/metadata.json"
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def split(tmp_path: Path, **options):
+    root = herbarium_2020(tmp_path / "herb")
+    competition = load_competition(str(root), tmp_path / "cache")
+    holdout = build_holdout(competition, tmp_path / "harness", **{"fraction": 0.2, "seed": 0, **options})
+    return root / "prepared" / "public", competition, holdout
+
+
+def test_held_out_images_move_to_the_test_object_under_new_ids(tmp_path: Path) -> None:
+    public, competition, holdout = split(tmp_path)
+    view = holdout.public_dir
+    before = json.loads((public / TRAIN_JSON).read_text())
+    train, test = json.loads((view / TRAIN_JSON).read_text()), json.loads((view / TEST_JSON).read_text())
+    assert len(holdout.ids) == 6 and len(train["images"]) == 24 and len(train["annotations"]) == 24
+    assert {k for k in train if k not in ("images", "annotations")} == {
+        "categories",
+        "info",
+        "licenses",
+        "regions",
+    }
+    moved = [i for i in test["images"] if i["id"] in holdout.ids]
+    assert len(moved) == 6 and len(test["images"]) == 8 + 6
+    assert all(set(i) == {"file_name", "id"} for i in test["images"])  # the test records' fields only
+    for image in moved:
+        assert image["file_name"] == f"images/000/{image['id']}.jpg"
+        assert (view / "nybg2020" / "test" / image["file_name"]).is_file()
+    # the held-out images leave the training side: no training record, annotation or file of theirs remains
+    kept = {i["id"] for i in train["images"]}
+    held = [i for i in before["images"] if i["id"] not in kept]
+    assert len(held) == 6
+    for image in held:
+        assert not (view / "nybg2020" / "train" / image["file_name"]).exists()
+    assert {a["image_id"] for a in train["annotations"]} == kept
+    sample = read(view / "sample_submission.csv")
+    assert sorted(sample["Id"]) == sorted(str(i["id"]) for i in test["images"])
+    labels = read(holdout.labels_path)
+    categories = {a["image_id"]: str(a["category_id"]) for a in before["annotations"]}
+    truth = dict(zip(labels["Id"], labels["Predicted"], strict=True))
+    assert sorted(truth.values()) == sorted(categories[i["id"]] for i in held)
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    sample.assign(Predicted=[truth.get(i, "15601") for i in sample["Id"]]).to_csv(
+        tmp_path / "s.csv", index=False
+    )
+    assert harness.evaluate(tmp_path / "s.csv", tmp_path / "t.csv").score == 1.0
+
+
+def test_the_offline_coder_reads_the_view_as_image_files_with_categories(tmp_path: Path) -> None:
+    _, _, holdout = split(tmp_path)
+    view = holdout.public_dir
+    sample = read(view / "sample_submission.csv")
+    fields = coco_fields(str(view), sample["Id"].tolist(), ["Predicted"])
+    assert fields == {
+        "train_json": TRAIN_JSON,
+        "test_json": TEST_JSON,
+        "train_folder": "nybg2020/train",
+        "test_folder": "nybg2020/test",
+    }
+    examples = coco_examples(str(view), fields, "Id", "Predicted", "input_file")
+    assert len(examples) == 24 and all((view / p).is_file() for p in examples["input_file"])
+    files = coco_test_files(str(view), fields)
+    assert set(files) == set(sample["Id"]) and all((view / p).is_file() for p in files.values())
+
+
+def test_a_split_other_than_random_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(NoHoldout, match="whole images are held out at random"):
+        split(tmp_path, split="stratified")
+
+
+def test_records_named_by_image_id_and_a_bare_test_list_as_herbarium_2022(tmp_path: Path) -> None:
+    root = herbarium_2022(tmp_path / "h22")
+    competition = load_competition(str(root), tmp_path / "cache")
+    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.2, seed=0)
+    view = holdout.public_dir
+    tests = json.loads((view / "test_metadata.json").read_text())
+    assert isinstance(tests, list) and len(tests) == 5 + 4
+    moved = [t for t in tests if t["image_id"] in holdout.ids]
+    assert len(moved) == 4 and all(set(t) == {"file_name", "image_id", "license"} for t in moved)
+    assert all((view / "test_images" / t["file_name"]).is_file() for t in moved)
+    train = json.loads((view / "train_metadata.json").read_text())
+    assert len(train["images"]) == len(train["annotations"]) == 16
+    assert len(read(holdout.labels_path)) == 4
