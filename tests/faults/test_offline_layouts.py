@@ -9,7 +9,8 @@
   a target the submission names otherwise (chaii's `PredictionString` for train.csv's `answer_text`), and free
   text (over 200 distinct `after` answers, looked up from `before` rather than classified), target images (a row
   per pixel, denoising-dirty-documents), a row per (study, class) over a wide table (rsna-2022's cervical
-  spine) and label sets in text lines with the test examples marked `?` (mlsp-2013-birds).
+  spine), label sets in text lines with the test examples marked `?` (mlsp-2013-birds), a table over
+  evaluation.max_train_mb (streamed; new-york-city-taxi) and COCO-style JSON labels (herbarium).
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
   instead of failing every step alike and ending "no good node".
@@ -238,6 +239,37 @@ def large_table_competition(root: Path) -> Path:
     return root
 
 
+def coco_competition(root: Path, n_train: int = 80, n_test: int = 24) -> Path:
+    """herbarium-2020's layout (tests/evaluation/census_builders.py's herbarium_2020): COCO-style
+    `nybg2020/train/metadata.json` with images filed by category, `nybg2020/test/metadata.json`, the sample's `Id`
+    the test images' ids; here two categories, bright and dark images, scored by macro F1."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    private.mkdir(parents=True)
+    rng = np.random.default_rng(2020)
+    train, test = public / "nybg2020" / "train", public / "nybg2020" / "test"
+    images, annotations = [], []
+    for k, image_id in enumerate(int(v) for v in rng.choice(10**6, n_train, replace=False)):
+        category = (15601, 23001)[k % 2]
+        name = f"images/{category // 100:03d}/{category % 100:02d}/{image_id}.jpg"
+        _image(train / name, category == 23001, rng)
+        images.append({"file_name": name, "id": image_id})
+        annotations.append({"category_id": category, "id": image_id, "image_id": image_id})
+    metadata = {"annotations": annotations, "categories": [{"id": 15601}, {"id": 23001}], "images": images}
+    (train / "metadata.json").write_text(json.dumps(metadata))
+    answers = [(15601, 23001)[int(b)] for b in rng.integers(0, 2, n_test)]
+    tests = [{"file_name": f"images/000/{k}.jpg", "id": k} for k in range(n_test)]
+    for image, category in zip(tests, answers, strict=True):
+        _image(test / image["file_name"], category == 23001, rng)
+    (test / "metadata.json").write_text(json.dumps({"images": tests}))
+    pd.DataFrame({"Id": range(n_test), "Predicted": 0}).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"Id": range(n_test), "Predicted": answers}).to_csv(private / "answers.csv", index=False)
+    (public / "description.md").write_text(
+        "# Herbarium\n\nName each test image's category; scored by macro F1.\n"
+    )
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "f1_macro"}}))
+    return root
+
+
 def long_classes_competition(root: Path) -> Path:
     """rsna-2022-cervical-spine-fracture-detection's layout (tests/evaluation/spine_builders.py): a study per row
     of train.csv with a column per class, a row per (study, class) in test.csv and the sample."""
@@ -269,6 +301,7 @@ LAYOUTS = {
     "target-images": (denoising_competition, "train/ with train_cleaned/ ("),
     "long-classes": (long_classes_competition, "labelled rows of train.csv"),
     "label-lines": (birds_competition, "essential_data/rec_labels_test_hidden.txt ("),
+    "coco-labels": (coco_competition, "nybg2020/train/metadata.json (COCO-style annotations"),
     "large-table": (large_table_competition, "labelled rows of labels.csv (20%, split random: labels.csv is"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
