@@ -61,7 +61,8 @@ def test_scale(tmp_path: Path, competition_cache: Path) -> None:
     assert whole > 300 * 2000  # the code really is in the file
     step = timings["step: record (update_population)"]
     assert 0 < step["journal_bytes"] < whole / 50  # one node's line, not the journal
-    assert 0 < timings["journal: append one node (save)"]["journal_bytes"] <= step["journal_bytes"]
+    # both write one node's line (of different nodes, whose code lengths differ by a few characters)
+    assert 0 < timings["journal: append one node (save)"]["journal_bytes"] <= 1.1 * step["journal_bytes"]
     assert 0 < data["step_targets"]["write_ms"] <= data["step_targets"]["step_ms"]
 
 
