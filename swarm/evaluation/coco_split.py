@@ -22,7 +22,7 @@ from swarm.evaluation.holdout_record import Holdout, NoHoldout
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import closed_classes, write_labels
 from swarm.evaluation.new_ids import new_ids
-from swarm.evaluation.split import check_split
+from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
 
@@ -39,10 +39,6 @@ def build_coco_holdout(
     seed: int,
 ) -> Holdout:
     """build_holdout for COCO-style labels (see the module docstring): whole images, at random."""
-    if check_split(split) not in ("auto", "random"):
-        raise NoHoldout(
-            f"the split {split!r} does not apply to COCO-style labels: whole images are held out at random"
-        )
     public = competition.public_dir
     train_path, test_path = public / fields["train_json"], public / fields["test_json"]
     train, test = read_coco(str(train_path)), read_coco(str(test_path))
@@ -52,9 +48,9 @@ def build_coco_holdout(
     labelled = [i for i in images if str(i[key]) in labels]
     if len(labelled) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"{fields['train_json']} has only {len(labelled)} labelled images")
-    want = min(len(labelled) - 1, max(1, round(len(labelled) * fraction)))
-    rng = np.random.default_rng(seed)
-    held = [labelled[k] for k in np.sort(rng.permutation(len(labelled))[:want])]
+    positions = whole_examples(split, len(labelled), fraction, seed, "COCO-style labels", "images")
+    held = [labelled[k] for k in positions]
+    rng = np.random.default_rng(seed + 2)  # the order of the view's test records and sample rows
     test_ids = [str(i[test_key]) for i in test_images]
     taken = {str(i[key]) for i in images} | set(test_ids)
     ids = new_ids(len(held), test_ids, taken, np.random.default_rng(seed + 1))

@@ -17,7 +17,7 @@ from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.holdout_record import Holdout, NoHoldout
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import write_labels
-from swarm.evaluation.split import check_split
+from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, seal
 from swarm.label_lines import UNKNOWN_LABELS, read_label_lines, split_lines, text_files
@@ -35,17 +35,14 @@ def build_label_lines_holdout(
     seed: int,
 ) -> Holdout:
     """build_holdout for label sets in text lines (see the module docstring): whole examples, at random."""
-    if check_split(split) not in ("auto", "random"):
-        raise NoHoldout(f"the split {split!r} does not apply to label sets in text lines: whole examples are")
     public = competition.public_dir
     labels_path = public / fields["labels_file"]
     labels = read_label_lines(str(labels_path)) or {}
     known = sorted(k for k, v in labels.items() if v is not None)
     if len(known) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"{fields['labels_file']} has only {len(known)} labelled examples")
-    want = min(len(known) - 1, max(1, round(len(known) * fraction)))
-    rng = np.random.default_rng(seed)
-    held = sorted(known[i] for i in rng.permutation(len(known))[:want])
+    what = f"label sets in text lines ({fields['labels_file']})"
+    held = [known[k] for k in whole_examples(split, len(known), fraction, seed, what, "examples")]
     tests = {k for k, v in labels.items() if v is None}
     markers = _marker_tables(public, set(labels), tests, skip=labels_path)
 

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import Holdout, NoHoldout
+from swarm.evaluation.holdout_record import Holdout
 from swarm.evaluation.labels import write_labels
 from swarm.evaluation.new_ids import held_out_ids
-from swarm.evaluation.split import check_split
+from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror, seal
 from swarm.pixel_rows import image_names, pixel_fields, pixel_stems
@@ -76,17 +76,10 @@ def build_pixel_holdout(
     seed: int,
 ) -> Holdout:
     """build_holdout for a pixel-target layout (see the module docstring): whole images, at random."""
-    if check_split(split) not in ("auto", "random"):
-        raise NoHoldout(
-            f"the split {split!r} does not apply to images whose pixels are the rows: whole images are"
-        )
     inputs, answers = _images(layout.train_dir), _images(layout.target_dir)
     labelled = sorted(set(inputs) & set(answers))
-    want = min(len(labelled) - 1, max(1, round(len(labelled) * fraction)))
-    if want < 1:
-        raise NoHoldout(f"{layout.train_dir.name}/ has fewer than 2 images with a target image")
-    rng = np.random.default_rng(seed)
-    positions = np.sort(rng.permutation(len(labelled))[:want])
+    what = f"{layout.train_dir.name}/'s images whose pixels are the rows"
+    positions = whole_examples(split, len(labelled), fraction, seed, what, "images")
     stems = pd.DataFrame({"image": labelled})
     original, names, rekeyed = held_out_ids(
         stems,

@@ -155,3 +155,15 @@ def _stratified(classes: np.ndarray, want: int, rng: np.random.Generator) -> np.
         take[i] += 1
     picked = [rng.permutation(np.flatnonzero(classes == v))[:k] for v, k in zip(values, take, strict=True)]
     return np.sort(np.concatenate(picked)) if picked else np.array([], dtype=int)
+
+
+def whole_examples(split: str, count: int, fraction: float, seed: int, what: str, unit: str) -> np.ndarray:
+    """Sorted positions of the `count` examples to hold out whole and at random (`unit`: images, recordings),
+    the only split of layouts whose examples are not table rows (`what`); NoHoldout, in one sentence, for
+    another split or fewer than 2 examples."""
+    if check_split(split) not in ("auto", "random"):
+        raise NoHoldout(f"the split {split!r} does not apply to {what}: whole {unit} are held out at random")
+    want = min(count - 1, max(1, round(count * fraction)))
+    if want < 1:
+        raise NoHoldout(f"{what}: fewer than 2 labelled {unit}")
+    return np.sort(np.random.default_rng(seed).permutation(count)[:want])
