@@ -376,12 +376,9 @@ def _sample_as_text(input_dir: str, sample_name: str):
     return sample if sample.shape[1] >= 2 else None
 
 
-def file_labels_layout(input_dir: str, sample_name: str) -> dict | None:
+def file_labels_layout(input_dir: str, sample: pd.DataFrame) -> dict | None:
     """Training examples labelled by their file or folder names (swarm/file_labels.py) for the sample
-    submission's targets, or None."""
-    sample = _sample_as_text(input_dir, sample_name)
-    if sample is None:
-        return None
+    submission's targets (`sample`, read as text), or None."""
     targets = list(sample.columns[1:])
     wide = len(targets) > 1
     layout = find_file_labels(
@@ -455,13 +452,10 @@ def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
     return None
 
 
-def labels_table(input_dir: str, sample_name: str, present: set) -> str | None:
-    """The one top-level CSV named with "train" or "label" (not a test table or the sample) that holds the
-    sample's id column and every target (AI4Code's train_orders.csv), as the harness finds a labels table;
-    None when there is none or several."""
-    sample = _sample_as_text(input_dir, sample_name)
-    if sample is None:
-        return None
+def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> str | None:
+    """The one top-level CSV named with "train" or "label" (not a test table or the sample, `sample_name`, read
+    as text in `sample`) that holds the sample's id column and every target (AI4Code's train_orders.csv), as the
+    harness finds a labels table; None when there is none or several."""
     wanted = set(sample.columns)
     found = []
     for name in sorted(present):
@@ -478,14 +472,11 @@ def labels_table(input_dir: str, sample_name: str, present: set) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def composite_tables(input_dir: str, sample_name: str, present: set) -> dict | None:
+def composite_tables(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> dict | None:
     """Where the sample's ids join columns of the test table (text normalization's `<sentence_id>_<token_id>`):
     {"train": a CSV named with "train" holding the targets and keys, "test": the CSV named with "test" whose
     keys give the sample's ids, "keys": those columns}; None when the id is a column of the test table, or no
-    columns join into it."""
-    sample = _sample_as_text(input_dir, sample_name)
-    if sample is None:
-        return None
+    columns join into it (`sample`: the sample submission `sample_name`, read as text)."""
     id_col, targets = sample.columns[0], list(sample.columns[1:])
     for test in _named_csvs(input_dir, present, "test"):
         if test == sample_name:
@@ -510,17 +501,21 @@ def _discover(input_dir: str) -> tuple:
     present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
     sample = sample_table(input_dir, present)
     train = next((name for name in LABELLED_TABLES if name in present), None)
-    train = train or (labels_table(input_dir, sample, present) if sample else None)
-    composite = composite_tables(input_dir, sample, present) if sample and not train else None
-    layout = file_labels_layout(input_dir, sample) if sample and not train and not composite else None
-    pixels = pixel_layout(input_dir, sample) if sample and not (train or composite or layout) else None
-    lines = (
-        lines_layout(input_dir, sample) if sample and not (train or composite or layout or pixels) else None
-    )
-    found = train or composite or layout or pixels or lines
-    coco = coco_layout(input_dir, sample) if sample and not found else None
+    text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
+    train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
+    readable = text is not None
+    composite = composite_tables(input_dir, sample, present, text) if readable and not train else None
+    layout = file_labels_layout(input_dir, text) if readable and not train and not composite else None
+    found = train or composite or layout
+    probed = None  # (key, fields) of the first layout beyond tables that the sample's ids fit
+    beyond = (("pixels", pixel_fields), ("lines", label_lines_fields), ("coco", coco_fields))
+    for key, finder in beyond if readable and not found else ():
+        fields = finder(input_dir, text.iloc[:, 0].tolist(), list(text.columns[1:]))
+        if fields:
+            probed = (key, fields)
+            break
     missing = []
-    if not (found or coco):
+    if not (found or probed):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
             "names or folders, target images, label sets in text lines, or COCO-style JSON labels)"
@@ -529,15 +524,10 @@ def _discover(input_dir: str) -> tuple:
         missing.append("sample_submission.csv")
     if composite:
         return {**composite, "train_files": None, "sample": sample}, missing
-    if coco:  # COCO-style JSON labels: the images and their categories
-        return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
-                "coco": coco}, missing  # fmt: skip
-    if lines:  # label sets in text lines: modelled a row per (example, class)
-        return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
-                "lines": lines}, missing  # fmt: skip
-    if pixels:  # target images: modelled a row per pixel
-        return {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None,
-                "pixels": pixels}, missing  # fmt: skip
+    if probed:  # target images (a row per pixel), label lines (a row per (example, class)), COCO labels
+        key, fields = probed
+        beyond_tables = {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None}
+        return {**beyond_tables, key: fields}, missing
     files = {
         "train": train,
         "train_files": layout,
@@ -545,52 +535,21 @@ def _discover(input_dir: str) -> tuple:
         "sample": sample,
         "keys": None,
     }
-    positions = position_layout(input_dir, files) if train and sample and files["test"] else None
+    positions = position_layout(input_dir, files, text) if train and readable and files["test"] else None
     if positions:  # records of per-position arrays: modelled a row per position
         files["positions"] = positions
-    by_class = long_layout(input_dir, files) if train and sample and files["test"] and not positions else None
+    probe = train and readable and files["test"] and not positions
+    by_class = long_layout(input_dir, files, text) if probe else None
     if by_class:  # a row per (example, class) over the labelled table's class columns
         files["long"] = by_class
     return files, missing
 
 
-def pixel_layout(input_dir: str, sample_name: str) -> dict | None:
-    """{"test_dir", "train_dir", "target_dir"} where the sample has a row per pixel `<image>_<row>_<col>` of the
-    test images and each training image has a target image of its name (denoising-dirty-documents;
-    swarm/pixel_rows.py's pixel_fields); else None."""
-    sample = _sample_as_text(input_dir, sample_name)
-    if sample is None:
-        return None
-    return pixel_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
-
-
-def coco_layout(input_dir: str, sample_name: str) -> dict | None:
-    """{"train_json", "test_json", "train_folder", "test_folder"} where the labels are in COCO-style JSON objects
-    whose test images are the sample's ids (swarm/coco_records.py's coco_fields); else None."""
-    sample = _sample_as_text(input_dir, sample_name)
-    if sample is None:
-        return None
-    return coco_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
-
-
-def lines_layout(input_dir: str, sample_name: str) -> dict | None:
-    """{"labels_file", "multiplier", "classes"} where label sets sit in text lines, the test examples marked `?`,
-    and the sample has a row per (example, class) `<example> * multiplier + <class>` (mlsp-2013-birds;
-    swarm/label_lines.py's label_lines_fields); else None."""
-    sample = _sample_as_text(input_dir, sample_name)
-    if sample is None:
-        return None
-    return label_lines_fields(input_dir, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
-
-
-def long_layout(input_dir: str, files: dict) -> dict | None:
+def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
     """{"key", "class_column", "classes"} where the sample has a row per (example, class), `<key>_<class>`, over
     the labelled table's class columns (rsna-2022-cervical-spine-fracture-detection; swarm/long_class_rows.py's
-    long_class_fields); else None."""
+    long_class_fields; `sample` read as text); else None."""
     if is_records_file(files["train"]) or is_records_file(files["test"]):
-        return None
-    sample = _sample_as_text(input_dir, files["sample"])
-    if sample is None:
         return None
     id_col, train_path, test_path = (
         str(sample.columns[0]),
@@ -606,14 +565,11 @@ def long_layout(input_dir: str, files: dict) -> dict | None:
     return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
 
 
-def position_layout(input_dir: str, files: dict) -> dict | None:
+def position_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
     """{"id_field", "length_field"} where the labelled and test tables are records whose arrays are the sample's
     targets, one value per position, and the sample's ids `<record id>_<position>` (stanford-covid-vaccine's
-    train.json; swarm/records.py's position_fields); else None."""
+    train.json; swarm/records.py's position_fields; `sample` read as text); else None."""
     if not (is_records_file(files["train"]) and is_records_file(files["test"])):
-        return None
-    sample = _sample_as_text(input_dir, files["sample"])
-    if sample is None:
         return None
     try:
         train = read_records(os.path.join(input_dir, files["train"]), limit=1)
