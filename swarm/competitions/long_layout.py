@@ -43,8 +43,8 @@ def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasse
     train, test = public / TRAIN, public / TEST
     if len(targets) != 1 or not (train.is_file() and test.is_file()):
         return None
-    train_columns = _header(train)
-    if id_column in train_columns or id_column not in _header(test):  # cheap refusals before reading test
+    train_columns = csv_header(train)
+    if id_column in train_columns or id_column not in csv_header(test):  # cheap refusals before reading test
         return None
     try:
         table = pd.read_csv(test, dtype=str, keep_default_na=False)
@@ -58,7 +58,7 @@ def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasse
     )
 
 
-def _header(path: Path) -> list[str]:
+def csv_header(path: Path) -> list[str]:
     """A CSV's column names; [] when it cannot be read."""
     try:
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]

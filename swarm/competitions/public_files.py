@@ -8,7 +8,9 @@
   test must have every other train column. (Without declared targets, train-only columns are common and
   allowed: leaf-classification's `species`, siim-isic's `diagnosis`.) A test table with a row per (example,
   class) beside a wide train table (`swarm.competitions.long_layout`: rsna-2022-cervical-spine-fracture-
-  detection's `row_id` and `prediction_type`) has those two columns over train's: they are its long keys.
+  detection's `row_id` and `prediction_type`) has those two columns over train's: they are its long keys; a test
+  table whose id joins some of its columns and repeats over each group's rows (`swarm.competitions.grouped_layout`:
+  rsna-breast-cancer-detection's `prediction_id`) has that one column over train's.
 
 Each problem raises `CompetitionError` with one sentence naming the file and what is wrong.
 """
@@ -22,6 +24,7 @@ import pandas as pd
 
 from swarm.competitions.competition import METADATA_FILE, Competition, find_id_column
 from swarm.competitions.errors import CompetitionError
+from swarm.competitions.grouped_layout import grouped_rows
 from swarm.competitions.long_layout import long_classes
 
 MAX_LISTED = 5
@@ -92,11 +95,15 @@ def _check_test_columns(train: Path, test: Path, competition: Competition) -> No
 
 def _long_keys(competition: Competition, id_column: str, sample_columns: list[str], extra: list[str]) -> bool:
     """Whether test's columns that train lacks are the id and class column of a submission with a row per
-    (example, class) (`long_classes`), not inputs the training rows lack."""
+    (example, class) (`long_classes`), or the id of test rows grouped under one submission id (`grouped_rows`),
+    not inputs the training rows lack."""
     passthrough = competition.metric.passthrough_columns if competition.metric is not None else ()
     targets = [c for c in sample_columns if c != id_column and c not in passthrough]
     layout = long_classes(competition.public_dir, id_column, targets)
-    return layout is not None and set(extra) <= {layout.id_column, layout.class_column}
+    if layout is not None:
+        return set(extra) <= {layout.id_column, layout.class_column}
+    grouped = grouped_rows(competition.public_dir, id_column, targets) if extra == [id_column] else None
+    return grouped is not None
 
 
 def _metadata(root: Path) -> dict:

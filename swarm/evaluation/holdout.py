@@ -20,7 +20,8 @@ This module is the builder, step by step; each step's work lives in a module of 
   their names) and reading them; `composite`: ids joined from columns of the test table; `position_records`
   and `position_split`: records whose targets are arrays, a row per position (stanford-covid-vaccine);
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
-  `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents);
+  `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
+  rows grouped under one submission id (rsna-breast-cancer-detection);
 - `labels`: the targets in the submission's columns, and the private labels.csv;
 - `split`: the split kinds, choosing one and drawing the held-out rows;
 - `new_ids`: the ids the held-out rows get where theirs could collide with a test id;
@@ -37,6 +38,7 @@ import pandas as pd
 
 from swarm.coco_records import coco_fields
 from swarm.competitions.competition import Competition, MetricSpec
+from swarm.competitions.grouped_layout import grouped_rows
 from swarm.competitions.long_layout import long_classes
 from swarm.competitions.validation import group_column
 from swarm.evaluation.coco_split import build_coco_holdout
@@ -47,6 +49,7 @@ from swarm.evaluation.composite import (
     joined_ids,
     write_composite_tests,
 )
+from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, harness_root
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
@@ -133,6 +136,20 @@ def build_holdout(
             spec,
             root,
             by_class,
+            sample,
+            fraction=fraction,
+            split=split,
+            seed=seed,
+            max_train_mb=max_train_mb,
+        )
+        return _save_split(root, spec, **vars(parts))
+    grouped = grouped_rows(public, spec.id_column, targets)
+    if grouped is not None:  # test rows grouped under one submission id (rsna-breast-cancer-detection)
+        parts = split_grouped_rows(
+            competition,
+            spec,
+            root,
+            grouped,
             sample,
             fraction=fraction,
             split=split,

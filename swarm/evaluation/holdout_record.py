@@ -12,6 +12,9 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
+
 from swarm.atomic import PRIVATE, write_text_atomic
 
 HARNESS_DIR = "harness"
@@ -83,3 +86,24 @@ def harness_root(run_root: Path) -> Path:
 def write_private(path: Path, text: str) -> None:
     """Write atomically, readable by the owner only (the harness's secrets)."""
     write_text_atomic(path, text, mode=PRIVATE)
+
+
+@dataclass
+class SplitParts:
+    """What `swarm.evaluation.holdout._save_split` saves of a split built by a layout's own module (its keyword
+    arguments): long by class, grouped rows."""
+
+    labels: pd.DataFrame  # each held-out row's target, in the submission's column
+    held: pd.DataFrame  # the held-out rows as the test table has them
+    ids: list[str]  # their ids in the view (`<key>_<class>`, `<patient>_<laterality>`)
+    positions: np.ndarray  # the rows of `labels` to save (all)
+    split: tuple[str, str]
+    fraction: float
+    seed: int
+    n_train: int
+    rekeyed: bool
+    classes: dict[str, list[str]]
+    table: str
+    hidden: list[str]
+    file_dirs: list[str]
+    key_columns: list[str]

@@ -13,7 +13,6 @@ files keyed by held-out studies (`train_bounding_boxes.csv`'s rows, `segmentatio
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +20,7 @@ import pandas as pd
 
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.long_layout import LongClasses
-from swarm.evaluation.holdout_record import NoHoldout
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size
 from swarm.evaluation.labels import closed_classes, is_classification
 from swarm.evaluation.new_ids import rekey_groups
@@ -36,27 +35,7 @@ from swarm.evaluation.view_files import (
     link_keyed_files,
     mirror,
 )
-from swarm.evaluation.view_tables import sample_rows
-
-
-@dataclass
-class LongSplit:
-    """What `swarm.evaluation.holdout._save_split` saves of a long-by-class split (its keyword arguments)."""
-
-    labels: pd.DataFrame  # each held-out row's target, in the submission's column
-    held: pd.DataFrame  # the held-out rows as the test table has them
-    ids: list[str]  # their ids in the view: `<key>_<class>`
-    positions: np.ndarray  # the rows of `labels` to save (all)
-    split: tuple[str, str]
-    fraction: float
-    seed: int
-    n_train: int
-    rekeyed: bool
-    classes: dict[str, list[str]]
-    table: str
-    hidden: list[str]
-    file_dirs: list[str]
-    key_columns: list[str]
+from swarm.evaluation.view_tables import write_sample_in_order
 
 
 def split_long_classes(
@@ -70,7 +49,7 @@ def split_long_classes(
     split: str,
     seed: int,
     max_train_mb: float,
-) -> LongSplit:
+) -> SplitParts:
     """Hold out whole examples of the wide table and write the view (see the module docstring); NoHoldout
     saying why when the wide table cannot give every held-out row a label, or a held-out example's inputs
     cannot be found."""
@@ -116,7 +95,7 @@ def split_long_classes(
     original = held[key].str.strip().tolist()
     test_keys = list(pd.unique(test[key].str.strip()))
     folders = keyed_folders(public, test_keys, original)
-    if folders is None and _keyed_test_inputs(public, test_keys):
+    if folders is None and keyed_test_inputs(public, test_keys):
         raise NoHoldout(
             f"the test's inputs are named by {key} in a test folder, but no folder beside it holds the held-out "
             f"{key}s' inputs (are they in an archive?), so a held-out example would have no input in the sandbox"
@@ -137,11 +116,11 @@ def split_long_classes(
     combined = combined.iloc[_arranged(combined, test, layout, rng)]
     write_public_csv(combined, dest / layout.test.name)
     order = combined[layout.id_column].str.strip().tolist()
-    _write_sample(sample, ids, order, layout.id_column, dest / competition.sample_submission.name)
+    write_sample_in_order(sample, ids, order, layout.id_column, dest / competition.sample_submission.name)
 
     n = len(classes)
     by = f" (by {classes[0]})" if chosen == "stratified" else ""
-    return LongSplit(
+    return SplitParts(
         labels=labels,
         held=rows,
         ids=ids,
@@ -204,7 +183,7 @@ def _in_runs(values: pd.Series) -> bool:
     return int((text != text.shift()).sum()) == text.nunique()
 
 
-def _keyed_test_inputs(public: Path, keys: list[str]) -> bool:
+def keyed_test_inputs(public: Path, keys: list[str]) -> bool:
     """Whether a top-level test folder holds entries (files or folders) named by most of the test keys."""
     wanted = set(keys)
     for folder in (p for p in public.iterdir() if p.is_dir() and p.name.lower().startswith("test")):
@@ -212,11 +191,3 @@ def _keyed_test_inputs(public: Path, keys: list[str]) -> bool:
         if len(wanted & names) >= FILE_MATCH_SHARE * len(wanted):
             return True
     return False
-
-
-def _write_sample(sample: pd.DataFrame, ids: list[str], order: list[str], id_column: str, path: Path) -> None:
-    """The sample submission with the held-out rows' ids (filler targets, `sample_rows`), its rows in `order`
-    (the view's test table's ids)."""
-    full = pd.concat([sample, sample_rows(sample, id_column, ids)], ignore_index=True)
-    position = pd.Series(np.arange(len(full)), index=full[id_column].astype(str).str.strip().to_numpy())
-    write_public_csv(full.iloc[position.loc[order].to_numpy()], path)

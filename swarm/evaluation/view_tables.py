@@ -80,3 +80,13 @@ def sample_rows(sample: pd.DataFrame, id_col: str, ids: list[str]) -> pd.DataFra
     where the sample has no rows)."""
     filler = {c: sample[c].iloc[0] if len(sample) else "0" for c in sample.columns if c != id_col}
     return pd.DataFrame({id_col: ids, **{c: [v] * len(ids) for c, v in filler.items()}})
+
+
+def write_sample_in_order(
+    sample: pd.DataFrame, ids: list[str], order: list[str], id_column: str, path: Path
+) -> None:
+    """The sample submission with the held-out rows' ids (filler targets, `sample_rows`), its rows in `order`
+    (the view's test table's ids)."""
+    full = pd.concat([sample, sample_rows(sample, id_column, ids)], ignore_index=True)
+    position = pd.Series(np.arange(len(full)), index=full[id_column].astype(str).str.strip().to_numpy())
+    write_public_csv(full.iloc[position.loc[order].to_numpy()], path)

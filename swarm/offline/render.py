@@ -408,8 +408,12 @@ submission = sample_sub[[ID_COL]].copy()
 
 
 def by_sample_order(values):
-    """Test predictions reordered to the sample submission's ids."""
+    """Test predictions reordered to the sample submission's ids; where several test rows share an id (an image
+    per row, a submission row per breast), the id's value is their mean, or their most common label."""
     series = pd.Series(np.asarray(values), index=np.asarray(test_ids))
+    if not series.index.is_unique and set(sample_sub[ID_COL]).issubset(series.index):
+        grouped = series.groupby(level=0, sort=False)
+        series = grouped.mean() if series.dtype.kind in "fiub" else grouped.agg(lambda s: s.mode().iloc[0])
     if series.index.is_unique and set(sample_sub[ID_COL]).issubset(series.index):
         return series.reindex(np.asarray(sample_sub[ID_COL])).to_numpy()
     return series.to_numpy()

@@ -10,7 +10,8 @@
   text (over 200 distinct `after` answers, looked up from `before` rather than classified), target images (a row
   per pixel, denoising-dirty-documents), a row per (study, class) over a wide table (rsna-2022's cervical
   spine), label sets in text lines with the test examples marked `?` (mlsp-2013-birds), a table over
-  evaluation.max_train_mb (streamed; new-york-city-taxi) and COCO-style JSON labels (herbarium).
+  evaluation.max_train_mb (streamed; new-york-city-taxi), COCO-style JSON labels (herbarium) and test rows
+  grouped under one submission id (an image per row, a submission row per breast: rsna-breast-cancer-detection).
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
   instead of failing every step alike and ending "no good node".
@@ -276,6 +277,14 @@ def long_classes_competition(root: Path) -> Path:
     return spine_competition(root, n_train=60, n_test=16)
 
 
+def grouped_rows_competition(root: Path) -> Path:
+    """rsna-breast-cancer-detection's layout (tests/evaluation/census_builders.py's rsna_breast): an image per row
+    of train.csv and test.csv, a submission row per breast (`prediction_id` = `<patient_id>_<laterality>`)."""
+    from tests.evaluation.census_builders import rsna_breast
+
+    return rsna_breast(root, n_train=120, n_test=30)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -303,6 +312,7 @@ LAYOUTS = {
     "label-lines": (birds_competition, "essential_data/rec_labels_test_hidden.txt ("),
     "coco-labels": (coco_competition, "nybg2020/train/metadata.json (COCO-style annotations"),
     "large-table": (large_table_competition, "labelled rows of labels.csv (20%, split random: labels.csv is"),
+    "grouped-rows": (grouped_rows_competition, "train.csv ("),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
