@@ -215,6 +215,11 @@ class EvaluationConfig(_Section):
         description="A larger labelled table is not read whole: it is streamed a chunk at a time and split at "
         "random, where its layout is plain (else it gets no harness split).",
     )
+    labels_table: str | None = Field(
+        None,
+        description="The public table to hold labelled rows out of, where several hold the labels (freesound's "
+        "train_curated.csv beside train_noisy.csv); unset: competition.json's labels_table, else the one there is.",
+    )
 
     @field_validator("split")
     @classmethod

@@ -185,7 +185,7 @@ COARSE_METRIC: dict[str, str | None] = {
     "kl_divergence": None,
     "log_mae": "mae",
     "mcc": None,
-    "lwlrap": None,
+    "lwlrap": "auc",  # a ranking of each clip's classes: scores per class, as AUC wants
     "rle_dice": None,
     "rle_dice_global": None,
     "rle_iou": None,

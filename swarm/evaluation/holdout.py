@@ -74,7 +74,13 @@ from swarm.evaluation.pixel_targets import build_pixel_holdout, pixel_layout
 from swarm.evaluation.position_records import position_layout
 from swarm.evaluation.position_split import build_position_holdout
 from swarm.evaluation.side_files import hide_side_files
-from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.split import (
+    check_split,
+    choose_split,
+    competition_hint,
+    competition_split_hint,
+    split_rows,
+)
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import (
     extracted_archives,
@@ -101,8 +107,10 @@ def build_holdout(
     split: str = "auto",
     seed: int = 0,
     max_train_mb: float = 2048.0,
+    labels_table: str | None = None,
 ) -> Holdout:
-    """Build the split into `root` (public/, labels.csv, holdout.json); raises NoHoldout saying why not."""
+    """Build the split into `root` (public/, labels.csv, holdout.json); raises NoHoldout saying why not.
+    `labels_table` (else competition.json's `labels_table`) names the labelled table where several hold labels."""
     spec = competition.metric
     if spec is None:
         raise NoHoldout("the competition has no metric to score held-out rows with")
@@ -172,7 +180,8 @@ def build_holdout(
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:
-        data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb)
+        chosen = labels_table or competition_hint(competition, "labels_table")
+        data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb, chosen)
     except TooLarge as big:  # streamed in chunks instead, where the layout is plain enough
         options = {"fraction": fraction, "split": split, "seed": seed}
         return _build_streamed(competition, spec, root, big, sample, test_ids, **options)

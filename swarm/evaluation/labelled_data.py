@@ -51,14 +51,16 @@ def read_labelled_examples(
     sample: pd.DataFrame,
     test_ids: list[str],
     max_train_mb: float,
+    labels_table: str | None = None,
 ) -> LabelledExamples:
-    """The labelled table (`labelled_table`), else the training files labelled by their names, and the test
-    table beside them, read; NoHoldout when there are none, the table is too large, or it has too few rows."""
+    """The labelled table (`labelled_table`; `labels_table` names it where several could be), else the training
+    files labelled by their names, and the test table beside them, read; NoHoldout when there are none, the
+    table is too large, or it has too few rows."""
     public = competition.public_dir
     layout = None
     id_name = table_id_column(public, spec.id_column)
     try:
-        train_path = labelled_table(public, id_name, targets, competition.sample_submission)
+        train_path = labelled_table(public, id_name, targets, competition.sample_submission, labels_table)
     except NoHoldout as no_table:
         layout = file_labels_layout(competition, targets, sample, test_ids)
         if layout is None:
@@ -111,13 +113,30 @@ def find_test_table(public: Path, train_path: Path) -> Path:
     return public / TEST
 
 
-def labelled_table(public: Path, id_column: str, targets: list[str], sample: Path) -> Path:
+def labelled_table(
+    public: Path, id_column: str, targets: list[str], sample: Path, chosen: str | None = None
+) -> Path:
     """The public table of labelled examples: `train.csv` when it holds the submission's target columns, else
     the one other CSV (or JSON records) named like training data or labels (`train_labels.csv`, `labels.csv`)
     that holds the id column and every target column (or their classes, `_holds_labels`), else `train.csv` (its
-    targets may be one column of class values, see `swarm.evaluation.labels.submission_labels`). NoHoldout,
-    naming what was looked for, when there is none."""
+    targets may be one column of class values, see `swarm.evaluation.labels.submission_labels`). `chosen`
+    (evaluation.labels_table) names it where several tables hold the labels (freesound's curated and noisy
+    ones). NoHoldout, naming what was looked for, when there is none, or several and none chosen."""
     train = public / TRAIN
+    if chosen:
+        path = public / chosen
+        usable = (
+            path.parent == public
+            and path.is_file()
+            and path != sample
+            and not chosen.lower().startswith("test")
+        )
+        if not usable or not _holds_labels(path, id_column, targets):
+            raise NoHoldout(
+                f"evaluation.labels_table names {chosen!r}, which is no top-level table of {public.name}/ holding "
+                f"the column(s) {', '.join([id_column, *targets][:6])} (or their classes)"
+            )
+        return path
     if train.is_file() and all(t in table_header(train) for t in targets):
         return train
     tables = [
@@ -133,7 +152,8 @@ def labelled_table(public: Path, id_column: str, targets: list[str], sample: Pat
     if len(tables) > 1:
         raise NoHoldout(
             f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "
-            "is ambiguous"
+            "is ambiguous: name the one to hold rows out of with evaluation.labels_table (or competition.json's "
+            "labels_table)"
         )
     if train.is_file():
         return train

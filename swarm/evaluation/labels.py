@@ -19,6 +19,7 @@ from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
 from swarm.competitions.validation import CLOSED_LABEL_SET, InvalidSubmission, group_column
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, write_private
+from swarm.label_sets import class_sets, label_set_column
 
 
 def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:
@@ -33,8 +34,8 @@ def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: lis
             "column holds them as class values, and no single column known only for labelled rows stands for "
             "them under another name), so its rows cannot be scored"
         )
-    values = train[source].astype(str).str.strip()
-    return pd.DataFrame({c: (values == c).astype(int).astype(str) for c in targets}, index=train.index)
+    sets = class_sets(train[source], targets) or []
+    return pd.DataFrame({c: [str(int(c in s)) for s in sets] for c in targets}, index=train.index)
 
 
 def renamed_target(
@@ -58,13 +59,9 @@ def renamed_target(
 
 
 def wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:
-    """The train column whose values are the submission's class columns (a wide multi-class submission)."""
-    wanted = set(targets)
-    for column in train.columns:
-        values = set(train[column].astype(str).str.strip().unique())
-        if len(values) >= 2 and values <= wanted:
-            return column
-    return None
+    """The train column whose values are the submission's class columns (a wide submission): a class per row, or
+    a set of them joined with "," (freesound's `labels`; swarm/label_sets.py)."""
+    return label_set_column(train, targets)
 
 
 def is_classification(spec: MetricSpec, labels: pd.DataFrame, wide: bool) -> bool:

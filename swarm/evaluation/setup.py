@@ -62,6 +62,7 @@ def prepare_evaluation(
     split: str,
     seed: int,
     max_train_mb: float,
+    labels_table: str | None = None,
 ) -> EvaluationSetup:
     """Build the harness split (or find why there can be none) and save the setup in the run dir."""
     holdout: Holdout | None = None
@@ -74,6 +75,7 @@ def prepare_evaluation(
             split=split,
             seed=seed,
             max_train_mb=max_train_mb,
+            labels_table=labels_table,
         )
     except NoHoldout as exc:
         reason = str(exc)

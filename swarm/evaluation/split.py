@@ -34,11 +34,16 @@ def check_split(split: str) -> str:
 
 def competition_split_hint(competition: Competition) -> str | None:
     """competition.json's `split` hint, if any."""
+    return competition_hint(competition, "split")
+
+
+def competition_hint(competition: Competition, key: str) -> str | None:
+    """competition.json's hint `key` (`split`, `labels_table`), if any."""
     path = competition.root / "competition.json"
     if not path.is_file():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
-    hint = data.get("split") if isinstance(data, dict) else None
+    hint = data.get(key) if isinstance(data, dict) else None
     return str(hint) if hint else None
 
 

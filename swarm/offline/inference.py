@@ -23,11 +23,14 @@ try:
     from swarm.columns import all_numbers, column_kinds, renamed_source
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
+    from swarm.label_sets import holds_several, label_set_column, spread_label_sets
     from swarm.long_class_rows import long_class_fields, long_class_rows
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
-except ImportError:  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows, pixel_rows and label_lines
-    # precede it
+except (
+    ImportError
+):  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows,
+    # pixel_rows, label_lines, coco_records and label_sets precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
@@ -41,6 +44,8 @@ except ImportError:  # embedded in a solution: the sources of swarm.columns, fil
     label_line_rows, label_lines_fields = globals()["label_line_rows"], globals()["label_lines_fields"]
     coco_examples, coco_fields = globals()["coco_examples"], globals()["coco_fields"]
     coco_test_files = globals()["coco_test_files"]
+    holds_several, label_set_column = globals()["holds_several"], globals()["label_set_column"]
+    spread_label_sets = globals()["spread_label_sets"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -66,6 +71,7 @@ METRIC_PATTERNS = (
     ("mae", r"\bmae\b|mean[\s-]+absolute[\s-]+error"),
     (None, r"\bqwk\b|quadratic(?:ally)?[\s-]+weighted[\s-]+(?:cohen'?s[\s-]+)?kappa|cohen'?s[\s-]+kappa"
            r"|weighted[\s-]+kappa"),
+    ("auc", r"\blwlrap\b|label[\s-]+weighted[^.\n]{0,5}label[\s-]+ranking"),  # ranks each clip's classes
     (None, r"area[\s-]+under[\s-]+(?:the[\s-]+)?(?:precision[\s-]+recall|pr)\b|\bpr[\s-]*auc\b"
            r"|\bauc[\s-]*pr\b|\bauprc?\b|average[\s-]+precision|\bmap\s*@|\bap\s*@"),
     ("auc", r"area[\s-]+under[\s-]+(?:the[\s-]+)?(?:roc\b|receiver[\s-]+operating[\s-]+characteristic)"
@@ -457,7 +463,7 @@ def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.Data
     as text in `sample`) that holds the sample's id column and every target (AI4Code's train_orders.csv), as the
     harness finds a labels table; None when there is none or several."""
     wanted = set(sample.columns)
-    found = []
+    found, by_classes = [], []
     for name in sorted(present):
         lower = name.lower()
         if name == sample_name or not lower.endswith(".csv") or lower.startswith("test"):
@@ -469,7 +475,38 @@ def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.Data
                 continue
             if wanted <= header:
                 found.append(name)
-    return found[0] if len(found) == 1 else None
+            elif sample.columns[0] in header and sample.shape[1] > 2:
+                by_classes.append(name)
+    if found:
+        return found[0] if len(found) == 1 else None
+    for (
+        name
+    ) in by_classes:  # a column of the sample's classes, one or a set a row; of several, the first by name
+        table = pd.read_csv(os.path.join(input_dir, name), dtype=str, keep_default_na=False)
+        if label_set_column(table.drop(columns=[sample.columns[0]]), list(sample.columns[1:])) is not None:
+            return name
+    return None
+
+
+def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str | None:
+    """The labelled table's column of label sets (several of the sample's class columns joined with ",", as
+    freesound's `labels`; swarm/label_sets.py), which the solution spreads into a 0/1 column per class; None where
+    the table has the sample's targets or a class per row (the wide probability format reads that)."""
+    targets = [str(c) for c in sample.columns[1:]]
+    if not files["train"] or is_records_file(files["train"]) or len(targets) < 2:
+        return None
+    path = os.path.join(input_dir, files["train"])
+    try:
+        header = [str(c) for c in pd.read_csv(path, nrows=0).columns]
+        if set(targets) <= set(header):
+            return None
+        table = pd.read_csv(path, dtype=str, keep_default_na=False).drop(
+            columns=[sample.columns[0]], errors="ignore"
+        )
+    except (OSError, ValueError):
+        return None
+    column = label_set_column(table, targets)
+    return column if column is not None and holds_several(table, column) else None
 
 
 def composite_tables(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> dict | None:
@@ -542,6 +579,9 @@ def _discover(input_dir: str) -> tuple:
     by_class = long_layout(input_dir, files, text) if probe else None
     if by_class:  # a row per (example, class) over the labelled table's class columns
         files["long"] = by_class
+    sets = label_sets_layout(input_dir, files, text) if train and readable and not by_class else None
+    if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
+        files["label_sets"] = sets
     return files, missing
 
 
@@ -647,6 +687,8 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
     train = read_table(os.path.join(input_dir, files["train"]), max_rows)
     if files.get("long"):  # the wide labelled table melted into the test table's rows, a row per class
         train = long_class_rows(train, files["long"], sample.columns[0], sample.columns[1])
+    if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets
+        train = spread_label_sets(train, files["label_sets"], list(sample.columns[1:]))
     if files["test"]:
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:

@@ -11,7 +11,16 @@ import json
 import pprint
 from typing import Any
 
-from swarm import coco_records, columns, file_labels, label_lines, long_class_rows, pixel_rows, records
+from swarm import (
+    coco_records,
+    columns,
+    file_labels,
+    label_lines,
+    label_sets,
+    long_class_rows,
+    pixel_rows,
+    records,
+)
 from swarm.offline import inference
 from swarm.offline.genome import Genome
 from swarm.offline.render_data import render_data
@@ -120,6 +129,7 @@ def _runtime_inference_source() -> str:
         + _body(pixel_rows)
         + _body(label_lines)
         + _body(coco_records)
+        + _body(label_sets)
         + _body(inference)
     )
 
@@ -158,6 +168,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# A row per (example, class): the labelled table melted." + _body(long_class_rows)
     if files.get("pixels"):
         reader += "# Target images: a row per pixel." + _body(pixel_rows)
+    if files.get("label_sets"):
+        reader += "# Label sets in one column: a 0/1 column per class." + _body(label_sets)
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
     if files.get("coco"):

@@ -71,6 +71,8 @@ else:
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
     if DATA_FILES.get("long"):  # a row per (example, class): the wide labelled table melted (long_class_rows)
         train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
+    if DATA_FILES.get("label_sets"):  # label sets in one column: a 0/1 column per class (spread_label_sets)
+        train_df = spread_label_sets(train_df, DATA_FILES["label_sets"], list(sample_sub.columns[1:]))
 if ID_COL not in test_df.columns:  # the tables name the id but for case (iwildcam's `id` for the sample's `Id`)
     _same = {{c: ID_COL for c in test_df.columns if str(c).lower() == ID_COL.lower()}}
     train_df, test_df = train_df.rename(columns=_same), test_df.rename(columns=_same)

@@ -125,6 +125,7 @@ def create_run(cfg: Config, run_dir: Path | None = None, metric: MetricChoice | 
         split=evaluation.split,
         seed=cfg.project.seed,
         max_train_mb=evaluation.max_train_mb,
+        labels_table=evaluation.labels_table,
     )
     Workspace(paths.workspace, setup.holdout.public_dir if setup.holdout else competition.public_dir)
     Journal().save(paths.journal)

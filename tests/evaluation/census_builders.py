@@ -10,6 +10,7 @@ import json
 import shutil
 import struct
 import subprocess
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -1039,4 +1040,42 @@ def rsna_breast(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
             public / folder,
             [f"{p}/{i}.dcm" for p, i in zip(part["patient_id"], part["image_id"], strict=True)],
         )
+    return root
+
+
+FREESOUND_CLASSES = ("Accordion", "Bark", "Bass_drum", "Bicycle_bell", "Walk_and_footsteps", "Writing")
+
+
+def freesound(root: Path, n_curated: int = 40, n_noisy: int = 60, n_test: int = 10) -> Path:
+    """freesound-audio-tagging-2019 (prepare.py copies Kaggle's files): `train_curated.csv` and `train_noisy.csv`
+    (`fname` = `<8 hex>.wav`, `labels` one class or several joined with ","), `train_curated.zip`,
+    `train_noisy.zip` and `test.zip` of loose `.wav` files, `sample_submission.csv` `fname` + a column per class
+    (here 6 of the 80) = 0, and the test clips' labels as 0/1 columns in `private/test.csv` (prepare.py's
+    answers). Every third clip has two labels; a clip's size grows with its first label (a learnable input)."""
+    public, private = dirs(root, "lwlrap", "# Freesound Audio Tagging 2019\n\nScored by lwlrap.\n")
+    rng = np.random.default_rng(137)
+    names = [f"{h}.wav" for h in hexes(rng, n_curated + n_noisy + n_test, 8)]
+    parts = {
+        "train_curated": names[:n_curated],
+        "train_noisy": names[n_curated : n_curated + n_noisy],
+        "test": names[n_curated + n_noisy :],
+    }
+    for k, (part, files) in enumerate(parts.items()):
+        labels, firsts = [], []
+        for j in range(len(files)):
+            first = (j + k) % len(FREESOUND_CLASSES)
+            second = FREESOUND_CLASSES[(first + 2) % len(FREESOUND_CLASSES)]
+            firsts.append(first)
+            labels.append(f"{FREESOUND_CLASSES[first]},{second}" if j % 3 == 0 else FREESOUND_CLASSES[first])
+        with zipfile.ZipFile(public / f"{part}.zip", "w") as archive:
+            for name, first in zip(files, firsts, strict=True):
+                archive.writestr(name, f"{part}/{name}" + "x" * (500 * first))
+        table = pd.DataFrame({"fname": files, "labels": labels})
+        if part == "test":
+            truth = {c: [int(c in s.split(",")) for s in labels] for c in FREESOUND_CLASSES}
+            pd.DataFrame({"fname": files, **truth}).to_csv(private / "test.csv", index=False)
+        else:
+            table.to_csv(public / f"{part}.csv", index=False)
+    sample = pd.DataFrame({"fname": parts["test"], **{c: 0 for c in FREESOUND_CLASSES}})
+    sample.to_csv(public / "sample_submission.csv", index=False)
     return root

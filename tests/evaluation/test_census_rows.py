@@ -53,6 +53,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "chaii-hindi-and-tamil-question-answering": question_answering,
     "denoising-dirty-documents": census.denoising,
     "dog-breed-identification": census.dog_breeds,
+    "freesound-audio-tagging-2019": census.freesound,
     "herbarium-2020-fgvc7": census.herbarium_2020,
     "herbarium-2022-fgvc9": census.herbarium_2022,
     "hotel-id-2021-fgvc8": census.hotel_id,
@@ -106,6 +107,8 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
+    # Two tables hold label sets; the run must name one (it splits then: tests/evaluation/test_label_sets.py).
+    "freesound-audio-tagging-2019": ("several tables hold the labels", "evaluation.labels_table"),
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
     # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
     "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),

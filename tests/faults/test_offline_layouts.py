@@ -11,7 +11,8 @@
   per pixel, denoising-dirty-documents), a row per (study, class) over a wide table (rsna-2022's cervical
   spine), label sets in text lines with the test examples marked `?` (mlsp-2013-birds), a table over
   evaluation.max_train_mb (streamed; new-york-city-taxi), COCO-style JSON labels (herbarium) and test rows
-  grouped under one submission id (an image per row, a submission row per breast: rsna-breast-cancer-detection).
+  grouped under one submission id (an image per row, a submission row per breast: rsna-breast-cancer-detection),
+  and label sets in one column of two tables (freesound-audio-tagging-2019; the run names the table to split).
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
   instead of failing every step alike and ending "no good node".
@@ -285,6 +286,15 @@ def grouped_rows_competition(root: Path) -> Path:
     return rsna_breast(root, n_train=120, n_test=30)
 
 
+def label_sets_competition(root: Path) -> Path:
+    """freesound-audio-tagging-2019's layout (tests/evaluation/census_builders.py's freesound): label sets in
+    `train_curated.csv` and `train_noisy.csv`, the clips in zips, a 0/1 column per class in the submission; the
+    run names the table to hold clips out of (evaluation.labels_table)."""
+    from tests.evaluation.census_builders import freesound
+
+    return freesound(root, n_curated=120, n_noisy=60, n_test=30)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -313,6 +323,7 @@ LAYOUTS = {
     "coco-labels": (coco_competition, "nybg2020/train/metadata.json (COCO-style annotations"),
     "large-table": (large_table_competition, "labelled rows of labels.csv (20%, split random: labels.csv is"),
     "grouped-rows": (grouped_rows_competition, "train.csv ("),
+    "label-sets": (label_sets_competition, "labelled rows of train_curated.csv"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -340,6 +351,8 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
         overrides.append("evaluation.max_train_mb=0.05")
         monkeypatch.setattr(render_data, "LARGE_TABLE_BYTES", 50_000)
         monkeypatch.setattr(render_data, "MAX_TRAIN_ROWS", 1500)
+    if layout == "label-sets":  # two tables hold labels: the run says which one to hold clips out of
+        overrides.append("evaluation.labels_table=train_curated.csv")
     run_dir = tmp_path / "run"
     summary = competition_flow(
         CompetitionParams(

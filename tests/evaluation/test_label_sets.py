@@ -1,0 +1,84 @@
+"""Labels as sets of the submission's class columns (issue 29): freesound-audio-tagging-2019's `train_curated.csv`
+and `train_noisy.csv` hold `fname` and `labels` (`Bark,Walk_and_footsteps`), while the submission has a 0/1 column
+per class. Where two tables hold labels, the harness asks which one to hold rows out of (evaluation.labels_table,
+or competition.json's `labels_table`) instead of guessing; told, it holds out clips of that table, links their
+audio where the test clips are, and writes their sets as the submission's class columns in labels.csv. The
+offline coder spreads the sets into a 0/1 target per class."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.label_sets import class_sets, spread_label_sets
+from swarm.offline.client import coarse_metric
+from swarm.offline.inference import infer_task_from_dir
+
+from .census_builders import FREESOUND_CLASSES, freesound
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def test_class_sets_reads_one_class_or_a_set_a_row_and_nothing_else() -> None:
+    classes = ["cat", "dog", "owl"]
+    assert class_sets(pd.Series(["cat", "dog"]), classes) == [{"cat"}, {"dog"}]
+    assert class_sets(pd.Series(["cat, owl", "dog"]), classes) == [{"cat", "owl"}, {"dog"}]
+    assert class_sets(pd.Series(["cat,emu", "dog"]), classes) is None  # a class the submission lacks
+    assert class_sets(pd.Series(["cat", "cat"]), classes) is None  # one class: no labels to learn
+    spread = spread_label_sets(pd.DataFrame({"id": [1, 2], "tags": ["cat,owl", "dog"]}), "tags", classes)
+    assert spread.to_dict("list") == {"id": [1, 2], "cat": [1, 0], "dog": [0, 1], "owl": [1, 0]}
+
+
+def split(root: Path, tmp_path: Path, **kwargs):
+    competition = load_competition(str(root), tmp_path / "cache")
+    return competition, build_holdout(competition, tmp_path / "h", fraction=0.25, seed=0, **kwargs)
+
+
+def test_two_labels_tables_are_refused_naming_the_setting_that_chooses(tmp_path: Path) -> None:
+    with pytest.raises(
+        NoHoldout, match=r"several tables hold the labels \(train_curated.csv, train_noisy.csv\)"
+    ):
+        split(freesound(tmp_path / "fs"), tmp_path)
+    with pytest.raises(
+        NoHoldout, match=r"evaluation.labels_table names 'sample_submission.csv', which is no"
+    ):
+        split(freesound(tmp_path / "fs2"), tmp_path, labels_table="sample_submission.csv")
+
+
+@pytest.mark.parametrize("how", ["setting", "competition.json"])
+def test_held_out_clips_of_the_chosen_table_get_their_audio_and_their_sets_as_columns(
+    tmp_path: Path, how: str
+) -> None:
+    root = freesound(tmp_path / "fs")
+    if how == "competition.json":
+        spec = json.loads((root / "competition.json").read_text())
+        (root / "competition.json").write_text(json.dumps({**spec, "labels_table": "train_curated.csv"}))
+    competition, holdout = split(
+        root, tmp_path, **({"labels_table": "train_curated.csv"} if how == "setting" else {})
+    )
+    public, view = competition.public_dir, holdout.public_dir
+    curated = read(public / "train_curated.csv").set_index("fname")
+    labels = read(holdout.labels_path).set_index("fname")
+    assert sorted(labels.index) == sorted(holdout.ids) and list(labels.columns) == list(FREESOUND_CLASSES)
+    for clip, row in labels.iterrows():
+        assert {c for c in FREESOUND_CLASSES if row[c] == "1"} == set(curated.loc[clip, "labels"].split(","))
+        assert (view / "test" / clip).read_bytes() == (public / "train_curated" / clip).read_bytes()
+        assert not (view / "train_curated" / clip).exists()
+    assert not set(read(view / "train_curated.csv")["fname"]) & set(holdout.ids)
+    assert read(view / "train_noisy.csv").equals(
+        read(public / "train_noisy.csv")
+    )  # the other table stays whole
+    assert set(holdout.ids) <= set(read(view / "sample_submission.csv")["fname"])
+    assert not list(view.glob("*.zip"))  # the archives hold the held-out clips under their training names
+    # The offline coder, given the run's metric as a no-key run gives it: a 0/1 target per class, probabilities.
+    task = infer_task_from_dir(str(view), metric=coarse_metric("lwlrap"))
+    assert task["files"]["train"] == "train_curated.csv" and task["files"]["label_sets"] == "labels"
+    assert [t["name"] for t in task["targets"]] == list(FREESOUND_CLASSES)
+    assert {t["output"] for t in task["targets"]} == {"proba"}
