@@ -196,6 +196,7 @@ COARSE_METRIC: dict[str, str | None] = {
     "mean_angular_error": None,
     "laplace_log_likelihood": None,
     "probabilistic_f1": "f1",
+    "jigsaw_bias_auc": "auc",
     "spine_weighted_logloss": "logloss",
 }
 
@@ -283,6 +284,10 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
         rf"area{_GAP}under{_GAP}(?:the{_GAP})?(?:roc\b|receiver{_GAP}operating{_GAP}characteristic)"
         rf"|(?<!pr )(?<!pr-)(?<!recall )\b(?:roc[\s-]*)?auc\b",
     ),
+    # the overall AUC with power means of per-identity bias AUCs (jigsaw-unintended-bias: "a newly developed
+    # metric that combines several submetrics to balance overall performance with various aspects of unintended
+    # bias", then "Overall AUC", "Bias AUCs", "BPSN")
+    ("jigsaw_bias_auc", rf"\bunintended{_GAP}bias\b|\bbias{_GAP}aucs?\b|\bbpsn\b"),
     # the F1 of probabilities (rsna-breast-cancer-detection: "the probabilistic F1 score (pF1)")
     ("probabilistic_f1", rf"\bprobabilistic{_GAP}f[\s-]?1\b|\bpf[\s_-]?1\b"),
     ("f1_macro", _f1_average("macro")),
@@ -690,8 +695,10 @@ def with_groups(choice: MetricChoice, competition: Competition) -> MetricChoice:
     (`infer_mask_column`; without it every row is scored). Also the scored columns (`with_scored_columns`)."""
     choice = with_scored_columns(choice, competition)
     metric = metric_lib.METRICS[choice.name]
-    # a metric whose groups its default names (spine_weighted_logloss: the row ids) keeps them
-    if not metric.grouped or choice.params.get("group_column") or metric.params.get("group_column"):
+    # a metric whose groups its default names (spine_weighted_logloss: the row ids; jigsaw's identity columns)
+    # keeps them
+    named = ("group_column", "identity_columns")
+    if not metric.grouped or any(choice.params.get(k) or metric.params.get(k) for k in named):
         return choice
     if choice.name in MASKED_METRICS:
         mask = infer_mask_column(competition)

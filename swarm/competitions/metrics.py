@@ -31,6 +31,8 @@ from swarm.competitions import sequence_metrics
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.numeric_metrics import (
     DEFAULT_PF_BETA,
+    JIGSAW_IDENTITIES,
+    jigsaw_bias_auc,
     laplace_log_likelihood,
     masked_mae,
     mean_angular_error,
@@ -119,7 +121,7 @@ class Metric:
             raise CompetitionError(f"{self.name}: there is nothing to score (0 rows)")
         values = self.resolve_params(params)
         if self.grouped:
-            values["groups"] = self._groups(groups, len(y_true), values.get("group_column") or "")
+            values["groups"] = self._groups(groups, len(y_true), values)
         elif groups is not None:
             raise CompetitionError(f"{self.name} is not a grouped metric: it takes no groups")
         with warnings.catch_warnings():
@@ -128,15 +130,26 @@ class Metric:
             )  # sklearn/scipy warnings on degenerate input; we check those ourselves
             return float(self.fn(y_true, y_pred, **values))
 
-    def _groups(self, groups: Any, rows: int, column: str) -> np.ndarray | None:
+    def _groups(self, groups: Any, rows: int, params: dict[str, Any]) -> np.ndarray | None:
+        """`groups` checked against the rows; where none are passed, an error if the parameters name the
+        answers' group column (`group_column`) or columns (`identity_columns`)."""
         if groups is None:
-            if column:
+            single, several = params.get("group_column") or "", list(params.get("identity_columns") or ())
+            if single:
                 raise CompetitionError(
-                    f"{self.name}: no groups were passed, but group_column={column!r} names them: the caller "
-                    f"must read the answers' column {column!r} and pass each scored row's value as `groups`"
+                    f"{self.name}: no groups were passed, but group_column={single!r} names them: the caller "
+                    f"must read the answers' column {single!r} and pass each scored row's value as `groups`"
+                )
+            if several:
+                raise CompetitionError(
+                    f"{self.name}: no groups were passed, but identity_columns={several!r} names them: the caller "
+                    f"must read the answers' columns {', '.join(several)} and pass each scored row's values as "
+                    "`groups`"
                 )
             return None
-        groups = np.asarray(groups, dtype=object).reshape(-1)
+        # a column of groups, or a row of several (jigsaw's identities)
+        groups = np.asarray(groups, dtype=object)
+        groups = groups.reshape(-1) if groups.ndim != 2 or groups.shape[1] == 1 else groups
         if len(groups) != rows:
             raise CompetitionError(f"{self.name}: {len(groups)} groups for {rows} rows")
         return groups
@@ -168,6 +181,7 @@ PARAM_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "k": (_positive_int, "a positive integer"),
     "label_column": (_column_name, "a column name"),
     "group_column": (_column_name, "a column name"),
+    "identity_columns": (_column_names, "a list of distinct column names"),
     "height": (_positive_int, "a positive integer (0: unknown)"),
     "width": (_positive_int, "a positive integer (0: unknown)"),
     "beta": (_positive_number, "a positive number"),
@@ -1095,6 +1109,18 @@ _LIBRARY = (
         "run-length encoded masks, b = beta (default 0.5; 0 where both are empty)",
         ("rle_f_beta", "fbeta_rle", "rle_f05", "dice_f05"),
         beta=DEFAULT_FBETA,
+    ),
+    Metric(
+        "jigsaw_bias_auc",
+        False,
+        jigsaw_bias_auc,
+        "0.25 * AUC + 0.25 * sum over {subgroup, BPSN, BNSP} of (mean_i AUC_i^-5)^(-1/5), the AUCs of each identity "
+        "i of identity_columns (the answers' columns beside the target), answers, predictions and identities "
+        "made 0/1 at 0.5 (jigsaw-unintended-bias's grade.py)",
+        probability=True,
+        params={"identity_columns": list(JIGSAW_IDENTITIES)},
+        grouped=True,
+        aliases=("bias_auc", "jigsaw_bias", "unintended_bias_auc", "generalized_mean_bias_auc"),
     ),
     Metric(
         "masked_mae",

@@ -3,6 +3,9 @@
 - `masked_mae`: the MAE over the rows whose mask column is 0 (ventilator-pressure-prediction scores only the
   inspiratory phase, `u_out == 0`); a grouped metric, so the mask column reaches it as the answers' column
   named by its param `group_column`.
+- `jigsaw_bias_auc`: the overall ROC AUC with power means of per-identity subgroup, BPSN and BNSP AUCs
+  (jigsaw-unintended-bias-in-toxicity-classification); a grouped metric whose groups are the answers' identity
+  columns (its param `identity_columns`), a column each.
 - `tpr_weighted_auc`: the ROC AUC with the TPR band 0-0.4 weighted 2 and 0.4-1 weighted 1, normalised
   (alaska2-image-steganalysis).
 - `mean_angular_error`: the mean angle between predicted and true (azimuth, zenith) directions
@@ -46,6 +49,21 @@ SPINE_LABEL_WEIGHTS: dict[str, tuple[float, float]] = {
     **{f"C{k}": (1.0, 2.0) for k in range(1, 8)},
 }
 SPINE_ID_COLUMN = "row_id"
+# jigsaw-unintended-bias-in-toxicity-classification's grade.py: the identities whose bias AUCs count, the power
+# of their generalized mean, and the weight of the overall AUC and of each of the three means.
+JIGSAW_IDENTITIES = (
+    "male",
+    "female",
+    "homosexual_gay_or_lesbian",
+    "christian",
+    "jewish",
+    "muslim",
+    "black",
+    "white",
+    "psychiatric_or_mental_illness",
+)
+JIGSAW_POWER = -5
+JIGSAW_WEIGHT = 0.25
 
 
 def _library() -> ModuleType:
@@ -106,6 +124,60 @@ def masked_mae(
             f"{name}: no row has {group_column or 'the mask'} == 0, so there is nothing to score"
         )
     return float(np.mean(np.abs(truth[scored] - pred[scored])))
+
+
+# ---- jigsaw-unintended-bias-in-toxicity-classification ---------------------------------------------------
+
+
+def jigsaw_bias_auc(
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    groups: np.ndarray | None = None,
+    identity_columns: tuple[str, ...] = JIGSAW_IDENTITIES,
+) -> float:
+    """jigsaw-unintended-bias's final metric, as its grade.py computes it: toxicity, predictions and each
+    identity (`groups`, the answers' `identity_columns`, a column each) are made 0/1 at 0.5 (a blank identity is
+    0); then 0.25 * overall AUC + 0.25 * M_p(subgroup AUCs) + 0.25 * M_p(BPSN AUCs) + 0.25 * M_p(BNSP AUCs), M_p
+    the power mean with p = -5 over the identities. Subgroup: the rows mentioning the identity; BPSN: its
+    non-toxic rows and the toxic rows not mentioning it; BNSP: its toxic rows and the non-toxic rows not
+    mentioning it. An AUC over a single class is undefined (grade.py raises): the answers' fault."""
+    name = "jigsaw_bias_auc"
+    from sklearn.metrics import roc_auc_score
+
+    truth = _numbers(name, y_true, answers=True).reshape(-1) >= 0.5
+    pred = (_numbers(name, y_pred, answers=False).reshape(-1) >= 0.5).astype(int)
+    if groups is None:
+        raise CompetitionError(
+            f"{name}: no identity columns were passed ({', '.join(identity_columns)}): the caller must read them "
+            "from the answers"
+        )
+    cells = np.asarray(groups, dtype=object).reshape(len(truth), -1)
+    if cells.shape[1] != len(identity_columns):
+        raise CompetitionError(f"{name}: {cells.shape[1]} identity columns for {len(identity_columns)} names")
+    identities = pd.DataFrame(cells).apply(pd.to_numeric, errors="coerce").fillna(0.0).to_numpy() >= 0.5
+
+    def auc(rows: np.ndarray, what: str) -> float:
+        if len(set(truth[rows])) < 2:
+            raise CompetitionError(f"{name}: the {what} rows hold one class only, so their AUC is undefined")
+        return float(roc_auc_score(truth[rows], pred[rows]))
+
+    overall = auc(np.ones(len(truth), dtype=bool), "answers'")
+    kinds: list[list[float]] = [[], [], []]
+    for k, column in enumerate(identity_columns):
+        member = identities[:, k]
+        kinds[0].append(auc(member, f"{column!r} subgroup"))
+        kinds[1].append(auc((member & ~truth) | (~member & truth), f"{column!r} BPSN"))
+        kinds[2].append(auc((member & truth) | (~member & ~truth), f"{column!r} BNSP"))
+    means = [_power_mean(aucs, JIGSAW_POWER) for aucs in kinds]
+    return JIGSAW_WEIGHT * overall + sum(JIGSAW_WEIGHT * m for m in means)
+
+
+def _power_mean(values: list[float], power: float) -> float:
+    """(mean of v ** power) ** (1 / power) for a negative power; 0 where a value is 0 (its limit: grade.py
+    divides by zero there)."""
+    if min(values) <= 0:
+        return 0.0
+    return (sum(v**power for v in values) / len(values)) ** (1 / power)
 
 
 # ---- alaska2-image-steganalysis ----------------------------------------------------------------------------

@@ -100,8 +100,9 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
 
     For a metric whose target columns are classes (multiclass_logloss), answers may instead hold one label
     column (metric param `label_column`, else the one column besides the id): they are made one-hot here.
-    For a grouped metric (`log_mae`) whose param `group_column` names a column the answers have, that column
-    is kept last (`answer_groups` reads it); answers lacking it are left for the metric to refuse. A true/false
+    For a grouped metric (`log_mae`) whose param `group_column` (or `identity_columns`) names columns the answers
+    have, they are kept last (`answer_groups` reads them); answers lacking them are left for the metric to
+    refuse. A true/false
     `keep` column (MLE-bench's stanford-covid-vaccine: the rows scored) is kept after it (`scored_rows`).
     """
     metric = get_metric(spec.name)
@@ -111,9 +112,8 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
         raise CompetitionError(f"{source} lack the id column {spec.id_column!r}")
     if frame[spec.id_column].str.strip().duplicated().any():
         raise CompetitionError(f"{source} hold duplicate ids in {spec.id_column!r}")
-    group = group_column(spec)
     named = (spec.id_column, *spec.target_columns)
-    grouping = [group] if group in frame.columns and group not in named else []
+    grouping = [c for c in group_columns(spec) if c in frame.columns and c not in named]
     missing = [c for c in spec.target_columns if c not in frame.columns]
     if missing and metric.class_columns:
         table = _one_hot_answers(frame, spec, params.get("label_column") or "", source)
@@ -147,24 +147,29 @@ def scored_rows(
     return submission[rows], answers.loc[keep].drop(columns=KEEP_COLUMN)
 
 
-def group_column(spec: MetricSpec) -> str:
-    """The answers' column whose values group the rows for a grouped metric (its param `group_column`), or ""
-    when the metric is not grouped or names no column."""
+def group_columns(spec: MetricSpec) -> list[str]:
+    """The answers' columns a grouped metric reads beside the targets: its param `group_column` (the rows'
+    groups, or a mask), else its `identity_columns` (jigsaw's identities, a column each); [] when the metric is
+    not grouped or names none."""
     metric = get_metric(spec.name)
     if not metric.grouped:
-        return ""
-    return str(metric.resolve_params(spec.params).get("group_column") or "").strip()
+        return []
+    params = metric.resolve_params(spec.params)
+    single = str(params.get("group_column") or "").strip()
+    return [single] if single else [str(c).strip() for c in params.get("identity_columns") or ()]
 
 
 def answer_groups(answers: pd.DataFrame, spec: MetricSpec) -> np.ndarray | None:
     """Each answer row's group, in the answers' row order (the order `align` gives the scored rows), for a
-    grouped metric whose `group_column` the answers hold; None otherwise (then a metric that names a group
-    column refuses to score without them, saying which column the answers lack)."""
-    group = group_column(spec)
-    if not group or group not in answers.columns:
+    grouped metric whose group columns the answers hold (a row of values where it reads several); None
+    otherwise (then a metric that names group columns refuses to score without them, saying which)."""
+    columns = group_columns(spec)
+    if not columns or not set(columns) <= set(answers.columns):
         return None
-    values = answers[group].astype(str).str.strip()
-    return values.where(values != "", None).to_numpy(dtype=object)  # a blank cell is a missing group
+    values = answers[columns].astype(str).apply(lambda column: column.str.strip())
+    values = values.where(values != "", None)  # a blank cell is a missing group
+    cells = values.to_numpy(dtype=object)
+    return cells[:, 0] if len(columns) == 1 else cells
 
 
 def scored_target_columns(spec: MetricSpec) -> list[str]:

@@ -40,7 +40,7 @@ from swarm.coco_records import coco_fields
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.grouped_layout import grouped_rows
 from swarm.competitions.long_layout import long_classes
-from swarm.competitions.validation import group_column
+from swarm.competitions.validation import group_columns
 from swarm.evaluation.coco_split import build_coco_holdout
 from swarm.evaluation.composite import (
     CompositeKey,
@@ -418,9 +418,9 @@ def _save_split(
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
     and the split's record, and seal the harness dir."""
     label_frame = pd.DataFrame({spec.id_column: ids}).join(labels.iloc[positions].reset_index(drop=True))
-    group = group_column(spec)
-    if group in held.columns and group not in label_frame.columns:
-        label_frame[group] = held[group].astype(str).to_numpy()
+    for group in group_columns(spec):  # log_mae's groups, masked_mae's mask, jigsaw's identities
+        if group in held.columns and group not in label_frame.columns:
+            label_frame[group] = held[group].astype(str).to_numpy()
     write_labels(root, label_frame, spec)
     holdout = Holdout(
         root=root,

@@ -17,7 +17,7 @@ from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
-from swarm.competitions.validation import CLOSED_LABEL_SET, InvalidSubmission, group_column
+from swarm.competitions.validation import CLOSED_LABEL_SET, InvalidSubmission, group_columns
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, write_private
 from swarm.label_sets import class_sets, label_set_column
 
@@ -92,8 +92,8 @@ def write_labels(root: Path, label_frame: pd.DataFrame, spec: MetricSpec) -> Non
 
 def _check_scorable(labels: pd.DataFrame, spec: MetricSpec) -> None:
     """NoHoldout when the metric is undefined on the held-out labels themselves (e.g. one class for AUC)."""
-    named, group = {spec.id_column, *spec.target_columns}, group_column(spec)
-    as_submission = _as_prediction(labels[[c for c in labels.columns if c in named or c != group]], spec)
+    named, groups = {spec.id_column, *spec.target_columns}, set(group_columns(spec))
+    as_submission = _as_prediction(labels[[c for c in labels.columns if c in named or c not in groups]], spec)
     try:
         score_frame(as_submission, labels, spec)
     except (CompetitionError, InvalidSubmission) as exc:

@@ -133,6 +133,14 @@ REAL = [
          "of this competition.\n\nSubmissions are now evaluated on the mean column-wise ROC AUC. In other words, "
          "the score is the average of the individual AUCs of each predicted column.",
          "auc"),
+    # the overall AUC with power means of per-identity bias AUCs
+    Case("jigsaw-unintended-bias-in-toxicity-classification",
+         "### Competition Evaluation\n\nThis competition will use a newly developed metric that combines several "
+         "submetrics to balance overall performance with various aspects of unintended bias.\n\nFirst, we'll "
+         "define each submetric.\n\n### Overall AUC\n\nThis is the ROC-AUC for the full evaluation set.\n\n"
+         "### Bias AUCs\n\nTo measure unintended bias, we again calculate the ROC-AUC, this time on three "
+         "specific subsets of the test set for each identity",
+         "jigsaw_bias_auc"),
     Case("detecting-insults-in-social-commentary",
          "This is a single-class classification problems. [...] The evaluation metric for this competition is "
          "the Area under the Receiver Operating Curve (AUC).",

@@ -694,9 +694,10 @@ def test_validity_flags() -> None:
         metric = METRICS[name]
         assert (metric.numeric, metric.labels, metric.ranked, metric.empty_ok) == (False, False, False, False)
     assert METRICS["log_mae"].grouped and METRICS["log_mae"].params == {"group_column": ""}
-    # masked_mae's group_column is its mask (test_numeric_metrics.py), spine_weighted_logloss's the row ids
+    # masked_mae's group_column is its mask (test_numeric_metrics.py), spine_weighted_logloss's the row ids,
+    # jigsaw_bias_auc's groups its identity columns (test_bias_auc.py)
     grouped = [m.name for m in METRICS.values() if m.grouped]
-    assert grouped == ["log_mae", "masked_mae", "spine_weighted_logloss"]
+    assert grouped == ["log_mae", "jigsaw_bias_auc", "masked_mae", "spine_weighted_logloss"]
     assert not any(m.empty_ok for m in METRICS.values() if m.name not in texts)
 
 

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
+from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+
 # mlebench/competitions/dog-breed-identification/dogs.py: the sample's 120 breed columns, in its order.
 DOGS = (
     "affenpinscher", "afghan_hound", "african_hunting_dog", "airedale", "american_staffordshire_terrier",
@@ -886,12 +888,15 @@ def uw_madison(root: Path, n_cases: int = 4, days: int = 2, slices: int = 3) -> 
 JIGSAW_SUBTYPES = ["severe_toxicity", "obscene", "identity_attack", "insult", "threat"]
 
 
-def jigsaw_bias(root: Path, n_train: int = 50, n_test: int = 12) -> Path:
+def jigsaw_bias(root: Path, n_train: int = 600, n_test: int = 12) -> Path:
     """jigsaw-unintended-bias-in-toxicity-classification: `train.csv` as Kaggle's (`id`, `target` a fraction of
-    raters, `comment_text`, the toxicity subtypes, identity columns (here 3 of 24), metadata (here
-    `created_date`, `rating`, `toxicity_annotator_count`)), `test.csv` (`id`, `comment_text`),
-    `sample_submission.csv` `id`, `prediction` = 0.0. The metric (bias AUC) is missing: proxy `auc`."""
-    public, _ = dirs(root, "auc", "# Jigsaw unintended bias\n\nScored by a bias-weighted ROC AUC.\n")
+    raters, `comment_text`, the toxicity subtypes, identity columns (here the 9 grade.py scores of 24, blank where
+    a comment was not rated for identities), metadata (here `created_date`, `rating`, `toxicity_annotator_count`)),
+    `test.csv` (`id`, `comment_text`), `sample_submission.csv` `id`, `prediction` = 0.0; metric `jigsaw_bias_auc`,
+    which reads the held-out rows' identity columns."""
+    public, _ = dirs(
+        root, "jigsaw_bias_auc", "# Jigsaw unintended bias\n\nScored by AUC with bias AUCs per identity.\n"
+    )
     rng = np.random.default_rng(130)
     ids = [int(v) for v in sorted(rng.choice(10**7, n_train + n_test, replace=False))]
     raters = rng.integers(4, 10, n_train)
@@ -904,8 +909,10 @@ def jigsaw_bias(root: Path, n_train: int = 50, n_test: int = 12) -> Path:
     )
     for column in JIGSAW_SUBTYPES:
         train[column] = (rng.integers(0, raters + 1) / raters / 2).round(6)
-    for column in ("female", "male", "muslim"):
-        train[column] = np.where(np.arange(n_train) % 4 == 0, (rng.random(n_train)).round(6), "")
+    rated = np.arange(n_train) % 4 != 0  # a quarter of the comments were not rated for identities
+    for column in JIGSAW_IDENTITIES:
+        shares = (rng.random(n_train) * (rng.random(n_train) < 0.4)).round(6)
+        train[column] = np.where(rated, shares.astype(str), "")
     train["created_date"] = [f"2016-{1 + k % 12:02d}-01 13:26:11.111+00" for k in range(n_train)]
     train["rating"] = rng.choice(["approved", "rejected"], n_train)
     train["toxicity_annotator_count"] = raters
