@@ -13,6 +13,7 @@ there, with the archives extracted (`archive_view.public_view`): `public_dir` is
 
 from __future__ import annotations
 
+import csv
 import functools
 import json
 import re
@@ -166,10 +167,12 @@ def folder_listing(folder: Path, limit: int = 8) -> str:
     return shown or "nothing"
 
 
-def find_sample_submission(public: Path) -> Path:
+def find_sample_submission(public: Path, description: str = "") -> Path:
     """The competition's sample submission, found by what it is: one of the usual names, else the one table
     (a CSV, or a CSV zipped alone) whose name speaks of a sample, submission or predictions; among several,
-    the one with a row per test item. CompetitionError naming what the dir holds when there is none."""
+    the one with a row per test item; else a test table whose columns are those of the submission file that
+    `description` shows (billion-word-imputation's test_v2.txt: "test.csv is a valid submission file itself").
+    CompetitionError naming what the dir holds when there is none."""
     named = _first_existing(public, SAMPLE_SUBMISSION_NAMES)
     if named is not None:
         return named
@@ -196,6 +199,9 @@ def find_sample_submission(public: Path) -> Path:
             f"({', '.join(c.name for c in candidates)}) and none has exactly one row per test item; "
             "name it sample_submission.csv"
         )
+    shown = described_submission_test_table(public, description)
+    if shown is not None:
+        return shown
     archived = [
         e.name for e in entries if any(w in e.name.lower() for w in SAMPLE_NAME_WORDS) and e.is_file()
     ]
@@ -205,6 +211,35 @@ def find_sample_submission(public: Path) -> Path:
         f"named like a sample, submission or predictions) can stand for it{found}; the dir holds "
         f"{folder_listing(public)}"
     )
+
+
+def described_submission_test_table(public: Path, description: str) -> Path | None:
+    """The top-level test table (`test*.csv`, `.txt`) whose header is the one the description's submission file
+    shows (the first line of the first code block after a "Submission File" or "Submission Format" heading), so
+    it is a valid submission itself; None when the description shows none or no test table has its columns."""
+    heading = re.search(
+        r"^#+[ \t]*submission[ \t]+(?:file|format)\b.*$", description, re.IGNORECASE | re.MULTILINE
+    )
+    block = re.search(r"```[^\n]*\n[ \t]*(\S[^\n]*)", description[heading.end() :]) if heading else None
+    if block is None:
+        return None
+    shown = [c.strip() for c in next(csv.reader([block.group(1)]))]
+    if len(shown) < 2:
+        return None
+    for path in sorted(public.iterdir()):
+        if not (
+            path.is_file()
+            and path.name.lower().startswith("test")
+            and path.suffix.lower() in (".csv", ".txt")
+        ):
+            continue
+        try:
+            header = [str(c).strip() for c in pd.read_csv(path, nrows=0).columns]
+        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+            continue
+        if header == shown:
+            return path
+    return None
 
 
 def _read_metadata(root: Path) -> dict:
@@ -484,14 +519,15 @@ def load_competition_dir(
     description_path = public / "description.md"
     if not description_path.is_file():
         raise CompetitionError(f"{description_path} is missing")
-    sample = find_sample_submission(public)
+    description = description_path.read_text(encoding="utf-8")
+    sample = find_sample_submission(public, description)
     meta = _read_metadata(root)
     return Competition(
         id=str(meta.get("id") or root.name),
         root=root,
         public_dir=public,
         private_dir=private,
-        description=description_path.read_text(encoding="utf-8"),
+        description=description,
         sample_submission=sample,
         answers=None if public_only else _find_answers(private, meta),
         metric=_metric_spec(meta, metric, sample),

@@ -1086,3 +1086,43 @@ def freesound(root: Path, n_curated: int = 40, n_noisy: int = 60, n_test: int = 
     sample = pd.DataFrame({"fname": parts["test"], **{c: 0 for c in FREESOUND_CLASSES}})
     sample.to_csv(public / "sample_submission.csv", index=False)
     return root
+
+
+BILLION_WORD_DESCRIPTION = """# Billion Word Imputation
+
+## Evaluation
+
+Submissions are evaluated on the mean Levenshtein distance between the sentences you submit and the original
+sentences in the test set.
+
+#### Submission File
+
+Your submission file should contain the sentence id and a predicted sentence. Note that test.csv is a valid
+submission file itself.
+
+The file should contain a header and have the following format:
+
+```
+id,"sentence"
+1,"Former Dodgers manager , the team 's undisputed top ambassador , is going strong at 83 ."
+etc...
+```
+"""
+
+
+def billion_word(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+    """billion-word-imputation: `train_v2.txt.zip` (a sentence a line, no header) and `test_v2.txt.zip`
+    (`"id","sentence"`, a word taken out of each sentence), no sample submission; the description's Submission
+    File section shows the test table's header ("test.csv is a valid submission file itself")."""
+    public, private = dirs(root, "mean_levenshtein", BILLION_WORD_DESCRIPTION)
+    rng = np.random.default_rng(139)
+    sentences = [sentence(rng, 8) + " ." for _ in range(n_train + n_test)]
+    with zipfile.ZipFile(public / "train_v2.txt.zip", "w") as archive:
+        archive.writestr("train_v2.txt", "\n".join(sentences[:n_train]) + "\n")
+    test = pd.DataFrame({"id": range(1, n_test + 1), "sentence": sentences[n_train:]})
+    answers = test.assign(sentence=test["sentence"])
+    test["sentence"] = [" ".join(s.split()[:3] + s.split()[4:]) for s in test["sentence"]]
+    with zipfile.ZipFile(public / "test_v2.txt.zip", "w") as archive:
+        archive.writestr("test_v2.txt", test.to_csv(index=False, quoting=1))
+    answers.to_csv(private / "test.csv", index=False, quoting=1)
+    return root

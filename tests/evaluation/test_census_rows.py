@@ -48,6 +48,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     # tests/evaluation/census_builders.py, copied from MLE-bench's prepare.py
     "AI4Code": census.ai4code,
     "aptos2019-blindness-detection": census.aptos,
+    "billion-word-imputation": census.billion_word,
     "cassava-leaf-disease-classification": census.cassava,
     "cdiscount-image-classification-challenge": census.cdiscount,
     "chaii-hindi-and-tamil-question-answering": question_answering,
@@ -107,6 +108,8 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
+    # Loads since its test table stands for the sample; the labels are words taken out of sentences (derived).
+    "billion-word-imputation": NO_TABLE,
     # Two tables hold label sets; the run must name one (it splits then: tests/evaluation/test_label_sets.py).
     "freesound-audio-tagging-2019": ("several tables hold the labels", "evaluation.labels_table"),
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
