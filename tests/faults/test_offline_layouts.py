@@ -466,7 +466,9 @@ def test_no_key_delivers_a_harness_scored_node_on_wide_class_miniatures(
     assert summary["good_nodes"] >= 1, summary
 
 
-def test_no_key_on_a_dir_whose_test_table_is_the_sample_stops_naming_the_missing_labels(tmp_path: Path) -> None:
+def test_no_key_on_a_dir_whose_test_table_is_the_sample_stops_naming_the_missing_labels(
+    tmp_path: Path,
+) -> None:
     """billion-word-imputation's layout (tests/evaluation/census_builders.py's billion_word): it loads, its
     test table standing for the sample, but its labels are words taken out of sentences, which no table holds:
     the no-key run stops before its first step, naming the labelled table the offline coder lacks."""
