@@ -3,7 +3,8 @@ inaturalist-2019): whole labelled images are held out at random. In the view, th
 image records and annotations; the test object (or list) gains their records, under new ids in the test ids'
 format, with the test records' fields only, each `file_name` a new name beside the first test image's; their
 image files are linked there and leave the training folders (whose paths can name the category); the sample lists
-their new ids; labels.csv keeps their categories.
+their new ids; labels.csv keeps their categories. Other JSON files whose records name the held-out images
+(iwildcam-2020's megadetector detections) name them by their new ids in the view.
 """
 
 from __future__ import annotations
@@ -70,6 +71,9 @@ def build_coco_holdout(
         moved.append({**record, test_key: int(new) if numeric and new.isdigit() else new, "file_name": name})
     held_ids = {str(i[key]) for i in held}
     _write_json(dest / fields["train_json"], _without(train, held_ids, key))
+    renamed = _rekey_side_records(
+        public, dest, skip, {str(i[key]): new for i, new in zip(held, ids, strict=True)}
+    )
     listed = test_images + moved
     listed = [listed[k] for k in rng.permutation(len(listed))]
     _write_json(dest / fields["test_json"], {**test, "images": listed} if isinstance(test, dict) else listed)
@@ -96,10 +100,46 @@ def build_coco_holdout(
         file_dirs=sorted({fields["train_folder"], fields["test_folder"]}),
         classes=closed_classes(every, True),
         table=f"{fields['train_json']} (COCO-style annotations, category_id as {target})",
-        hidden_side_files=[fields["train_json"]],
+        hidden_side_files=[
+            fields["train_json"],
+            *(f"{name} (held-out images' records re-keyed)" for name in renamed),
+        ],
     )
     seal(holdout)
     return holdout
+
+
+def _rekey_side_records(public: Path, dest: Path, skip: set[Path], new_id: dict[str, str]) -> list[str]:
+    """Other top-level JSON files whose records name the held-out images (iwildcam-2020's megadetector results:
+    `images` of `id`, `detections`) are written to the view with those records under the images' new ids, so a
+    held-out image keeps the inputs a test image has; returns their names. A field names the images when its
+    values name at least half of them."""
+    renamed = []
+    for path in sorted(p for p in public.glob("*.json") if p.is_file() and p not in skip):
+        try:
+            content = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        changed = False
+        for records in content.values() if isinstance(content, dict) else [content]:
+            if not (isinstance(records, list) and records and all(isinstance(r, dict) for r in records)):
+                continue
+            fields = {f for r in records for f in r}
+            for field in fields:
+                named = {str(r.get(field)) for r in records} & set(new_id)
+                if len(named) * 2 < len(new_id):
+                    continue
+                for record in records:
+                    if str(record.get(field)) in new_id:
+                        old = record[field]
+                        new = new_id[str(old)]
+                        record[field] = int(new) if isinstance(old, int) and new.isdigit() else new
+                changed = True
+        if changed:
+            _write_json(dest / path.name, content)
+            skip.add(path)
+            renamed.append(path.name)
+    return renamed
 
 
 def _without(content: dict, held_ids: set, key: str) -> dict:

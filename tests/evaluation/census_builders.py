@@ -1126,3 +1126,53 @@ def billion_word(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
         archive.writestr("test_v2.txt", test.to_csv(index=False, quoting=1))
     answers.to_csv(private / "test.csv", index=False, quoting=1)
     return root
+
+
+def iwildcam_2020(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """iwildcam-2020-fgvc7: `iwildcam2020_train_annotations.json` (COCO-style: `annotations`, `images` with `id`
+    a UUID, `file_name` `<id>.jpg`, `location`, `seq_id`; `categories`, `info`), `iwildcam2020_test_information.json`
+    (`images`, `categories`, `info`), `iwildcam2020_megadetector_results.json` (every image's detections, train
+    and test: `images` of `id`, `detections`, `max_detection_conf`; `detection_categories`, `info`), `train/<id>.jpg`,
+    `test/<id>.jpg`, `sample_submission.csv` `Id`, `Category` (random)."""
+    public, _ = dirs(root, "accuracy", "# iWildCam 2020\n\nScored by accuracy.\n")
+    rng = np.random.default_rng(141)
+
+    def uuid() -> str:
+        parts = hexes(rng, 5, 4)
+        return f"{parts[0]}{parts[1]}-{parts[2]}-11ea-{parts[3]}-{parts[4]}{hexes(rng, 1, 8)[0]}"
+
+    ids = [uuid() for _ in range(n_train + n_test)]
+    categories = [0, 3, 372]
+
+    def image(i: str, k: int) -> dict:
+        return {"id": i, "file_name": f"{i}.jpg", "location": k % 5, "seq_id": f"s{k // 3}", "width": 2048}
+
+    train = [image(i, k) for k, i in enumerate(ids[:n_train])]
+    annotations = [
+        {"id": f"a{k}", "image_id": i["id"], "category_id": categories[k % 3]} for k, i in enumerate(train)
+    ]
+    named = [{"id": c, "name": f"animal {c}"} for c in categories]
+    info = {"version": "1.0"}
+    (public / "iwildcam2020_train_annotations.json").write_text(
+        json.dumps({"annotations": annotations, "images": train, "categories": named, "info": info})
+    )
+    test = [image(i, k) for k, i in enumerate(ids[n_train:])]
+    (public / "iwildcam2020_test_information.json").write_text(
+        json.dumps({"images": test, "categories": named, "info": info})
+    )
+    detections = [
+        {
+            "id": i,
+            "detections": [{"category": "1", "bbox": [0.1, 0.2, 0.3, 0.4], "conf": 0.9}],
+            "max_detection_conf": 0.9,
+        }
+        for i in ids
+    ]
+    (public / "iwildcam2020_megadetector_results.json").write_text(
+        json.dumps({"info": info, "images": detections, "detection_categories": {"1": "animal"}})
+    )
+    write_files(public / "train", [i["file_name"] for i in train])
+    write_files(public / "test", [i["file_name"] for i in test])
+    sample = pd.DataFrame({"Id": ids[n_train:], "Category": rng.integers(0, 676, n_test)})
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    return root

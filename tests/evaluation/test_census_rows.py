@@ -61,6 +61,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "hubmap-kidney-segmentation": census.hubmap,
     "imet-2020-fgvc7": census.imet,
     "iwildcam-2019-fgvc6": census.iwildcam,
+    "iwildcam-2020-fgvc7": census.iwildcam_2020,
     "jigsaw-toxic-comment-classification-challenge": census.jigsaw_toxic,
     "jigsaw-unintended-bias-in-toxicity-classification": census.jigsaw_bias,
     "kuzushiji-recognition": census.kuzushiji,

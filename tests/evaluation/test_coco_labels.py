@@ -17,7 +17,7 @@ from swarm.coco_records import coco_examples, coco_fields, coco_test_files
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import herbarium_2020, herbarium_2022
+from tests.evaluation.census_builders import herbarium_2020, herbarium_2022, iwildcam_2020
 
 TRAIN_JSON, TEST_JSON = "nybg2020/train/metadata.json", "nybg2020/test/metadata.json"
 
@@ -106,3 +106,32 @@ def test_records_named_by_image_id_and_a_bare_test_list_as_herbarium_2022(tmp_pa
     train = json.loads((view / "train_metadata.json").read_text())
     assert len(train["images"]) == len(train["annotations"]) == 16
     assert len(read(holdout.labels_path)) == 4
+
+
+def test_iwildcam_2020s_detections_follow_the_held_out_images_to_their_new_ids(tmp_path: Path) -> None:
+    """iwildcam-2020's megadetector results list every image's detections, train and test, by image id: in the
+    view a held-out image's detections are under its new id (an input the test images have), and no record
+    names its old id; the test images' records are as they were."""
+    root = iwildcam_2020(tmp_path / "iw")
+    public = root / "prepared" / "public"
+    competition = load_competition(str(root), tmp_path / "cache")
+    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.25, seed=0)
+    name = "iwildcam2020_megadetector_results.json"
+    before = {r["id"]: r for r in json.loads((public / name).read_text())["images"]}
+    after = {r["id"]: r for r in json.loads((holdout.public_dir / name).read_text())["images"]}
+    train = json.loads((public / "iwildcam2020_train_annotations.json").read_text())["images"]
+    kept = {
+        i["id"]
+        for i in json.loads((holdout.public_dir / "iwildcam2020_train_annotations.json").read_text())[
+            "images"
+        ]
+    }
+    held_old = [i["id"] for i in train if i["id"] not in kept]
+    assert len(held_old) == len(holdout.ids) > 0
+    assert set(holdout.ids) <= set(after) and not set(held_old) & set(after)
+    assert sorted(str(after[i]["detections"]) for i in holdout.ids) == sorted(
+        str(before[i]["detections"]) for i in held_old
+    )
+    test_ids = set(read(public / "sample_submission.csv")["Id"])
+    assert all(after[i] == before[i] for i in test_ids)
+    assert any(name in hidden for hidden in holdout.hidden_side_files)
