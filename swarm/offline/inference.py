@@ -94,6 +94,7 @@ METRIC_FRAGMENTS = (
     ("accuracy", r"(?:top[\s-]*1[\s-]+)?(?<![02-9][\s-])classification[\s-]+error"
                  r"|(?<!word )\berror[\s-]+rate\b"),
 )  # fmt: skip
+SHARE_THRESHOLD = 0.5  # a share target scored as classes is 1 from this share on (jigsaw's toxicity)
 POSITIVE_WORDS = ("1", "yes", "true", "y", "t", "positive", "pos", "survived", "churn", "churned", "default")
 
 
@@ -172,6 +173,18 @@ def _wide_target(train: pd.DataFrame, columns: list[str]) -> str | None:
     return None
 
 
+def _shares(y: pd.Series, sample_values: pd.Series) -> bool:
+    """Whether a target scored as classes holds shares in [0, 1] rather than classes (jigsaw-unintended-bias's
+    `target`, the share of raters who found a comment toxic): numbers, not all 0 or 1, over 2 distinct values, and
+    the sample's values numbers too."""
+    if not pd.api.types.is_numeric_dtype(y) or y.nunique() <= 2 or _is_integer_valued(y):
+        return False
+    arr = y.to_numpy(dtype=float)
+    return bool(
+        arr.min() >= 0 and arr.max() <= 1 and pd.to_numeric(sample_values, errors="coerce").notna().all()
+    )
+
+
 def _target_spec(name: str, y: pd.Series, sample_values: pd.Series, metric: str | None) -> dict:
     y = y.dropna()
     few_ints = _is_integer_valued(y) and y.nunique() <= 10
@@ -186,6 +199,9 @@ def _target_spec(name: str, y: pd.Series, sample_values: pd.Series, metric: str 
         skewed = bool(arr.min() >= 0 and pd.Series(arr).skew() > 1.0)
         return {"name": name, "task": "regression", "output": "value", "positive": None, "columns": None,
                 "skewed": skewed}  # fmt: skip
+    if _shares(y, sample_values) and metric in ("auc", "logloss"):  # shares of raters: 1 from half on
+        return {"name": name, "task": "binary", "output": "proba", "positive": 1, "columns": None,
+                "skewed": False, "threshold": SHARE_THRESHOLD}  # fmt: skip
     classes = sorted((_native(v) for v in y.unique()), key=lambda v: (str(type(v)), v))
     task = "binary" if len(classes) == 2 else "multiclass"
     proba = metric in ("auc", "logloss") or (

@@ -466,7 +466,10 @@ for target in TARGETS:
         y = Y.loc[known, name].to_numpy(dtype=float)
         classes, n_classes = None, 0
     else:
-        y, classes = pd.factorize(Y.loc[known, name], sort=True)
+        values = Y.loc[known, name]
+        if target.get("threshold") is not None:  # shares of raters: the class is whether the share reaches it
+            values = (values.astype(float) >= target["threshold"]).astype(int)
+        y, classes = pd.factorize(values, sort=True)
         classes, n_classes = list(classes), len(classes)
     log_target = task == "regression" and TARGET_TRANSFORM == "log1p" and y.min() > -1
     times = globals().get("TIME_ORDER")

@@ -12,7 +12,8 @@
   spine), label sets in text lines with the test examples marked `?` (mlsp-2013-birds), a table over
   evaluation.max_train_mb (streamed; new-york-city-taxi), COCO-style JSON labels (herbarium) and test rows
   grouped under one submission id (an image per row, a submission row per breast: rsna-breast-cancer-detection),
-  and label sets in one column of two tables (freesound-audio-tagging-2019; the run names the table to split).
+  label sets in one column of two tables (freesound-audio-tagging-2019; the run names the table to split), and a
+  target of shares scored as classes (jigsaw-unintended-bias's share of raters, its bias AUC).
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
   instead of failing every step alike and ending "no good node".
@@ -295,6 +296,34 @@ def label_sets_competition(root: Path) -> Path:
     return freesound(root, n_curated=120, n_noisy=60, n_test=30)
 
 
+def shares_competition(root: Path) -> Path:
+    """jigsaw-unintended-bias's layout (tests/evaluation/census_builders.py's jigsaw_bias): `target` is the share
+    of raters who found a comment toxic, the submission's `prediction`, scored by the bias AUC (made 0/1 at 0.5)
+    with each comment's identity columns; here a comment holding "dark" is toxic to most raters."""
+    from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+    from tests.evaluation.census_builders import jigsaw_bias
+
+    jigsaw_bias(root, n_train=900, n_test=300)
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    rng = np.random.default_rng(5)
+
+    def shares(comments: pd.Series) -> np.ndarray:
+        toxic = comments.str.contains("dark").to_numpy()
+        return np.where(
+            toxic, rng.uniform(0.5, 1.0, len(comments)), rng.uniform(0.0, 0.45, len(comments))
+        ).round(3)
+
+    train = pd.read_csv(public / "train.csv", dtype=str, keep_default_na=False)
+    train["target"] = shares(train["comment_text"])
+    train.to_csv(public / "train.csv", index=False)
+    test = pd.read_csv(public / "test.csv", dtype=str, keep_default_na=False)
+    answers = test[["id"]].assign(prediction=shares(test["comment_text"]))
+    for k, column in enumerate(JIGSAW_IDENTITIES):  # each identity named by a third of the comments, offset
+        answers[column] = ((np.arange(len(test)) + k) % 3 == 0).astype(int)
+    answers.to_csv(private / "test.csv", index=False)
+    return root
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -324,6 +353,7 @@ LAYOUTS = {
     "large-table": (large_table_competition, "labelled rows of labels.csv (20%, split random: labels.csv is"),
     "grouped-rows": (grouped_rows_competition, "train.csv ("),
     "label-sets": (label_sets_competition, "labelled rows of train_curated.csv"),
+    "shares": (shares_competition, "labelled rows of train.csv (target as prediction)"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -334,6 +364,8 @@ GOOD_ENOUGH = {
     "target-images": lambda score: score < 0.1,
     "long-classes": lambda score: score < 0.66,
     "large-table": lambda score: score < 3.0,  # fares 2.5 to about 23: a constant scores about 5.5
+    # "dark" tells toxic from not; a constant scores 0.5, and grade.py makes each prediction 0/1 at 0.5 first
+    "shares": lambda score: score > 0.7,
 }
 
 

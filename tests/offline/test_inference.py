@@ -104,3 +104,17 @@ def test_bad_inputs_are_named(tmp_path):
         infer_task_from_frames(train, train, pd.DataFrame({"id": [1]}))
     with pytest.raises(FileNotFoundError, match="sample_submission.csv"):
         infer_task_from_dir(str(tmp_path))
+
+
+def test_shares_scored_as_classes_are_a_binary_target_from_half_on() -> None:
+    """jigsaw-unintended-bias's `target` is the share of raters who found a comment toxic, scored by AUCs of it
+    made 0/1 at 0.5: the offline coder models whether the share reaches 0.5, not a class per distinct share; for
+    a regression metric it stays a number, and 0/1 targets stay classes."""
+    from swarm.offline.inference import _target_spec
+
+    shares = pd.Series([0.0, 0.2, 0.6, 0.75, 0.1, 1.0, 0.4])
+    sample = pd.Series([0.0] * 3)
+    spec = _target_spec("target", shares, sample, "auc")
+    assert (spec["task"], spec["output"], spec["threshold"]) == ("binary", "proba", 0.5)
+    assert _target_spec("target", shares, sample, "rmse")["task"] == "regression"
+    assert "threshold" not in _target_spec("target", pd.Series([0, 1, 1, 0]), sample, "auc")
