@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.competitions.long_layout import csv_header
+from swarm.competitions.long_layout import TEST, TRAIN, id_only_in_test
 
-TRAIN, TEST = "train.csv", "test.csv"
 MAX_KEY_COLUMNS = 3  # the id joins at most this many columns of the test table
 KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
 
@@ -40,18 +39,12 @@ class GroupedRows:
 def grouped_rows(public: Path, id_column: str, targets: list[str]) -> GroupedRows | None:
     """The grouped-rows layout of a public dir (`train.csv` and `test.csv`), or None when it is not one (see
     `grouped_row_keys`)."""
-    train, test = public / TRAIN, public / TEST
-    if not targets or not (train.is_file() and test.is_file()):
+    tables = id_only_in_test(public, id_column) if targets else None
+    if tables is None:
         return None
-    train_columns = csv_header(train)
-    if id_column in train_columns or id_column not in csv_header(test):  # cheap refusals before reading test
-        return None
-    try:
-        table = pd.read_csv(test, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
-        return None
+    train_columns, table = tables
     keys = grouped_row_keys(train_columns, table, id_column, targets)
-    return None if keys is None else GroupedRows(train, test, id_column, keys, table)
+    return None if keys is None else GroupedRows(public / TRAIN, public / TEST, id_column, keys, table)
 
 
 def grouped_row_keys(

@@ -40,22 +40,39 @@ def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasse
     `train.csv` lacks as it lacks the id column; `test.csv` holds the id column, a key column `train.csv` has
     too, and a class column `train.csv` lacks whose values (at least two) are all columns of `train.csv`; and
     every test row's id is its key and class joined with `_`."""
+    tables = id_only_in_test(public, id_column) if len(targets) == 1 else None
+    if tables is None:
+        return None
+    train_columns, table = tables
+    fields = long_class_fields(train_columns, table, id_column, targets)
+    if fields is None:
+        return None
+    return LongClasses(
+        public / TRAIN,
+        public / TEST,
+        id_column,
+        targets[0],
+        fields["key"],
+        fields["class_column"],
+        tuple(fields["classes"]),
+    )
+
+
+def id_only_in_test(public: Path, id_column: str) -> tuple[list[str], pd.DataFrame] | None:
+    """(train.csv's columns, test.csv as text) where both exist, the submission's id column is test.csv's and not
+    train.csv's (the id joins columns of the test rows: long and grouped layouts); None otherwise, refused on the
+    headers before test.csv is read."""
     train, test = public / TRAIN, public / TEST
-    if len(targets) != 1 or not (train.is_file() and test.is_file()):
+    if not (train.is_file() and test.is_file()):
         return None
     train_columns = csv_header(train)
-    if id_column in train_columns or id_column not in csv_header(test):  # cheap refusals before reading test
+    if id_column in train_columns or id_column not in csv_header(test):
         return None
     try:
         table = pd.read_csv(test, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
         return None
-    fields = long_class_fields(train_columns, table, id_column, targets)
-    if fields is None:
-        return None
-    return LongClasses(
-        train, test, id_column, targets[0], fields["key"], fields["class_column"], tuple(fields["classes"])
-    )
+    return train_columns, table
 
 
 def csv_header(path: Path) -> list[str]:

@@ -137,34 +137,14 @@ def build_holdout(
     if positional is not None:  # records of per-position arrays (stanford-covid-vaccine)
         options = {"fraction": fraction, "split": split, "seed": seed}
         return build_position_holdout(competition, spec, root, positional, sample, **options)
-    by_class = long_classes(public, spec.id_column, targets)
-    if by_class is not None:  # a row per (example, class) of a wide table (rsna-2022-cervical-spine)
-        parts = split_long_classes(
-            competition,
-            spec,
-            root,
-            by_class,
-            sample,
-            fraction=fraction,
-            split=split,
-            seed=seed,
-            max_train_mb=max_train_mb,
-        )
-        return _save_split(root, spec, **vars(parts))
-    grouped = grouped_rows(public, spec.id_column, targets)
-    if grouped is not None:  # test rows grouped under one submission id (rsna-breast-cancer-detection)
-        parts = split_grouped_rows(
-            competition,
-            spec,
-            root,
-            grouped,
-            sample,
-            fraction=fraction,
-            split=split,
-            seed=seed,
-            max_train_mb=max_train_mb,
-        )
-        return _save_split(root, spec, **vars(parts))
+    # Layouts whose own module splits them: a row per (example, class) of a wide table (rsna-2022-cervical-spine),
+    # test rows grouped under one submission id (rsna-breast-cancer-detection).
+    for find, split_layout in ((long_classes, split_long_classes), (grouped_rows, split_grouped_rows)):
+        layout = find(public, spec.id_column, targets)
+        if layout is not None:
+            options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
+            parts = split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
+            return _save_split(root, spec, **vars(parts))
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}
