@@ -73,6 +73,9 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
     if prefixed is not None:  # stanford-covid-vaccine's `id_` and 9 hex digits
         prefix, width = prefixed
         return _random_hex(count, width, lambda text: f"{prefix}{text}", taken, rng)
+    shaped = _same_shape(test_ids)
+    if shaped is not None:  # iwildcam-2020's UUIDs: each position drawn from what the test ids hold there
+        return _random_shaped(count, shaped, taken, rng)
     if test_ids and all(parts) and len({p.group(3) for p in parts}) == 1:  # type: ignore[union-attr]
         # Names that differ before their last number (a recording time, then `Test<n>`): a test id's beginning,
         # picked at random, with a last number no id has.
@@ -88,6 +91,40 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
     while len(out) < count:
         text = "".join(rng.choice(list("0123456789abcdef"), size=width))
         candidate = (text if hexlike else f"h{text[: width - 1]}") + suffix
+        if candidate not in taken:
+            taken.add(candidate)
+            out.append(candidate)
+    return out
+
+
+_SHAPE_CLASSES = ("0123456789", "0123456789abcdef", "0123456789ABCDEF", "abcdefghijklmnopqrstuvwxyz")
+MIN_SHAPED_IDS = 2  # fewer test ids show no shape
+MIN_VARIABLE = 8  # positions that vary: fewer could not give new ids enough room
+
+
+def _same_shape(test_ids: list[str]) -> list[str] | None:
+    """Where the test ids are of one length and their punctuation stands where it does in all of them (UUIDs),
+    the characters each position may take: the one character every id has there, else the smallest class of
+    digits, hex digits or lower-case letters holding all of theirs; None otherwise (then the fallback format)."""
+    if len(test_ids) < MIN_SHAPED_IDS or len({len(i) for i in test_ids}) != 1:
+        return None
+    shape = []
+    for chars in (set(column) for column in zip(*test_ids, strict=True)):
+        if len(chars) == 1:
+            shape.append(chars.pop())
+            continue
+        fitting = next((c for c in _SHAPE_CLASSES if chars <= set(c)), None)
+        if fitting is None:
+            return None
+        shape.append(fitting)
+    return shape if sum(len(p) > 1 for p in shape) >= MIN_VARIABLE else None
+
+
+def _random_shaped(count: int, shape: list[str], taken: set[str], rng: np.random.Generator) -> list[str]:
+    """`count` ids of `shape` (each position one of its characters) that are not in `taken`."""
+    out: list[str] = []
+    while len(out) < count:
+        candidate = "".join(p if len(p) == 1 else p[rng.integers(len(p))] for p in shape)
         if candidate not in taken:
             taken.add(candidate)
             out.append(candidate)

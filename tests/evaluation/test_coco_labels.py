@@ -8,6 +8,7 @@ test images under those ids (no path names a category any more), and labels.csv 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -134,4 +135,6 @@ def test_iwildcam_2020s_detections_follow_the_held_out_images_to_their_new_ids(t
     )
     test_ids = set(read(public / "sample_submission.csv")["Id"])
     assert all(after[i] == before[i] for i in test_ids)
+    uuid = r"[0-9a-f]{8}-[0-9a-f]{4}-11ea-[0-9a-f]{4}-[0-9a-f]{12}"  # the new ids look like the test ids
+    assert all(re.fullmatch(uuid, i) for i in [*test_ids, *holdout.ids])
     assert any(name in hidden for hidden in holdout.hidden_side_files)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -115,6 +116,22 @@ def test_new_ids_follow_prefixed_and_hex_formats() -> None:
     assert prefixed == ["img_0101", "img_0102", "img_0103"]
     hexed = new_ids(2, ["0a1b2c3d", "ffee0011"], {"0a1b2c3d", "ffee0011"}, rng)
     assert all(len(i) == 8 and int(i, 16) >= 0 for i in hexed) and len(set(hexed)) == 2
+
+
+def test_new_ids_take_the_shape_of_uuids() -> None:
+    """iwildcam-2020's image ids are UUIDs: new ones are UUIDs too, each position drawn from the characters the
+    test ids hold there (a dash where they all have one), none of them taken."""
+    rng = np.random.default_rng(0)
+    uuids = [
+        "8b02698a-21bc-11ea-a13a-137349068a90",
+        "905b1a20-21bc-11ea-a13a-137349068a90",
+        "e9f5c94e-21bc-11ea-a13a-ff0349e7b2c1",
+        "1c1e6d04-21bc-11ea-a13a-137349068a90",
+    ]
+    made = new_ids(50, uuids, set(uuids), rng)
+    pattern = r"[0-9a-f]{8}-21bc-11ea-a13a-[0-9a-f]{12}"
+    assert all(re.fullmatch(pattern, i) for i in made), made[:3]
+    assert len(set(made)) == 50 and not set(made) & set(uuids)
 
 
 def test_regression_target_gets_a_random_split(tmp_path: Path) -> None:
