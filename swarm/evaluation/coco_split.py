@@ -27,6 +27,8 @@ from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
 
+LABEL_FIELD = "category_id"  # a COCO record's label
+
 
 def build_coco_holdout(
     competition: Competition,
@@ -112,8 +114,9 @@ def build_coco_holdout(
 def _rekey_side_records(public: Path, dest: Path, skip: set[Path], new_id: dict[str, str]) -> list[str]:
     """Other top-level JSON files whose records name the held-out images (iwildcam-2020's megadetector results:
     `images` of `id`, `detections`) are written to the view with those records under the images' new ids, so a
-    held-out image keeps the inputs a test image has; returns their names. A field names the images when its
-    values name at least half of them."""
+    held-out image keeps the inputs a test image has; records that carry a `category_id` (labels in another file)
+    lose the held-out images' records instead. Returns the files' names. A field names the images when its values
+    name at least half of them."""
     renamed = []
     for path in sorted(p for p in public.glob("*.json") if p.is_file() and p not in skip):
         try:
@@ -129,6 +132,10 @@ def _rekey_side_records(public: Path, dest: Path, skip: set[Path], new_id: dict[
                 named = {str(r.get(field)) for r in records} & set(new_id)
                 if len(named) * 2 < len(new_id):
                     continue
+                if LABEL_FIELD in fields:  # records that name a category are labels: the held-out ones go
+                    records[:] = [r for r in records if str(r.get(field)) not in new_id]
+                    changed = True
+                    break
                 for record in records:
                     if str(record.get(field)) in new_id:
                         old = record[field]

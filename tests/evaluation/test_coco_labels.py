@@ -138,3 +138,25 @@ def test_iwildcam_2020s_detections_follow_the_held_out_images_to_their_new_ids(t
     uuid = r"[0-9a-f]{8}-[0-9a-f]{4}-11ea-[0-9a-f]{4}-[0-9a-f]{12}"  # the new ids look like the test ids
     assert all(re.fullmatch(uuid, i) for i in [*test_ids, *holdout.ids])
     assert any(name in hidden for hidden in holdout.hidden_side_files)
+
+
+def test_side_records_that_name_a_category_lose_the_held_out_images_rather_than_follow_them(
+    tmp_path: Path,
+) -> None:
+    """A second file of annotations (records with a `category_id` per image) holds labels: re-keyed, it would tell
+    a solution the held-out images' categories under their new ids; instead their records leave it."""
+    root = iwildcam_2020(tmp_path / "iw")
+    public = root / "prepared" / "public"
+    train = json.loads((public / "iwildcam2020_train_annotations.json").read_text())
+    (public / "extra_annotations.json").write_text(json.dumps({"annotations": train["annotations"]}))
+    competition = load_competition(str(root), tmp_path / "cache")
+    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.25, seed=0)
+    kept = {
+        i["id"]
+        for i in json.loads((holdout.public_dir / "iwildcam2020_train_annotations.json").read_text())[
+            "images"
+        ]
+    }
+    extra = json.loads((holdout.public_dir / "extra_annotations.json").read_text())["annotations"]
+    assert {a["image_id"] for a in extra} == kept  # no held-out image's category, under either id
+    assert not {a["image_id"] for a in extra} & set(holdout.ids)
