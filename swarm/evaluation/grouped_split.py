@@ -59,9 +59,8 @@ def split_grouped_rows(
     if len(train) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"{layout.train.name} has only {len(train)} rows")
     keys, id_col, test = list(layout.keys), layout.id_column, layout.test_frame
-    per_row = submission_labels(
-        train, spec, list(sample.columns)
-    )  # each row's targets, in the sample's columns
+    # each row's targets, in the sample's columns
+    per_row = submission_labels(train, spec, list(sample.columns))
     row_ids = joined_ids(train, keys)
     _check_agreement(per_row, row_ids, layout)
     classification = is_classification(spec, per_row, False)

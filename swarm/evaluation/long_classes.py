@@ -103,9 +103,8 @@ def split_long_classes(
     kept_keys = set(kept[key].str.strip())
     new_keys = moved[key].str.strip().tolist()
     file_dirs = link_keyed_files(public, dest, folders, original, new_keys, skip, kept_keys)
-    named = held.assign(
-        **{spec.id_column: held[key].str.strip()}
-    )  # side files are named by the original keys
+    # side files are named by the original keys
+    named = held.assign(**{spec.id_column: held[key].str.strip()})
     test_dir = folders[0][0] if folders else None
     hidden = hide_side_files(public, dest, train, named, spec, set(test_keys), test_dir, skip, kept_keys)
     mirror(public, dest, skip)
