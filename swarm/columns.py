@@ -218,6 +218,16 @@ def resolve_file(value: str, info: dict, data_dir: str) -> str | None:
 
 # Names that mark a labelled-table column as the labels where several could stand for a renamed target.
 LABEL_NAMES = ("target", "label", "labels", "answer", "y")
+# Words that mark a labels table as weaker than its twin (freesound's train_noisy.csv beside train_curated.csv).
+WEAK_TABLE_WORDS = ("noisy", "extra", "external", "additional", "pseudo", "weak")
+
+
+def main_labels_table(names: list) -> str | None:
+    """Of several labels tables, the one whose name has none of WEAK_TABLE_WORDS where exactly one has none
+    (train_curated.csv beside train_noisy.csv), else None. The harness holds rows out of it and the offline coder
+    reads it."""
+    plain = [n for n in names if not any(w in os.path.basename(str(n)).lower() for w in WEAK_TABLE_WORDS)]
+    return plain[0] if len(plain) == 1 and len(names) > 1 else None
 
 
 def all_numbers(values: pd.Series) -> bool:

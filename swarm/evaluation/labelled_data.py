@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.columns import main_labels_table
 from swarm.competitions.competition import Competition, MetricSpec, table_id_column
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
@@ -119,9 +120,10 @@ def labelled_table(
     """The public table of labelled examples: `train.csv` when it holds the submission's target columns, else
     the one other CSV (or JSON records) named like training data or labels (`train_labels.csv`, `labels.csv`)
     that holds the id column and every target column (or their classes, `_holds_labels`), else `train.csv` (its
-    targets may be one column of class values, see `swarm.evaluation.labels.submission_labels`). `chosen`
-    (evaluation.labels_table) names it where several tables hold the labels (freesound's curated and noisy
-    ones). NoHoldout, naming what was looked for, when there is none, or several and none chosen."""
+    targets may be one column of class values, see `swarm.evaluation.labels.submission_labels`). Where several
+    tables hold the labels, `chosen` (evaluation.labels_table) names it, else the one not named as weaker labels
+    (freesound's train_curated.csv beside train_noisy.csv, `main_labels_table`). NoHoldout, naming what was
+    looked for, when there is none, or several and none stands out."""
     train = public / TRAIN
     if chosen:
         path = public / chosen
@@ -149,6 +151,9 @@ def labelled_table(
     ]
     if len(tables) == 1:
         return tables[0]
+    main = main_labels_table([t.name for t in tables])
+    if main is not None:  # the others are named as weaker labels (train_noisy.csv): they stay whole
+        return public / main
     if len(tables) > 1:
         raise NoHoldout(
             f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "

@@ -20,7 +20,7 @@ import pandas as pd
 
 try:
     from swarm.coco_records import coco_examples, coco_fields, coco_test_files
-    from swarm.columns import all_numbers, column_kinds, renamed_source
+    from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import holds_several, label_set_column, spread_label_sets
@@ -33,6 +33,7 @@ except (
     # pixel_rows, label_lines, coco_records and label_sets precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
+    main_labels_table = globals()["main_labels_table"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
     find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
     is_records_file, records_table = globals()["is_records_file"], globals()["records_table"]
@@ -495,13 +496,13 @@ def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.Data
                 by_classes.append(name)
     if found:
         return found[0] if len(found) == 1 else None
-    for (
-        name
-    ) in by_classes:  # a column of the sample's classes, one or a set a row; of several, the first by name
+    holding = []  # a column of the sample's classes, one or a set a row
+    for name in by_classes:
         table = pd.read_csv(os.path.join(input_dir, name), dtype=str, keep_default_na=False)
         if label_set_column(table.drop(columns=[sample.columns[0]]), list(sample.columns[1:])) is not None:
-            return name
-    return None
+            holding.append(name)
+    # of several, the one not named as weaker labels (train_curated.csv beside train_noisy.csv), else the first
+    return main_labels_table(holding) or (holding[0] if holding else None)
 
 
 def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str | None:

@@ -1,9 +1,9 @@
 """Labels as sets of the submission's class columns (issue 29): freesound-audio-tagging-2019's `train_curated.csv`
 and `train_noisy.csv` hold `fname` and `labels` (`Bark,Walk_and_footsteps`), while the submission has a 0/1 column
-per class. Where two tables hold labels, the harness asks which one to hold rows out of (evaluation.labels_table,
-or competition.json's `labels_table`) instead of guessing; told, it holds out clips of that table, links their
-audio where the test clips are, and writes their sets as the submission's class columns in labels.csv. The
-offline coder spreads the sets into a 0/1 target per class."""
+per class. Where two tables hold labels, the harness holds rows out of the one evaluation.labels_table (or
+competition.json's `labels_table`) names, else of the one not named as weaker labels (train_noisy.csv), else it
+refuses naming the setting; it links the held-out clips' audio where the test clips are and writes their sets as
+the submission's class columns in labels.csv. The offline coder spreads the sets into a 0/1 target per class."""
 
 from __future__ import annotations
 
@@ -41,43 +41,59 @@ def split(root: Path, tmp_path: Path, **kwargs):
     return competition, build_holdout(competition, tmp_path / "h", fraction=0.25, seed=0, **kwargs)
 
 
-def test_two_labels_tables_are_refused_naming_the_setting_that_chooses(tmp_path: Path) -> None:
+def test_of_two_labels_tables_a_plain_name_beats_a_weaker_one_and_else_the_setting_is_named(
+    tmp_path: Path,
+) -> None:
+    """freesound's train_noisy.csv is named as weaker labels, so rows are held out of train_curated.csv; where
+    neither name says so, the split refuses naming the setting that chooses (and a setting naming no labels table
+    is refused too)."""
+    _, holdout = split(freesound(tmp_path / "fs"), tmp_path / "a")
+    assert holdout.table == "train_curated.csv"
+    root = freesound(tmp_path / "fs2")
+    public = root / "prepared" / "public"
+    (public / "train_noisy.csv").rename(public / "train_second.csv")
     with pytest.raises(
-        NoHoldout, match=r"several tables hold the labels \(train_curated.csv, train_noisy.csv\)"
+        NoHoldout, match=r"several tables hold the labels \(train_curated.csv, train_second.csv\)"
     ):
-        split(freesound(tmp_path / "fs"), tmp_path)
+        split(root, tmp_path / "b")
     with pytest.raises(
         NoHoldout, match=r"evaluation.labels_table names 'sample_submission.csv', which is no"
     ):
-        split(freesound(tmp_path / "fs2"), tmp_path, labels_table="sample_submission.csv")
+        split(root, tmp_path / "c", labels_table="sample_submission.csv")
 
 
-@pytest.mark.parametrize("how", ["setting", "competition.json"])
+@pytest.mark.parametrize(
+    ("how", "chosen", "other"),
+    [
+        ("by name", "train_curated", "train_noisy"),
+        ("setting", "train_noisy", "train_curated"),
+        ("competition.json", "train_noisy", "train_curated"),
+    ],
+)
 def test_held_out_clips_of_the_chosen_table_get_their_audio_and_their_sets_as_columns(
-    tmp_path: Path, how: str
+    tmp_path: Path, how: str, chosen: str, other: str
 ) -> None:
     root = freesound(tmp_path / "fs")
     if how == "competition.json":
         spec = json.loads((root / "competition.json").read_text())
-        (root / "competition.json").write_text(json.dumps({**spec, "labels_table": "train_curated.csv"}))
-    competition, holdout = split(
-        root, tmp_path, **({"labels_table": "train_curated.csv"} if how == "setting" else {})
-    )
+        (root / "competition.json").write_text(json.dumps({**spec, "labels_table": f"{chosen}.csv"}))
+    setting = {"labels_table": f"{chosen}.csv"} if how == "setting" else {}
+    competition, holdout = split(root, tmp_path, **setting)
     public, view = competition.public_dir, holdout.public_dir
-    curated = read(public / "train_curated.csv").set_index("fname")
+    table = read(public / f"{chosen}.csv").set_index("fname")
     labels = read(holdout.labels_path).set_index("fname")
     assert sorted(labels.index) == sorted(holdout.ids) and list(labels.columns) == list(FREESOUND_CLASSES)
     for clip, row in labels.iterrows():
-        assert {c for c in FREESOUND_CLASSES if row[c] == "1"} == set(curated.loc[clip, "labels"].split(","))
-        assert (view / "test" / clip).read_bytes() == (public / "train_curated" / clip).read_bytes()
-        assert not (view / "train_curated" / clip).exists()
-    assert not set(read(view / "train_curated.csv")["fname"]) & set(holdout.ids)
-    assert read(view / "train_noisy.csv").equals(
-        read(public / "train_noisy.csv")
-    )  # the other table stays whole
+        assert {c for c in FREESOUND_CLASSES if row[c] == "1"} == set(table.loc[clip, "labels"].split(","))
+        assert (view / "test" / clip).read_bytes() == (public / chosen / clip).read_bytes()
+        assert not (view / chosen / clip).exists()
+    assert not set(read(view / f"{chosen}.csv")["fname"]) & set(holdout.ids)
+    # the other table stays whole
+    assert read(view / f"{other}.csv").equals(read(public / f"{other}.csv"))
     assert set(holdout.ids) <= set(read(view / "sample_submission.csv")["fname"])
     assert not list(view.glob("*.zip"))  # the archives hold the held-out clips under their training names
-    # The offline coder, given the run's metric as a no-key run gives it: a 0/1 target per class, probabilities.
+    # The offline coder, given the run's metric as a no-key run gives it: a 0/1 target per class, probabilities,
+    # read from the table not named as weaker labels.
     task = infer_task_from_dir(str(view), metric=coarse_metric("lwlrap"))
     assert task["files"]["train"] == "train_curated.csv" and task["files"]["label_sets"] == "labels"
     assert [t["name"] for t in task["targets"]] == list(FREESOUND_CLASSES)

@@ -12,7 +12,7 @@
   spine), label sets in text lines with the test examples marked `?` (mlsp-2013-birds), a table over
   evaluation.max_train_mb (streamed; new-york-city-taxi), COCO-style JSON labels (herbarium) and test rows
   grouped under one submission id (an image per row, a submission row per breast: rsna-breast-cancer-detection),
-  label sets in one column of two tables (freesound-audio-tagging-2019; the run names the table to split), and a
+  label sets in one column of two tables (freesound-audio-tagging-2019; rows held out of train_curated.csv), and a
   target of shares scored as classes (jigsaw-unintended-bias's share of raters, its bias AUC).
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
@@ -289,8 +289,8 @@ def grouped_rows_competition(root: Path) -> Path:
 
 def label_sets_competition(root: Path) -> Path:
     """freesound-audio-tagging-2019's layout (tests/evaluation/census_builders.py's freesound): label sets in
-    `train_curated.csv` and `train_noisy.csv`, the clips in zips, a 0/1 column per class in the submission; the
-    run names the table to hold clips out of (evaluation.labels_table)."""
+    `train_curated.csv` and `train_noisy.csv`, the clips in zips, a 0/1 column per class in the submission; clips
+    are held out of the table not named as weaker labels."""
     from tests.evaluation.census_builders import freesound
 
     return freesound(root, n_curated=120, n_noisy=60, n_test=30)
@@ -366,6 +366,8 @@ GOOD_ENOUGH = {
     "large-table": lambda score: score < 3.0,  # fares 2.5 to about 23: a constant scores about 5.5
     # "dark" tells toxic from not; a constant scores 0.5, and grade.py makes each prediction 0/1 at 0.5 first
     "shares": lambda score: score > 0.7,
+    # each clip's size tells its first label; equal scores for every class (a constant) give about 0.2-0.3
+    "label-sets": lambda score: score > 0.6,
 }
 
 
@@ -383,8 +385,6 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
         overrides.append("evaluation.max_train_mb=0.05")
         monkeypatch.setattr(render_data, "LARGE_TABLE_BYTES", 50_000)
         monkeypatch.setattr(render_data, "MAX_TRAIN_ROWS", 1500)
-    if layout == "label-sets":  # two tables hold labels: the run says which one to hold clips out of
-        overrides.append("evaluation.labels_table=train_curated.csv")
     run_dir = tmp_path / "run"
     summary = competition_flow(
         CompetitionParams(
