@@ -218,7 +218,8 @@ class EvaluationConfig(_Section):
     labels_table: str | None = Field(
         None,
         description="The public table to hold labelled rows out of, where several hold the labels (freesound's "
-        "train_curated.csv beside train_noisy.csv); unset: competition.json's labels_table, else the one there is.",
+        "train_curated.csv beside train_noisy.csv); unset: competition.json's labels_table, else the one not named as "
+        "weaker labels (noisy, extra, external, ...).",
     )
 
     @field_validator("split")
