@@ -14,10 +14,13 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
+from swarm.config import load_config
 from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.evaluation.setup import load_evaluation
 from swarm.label_sets import class_sets, spread_label_sets
 from swarm.offline.client import coarse_metric
 from swarm.offline.inference import infer_task_from_dir
+from swarm.pipeline.context import create_run
 
 from .census_builders import FREESOUND_CLASSES, freesound
 
@@ -98,3 +101,25 @@ def test_held_out_clips_of_the_chosen_table_get_their_audio_and_their_sets_as_co
     assert task["files"]["train"] == "train_curated.csv" and task["files"]["label_sets"] == "labels"
     assert [t["name"] for t in task["targets"]] == list(FREESOUND_CLASSES)
     assert {t["output"] for t in task["targets"]} == {"proba"}
+
+
+def test_a_runs_labels_table_setting_reaches_its_split(tmp_path: Path) -> None:
+    """`evaluation.labels_table` in a run's config (here the noisy table, which the names would not pick) is the
+    table its harness split holds rows out of, as evaluation.json says."""
+    root = freesound(tmp_path / "fs")
+    cfg = load_config(
+        None,
+        [
+            f"project.cache_dir={tmp_path / 'cache'}",
+            f"project.runs_dir={tmp_path / 'runs'}",
+            f"data.data_dir={root}",
+            "llm.code.provider=offline",
+            "llm.feedback.provider=offline",
+            "llm.evolution.provider=offline",
+            "evaluation.labels_table=train_noisy.csv",
+        ],
+    )
+    paths = create_run(cfg, tmp_path / "run")
+    setup = load_evaluation(paths.root)
+    assert setup is not None and setup.holdout is not None and setup.holdout.table == "train_noisy.csv"
+    assert "train_noisy.csv" in json.loads((paths.root / "evaluation.json").read_text())["holdout"]
