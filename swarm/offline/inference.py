@@ -23,14 +23,13 @@ try:
     from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
-    from swarm.label_sets import holds_several, label_set_column, spread_label_sets
+    from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
     from swarm.long_class_rows import long_class_fields, long_class_rows
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
-except (
-    ImportError
-):  # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows,
-    # pixel_rows, label_lines, coco_records and label_sets precede it
+except ImportError:
+    # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows, pixel_rows,
+    # label_lines, coco_records and label_sets precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -45,8 +44,8 @@ except (
     label_line_rows, label_lines_fields = globals()["label_line_rows"], globals()["label_lines_fields"]
     coco_examples, coco_fields = globals()["coco_examples"], globals()["coco_fields"]
     coco_test_files = globals()["coco_test_files"]
-    holds_several, label_set_column = globals()["holds_several"], globals()["label_set_column"]
-    spread_label_sets = globals()["spread_label_sets"]
+    class_sets, holds_several = globals()["class_sets"], globals()["holds_several"]
+    spread_label_sets, within_classes = globals()["spread_label_sets"], globals()["within_classes"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -478,7 +477,9 @@ def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
 def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> str | None:
     """The one top-level CSV named with "train" or "label" (not a test table or the sample, `sample_name`, read
     as text in `sample`) that holds the sample's id column and every target (AI4Code's train_orders.csv), as the
-    harness finds a labels table; None when there is none or several."""
+    harness finds a labels table (None when several do); else one holding the id column and a column of the
+    sample's class columns (`class_column`), of several the one not named as weaker labels (`main_labels_table`),
+    else the first by name; None when there is none."""
     wanted = set(sample.columns)
     found, by_classes = [], []
     for name in sorted(present):
@@ -496,13 +497,29 @@ def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.Data
                 by_classes.append(name)
     if found:
         return found[0] if len(found) == 1 else None
-    holding = []  # a column of the sample's classes, one or a set a row
-    for name in by_classes:
-        table = pd.read_csv(os.path.join(input_dir, name), dtype=str, keep_default_na=False)
-        if label_set_column(table.drop(columns=[sample.columns[0]]), list(sample.columns[1:])) is not None:
-            holding.append(name)
+    classes = list(sample.columns[1:])
+    holding = [n for n in by_classes if class_column(os.path.join(input_dir, n), sample.columns[0], classes)]
     # of several, the one not named as weaker labels (train_curated.csv beside train_noisy.csv), else the first
     return main_labels_table(holding) or (holding[0] if holding else None)
+
+
+LABEL_SCAN_ROWS = 10_000  # a table's first rows, read to find a column of classes before it is read whole
+
+
+def class_column(path: str, id_col: str, classes: list) -> tuple | None:
+    """(name, values as text) of a CSV's first column (not the id) whose values are the sample's classes, one or
+    a set joined with "," a row (swarm/label_sets.py), or None. Only the first rows are read whole; a column
+    they show to be classes is then read alone, so a large table (jigsaw's 1.8 million comments) is not read twice
+    whole."""
+    try:
+        head = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=LABEL_SCAN_ROWS)
+        for column in (c for c in head.columns if c != id_col and within_classes(head[c], classes)):
+            values = pd.read_csv(path, dtype=str, keep_default_na=False, usecols=[column])[column]
+            if class_sets(values, classes) is not None:
+                return column, values
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str | None:
@@ -514,16 +531,12 @@ def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str 
         return None
     path = os.path.join(input_dir, files["train"])
     try:
-        header = [str(c) for c in pd.read_csv(path, nrows=0).columns]
-        if set(targets) <= set(header):
+        if set(targets) <= {str(c) for c in pd.read_csv(path, nrows=0).columns}:
             return None
-        table = pd.read_csv(path, dtype=str, keep_default_na=False).drop(
-            columns=[sample.columns[0]], errors="ignore"
-        )
     except (OSError, ValueError):
         return None
-    column = label_set_column(table, targets)
-    return column if column is not None and holds_several(table, column) else None
+    found = class_column(path, str(sample.columns[0]), targets)
+    return found[0] if found is not None and holds_several(found[1]) else None
 
 
 def composite_tables(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> dict | None:

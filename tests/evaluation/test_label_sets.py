@@ -103,22 +103,12 @@ def test_held_out_clips_of_the_chosen_table_get_their_audio_and_their_sets_as_co
     assert {t["output"] for t in task["targets"]} == {"proba"}
 
 
-def test_a_runs_labels_table_setting_reaches_its_split(tmp_path: Path) -> None:
+def test_a_runs_labels_table_setting_reaches_its_split(tmp_path: Path, base_overrides: list[str]) -> None:
     """`evaluation.labels_table` in a run's config (here the noisy table, which the names would not pick) is the
     table its harness split holds rows out of, as evaluation.json says."""
     root = freesound(tmp_path / "fs")
-    cfg = load_config(
-        None,
-        [
-            f"project.cache_dir={tmp_path / 'cache'}",
-            f"project.runs_dir={tmp_path / 'runs'}",
-            f"data.data_dir={root}",
-            "llm.code.provider=offline",
-            "llm.feedback.provider=offline",
-            "llm.evolution.provider=offline",
-            "evaluation.labels_table=train_noisy.csv",
-        ],
-    )
+    overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
+    cfg = load_config(None, [*overrides, f"data.data_dir={root}", "evaluation.labels_table=train_noisy.csv"])
     paths = create_run(cfg, tmp_path / "run")
     setup = load_evaluation(paths.root)
     assert setup is not None and setup.holdout is not None and setup.holdout.table == "train_noisy.csv"
