@@ -197,6 +197,9 @@ COARSE_METRIC: dict[str, str | None] = {
     "laplace_log_likelihood": None,
     "probabilistic_f1": "f1",
     "jigsaw_bias_auc": "auc",
+    "answer_span_f1": "f1",
+    "voc_box_map": None,
+    "coco_box_map": None,
     "spine_weighted_logloss": "logloss",
 }
 
@@ -260,6 +263,9 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
         "map_at_k",
         rf"mean{_GAP}average{_GAP}precision\s*(?:@|{_GAP}at{_GAP})\s*(?:\d+|k\b)|\bmap\s*@\s*(?:\d+|k\b)",
     ),
+    # boxes' mAP at one IoU (siim-covid19-detection, vinbigdata: "the standard PASCAL VOC 2010 mean Average
+    # Precision (mAP) at IoU > 0.5"); `_iou` reads the threshold
+    ("voc_box_map", rf"\bpascal{_GAP}voc\b[^\n]{{0,80}}?mean{_GAP}average{_GAP}precision"),
     # masks' IoU over thresholds (tgs-salt-identification-challenge), not the mAP of ranked lists or boxes
     (
         "rle_iou_map",
@@ -290,6 +296,9 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     ("jigsaw_bias_auc", rf"\bunintended{_GAP}bias\b|\bbias{_GAP}aucs?\b|\bbpsn\b"),
     # the F1 of probabilities (rsna-breast-cancer-detection: "the probabilistic F1 score (pF1)")
     ("probabilistic_f1", rf"\bprobabilistic{_GAP}f[\s-]?1\b|\bpf[\s_-]?1\b"),
+    # answers matched exactly as token spans or YES/NO (tensorflow2-question-answering: "micro F1 between the
+    # predicted and expected answers. Predicted long and short answers must match exactly the token indices")
+    ("answer_span_f1", rf"(?:\bmicro{_GAP})?{_F1}(?=[\s\S]{{0,400}}?\btoken{_GAP}indices\b)"),
     ("f1_macro", _f1_average("macro")),
     ("f1_micro", _f1_average("micro")),
     ("f1_weighted", _f1_average("weighted")),
@@ -379,6 +388,7 @@ _K_HINTS = (
     re.compile(r"\bk\s*=\s*(\d+)", re.I),
 )
 _K_NEARBY = (_K_HINTS[0], _K_HINTS[2])
+_IOU_HINT = re.compile(r"\biou\s*(?:>=?|≥|of|=)\s*`?(0?\.\d+)", re.IGNORECASE)
 
 
 def evaluation_section(description: str) -> str | None:
@@ -407,6 +417,12 @@ def _map_k(matched: str, scope: str) -> dict[str, Any]:
     if k is None:  # "MAP@K" alone: look around it, but not for a loose "at 5"
         k = _k_from(scope, _K_NEARBY)
     return {"k": k} if k else {}
+
+
+def _iou(scope: str) -> dict[str, Any]:
+    """The IoU threshold a box mAP is said to be "at" ("at IoU > 0.4"), if the text gives one."""
+    found = _IOU_HINT.search(scope)
+    return {"iou": float(found.group(1))} if found else {}
 
 
 def _earliest(
@@ -454,7 +470,9 @@ def _match_in(scope: str, text: str = "") -> tuple[str | None, str, dict[str, An
             name, words = found
             name = _refined(name, scope, text or scope)
             name = name if name in metric_lib.METRICS else None  # the library may have dropped it
-            params = _map_k(words, scope) if name == "map_at_k" else {}
+            params = (
+                _map_k(words, scope) if name == "map_at_k" else _iou(scope) if name == "voc_box_map" else {}
+            )
             return name, words, params
     return None
 

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from swarm.competitions import sequence_metrics
+from swarm.competitions import box_metrics, sequence_metrics
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.numeric_metrics import (
     DEFAULT_PF_BETA,
@@ -177,6 +177,10 @@ def _positive_number(value: Any) -> bool:
     )
 
 
+def _open_fraction(value: Any) -> bool:
+    return _positive_number(value) and value < 1
+
+
 PARAM_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "k": (_positive_int, "a positive integer"),
     "label_column": (_column_name, "a column name"),
@@ -185,6 +189,7 @@ PARAM_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "height": (_positive_int, "a positive integer (0: unknown)"),
     "width": (_positive_int, "a positive integer (0: unknown)"),
     "beta": (_positive_number, "a positive number"),
+    "iou": (_open_fraction, "a number between 0 and 1"),
     "scored_columns": (_column_names, "a list of distinct target column names (empty: all)"),
 }
 
@@ -996,6 +1001,44 @@ _LIBRARY = (
             "edit_distance_rate",
             "summed_levenshtein_rate",
         ),
+    ),
+    Metric(
+        "answer_span_f1",
+        False,
+        sequence_metrics.answer_span_f1,
+        "micro F1 = share of rows predicted right: a prediction ('<start>:<end>' token span, YES or NO) is right "
+        "where it is one of the row's space-separated true answers, a blank where the row has none "
+        "(tensorflow2-question-answering's grade.py)",
+        numeric=False,
+        empty_ok=True,
+        perfect=sequence_metrics.first_answer,
+        aliases=("nq_micro_f1", "natural_questions_f1", "answer_f1", "span_micro_f1", "qa_micro_f1"),
+    ),
+    Metric(
+        "voc_box_map",
+        False,
+        box_metrics.voc_box_map,
+        "mAP = mean over the answers' classes of sklearn's average precision of (is true, confidence) pairs: "
+        "predicted boxes '<label> <conf> <x_min> <y_min> <x_max> <y_max>' matched by confidence to a true box "
+        "with IoU > iou (default 0.5), unmatched true boxes (1, 0), rows with neither (0, 0) "
+        "(PASCAL VOC mAP as siim-covid19-detection's grade.py)",
+        numeric=False,
+        empty_ok=True,
+        params={"iou": box_metrics.VOC_IOU},
+        aliases=("pascal_voc_map", "voc_map", "box_map", "detection_map", "map_iou_boxes"),
+    ),
+    Metric(
+        "coco_box_map",
+        False,
+        box_metrics.coco_box_map,
+        "COCO mAP at one IoU threshold iou (default 0.4): per class of the answers, precision at 101 recall "
+        "points of boxes '<class> <conf> <x_min> <y_min> <x_max> <y_max>' matched greedily by confidence "
+        "(IoU >= iou, corners read as COCO's x, y, width, height), averaged "
+        "(vinbigdata-chest-xray-abnormalities-detection's grade.py, pycocotools' COCOeval)",
+        numeric=False,
+        empty_ok=True,
+        params={"iou": box_metrics.COCO_IOU},
+        aliases=("coco_map", "cocoeval_map", "vinbigdata_map", "coco_map_at_iou"),
     ),
     Metric(
         "point_in_box_f1",

@@ -6,6 +6,9 @@
   distance between the predicted and the true text.
 - `token_error_rate` (multi-modal-gesture-recognition): edit distances between sequences of whole-number
   labels, summed over rows and divided by the number of true labels.
+- `answer_span_f1` (tensorflow2-question-answering): a prediction per row, a span `<start>:<end>` of token
+  indices, `YES`, `NO` or blank, right where it is one of the row's true answers (a blank right where there is
+  none); micro F1 of the grader's 0/1 pairs over all rows.
 - `point_in_box_f1` (kuzushiji-recognition): true boxes `<label> x y w h` against predicted centre points
   `<label> x y`, each box taking the first unused point of its label strictly inside it; F1 over all rows.
 
@@ -251,3 +254,46 @@ def box_centres(cell: Any) -> str:
         f"{label} {x + width / 2:g} {y + height / 2:g}"
         for label, (x, y, width, height) in zip(labels, boxes, strict=True)
     )
+
+
+# ---- answer spans ------------------------------------------------------------------------------------------------
+
+_YES_NO = ("YES", "NO")
+
+
+def _answer(name: str, token: str, *, answers: bool) -> str:
+    """A span `<start>:<end>` of whole numbers (canonical: `int()` of each), `YES` or `NO`."""
+    if token in _YES_NO:
+        return token
+    parts = token.split(":")
+    try:
+        if len(parts) == 2:
+            return f"{int(parts[0])}:{int(parts[1])}"
+    except ValueError:
+        pass
+    raise _fault(name, answers, f"must be '<start>:<end>' token spans, YES or NO, found {_shown(token)!r}")
+
+
+def answer_span_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
+    """tensorflow2-question-answering's micro F1, as its grade.py computes it: each row's answer cell lists
+    the true answers (space-separated spans `<start>:<end>`, `YES`, `NO`; blank: none), its prediction is one
+    of them or blank; y_pred is 1 for a prediction, y_true 1 where a prediction is a true answer or a blank
+    faces one; sklearn's micro-averaged F1 of those pairs (the share of rows predicted right)."""
+    name = "answer_span_f1"
+    truths, preds = [], []
+    for truth, pred in _rows(y_true, y_pred):
+        valid = {_answer(name, token, answers=True) for token in truth.split()}
+        pred = pred.strip()
+        if pred:
+            truths.append(int(_answer(name, pred, answers=False) in valid))
+        else:
+            truths.append(int(bool(valid)))
+        preds.append(int(bool(pred)))
+    return float(np.mean(np.array(truths) == np.array(preds)))
+
+
+def first_answer(cell: Any) -> str:
+    """The prediction a perfect tensorflow2-question-answering submission makes for an answer cell: its first
+    true answer, or blank where it has none (so that the harness can check held-out answers are scorable)."""
+    tokens = _text(cell).split()
+    return tokens[0] if tokens else ""

@@ -197,11 +197,14 @@ REAL = [
          "\n\n### Submission Format\n\n**For every author in the dataset**, submission files should contain two "
          "columns: image and labels. labels should be a space-delimited list.",
          "multilabel_f1_micro"),
+    # answers that must match token spans exactly (its grade.py: micro F1 of 0/1 pairs, answer_span_f1)
     Case("tensorflow2-question-answering",
          "Submissions are evaluated using [micro F1](https://scikit-learn.org/stable/modules/generated/sklearn."
-         "metrics.f1_score.html) between the predicted and expected answers. [...] (In contrast, in \"macro\" F1 "
-         "a separate F1 score is calculated for each class / label and then averaged.)",
-         "f1_micro"),
+         "metrics.f1_score.html) between the predicted and expected answers. Predicted long and short answers "
+         "must match exactly the token indices of one of the ground truth labels ((or match YES/NO if the "
+         "question has a yes/no short answer). [...] (In contrast, in \"macro\" F1 a separate F1 score is "
+         "calculated for each class / label and then averaged.)",
+         "answer_span_f1"),
     # one label per row, some of two words: not label sets
     Case("plant-seedlings-classification",
          "Submissions are evaluated on **MeanFScore**, which at Kaggle is actually a [micro-averaged F1-score]"
@@ -339,7 +342,12 @@ REAL = [
     Case("siim-covid19-detection",
          "The challenge uses the standard PASCAL VOC 2010 [mean Average Precision (mAP) ](https://storage."
          "googleapis.com/kaggle-media/competitions/SIIM2021/VOC2012_doc.pdf)at IoU > `0.5`.",
-         None),
+         "voc_box_map", {"iou": 0.5}),
+    # its grade.py runs COCOeval at 0.4 (coco_box_map, named in competition.json): the wording says VOC
+    Case("vinbigdata-chest-xray-abnormalities-detection",
+         "The challenge uses the standard PASCAL VOC 2010 [mean Average Precision (mAP)](http://host.robots.ox."
+         "ac.uk/pascal/VOC/voc2010/devkit_doc_08-May-2010.pdf) at IoU > 0.4.",
+         "voc_box_map", {"iou": 0.4}),
     Case("smartphone-decimeter-2022",
          "Submissions are scored on the mean of the 50th and 95th percentile distance errors.",
          None, overview="Your work will help produce more accurate positions, bridging the accuracy gap."),
@@ -384,8 +392,9 @@ def test_the_cases_are_many_and_varied():
     covered = {case.metric for case in REAL}
     # no MLE-bench competition is scored on these (the hard cases below name them); kuzushiji-recognition's
     # "F1" is of centre points in boxes (point_in_box_f1), not of 0/1 labels; rsna-2022's weighted multi-label
-    # log loss is its own (spine_weighted_logloss), not the plain mean over columns
-    uncovered = {"balanced_accuracy", "mse", "f1_weighted", "rle_iou", "f1", "multilabel_logloss"}
+    # log loss is its own (spine_weighted_logloss), not the plain mean over columns; vinbigdata's description
+    # names the VOC mAP its grader computes with COCOeval (coco_box_map)
+    uncovered = {"balanced_accuracy", "mse", "f1_weighted", "rle_iou", "f1", "multilabel_logloss", "coco_box_map"}
     assert set(METRICS) - covered <= uncovered
 
 
