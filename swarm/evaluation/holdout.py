@@ -21,7 +21,8 @@ This module is the builder, step by step; each step's work lives in a module of 
   and `position_split`: records whose targets are arrays, a row per position (stanford-covid-vaccine);
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
-  rows grouped under one submission id (rsna-breast-cancer-detection);
+  rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
+  are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection);
 - `labels`: the targets in the submission's columns, and the private labels.csv;
 - `split`: the split kinds, choosing one and drawing the held-out rows;
 - `new_ids`: the ids the held-out rows get where theirs could collide with a test id;
@@ -82,6 +83,7 @@ from swarm.evaluation.split import (
     split_rows,
 )
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
 from swarm.evaluation.view_files import (
     extracted_archives,
     fresh_view,
@@ -145,6 +147,14 @@ def build_holdout(
             options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
             parts = split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
             return _save_split(root, spec, **vars(parts))
+    twins = twin_tables(public, spec.id_column, targets, test_ids)
+    if (
+        twins is not None
+    ):  # whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection)
+        options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
+        return _save_split(
+            root, spec, **vars(split_twin_tables(competition, spec, root, twins, sample, **options))
+        )
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}

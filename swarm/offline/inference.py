@@ -612,7 +612,69 @@ def _discover(input_dir: str) -> tuple:
     sets = label_sets_layout(input_dir, files, text) if train and readable and not by_class else None
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
+    parts = id_parts_layout(input_dir, files, text) if train and readable and not files["test"] else None
+    if parts:  # no test table: the sample's ids join labelled columns, which they give back
+        files["id_parts"] = parts
     return files, missing
+
+
+MAX_ID_PARTS = 5
+ID_PARTS_ROWS = 200  # the labelled table's first rows on which the columns must join into the ids
+
+
+def id_parts_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> list | None:
+    """The labelled table's columns whose values joined with "_" are each row's id, in order, where there is no
+    test table (nfl-player-contact-detection: `contact_id` = `<game_play>_<step>_<p1>_<p2>`, the test's contacts
+    listed by the sample alone); see `id_part_columns`. None otherwise."""
+    if is_records_file(files["train"]):
+        return None
+    try:
+        head = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=ID_PARTS_ROWS, dtype=str,
+                           keep_default_na=False)  # fmt: skip
+    except (OSError, ValueError):
+        return None
+    return id_part_columns(head, str(sample.columns[0]), [str(c) for c in sample.columns[1:]])
+
+
+def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | None:
+    """2 to MAX_ID_PARTS columns of `head` (the labelled table's first rows, as text), neither the id nor a target,
+    whose values joined with "_" are every row's id, and which splitting the id from the right gives back (so
+    only the first may hold "_"); the first such sequence, fewer columns first. None where none does."""
+    if id_col not in head.columns or head.empty:
+        return None
+    ids = head[id_col].str.strip()
+    values = {c: head[c].str.strip() for c in head.columns if c != id_col and c not in targets}
+    first = ids.iloc[0]
+
+    def extend(chain, at):
+        if at == len(first):
+            return [chain] if len(chain) >= 2 else []
+        if len(chain) == MAX_ID_PARTS:
+            return []
+        found = []
+        for column, column_values in values.items():
+            part, end = column_values.iloc[0], at + len(column_values.iloc[0])
+            fits = part and first.startswith(part, at) and (end == len(first) or first[end] == "_")
+            if fits and column not in chain:
+                found += extend([*chain, column], end + 1 if end < len(first) else end)
+        return found
+
+    for chain in sorted(extend([], 0), key=len):
+        joined = values[chain[0]].str.cat([values[c] for c in chain[1:]], sep="_")
+        split = ids.str.rsplit("_", n=len(chain) - 1, expand=True)
+        if (
+            joined.equals(ids)
+            and split.shape[1] == len(chain)
+            and all(split[k].equals(values[c].rename(k)) for k, c in enumerate(chain))
+        ):
+            return chain
+    return None
+
+
+def id_part_frame(ids: pd.Series, parts: list) -> pd.DataFrame:
+    """The columns `parts` given back by each id (split with "_" from the right), as text."""
+    split = ids.astype(str).str.strip().str.rsplit("_", n=len(parts) - 1, expand=True)
+    return pd.DataFrame({c: split[k] for k, c in enumerate(parts)}, index=ids.index)
 
 
 def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
@@ -725,6 +787,11 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
     if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
         test[sample.columns[0]] = joined_ids(test, files["keys"])
+    if files.get("id_parts") and not files["test"]:  # the ids give back the labelled columns they join
+        parts = id_part_frame(test[sample.columns[0]], files["id_parts"])
+        test = test.join(
+            parts.astype({c: train[c].dtype for c in parts if pd.api.types.is_numeric_dtype(train[c])})
+        )
     return same_id_name(train, test, sample)
 
 

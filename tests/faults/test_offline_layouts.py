@@ -324,6 +324,26 @@ def shares_competition(root: Path) -> Path:
     return root
 
 
+def twin_tables_competition(root: Path) -> Path:
+    """nfl-player-contact-detection's layout (tests/evaluation/census_builders.py's nfl_contact): contacts in
+    `train_labels.csv`, the game plays' inputs in `train_`/`test_` table pairs and videos, the test's contacts
+    listed by the sample alone; here a player touches the ground (`G`) at odd steps and no other player."""
+    from tests.evaluation.census_builders import nfl_contact
+
+    nfl_contact(root, n_plays=24, n_test=6, steps=6)
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+
+    def contact(table: pd.DataFrame) -> pd.Series:
+        odd = table["step"].astype(int) % 2 == 1
+        return ((table["nfl_player_id_2"] == "G") & odd).astype(int)
+
+    train = pd.read_csv(public / "train_labels.csv", dtype=str, keep_default_na=False)
+    train.assign(contact=contact(train)).to_csv(public / "train_labels.csv", index=False)
+    answers = pd.read_csv(private / "test.csv", dtype=str, keep_default_na=False)
+    answers.assign(contact=contact(answers)).to_csv(private / "test.csv", index=False)
+    return root
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -354,6 +374,7 @@ LAYOUTS = {
     "grouped-rows": (grouped_rows_competition, "train.csv ("),
     "label-sets": (label_sets_competition, "labelled rows of train_curated.csv"),
     "shares": (shares_competition, "labelled rows of train.csv (target as prediction)"),
+    "twin-tables": (twin_tables_competition, "labelled rows of train_labels.csv ("),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6

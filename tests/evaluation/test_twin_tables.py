@@ -1,0 +1,103 @@
+"""The harness split of twin tables of groups (nfl-player-contact-detection's layout, issue 29): whole game plays
+held out, their rows of every `train_<x>.csv` moved to `test_<x>.csv` and their videos to `test/`, their labels
+kept by the harness alone; and the offline coder's reading of the test's contacts from their ids."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.competitions import load_competition_dir
+from swarm.evaluation.holdout import build_holdout
+from swarm.evaluation.twin_tables import group_of, twin_tables
+from swarm.offline.inference import id_part_columns
+from tests.evaluation.census_builders import nfl_contact
+
+
+def read(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, dtype=str, keep_default_na=False)
+
+
+def test_whole_game_plays_move_to_the_test_side_with_their_rows_and_videos(tmp_path: Path) -> None:
+    root = nfl_contact(tmp_path / "c")
+    competition = load_competition_dir(root)
+    public = competition.public_dir
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=3)
+    view = holdout.public_dir
+
+    original = read(public / "train_labels.csv")
+    labels = read(holdout.labels_path)
+    held_plays = set(original.set_index("contact_id").loc[labels["contact_id"], "game_play"])
+    assert holdout.split == "group:game_play" and len(held_plays) == 2
+    # every contact of a held-out game play is held out, with its own label
+    assert set(labels["contact_id"]) == set(
+        original.loc[original["game_play"].isin(held_plays), "contact_id"]
+    )
+    truth = original.set_index("contact_id")["contact"]
+    assert (labels.set_index("contact_id")["contact"] == truth.loc[labels["contact_id"]]).all()
+    # the view's labels table keeps the other game plays whole, and none of the held-out ones
+    kept = read(view / "train_labels.csv")
+    assert not set(kept["game_play"]) & held_plays and len(kept) + len(labels) == len(original)
+    # the sample lists the test's contacts and the held-out ones, each once
+    sample, test_sample = read(view / "sample_submission.csv"), read(public / "sample_submission.csv")
+    assert sorted(sample["contact_id"]) == sorted([*test_sample["contact_id"], *labels["contact_id"]])
+    # each twin's held-out rows are on the test side only, the test's rows all still there
+    for name in ("baseline_helmets", "player_tracking", "video_metadata"):
+        train_view, test_view = read(view / f"train_{name}.csv"), read(view / f"test_{name}.csv")
+        train_before, test_before = read(public / f"train_{name}.csv"), read(public / f"test_{name}.csv")
+        moved = train_before[train_before["game_play"].isin(held_plays)]
+        assert not set(train_view["game_play"]) & held_plays and len(moved) > 0
+        assert len(test_view) == len(test_before) + len(moved) and list(test_view.columns) == list(
+            test_before.columns
+        )
+        assert set(test_view["game_play"]) == set(test_before["game_play"]) | held_plays
+    # the videos of a held-out game play are in test/, under their names, and no longer in train/
+    for play in held_plays:
+        for view_name in ("All29", "Endzone", "Sideline"):
+            assert (view / "test" / f"{play}_{view_name}.mp4").is_file()
+            assert not (view / "train" / f"{play}_{view_name}.mp4").exists()
+    assert sorted(holdout.file_dirs) == ["test", "train"]
+    # no file of the view holds a held-out contact's label: the only table with `contact` is the kept labels
+    for path in view.rglob("*.csv"):
+        frame = read(path)
+        if "contact" in frame.columns and path.name != "sample_submission.csv":
+            assert path.name == "train_labels.csv" and not set(frame["contact_id"]) & set(
+                labels["contact_id"]
+            )
+
+
+def test_the_layout_is_found_only_where_ids_start_with_a_twin_group(tmp_path: Path) -> None:
+    root = nfl_contact(tmp_path / "c")
+    public = root / "prepared" / "public"
+    ids = read(public / "sample_submission.csv")["contact_id"].tolist()
+    layout = twin_tables(public, "contact_id", ["contact"], ids)
+    assert layout is not None and layout.group == "game_play" and len(layout.twins) == 3
+    assert twin_tables(public, "contact_id", ["contact"], [*ids, "99999_000001_0_1_G"]) is None
+    (public / "test_baseline_helmets.csv").unlink()
+    (public / "test_player_tracking.csv").unlink()
+    (public / "test_video_metadata.csv").unlink()
+    assert twin_tables(public, "contact_id", ["contact"], ids) is None
+    # the longest group an id starts with, ended by "_"
+    assert group_of("58_1_0_7_G", {"58", "58_1"}) == "58_1" and group_of("581_0", {"58"}) is None
+
+
+def test_the_offline_coder_reads_the_labelled_columns_an_id_joins() -> None:
+    head = pd.DataFrame(
+        {
+            "contact_id": ["58_001_0_7_G", "58_001_3_7_9"],
+            "game_play": ["58_001", "58_001"],
+            "datetime": ["t0", "t3"],
+            "step": ["0", "3"],
+            "nfl_player_id_1": ["7", "7"],
+            "nfl_player_id_2": ["G", "9"],
+            "contact": ["1", "0"],
+        }
+    )
+    parts = ["game_play", "step", "nfl_player_id_1", "nfl_player_id_2"]
+    assert id_part_columns(head, "contact_id", ["contact"]) == parts
+    # a later part holding "_" cannot be split back from the right: no columns
+    odd = head.assign(nfl_player_id_2=["G_1", "9_1"], contact_id=["58_001_0_7_G_1", "58_001_3_7_9_1"])
+    assert id_part_columns(odd, "contact_id", ["contact"]) is None
+    # ids that join no columns
+    assert id_part_columns(head.assign(contact_id=["a", "b"]), "contact_id", ["contact"]) is None
