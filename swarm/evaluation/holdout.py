@@ -83,6 +83,7 @@ from swarm.evaluation.split import (
     split_rows,
 )
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.tfrecord_split import split_tfrecords
 from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
 from swarm.evaluation.view_files import (
     extracted_archives,
@@ -211,7 +212,11 @@ def build_holdout(
     else:
         file_dirs = link_labelled_files(public, dest, layout, original, ids, skip)
         test_dir = public / layout["test"]
-    hidden = hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip, kept_ids)
+    # Held-out images' records move from training TFRecords to the test ones (siim-isic, cassava).
+    labelled_ids = set(train[id_col].astype(str).str.strip()) if id_col in train.columns else set()
+    held_names = dict(zip(original, ids, strict=True)) if original else {}
+    hidden = split_tfrecords(public, dest, held_names, labelled_ids, skip, rng)
+    hidden += hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip, kept_ids)
     mirror(public, dest, skip)
 
     # The view's tables: the labelled table without the held-out rows, which join the test table and sample.

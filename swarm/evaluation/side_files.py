@@ -16,11 +16,11 @@ import pandas as pd
 from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.table_io import table_header, write_public_csv
 from swarm.records import is_records_file, read_records, write_records
+from swarm.tfrecords import TFRECORD_SUFFIXES
 
 SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
 KEY_FIELD_SHARE = 0.5  # a records field naming this share of the held-out ids keys examples
 SIDE_RECORDS_MAX_BYTES = 4 * 1024**3  # JSON side records up to this size are read whole to drop held-out ones
-TFRECORD_SUFFIXES = (".tfrec", ".tfrecord", ".tfrecords")
 
 
 def hide_side_files(
@@ -39,8 +39,8 @@ def hide_side_files(
     example (keyed by the id column, or by columns that identify one row of the labelled table: champs's
     contributions by molecule and atom pair) is rewritten without the held-out examples' rows. Test files are
     never touched (where test and train ids collide, a file under a test* path named by a test id is the
-    test's). Training TFRecords are left out whole (siim-isic's and cassava's hold every training image with its
-    label, and they are not named by ids). JSON side records on the training side lose the records that name a
+    test's). Training TFRecords not split already (`tfrecord_split`) are left out whole (siim-isic's and cassava's
+    hold every training image with its label, and they are not named by ids). JSON side records on the training side lose the records that name a
     held-out id in any field (3d-object-detection's annotations keyed by sample token). Adds what it handled to
     `skip`; returns the side files changed (relative)."""
     ids = set(held[spec.id_column].str.strip()) if spec.id_column in held.columns else set()

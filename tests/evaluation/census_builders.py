@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
+from swarm import tfrecords
 from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
 
 # mlebench/competitions/dog-breed-identification/dogs.py: the sample's 120 breed columns, in its order.
@@ -329,10 +330,28 @@ def siim_isic(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
     write_files(public / "test", [f"{n}.dcm" for n in names[n_train:]])
     write_files(public / "jpeg" / "train", [f"{n}.jpg" for n in names[:n_train]])
     write_files(public / "jpeg" / "test", [f"{n}.jpg" for n in names[n_train:]])
-    write_files(
-        public / "tfrecords", ["train00-20.tfrec", "train01-20.tfrec", f"test00-{n_test}.tfrec"], "target "
-    )
+    # Kaggle's TFRecords: an Example per image, its JPEG bytes, name and the table's fields (the labels in train's)
+    rows = [train[:20], train[20:n_train], table[n_train:]]
+    for name, part in zip(("train00-20", f"train01-{n_train - 20}", f"test00-{n_test}"), rows, strict=True):
+        tf_records(public / "tfrecords" / f"{name}.tfrec", part, "image_name")
     return root
+
+
+def tf_records(path: Path, rows: pd.DataFrame, id_column: str) -> None:
+    """A TFRecord file of an Example per row: `image` (a few bytes), `image_name` (the id), the row's other
+    fields (numbers as int64, the rest as bytes)."""
+    records = []
+    for row in rows.to_dict("records"):
+        values: dict = {
+            "image": f"jpeg of {row[id_column]}".encode(),
+            "image_name": str(row[id_column]).encode(),
+        }
+        for key, value in row.items():
+            if key != id_column:
+                values[key] = int(value) if isinstance(value, int | np.integer) else str(value).encode()
+        records.append(tfrecords.frame(tfrecords.example(values)))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tfrecords.write_records(path, records)
 
 
 def tabular_may_2022(root: Path, n_train: int = 50, n_test: int = 12) -> Path:
@@ -542,10 +561,14 @@ def cassava(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
     )
     write_files(public / "train_images", images[:n_train])
     write_files(public / "test_images", images[n_train:])
-    write_files(
-        public / "train_tfrecords", ["ld_train00-20.tfrec", "ld_train01-20.tfrec"], "image_name target "
+    labels = pd.DataFrame({"image_id": images[:n_train], "target": np.arange(n_train) % 5})
+    tf_records(public / "train_tfrecords" / "ld_train00-20.tfrec", labels[:20], "image_id")
+    tf_records(public / "train_tfrecords" / f"ld_train01-{n_train - 20}.tfrec", labels[20:], "image_id")
+    tf_records(
+        public / "test_tfrecords" / f"ld_test00-{n_test}.tfrec",
+        pd.DataFrame({"image_id": images[n_train:]}),
+        "image_id",
     )
-    write_files(public / "test_tfrecords", [f"ld_test00-{n_test}.tfrec"], "image_name ")
     (public / "label_num_to_disease_map.json").write_text(json.dumps(CASSAVA_DISEASES))
     return root
 

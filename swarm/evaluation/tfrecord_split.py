@@ -1,0 +1,178 @@
+"""Held-out images in the view's TFRecords: moved from the training files to the test files, without labels.
+
+siim-isic-melanoma-classification and cassava-leaf-disease-classification ship their images twice: as JPEG files
+and as TFRecords of `tf.train.Example` records (`train00-2071.tfrec`: `image`, `image_name`, `target`, ...;
+`test00-687.tfrec`: the same but the labels). A held-out image's record leaves the training files (whose other
+records are copied byte for byte) and joins the test files with the test records' fields only, under its id in
+the view; the test files' records and the held-out ones are shuffled over the test files, whose names keep
+saying how many records each holds (`<name>-<count>.tfrec`). Where the records name no labelled id, or there are
+no test TFRecords to follow, the training TFRecords are left out of the view instead (`side_files`).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import BinaryIO
+
+import numpy as np
+
+from swarm.tfrecords import (
+    CRC_BATCH_BYTES,
+    TFRECORD_SUFFIXES,
+    TFRecordError,
+    bytes_value,
+    features,
+    frames,
+    read_records,
+    without_fields,
+)
+
+_COUNTED = re.compile(r"^(.*-)(\d+)(\.[A-Za-z]+)$")  # `train00-2071.tfrec`: the count after the last dash
+
+
+def split_tfrecords(
+    public: Path,
+    dest: Path,
+    held: dict[str, str],
+    labelled_ids: set[str],
+    skip: set[Path],
+    rng: np.random.Generator,
+) -> list[str]:
+    """Move the held-out images' records (`held`: each one's labelled id -> its id in the view) from the
+    training TFRecords to the test TFRecords of the view `dest` (see the module docstring); adds the files
+    handled to `skip`. Returns them (relative), or [] when the layout does not fit (nothing handled).
+
+    Memory stays bounded by a batch of records (`CRC_BATCH_BYTES`): kept records are copied as they are read,
+    held-out ones go to a spool file beside the view (removed after), and the test files are written from
+    references to their records."""
+    files = [
+        p
+        for p in sorted(public.rglob("*"))
+        if p.is_file() and p.suffix.lower() in TFRECORD_SUFFIXES and p not in skip
+    ]
+    test_files = [p for p in files if _test_side(public, p)]
+    train_files = [p for p in files if not _test_side(public, p)]
+    if not train_files or not test_files or not held:
+        return []
+    spool = dest.parent / "held_out.tfrec.spool"  # beside the view, never in it
+    written: list[Path] = []
+    try:
+        layout = _layout(train_files[0], test_files[0], labelled_ids)
+        if layout is None:
+            return []
+        moved = _move_held_out(public, dest, train_files, held, layout, spool, written)
+        tests = [[(path, r.offset, len(r.raw)) for r in read_records(path)] for path in test_files]
+        counts = [len(refs) for refs in tests]
+        for k, i in enumerate(rng.permutation(len(moved))):  # dealt over the test files, each then shuffled
+            tests[k % len(tests)].append(moved[i])
+        for path, refs, count in zip(test_files, tests, counts, strict=True):
+            shuffled = [refs[i] for i in rng.permutation(len(refs))]
+            written.append(_destination(public, dest, path, count, len(refs)))
+            _write_refs(written[-1], shuffled)
+    except (OSError, TFRecordError):
+        for path in written:  # the view falls back to leaving the training TFRecords out
+            path.unlink(missing_ok=True)
+        return []
+    finally:
+        spool.unlink(missing_ok=True)
+    skip.update(train_files + test_files)
+    return [str(p.relative_to(public)) for p in train_files + test_files]
+
+
+Ref = tuple[Path, int, int]  # a framed record: the file, its offset and length there
+
+
+def _move_held_out(
+    public: Path,
+    dest: Path,
+    train_files: list[Path],
+    held: dict[str, str],
+    layout: tuple[set[str], str],
+    spool: Path,
+    written: list[Path],
+) -> list[Ref]:
+    """Copy each training file's kept records to the view (its count in its name updated; the path added to
+    `written`); write the held-out ones, with the test records' fields only and their ids in the view, to
+    `spool`. Returns their references."""
+    keep, id_key = layout
+    refs: list[Ref] = []
+    pending: list[bytes] = []
+    with open(spool, "wb") as out:
+
+        def flush() -> None:
+            for raw in frames(pending):  # their CRCs computed together
+                refs.append((spool, out.tell(), len(raw)))
+                out.write(raw)
+            pending.clear()
+
+        size = 0
+        for path in train_files:
+            partial = dest.parent / "kept.tfrec.partial"  # beside the view until complete
+            count = kept = 0
+            with open(partial, "wb") as copy:
+                for record in read_records(path):
+                    count += 1
+                    name = (bytes_value(record.data, id_key) or b"").decode("utf-8", "replace")
+                    if name not in held:
+                        copy.write(record.raw)
+                        kept += 1
+                        continue
+                    renamed = (id_key, held[name].encode()) if held[name] != name else None
+                    pending.append(without_fields(record.data, keep, renamed))
+                    size += len(pending[-1])
+                    if size >= CRC_BATCH_BYTES:
+                        flush()
+                        size = 0
+            written.append(_destination(public, dest, path, count, kept))
+            partial.replace(written[-1])
+        flush()
+    return refs
+
+
+def _write_refs(path: Path, refs: list[Ref]) -> None:
+    """Write the framed records at `refs`, in order, as one TFRecord file."""
+    handles: dict[Path, BinaryIO] = {}
+    try:
+        with open(path, "wb") as out:
+            for source, offset, length in refs:
+                if source not in handles:
+                    handles[source] = open(source, "rb")  # noqa: SIM115 (closed below, one per source)
+                handles[source].seek(offset)
+                out.write(handles[source].read(length))
+    finally:
+        for handle in handles.values():
+            handle.close()
+
+
+def _test_side(public: Path, path: Path) -> bool:
+    return any(
+        part.lower().startswith("test") or "_test" in part.lower() for part in path.relative_to(public).parts
+    )
+
+
+def _layout(train_file: Path, test_file: Path, labelled_ids: set[str]) -> tuple[set[str], str] | None:
+    """(the test records' feature keys, the key whose bytes value is a labelled id), from the first record of
+    each side; None where a side is empty or no feature names a labelled id."""
+    first_test = next(read_records(test_file), None)
+    first_train = next(read_records(train_file), None)
+    if first_test is None or first_train is None:
+        return None
+    keep = set(features(first_test.data))
+    for key in features(first_train.data):
+        value = bytes_value(first_train.data, key) if key in keep else None
+        if value is not None and value.decode("utf-8", "replace").strip() in labelled_ids:
+            return keep, key
+    return None
+
+
+def _destination(public: Path, dest: Path, path: Path, count: int, new_count: int) -> Path:
+    """Where the view keeps a rewritten TFRecord file: its own path, the count in its name updated."""
+    relative = path.relative_to(public)
+    counted = _COUNTED.match(relative.name)
+    name = relative.name
+    if counted and int(counted.group(2)) == count:
+        name = f"{counted.group(1)}{new_count}{counted.group(3)}"
+    target = dest / relative.parent / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return target
