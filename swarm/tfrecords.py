@@ -229,6 +229,31 @@ def bytes_value(data: bytes, key: str) -> bytes | None:
     return None
 
 
+def first_value(data: bytes, key: str) -> str | None:
+    """The first value of an Example's feature `key` as text (bytes decoded, an int64 in decimal, a float as
+    Python prints it), or None where it has none."""
+    for name, entry in _entries(data):
+        if name != key:
+            continue
+        feature = next((v for n, w, v in _fields(entry) if n == 2 and w == 2), b"")
+        for kind, wire, listed in _fields(feature):  # type: ignore[arg-type]
+            if wire != 2:
+                continue
+            values = next((v for n, w, v in _fields(listed) if n == 1), None)  # type: ignore[arg-type]
+            if values is None:
+                return None
+            if kind == 1:
+                return bytes(values).decode("utf-8", "replace")  # type: ignore[arg-type]
+            if kind == 2:
+                packed = values if isinstance(values, bytes) else struct.pack("<I", values)
+                return repr(struct.unpack("<f", packed[:4])[0]) if len(packed) >= 4 else None
+            if kind == 3:
+                number = _varint(values, 0)[0] if isinstance(values, bytes) else values
+                return str(number - (1 << 64) if number >= 1 << 63 else number)
+        return None
+    return None
+
+
 def bytes_feature(key: str, value: bytes) -> bytes:
     """A map entry of an Example: `key` holding one bytes value."""
     feature = _message(1, _message(1, value))

@@ -83,7 +83,7 @@ from swarm.evaluation.split import (
     split_rows,
 )
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
-from swarm.evaluation.tfrecord_split import split_tfrecords
+from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
 from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
 from swarm.evaluation.view_files import (
     extracted_archives,
@@ -213,9 +213,12 @@ def build_holdout(
         file_dirs = link_labelled_files(public, dest, layout, original, ids, skip)
         test_dir = public / layout["test"]
     # Held-out images' records move from training TFRecords to the test ones (siim-isic, cassava).
-    labelled_ids = set(train[id_col].astype(str).str.strip()) if id_col in train.columns else set()
     held_names = dict(zip(original, ids, strict=True)) if original else {}
-    hidden = split_tfrecords(public, dest, held_names, labelled_ids, skip, rng)
+    label_columns = (*renamed, *(c for c in labels.columns if c in train.columns), *spec.target_columns)
+    labelled = LabelledRows(
+        train, id_col, tuple(label_columns), None if test_columns is None else tuple(test_columns)
+    )
+    hidden = split_tfrecords(public, dest, held_names, labelled, skip, rng)
     hidden += hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip, kept_ids)
     mirror(public, dest, skip)
 

@@ -12,10 +12,12 @@ no test TFRecords to follow, the training TFRecords are left out of the view ins
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 import numpy as np
+import pandas as pd
 
 from swarm.tfrecords import (
     CRC_BATCH_BYTES,
@@ -23,11 +25,14 @@ from swarm.tfrecords import (
     TFRecordError,
     bytes_value,
     features,
+    first_value,
     frames,
     read_records,
     without_fields,
 )
 
+LABEL_CHECK_RECORDS = 200  # the first training records on which a field is compared with the labels
+LABEL_AGREEMENT = 0.9  # a field whose values are a label's on this share of them is that label
 _COUNTED = re.compile(r"^(.*-)(\d+)(\.[A-Za-z]+)$")  # `train00-2071.tfrec`: the count after the last dash
 
 
@@ -35,7 +40,7 @@ def split_tfrecords(
     public: Path,
     dest: Path,
     held: dict[str, str],
-    labelled_ids: set[str],
+    labelled: LabelledRows,
     skip: set[Path],
     rng: np.random.Generator,
 ) -> list[str]:
@@ -58,7 +63,7 @@ def split_tfrecords(
     spool = dest.parent / "held_out.tfrec.spool"  # beside the view, never in it
     written: list[Path] = []
     try:
-        layout = _layout(train_files[0], test_files[0], labelled_ids)
+        layout = _layout(train_files[0], test_files[0], labelled)
         if layout is None:
             return []
         moved = _move_held_out(public, dest, train_files, held, layout, spool, written)
@@ -151,19 +156,77 @@ def _test_side(public: Path, path: Path) -> bool:
     )
 
 
-def _layout(train_file: Path, test_file: Path, labelled_ids: set[str]) -> tuple[set[str], str] | None:
-    """(the test records' feature keys, the key whose bytes value is a labelled id), from the first record of
-    each side; None where a side is empty or no feature names a labelled id."""
+@dataclass(frozen=True)
+class LabelledRows:
+    """What tells a record's labels apart: the labelled table (as text), its id column, its label columns (the
+    targets under its own names and the submission's), and the test table's columns (None: no test table)."""
+
+    table: pd.DataFrame
+    id_column: str
+    labels: tuple[str, ...]
+    test_columns: tuple[str, ...] | None
+
+
+def _layout(train_file: Path, test_file: Path, labelled: LabelledRows) -> tuple[set[str], str] | None:
+    """(the fields a held-out record keeps, the key whose bytes value is its id), from the first records of each
+    side; None where a side is empty or no feature names a labelled id.
+
+    A held-out record keeps the test records' fields but the labels, which MLE-bench's test TFRecords may hold
+    (they are Kaggle's training files renamed): a field named as a label column, or as a column of the labelled
+    table that the test table lacks (siim-isic's `diagnosis`), or whose values are a label's on most of the
+    first records (cassava's `target` for train.csv's `label`)."""
     first_test = next(read_records(test_file), None)
-    first_train = next(read_records(train_file), None)
-    if first_test is None or first_train is None:
+    train_records = [
+        r.data for _, r in zip(range(LABEL_CHECK_RECORDS), read_records(train_file), strict=False)
+    ]
+    if first_test is None or not train_records:
         return None
-    keep = set(features(first_test.data))
-    for key in features(first_train.data):
-        value = bytes_value(first_train.data, key) if key in keep else None
-        if value is not None and value.decode("utf-8", "replace").strip() in labelled_ids:
-            return keep, key
-    return None
+    test_keys = set(features(first_test.data))
+    ids = set(labelled.table[labelled.id_column].astype(str).str.strip())
+    id_key = next(
+        (
+            key
+            for key in features(train_records[0])
+            if key in test_keys
+            and (bytes_value(train_records[0], key) or b"").decode("utf-8", "replace") in ids
+        ),
+        None,
+    )
+    if id_key is None:
+        return None
+    train_only = (
+        set() if labelled.test_columns is None else set(labelled.table.columns) - set(labelled.test_columns)
+    )
+    drop = {key for key in test_keys if key in set(labelled.labels) | train_only}
+    by_id = labelled.table.drop_duplicates(labelled.id_column).set_index(
+        labelled.table[labelled.id_column].str.strip()
+    )
+    label_columns = [c for c in labelled.labels if c in by_id.columns]
+    for key in test_keys - drop - {id_key}:
+        pairs = []
+        for data in train_records:
+            name = first_value(data, id_key)
+            if name in by_id.index:
+                pairs.append(
+                    (
+                        _canonical(first_value(data, key)),
+                        [_canonical(by_id.at[name, c]) for c in label_columns],
+                    )
+                )
+        for k in range(len(label_columns)):
+            same = sum(value == truths[k] for value, truths in pairs)
+            if pairs and same >= LABEL_AGREEMENT * len(pairs):
+                drop.add(key)
+    return test_keys - drop, id_key
+
+
+def _canonical(value: object) -> str:
+    """A value as text, numbers in one form (`1` == `1.0`)."""
+    text = "" if value is None else str(value).strip()
+    try:
+        return repr(float(text))
+    except ValueError:
+        return text
 
 
 def _destination(public: Path, dest: Path, path: Path, count: int, new_count: int) -> Path:

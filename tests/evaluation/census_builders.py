@@ -330,8 +330,14 @@ def siim_isic(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
     write_files(public / "test", [f"{n}.dcm" for n in names[n_train:]])
     write_files(public / "jpeg" / "train", [f"{n}.jpg" for n in names[:n_train]])
     write_files(public / "jpeg" / "test", [f"{n}.jpg" for n in names[n_train:]])
-    # Kaggle's TFRecords: an Example per image, its JPEG bytes, name and the table's fields (the labels in train's)
-    rows = [train[:20], train[20:n_train], table[n_train:]]
+    # Kaggle's TFRecords: an Example per image, its JPEG bytes, name, the table's fields and labels; MLE-bench's
+    # test files are two of Kaggle's training files renamed, so the test images' records hold labels too
+    tested = table[n_train:].assign(
+        diagnosis=np.where(target[n_train:], "melanoma", "nevus"),
+        benign_malignant=np.where(target[n_train:], "malignant", "benign"),
+        target=target[n_train:].astype(int),
+    )
+    rows = [train[:20], train[20:n_train], tested]
     for name, part in zip(("train00-20", f"train01-{n_train - 20}", f"test00-{n_test}"), rows, strict=True):
         tf_records(public / "tfrecords" / f"{name}.tfrec", part, "image_name")
     return root
@@ -564,11 +570,9 @@ def cassava(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
     labels = pd.DataFrame({"image_id": images[:n_train], "target": np.arange(n_train) % 5})
     tf_records(public / "train_tfrecords" / "ld_train00-20.tfrec", labels[:20], "image_id")
     tf_records(public / "train_tfrecords" / f"ld_train01-{n_train - 20}.tfrec", labels[20:], "image_id")
-    tf_records(
-        public / "test_tfrecords" / f"ld_test00-{n_test}.tfrec",
-        pd.DataFrame({"image_id": images[n_train:]}),
-        "image_id",
-    )
+    # MLE-bench's test TFRecords are Kaggle's training files renamed: their records hold `target` too
+    tested = pd.DataFrame({"image_id": images[n_train:], "target": np.arange(n_test) % 5})
+    tf_records(public / "test_tfrecords" / f"ld_test00-{n_test}.tfrec", tested, "image_id")
     (public / "label_num_to_disease_map.json").write_text(json.dumps(CASSAVA_DISEASES))
     return root
 
