@@ -22,13 +22,13 @@ from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.grouped_layout import GroupedRows
 from swarm.evaluation.composite import group_order, joined_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
-from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size
-from swarm.evaluation.labels import closed_classes, is_classification, submission_labels
+from swarm.evaluation.labelled_data import read_labelled_table
+from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
 from swarm.evaluation.long_classes import keyed_test_inputs
 from swarm.evaluation.new_ids import rekey_groups
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
-from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import (
     extracted_archives,
     fresh_view,
@@ -54,10 +54,7 @@ def split_grouped_rows(
 ) -> SplitParts:
     """Hold out whole groups and write the view (see the module docstring); NoHoldout saying why when an id's
     rows disagree on its target, or a held-out group's inputs cannot be found."""
-    check_size(layout.train, max_train_mb)
-    train = read_csv_as_text(layout.train)
-    if len(train) < MIN_LABELLED_ROWS:
-        raise NoHoldout(f"{layout.train.name} has only {len(train)} rows")
+    train = read_labelled_table(layout.train, max_train_mb)
     keys, id_col, test = list(layout.keys), layout.id_column, layout.test_frame
     # each row's targets, in the sample's columns
     per_row = submission_labels(train, spec, list(sample.columns))
@@ -67,8 +64,7 @@ def split_grouped_rows(
     chosen, why = _choose(
         check_split(split), competition_split_hint(competition), layout, train, classification
     )
-    strata = per_row.iloc[:, 0] if per_row.shape[1] == 1 else per_row.agg("|".join, axis=1)
-    positions, _, _ = split_rows(chosen, train, strata, fraction, seed)
+    positions, _, _ = split_rows(chosen, train, label_strata(per_row), fraction, seed)
     whole = row_ids.isin(set(row_ids.iloc[positions])).to_numpy()  # an id is held out with all its rows
     held, kept = train[whole], train[~whole]
     if kept.empty:
@@ -124,7 +120,6 @@ def split_grouped_rows(
         labels=labels,
         held=rows[firsts].reset_index(drop=True),
         ids=ids,
-        positions=np.arange(len(ids)),
         split=(chosen, f"{why}; each held-out {id_col} moves whole, as its rows of {layout.test.name}"),
         fraction=fraction,
         seed=seed,

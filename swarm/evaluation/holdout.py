@@ -54,15 +54,15 @@ from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, harness_root
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
-    MIN_LABELLED_ROWS,
     TooLarge,
-    check_size,
     find_test_table,
     read_labelled_examples,
+    read_labelled_table,
 )
 from swarm.evaluation.labels import (
     closed_classes,
     is_classification,
+    label_strata,
     renamed_target,
     submission_labels,
     write_labels,
@@ -346,17 +346,13 @@ def _build_composite(
     """build_holdout for a composite-id layout: the held-out rows leave the labelled table and join the test
     table (its columns only, the first key column re-keyed where it could collide), whole groups of the first key
     column unless a split is set; the sample lists their joined ids; labels.csv holds those ids' targets."""
-    check_size(key.train, max_train_mb)
-    train = read_csv_as_text(key.train)
-    if len(train) < MIN_LABELLED_ROWS:
-        raise NoHoldout(f"{key.train.name} has only {len(train)} rows")
+    train = read_labelled_table(key.train, max_train_mb)
     labels = submission_labels(train, spec, list(sample.columns))
     classification = is_classification(spec, labels, False)
     chosen, why = composite_split(
         check_split(split), competition_split_hint(competition), key, train, classification
     )
-    strata = labels.iloc[:, 0] if labels.shape[1] == 1 else labels.agg("|".join, axis=1)
-    positions, held, kept = split_rows(chosen, train, strata, fraction, seed)
+    positions, held, kept = split_rows(chosen, train, label_strata(labels), fraction, seed)
     rng = np.random.default_rng(seed + 1)
     moved, rekeyed = rekey_groups(held, key.keys[0], train, key.test_frame, rng)
     ids = joined_ids(moved, key.keys).tolist()
@@ -401,7 +397,7 @@ def _save_split(
     held: pd.DataFrame,
     ids: list[str],
     *,
-    positions: np.ndarray,
+    positions: np.ndarray | None,
     split: tuple[str, str],
     fraction: float,
     seed: int,
@@ -415,7 +411,8 @@ def _save_split(
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
     and the split's record, and seal the harness dir."""
-    label_frame = pd.DataFrame({spec.id_column: ids}).join(labels.iloc[positions].reset_index(drop=True))
+    saved = labels if positions is None else labels.iloc[positions]
+    label_frame = pd.DataFrame({spec.id_column: ids}).join(saved.reset_index(drop=True))
     for group in group_columns(spec):  # log_mae's groups, masked_mae's mask, jigsaw's identities
         if group in held.columns and group not in label_frame.columns:
             label_frame[group] = held[group].astype(str).to_numpy()

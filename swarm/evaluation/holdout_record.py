@@ -96,7 +96,6 @@ class SplitParts:
     labels: pd.DataFrame  # each held-out row's target, in the submission's column
     held: pd.DataFrame  # the held-out rows as the test table has them
     ids: list[str]  # their ids in the view (`<key>_<class>`, `<patient>_<laterality>`)
-    positions: np.ndarray  # the rows of `labels` to save (all)
     split: tuple[str, str]
     fraction: float
     seed: int
@@ -107,3 +106,4 @@ class SplitParts:
     hidden: list[str]
     file_dirs: list[str]
     key_columns: list[str]
+    positions: np.ndarray | None = None  # the rows of `labels` to save (None: all)

@@ -18,7 +18,7 @@ from swarm.columns import main_labels_table
 from swarm.competitions.competition import Competition, MetricSpec, table_id_column
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
-from swarm.evaluation.table_io import read_table, table_header
+from swarm.evaluation.table_io import read_csv_as_text, read_table, table_header
 from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
 from swarm.records import RECORD_SUFFIXES, is_records_file
 
@@ -95,6 +95,15 @@ class TooLarge(NoHoldout):
     def __init__(self, message: str, path: Path) -> None:
         super().__init__(message)
         self.path = path
+
+
+def read_labelled_table(path: Path, max_train_mb: float) -> pd.DataFrame:
+    """A labelled CSV as text; TooLarge over evaluation.max_train_mb, NoHoldout with too few rows to split."""
+    check_size(path, max_train_mb)
+    train = read_csv_as_text(path)
+    if len(train) < MIN_LABELLED_ROWS:
+        raise NoHoldout(f"{path.name} has only {len(train)} rows")
+    return train
 
 
 def check_size(path: Path, max_train_mb: float) -> None:

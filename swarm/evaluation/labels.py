@@ -119,3 +119,8 @@ def _as_prediction(labels: pd.DataFrame, spec: MetricSpec) -> pd.DataFrame:
         return labels
     shares = counts.div(totals, axis=0)
     return labels.assign(**{c: shares[c].map(repr) for c in targets})
+
+
+def label_strata(labels: pd.DataFrame) -> pd.Series:
+    """One value per row to stratify a split on: the label, or a row's labels joined with "|"."""
+    return labels.iloc[:, 0] if labels.shape[1] == 1 else labels.agg("|".join, axis=1)

@@ -21,7 +21,7 @@ import pandas as pd
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.long_layout import LongClasses
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
-from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size
+from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification
 from swarm.evaluation.new_ids import rekey_groups
 from swarm.evaluation.side_files import hide_side_files
@@ -53,10 +53,7 @@ def split_long_classes(
     """Hold out whole examples of the wide table and write the view (see the module docstring); NoHoldout
     saying why when the wide table cannot give every held-out row a label, or a held-out example's inputs
     cannot be found."""
-    check_size(layout.train, max_train_mb)
-    train = read_csv_as_text(layout.train)
-    if len(train) < MIN_LABELLED_ROWS:
-        raise NoHoldout(f"{layout.train.name} has only {len(train)} rows")
+    train = read_labelled_table(layout.train, max_train_mb)
     key, classes = layout.key, list(layout.classes)
     if train[key].str.strip().duplicated().any() or (train[key].str.strip() == "").any():
         raise NoHoldout(
@@ -123,7 +120,6 @@ def split_long_classes(
         labels=labels,
         held=rows,
         ids=ids,
-        positions=np.arange(len(ids)),
         split=(chosen, f"{why}{by}; each held-out {key} moves whole, as its {n} rows of {layout.test.name}"),
         fraction=fraction,
         seed=seed,

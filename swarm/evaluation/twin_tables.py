@@ -22,8 +22,8 @@ import pandas as pd
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.composite import group_order
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
-from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size
-from swarm.evaluation.labels import closed_classes, is_classification, submission_labels
+from swarm.evaluation.labelled_data import check_size, read_labelled_table
+from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
@@ -102,19 +102,16 @@ def split_twin_tables(
 ) -> SplitParts:
     """Hold out whole groups and write the view (see the module docstring); NoHoldout saying why where a
     held-out group or id is also the test's."""
-    for path in (layout.labels, *(p for twin in layout.twins for p in twin)):
+    for path in (p for twin in layout.twins for p in twin):
         check_size(path, max_train_mb)
-    train = read_csv_as_text(layout.labels)
-    if len(train) < MIN_LABELLED_ROWS:
-        raise NoHoldout(f"{layout.labels.name} has only {len(train)} rows")
+    train = read_labelled_table(layout.labels, max_train_mb)
     id_col, group = spec.id_column, layout.group
     per_row = submission_labels(train, spec, list(sample.columns))
     classification = is_classification(spec, per_row, False)
     chosen, why = _choose(
         check_split(split), competition_split_hint(competition), layout, train, classification
     )
-    strata = per_row.iloc[:, 0] if per_row.shape[1] == 1 else per_row.agg("|".join, axis=1)
-    positions, _, _ = split_rows(chosen, train, strata, fraction, seed)
+    positions, _, _ = split_rows(chosen, train, label_strata(per_row), fraction, seed)
     groups = train[group].str.strip()
     held_groups = set(groups.iloc[positions])
     whole = groups.isin(held_groups).to_numpy()  # a group is held out with all its examples
@@ -151,7 +148,6 @@ def split_twin_tables(
         labels=labels,
         held=held.reset_index(drop=True),
         ids=ids,
-        positions=np.arange(len(ids)),
         split=(chosen, f"{why}; their rows of every train_/test_ table pair move to the test side"),
         fraction=fraction,
         seed=seed,
