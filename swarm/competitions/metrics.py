@@ -34,6 +34,7 @@ from swarm.competitions.numeric_metrics import (
     JIGSAW_IDENTITIES,
     jigsaw_bias_auc,
     laplace_log_likelihood,
+    laplace_scored_rows,
     masked_mae,
     mean_angular_error,
     probabilistic_f1,
@@ -91,6 +92,11 @@ class Metric:
     empty_ok: bool = False
     grouped: bool = False
     perfect: Callable[[Any], str] | None = field(default=None, compare=False)
+    # The answer rows the grader scores, from the answers (text), the id column and the targets: a 0/1 array
+    # (osic's rows with an FVC, each patient's three latest weeks); None: every row.
+    scored_rows: Callable[[pd.DataFrame, str, tuple[str, ...]], np.ndarray] | None = field(
+        default=None, compare=False
+    )
 
     def resolve_params(self, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The defaults overridden by `given`; an unknown name or a bad value is a CompetitionError."""
@@ -1217,8 +1223,10 @@ _LIBRARY = (
         False,
         laplace_log_likelihood,
         "Laplace LL = (1/N) * sum_i [ -sqrt(2) * min(|y_i - p_i|, 1000) / s_i - ln(sqrt(2) * s_i) ], "
-        "s_i = max(c_i, 70), over the target columns FVC p and Confidence c (in that order)",
+        "s_i = max(c_i, 70), over the target columns FVC p and Confidence c (in that order), on the answers' rows "
+        "with an FVC, each patient's three latest weeks (ids <Patient>_<Week>)",
         scope="table",
+        scored_rows=laplace_scored_rows,
         aliases=(
             "modified_laplace_log_likelihood",
             "laplace_ll",

@@ -37,6 +37,7 @@ TPR_BANDS: tuple[tuple[float, float, float], ...] = ((0.0, 0.4, 2.0), (0.4, 1.0,
 # osic-pulmonary-fibrosis-progression: the confidence (sigma) floor and the error cap, in ml
 LAPLACE_SIGMA_FLOOR = 70.0
 LAPLACE_DELTA_CAP = 1000.0
+LAPLACE_SCORED_WEEKS = 3  # grade.py scores each patient's three latest measured weeks
 DEFAULT_PF_BETA = 1.0  # rsna-breast-cancer-detection's pF1
 MASK_SCORED = 0.0  # a masked metric scores the rows whose mask value is this (ventilator: u_out == 0)
 # The masked metrics: their `group_column` names a 0/1 mask column rather than groups to average over.
@@ -249,9 +250,8 @@ def laplace_log_likelihood(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     delta = min(|FVC_true - FVC_pred|, 1000), -sqrt(2) * delta / sigma - ln(sqrt(2) * sigma).
 
     `y_pred` holds the columns FVC and Confidence (the sample's order); `y_true` the answers' FVC first (their
-    second column, the sample's Confidence, is not used). Every row given is scored: MLE-bench's grade.py
-    also leaves out the answers' rows without an FVC and keeps each patient's three latest weeks, which needs
-    the answers' `Patient` and the week in `Patient_Week`, neither of which reaches a metric.
+    second column, the sample's Confidence, is not used). Every row given is scored: grading first keeps the
+    rows MLE-bench's grade.py scores (`laplace_scored_rows`).
     """
     name = "laplace_log_likelihood"
     truth = _numbers(name, y_true, answers=True)
@@ -261,6 +261,22 @@ def laplace_log_likelihood(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     sigma = np.maximum(pred[:, 1], LAPLACE_SIGMA_FLOOR)
     delta = np.minimum(np.abs(truth[:, 0] - pred[:, 0]), LAPLACE_DELTA_CAP)
     return float(np.mean(-math.sqrt(2) * delta / sigma - np.log(math.sqrt(2) * sigma)))
+
+
+def laplace_scored_rows(answers: pd.DataFrame, id_column: str, targets: tuple[str, ...]) -> np.ndarray:
+    """The answer rows osic-pulmonary-fibrosis-progression's grade.py scores: those with an FVC (the first
+    target; prepare.py's dummy weeks have none), and of those each patient's three latest weeks, the patient and
+    the week read from the id `<Patient>_<Week>` as grade.py reads the week (its `Patient` column is the same
+    prefix). Where an id holds no whole-number week, every row with an FVC."""
+    fvc = answers[targets[0]].astype(str).str.strip()
+    measured = (~fvc.str.lower().isin(("", "nan"))).to_numpy()
+    parts = answers[id_column].astype(str).str.strip().str.rsplit("_", n=1)
+    weeks = pd.to_numeric(parts.str[-1], errors="coerce")
+    if parts.str.len().lt(2).any() or weeks.isna().any():
+        return measured
+    rows = pd.DataFrame({"patient": parts.str[0].to_numpy(), "week": weeks.to_numpy()})[measured]
+    latest = rows.sort_values("week", kind="stable").groupby("patient").tail(LAPLACE_SCORED_WEEKS).index
+    return np.isin(np.arange(len(answers)), latest.to_numpy())
 
 
 # ---- rsna-breast-cancer-detection --------------------------------------------------------------------------

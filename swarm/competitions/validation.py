@@ -134,17 +134,24 @@ def _is_keep_column(frame: pd.DataFrame, named: tuple[str, ...]) -> bool:
 def scored_rows(
     submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(submission, answers) without the rows the answers' `keep` column marks not scored, once the submission
-    is known to hold every answer's id (as grade.py checks before it masks them); both as they are where the
-    answers have no such column (`answer_table` keeps it)."""
-    if KEEP_COLUMN not in answers.columns or spec.id_column not in submission.columns:
+    """(submission, answers) without the rows the grader does not score, once the submission is known to hold
+    every answer's id (as grade.py checks before it masks them): those the answers' `keep` column marks not
+    scored (`answer_table` keeps it), or those the metric's own `scored_rows` leaves out (osic's weeks without an
+    FVC); both as they are otherwise."""
+    select = get_metric(spec.name).scored_rows
+    has_keep = KEEP_COLUMN in answers.columns
+    if not (has_keep or select) or spec.id_column not in submission.columns:
         return submission, answers
     _reject(rows_problem(len(submission), len(answers)))
     _reject(ids_problem(submission[spec.id_column], answers[spec.id_column], spec.id_column))
-    keep = answers[KEEP_COLUMN].str.strip().str.lower().isin(_KEEP_TRUE)
+    if has_keep:
+        keep = answers[KEEP_COLUMN].str.strip().str.lower().isin(_KEEP_TRUE).to_numpy()
+        answers = answers.drop(columns=KEEP_COLUMN)
+    else:
+        keep = np.asarray(select(answers, spec.id_column, spec.target_columns), dtype=bool)  # type: ignore[misc]
     scored = set(answers.loc[keep, spec.id_column].str.strip())
     rows = submission[spec.id_column].str.strip().isin(scored)
-    return submission[rows], answers.loc[keep].drop(columns=KEEP_COLUMN)
+    return submission[rows], answers.loc[keep]
 
 
 def group_columns(spec: MetricSpec) -> list[str]:

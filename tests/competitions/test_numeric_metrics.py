@@ -419,25 +419,34 @@ def test_laplace_log_likelihood_matches_the_grader(pred, expected) -> None:
     agree(value, expected, ref_osic(submission, answers))
 
 
-def test_laplace_log_likelihood_scores_every_row_it_is_given_not_the_graders_three_latest_weeks() -> None:
+def test_laplace_log_likelihood_grades_the_rows_the_grader_keeps() -> None:
     """grade.py leaves out the answers' rows without an FVC (prepare.py's dummy weeks) and keeps each patient's
-    three latest weeks, by the answers' `Patient` and the week in `Patient_Week`: no metric receives those, so
-    the library scores every row it is given, and score_frame refuses answers with a blank FVC. Given just the
-    rows grade.py keeps, they agree."""
-    weeks = [("ID00007", w) for w in (-4, 0, 10, 22)] + [("ID00009", 3)]
-    fvc = [1800.0, 2000.0, 3000.0, 2500.0, math.nan]  # ID00009's week 3 is a dummy row
-    pred = [(1800.0, 100.0), (2100.0, 100.0), (3000.0, 50.0), (1000.0, 200.0), (2000.0, 100.0)]
+    three latest weeks (the week from Patient_Week): grading does the same before the metric (its
+    `scored_rows`), so MLE-bench's answers as they are score as the grader scores them; the metric itself scores
+    every row it is given."""
+    weeks = [("ID00007", w) for w in (-4, 0, 10, 22)] + [("ID00009", 3), ("ID00009", 5)]
+    fvc = [1800.0, 2000.0, 3000.0, 2500.0, math.nan, 2200.0]  # ID00009's week 3 is a dummy row
+    pred = [
+        (1800.0, 100.0),
+        (2100.0, 100.0),
+        (3000.0, 50.0),
+        (1000.0, 200.0),
+        (2000.0, 100.0),
+        (2000.0, 100.0),
+    ]
     graded = ref_osic(*osic_frames(weeks, fvc, pred))
-    # the grader: weeks 0, 10, 22 (week -4 is not among the three latest)
-    assert graded == pytest.approx(LAPLACE_CASES[0][1], abs=TOL)
-    # the library, given all four measured weeks of ID00007: week -4 (exact, sigma 100) counts too
-    every = score("laplace_log_likelihood", np.column_stack([fvc[:4], [100.0] * 4]), pred[:4])
-    assert every == pytest.approx((3 * LAPLACE_CASES[0][1] + laplace(0, 100)) / 4, abs=TOL)
-    assert every != pytest.approx(graded, abs=1e-3)
+    # the grader: ID00007's weeks 0, 10, 22 (week -4 is not among the three latest) and ID00009's week 5
+    assert graded == pytest.approx((3 * LAPLACE_CASES[0][1] + laplace(200, 100)) / 4, abs=TOL)
     submission, answers = osic_frames(weeks, fvc, pred)
     spec = MetricSpec("laplace_log_likelihood", False, "Patient_Week", ("FVC", "Confidence"))
-    with pytest.raises(CompetitionError, match="the answers are unusable: column 'FVC'"):
-        score_frame(submission.astype(str), answers.astype(str).replace("nan", ""), spec)
+    blank = answers.astype(str).replace("nan", "")
+    assert score_frame(submission.astype(str), blank, spec) == round(graded, 6)
+    # the submission must still hold every answer's id, the dummy weeks' too
+    with pytest.raises(InvalidSubmission, match="5 rows, expected 6"):
+        score_frame(submission.astype(str).iloc[1:], blank, spec)
+    # the metric alone, given all four measured weeks of ID00007: week -4 (exact, sigma 100) counts too
+    every = score("laplace_log_likelihood", np.column_stack([fvc[:4], [100.0] * 4]), pred[:4])
+    assert every == pytest.approx((3 * LAPLACE_CASES[0][1] + laplace(0, 100)) / 4, abs=TOL)
 
 
 def test_laplace_log_likelihood_refuses_what_it_cannot_score() -> None:
