@@ -28,6 +28,22 @@ def test_crc32c_and_the_frame_tensorflow_writes():
     assert struct.unpack("<I", raw[-4:])[0] == (((crc >> 15) | (crc << 17)) + 0xA282EAD8) & 0xFFFFFFFF
 
 
+def test_a_file_another_writer_wrote_reads_and_frames_the_same():
+    """data/written_by_tfrecord_package.tfrec: 3 Examples written by the `tfrecord` package (1.14.6, PyPI; its
+    protobuf Example, crc32c's CRC) with `image` bytes, `image_name`, `target` (int64) and `age_approx` (float):
+    read here field by field, and framed again byte for byte as that writer framed them."""
+    path = Path(__file__).parent / "data" / "written_by_tfrecord_package.tfrec"
+    records = list(tfrecords.read_records(path))
+    assert len(records) == 3
+    for k, record in enumerate(records):
+        assert set(tfrecords.features(record.data)) == {"image", "image_name", "target", "age_approx"}
+        assert tfrecords.bytes_value(record.data, "image") == bytes(range(k, k + 40))
+        assert tfrecords.first_value(record.data, "image_name") == f"ISIC_{k:07d}"
+        assert tfrecords.first_value(record.data, "target") == str(k % 2)
+        assert tfrecords.first_value(record.data, "age_approx") == repr(30.0 + k)
+        assert tfrecords.frame(record.data) == record.raw
+
+
 def test_crc32c_side_by_side_is_crc32c():
     rng = np.random.default_rng(4)
     blobs = [rng.bytes(int(n)) for n in rng.integers(0, 5000, 60)] + [b"", b"123456789"]
