@@ -1,9 +1,11 @@
 """Labelled examples whose labels are in file names or folder names, not in a table.
 
-Two layouts of MLE-bench's competitions: the class in each training file's name (`train/cat.0.jpg`,
+Three layouts of MLE-bench's competitions: the class in each training file's name (`train/cat.0.jpg`,
 `train/dog.1.jpg`; `train2/..._Train0_1.aif`, where the last part is the label) or in its folder
 (`train/<class>/<file>.png`), with the test files beside them in a folder named by the sample submission's ids
-(`test/1.jpg`). `find_file_labels(data_dir, test_ids, target, sample_values, description)` finds such a layout
+(`test/1.jpg`); or versions of the same examples in folders beside the test folder, one of originals and the
+others altered (alaska2-image-steganalysis: `Cover/00001.jpg`, `JMiPOD/00001.jpg`, `JUNIWARD/`, `UERD/` beside
+`Test/0001.jpg`), an altered version labelled 1 and an original 0. `find_file_labels(data_dir, test_ids, target, sample_values, description)` finds such a layout
 and says how to read it (a small JSON-able dict); `file_label_frame(data_dir, layout)` reads the training
 examples as a table (`input_file`: the path relative to data_dir, and the target column), `test_file_paths` the test
 files of the sample's ids.
@@ -23,6 +25,8 @@ FILE_COLUMN = (
 NAME_SEPARATORS = r"[._-]"
 MATCH_SHARE = 0.9  # share of test ids that must name files in the test folder
 MAX_FILES = 2_000_000
+# A folder of unaltered versions among folders of the same files altered: its name says so.
+ORIGINALS = re.compile(r"cover|original|clean|pristine|unaltered", re.IGNORECASE)
 
 
 def _files_in(folder: str) -> list[str]:
@@ -138,17 +142,18 @@ def find_file_labels(
 ) -> dict | None:
     """How to read training examples labelled by their file or folder names (see the module doc), or None.
 
-    The layout dict: {"kind": "names" | "folders", "train": folder, "test": folder, "test_match": "name" |
-    "stem", "position": which part of the name (names), "target": the submission's target column, "positive":
-    the class that is 1 when the submission wants numbers (a probability) and the labels are words, else
-    None, "classes": the labels found}."""
+    The layout dict: {"kind": "names" | "folders" | "variants", "train": folder, "test": folder, "test_match":
+    "name" | "stem", "position": which part of the name (names), "target": the submission's target column,
+    "positive": the class that is 1 when the submission wants numbers (a probability) and the labels are words,
+    else None, "classes": the labels found}; for variants also "folders" (the versions' folders) and "negative"
+    (the originals')."""
     test = _test_folder(data_dir, test_ids)
     if test is None:
         return None
     test_folder, test_match = test
     train_folder = _train_folder(data_dir, test_folder)
     if train_folder is None:
-        return None
+        return _variant_folders(data_dir, test_folder, test_match, target, sample_values)
     root = os.path.join(data_dir, train_folder)
     classes_dirs = [d for d in _subdirs(root) if _files_in(os.path.join(root, d))]
     loose = _files_in(root)
@@ -174,11 +179,50 @@ def find_file_labels(
     return layout
 
 
+def _variant_folders(
+    data_dir: str, test_folder: str, test_match: str, target: str, sample_values: list[str] | None
+) -> dict | None:
+    """The layout of versions of the same files in the folders beside the test folder (see the module doc):
+    at least two folders holding the same file names (MATCH_SHARE of the first's), one of them named as the
+    originals (ORIGINALS), for a submission of numbers (the chance a file is altered); else None."""
+    if not sample_values or not all(_is_number(str(v)) for v in sample_values):
+        return None
+    parent = os.path.dirname(test_folder)
+    test_name = os.path.basename(test_folder)
+    folders = [d for d in _subdirs(os.path.join(data_dir, parent)) if d != test_name]
+    names = {d: set(_files_in(os.path.join(data_dir, parent, d))) for d in folders}
+    originals = [d for d in folders if ORIGINALS.search(d) and names[d]]
+    if len(originals) != 1:
+        return None
+    base = names[originals[0]]
+    versions = [d for d in folders if names[d] and len(base & names[d]) >= MATCH_SHARE * len(base)]
+    if len(versions) < 2:
+        return None
+    return {
+        "kind": "variants",
+        "train": parent or ".",
+        "folders": versions,
+        "negative": originals[0],
+        "test": test_folder,
+        "test_match": test_match,
+        "target": target,
+        "positive": None,
+        "classes": ["0", "1"],
+    }
+
+
 def file_label_frame(data_dir: str, layout: dict) -> pd.DataFrame:
     """The training examples: `input_file` (the path relative to data_dir) and the target column (the label, or 1/0
     for the positive class)."""
     root = os.path.join(data_dir, layout["train"])
     files, labels = [], []
+    if layout["kind"] == "variants":  # every version of every file: 0 for the originals, 1 for the others
+        prefix = "" if layout["train"] == "." else f"{layout['train']}/"
+        for folder in layout["folders"]:
+            for name in _files_in(os.path.join(root, folder)):
+                files.append(f"{prefix}{folder}/{name}")
+                labels.append(0 if folder == layout["negative"] else 1)
+        return pd.DataFrame({FILE_COLUMN: files, layout["target"]: labels})
     if layout["kind"] == "folders":
         for label in layout["classes"]:
             for name in _files_in(os.path.join(root, label)):

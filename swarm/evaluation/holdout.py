@@ -22,7 +22,8 @@ This module is the builder, step by step; each step's work lives in a module of 
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
-  are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection);
+  are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
+  image in folders, held out by name (alaska2-image-steganalysis);
 - `labels`: the targets in the submission's columns, and the private labels.csv;
 - `split`: the split kinds, choosing one and drawing the held-out rows;
 - `new_ids`: the ids the held-out rows get where theirs could collide with a test id;
@@ -55,6 +56,7 @@ from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, har
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
     TooLarge,
+    file_labels_layout,
     find_test_table,
     read_labelled_examples,
     read_labelled_table,
@@ -85,6 +87,7 @@ from swarm.evaluation.split import (
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
 from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
+from swarm.evaluation.variant_split import split_variant_folders
 from swarm.evaluation.view_files import (
     extracted_archives,
     fresh_view,
@@ -148,14 +151,12 @@ def build_holdout(
             options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
             parts = split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
             return _save_split(root, spec, **vars(parts))
+    # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)
-    if (
-        twins is not None
-    ):  # whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection)
+    if twins is not None:
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
-        return _save_split(
-            root, spec, **vars(split_twin_tables(competition, spec, root, twins, sample, **options))
-        )
+        parts = split_twin_tables(competition, spec, root, twins, sample, **options)
+        return _save_split(root, spec, **vars(parts))
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}
@@ -168,6 +169,12 @@ def build_holdout(
     if lines is not None:  # label sets in text lines, a row per (example, class) (mlsp-2013-birds)
         options = {"fraction": fraction, "split": split, "seed": seed}
         return build_label_lines_holdout(competition, spec, root, lines, sample, **options)
+
+    variants = file_labels_layout(competition, targets, sample, test_ids) if not (public / TRAIN).is_file() else None
+    if variants is not None and variants["kind"] == "variants":  # versions of one image in folders (alaska2)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_variant_folders(competition, spec, root, variants, sample, **options)
+        return _save_split(root, spec, **vars(parts))
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:

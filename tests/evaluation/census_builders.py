@@ -1268,3 +1268,47 @@ def nfl_contact(root: Path, n_plays: int = 10, n_test: int = 2, steps: int = 4) 
         folder = "test" if play in test_plays else "train"
         write_files(public / folder, [f"{play}_{view}.mp4" for view in ("All29", "Endzone", "Sideline")])
     return root
+
+
+ALASKA_ALGORITHMS = ("JMiPOD", "JUNIWARD", "UERD")
+
+
+def alaska2(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
+    """alaska2-image-steganalysis: `Cover/<nnnnn>.jpg` (originals, 5 digits from 00001), the same names in
+    `JMiPOD/`, `JUNIWARD/`, `UERD/` (the images with a hidden message), `Test/<nnnn>.jpg` (4 digits from 0001,
+    each the original or one altered version of an unseen image, half and half), `sample_submission.csv` `Id`,
+    `Label` = 0; scored by the weighted AUC."""
+    public, private = dirs(root, "tpr_weighted_auc", ALASKA_DESCRIPTION)
+    rng = np.random.default_rng(157)
+    names = [f"{k:05d}.jpg" for k in range(1, n_train + 1)]
+    for folder in ("Cover", *ALASKA_ALGORITHMS):
+        for name in names:
+            path = public / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(f"{folder}/{name}".encode() + bytes([int(folder != "Cover")]) * 40)
+    ids, labels = [f"{k:04d}.jpg" for k in range(1, n_test + 1)], []
+    for test_id in ids:
+        altered = bool(rng.random() < 0.5)
+        labels.append(int(altered))
+        folder = str(rng.choice(ALASKA_ALGORITHMS)) if altered else "Cover"
+        path = public / "Test" / test_id
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(f"{folder}/test {test_id}".encode() + bytes([int(altered)]) * 40)
+    pd.DataFrame({"Id": ids, "Label": 0}).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame({"Id": ids, "Label": labels}).to_csv(private / "test.csv", index=False)
+    return root
+
+
+ALASKA_DESCRIPTION = """# ALASKA2 Image Steganalysis
+
+Detect secret data hidden within digital images.
+
+## Evaluation
+
+Submissions are evaluated on the weighted AUC. [...] tpr_thresholds = [0.0, 0.4, 1.0], weights = [2, 1]
+
+## Data
+
+`Cover/` holds the unaltered images, `JMiPOD/`, `JUNIWARD/` and `UERD/` the same images with a hidden message.
+Predict for each image in `Test/` the probability (`Label`) that it holds one.
+"""

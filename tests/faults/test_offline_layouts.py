@@ -12,8 +12,10 @@
   spine), label sets in text lines with the test examples marked `?` (mlsp-2013-birds), a table over
   evaluation.max_train_mb (streamed; new-york-city-taxi), COCO-style JSON labels (herbarium) and test rows
   grouped under one submission id (an image per row, a submission row per breast: rsna-breast-cancer-detection),
-  label sets in one column of two tables (freesound-audio-tagging-2019; rows held out of train_curated.csv), and a
-  target of shares scored as classes (jigsaw-unintended-bias's share of raters, its bias AUC).
+  label sets in one column of two tables (freesound-audio-tagging-2019; rows held out of train_curated.csv), a
+  target of shares scored as classes (jigsaw-unintended-bias's share of raters, its bias AUC), contacts whose
+  inputs are train_/test_ table pairs of game plays, listed by the sample alone (nfl-player-contact-detection),
+  and versions of one image in folders, the originals one of them (alaska2-image-steganalysis).
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
   instead of failing every step alike and ending "no good node".
@@ -344,6 +346,24 @@ def twin_tables_competition(root: Path) -> Path:
     return root
 
 
+def variant_folders_competition(root: Path, n_train: int = 60, n_test: int = 30) -> Path:
+    """alaska2-image-steganalysis's layout (tests/evaluation/census_builders.py's alaska2) with real images: each
+    original in `Cover/` is dark, its versions in `JMiPOD/`, `JUNIWARD/`, `UERD/` bright (the "hidden message"
+    shows), each test image the original or one version, half and half."""
+    from tests.evaluation.census_builders import ALASKA_ALGORITHMS, alaska2
+
+    alaska2(root, n_train=n_train, n_test=n_test)
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    rng = np.random.default_rng(11)
+    for folder in ("Cover", *ALASKA_ALGORITHMS):
+        for path in sorted((public / folder).iterdir()):
+            _image(path, folder != "Cover", rng)
+    answers = pd.read_csv(private / "test.csv", dtype=str)
+    for test_id, label in zip(answers["Id"], answers["Label"], strict=True):
+        _image(public / "Test" / test_id, label == "1", rng)
+    return root
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -375,6 +395,7 @@ LAYOUTS = {
     "label-sets": (label_sets_competition, "labelled rows of train_curated.csv"),
     "shares": (shares_competition, "labelled rows of train.csv (target as prediction)"),
     "twin-tables": (twin_tables_competition, "labelled rows of train_labels.csv ("),
+    "variant-folders": (variant_folders_competition, "Cover, JMiPOD, JUNIWARD, UERD (versions of 60 images"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
