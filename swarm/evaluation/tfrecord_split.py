@@ -51,11 +51,11 @@ def split_tfrecords(
     Memory stays bounded by a batch of records (`CRC_BATCH_BYTES`): kept records are copied as they are read,
     held-out ones go to a spool file beside the view (removed after), and the test files are written from
     references to their records."""
-    files = [
+    files = sorted(
         p
-        for p in sorted(public.rglob("*"))
-        if p.is_file() and p.suffix.lower() in TFRECORD_SUFFIXES and p not in skip
-    ]
+        for p in public.rglob("*")
+        if p.suffix.lower() in TFRECORD_SUFFIXES and p not in skip and p.is_file()
+    )
     test_files = [p for p in files if _test_side(public, p)]
     train_files = [p for p in files if not _test_side(public, p)]
     if not train_files or not test_files or not held:
