@@ -121,8 +121,6 @@ def split_grouped_rows(
         held=rows[firsts].reset_index(drop=True),
         ids=ids,
         split=(chosen, f"{why}; each held-out {id_col} moves whole, as its rows of {layout.test.name}"),
-        fraction=fraction,
-        seed=seed,
         n_train=len(kept),
         rekeyed=rekeyed,
         classes=closed_classes(labels, classification),

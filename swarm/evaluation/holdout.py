@@ -150,13 +150,13 @@ def build_holdout(
         if layout is not None:
             options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
             parts = split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
-            return _save_split(root, spec, **vars(parts))
+            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)
     if twins is not None:
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
         parts = split_twin_tables(competition, spec, root, twins, sample, **options)
-        return _save_split(root, spec, **vars(parts))
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}
@@ -170,11 +170,13 @@ def build_holdout(
         options = {"fraction": fraction, "split": split, "seed": seed}
         return build_label_lines_holdout(competition, spec, root, lines, sample, **options)
 
-    variants = file_labels_layout(competition, targets, sample, test_ids) if not (public / TRAIN).is_file() else None
+    variants = (
+        file_labels_layout(competition, targets, sample, test_ids) if not (public / TRAIN).is_file() else None
+    )
     if variants is not None and variants["kind"] == "variants":  # versions of one image in folders (alaska2)
         options = {"fraction": fraction, "split": split, "seed": seed}
         parts = split_variant_folders(competition, spec, root, variants, sample, **options)
-        return _save_split(root, spec, **vars(parts))
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:

@@ -91,19 +91,18 @@ def write_private(path: Path, text: str) -> None:
 @dataclass
 class SplitParts:
     """What `swarm.evaluation.holdout._save_split` saves of a split built by a layout's own module (its keyword
-    arguments): long by class, grouped rows."""
+    arguments, beside the fraction and seed the builder passes): long by class, grouped rows, twin tables,
+    versions in folders."""
 
     labels: pd.DataFrame  # each held-out row's target, in the submission's column
     held: pd.DataFrame  # the held-out rows as the test table has them
     ids: list[str]  # their ids in the view (`<key>_<class>`, `<patient>_<laterality>`)
     split: tuple[str, str]
-    fraction: float
-    seed: int
     n_train: int
-    rekeyed: bool
     classes: dict[str, list[str]]
     table: str
     hidden: list[str]
     file_dirs: list[str]
-    key_columns: list[str]
+    rekeyed: bool = False  # whether the held-out rows got new ids
+    key_columns: list[str] = field(default_factory=list)  # the test columns the ids join, if any
     positions: np.ndarray | None = None  # the rows of `labels` to save (None: all)

@@ -215,7 +215,9 @@ def file_labels_layout(
 def describe_layout(layout: dict) -> str:
     """How the labelled examples were read, for the split's description."""
     if layout["kind"] == "variants":
-        return f"{', '.join(layout['folders'])} (versions of the same files, {layout['negative']} the originals)"
+        return (
+            f"{', '.join(layout['folders'])} (versions of the same files, {layout['negative']} the originals)"
+        )
     where = "file names" if layout["kind"] == "names" else "folder names"
     positive = f", {layout['positive']} = 1" if layout.get("positive") is not None else ""
     return f"{layout['train']}/ (labels in {where}{positive})"

@@ -121,8 +121,6 @@ def split_long_classes(
         held=rows,
         ids=ids,
         split=(chosen, f"{why}{by}; each held-out {key} moves whole, as its {n} rows of {layout.test.name}"),
-        fraction=fraction,
-        seed=seed,
         n_train=len(kept),
         rekeyed=rekeyed,
         classes=closed_classes(labels, classification),

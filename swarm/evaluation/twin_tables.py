@@ -149,15 +149,11 @@ def split_twin_tables(
         held=held.reset_index(drop=True),
         ids=ids,
         split=(chosen, f"{why}; their rows of every train_/test_ table pair move to the test side"),
-        fraction=fraction,
-        seed=seed,
         n_train=len(kept),
-        rekeyed=False,
         classes=closed_classes(labels, classification),
         table=f"{layout.labels.name} ({len(held)} rows of {len(held_groups)} {group}s)",
         hidden=hidden,
         file_dirs=file_dirs,
-        key_columns=[],
     )
 
 

@@ -98,13 +98,10 @@ def split_variant_folders(
             f"every version of a held-out image leaves {', '.join(layout['folders'])}; one, the original half the "
             f"time, joins {layout['test']}/ as the test's were drawn",
         ),
-        fraction=fraction,
-        seed=seed,
         n_train=int((~frame["name"].isin(leaving)).sum()),
         rekeyed=True,
         classes=closed_classes(labels, classification),
         table=f"{', '.join(layout['folders'])} (versions of {len(names)} images, {layout['negative']} the originals)",
         hidden=[],
         file_dirs=[*layout["folders"], layout["test"]],
-        key_columns=[],
     )
