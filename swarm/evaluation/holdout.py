@@ -56,7 +56,6 @@ from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, har
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
     TooLarge,
-    file_labels_layout,
     find_test_table,
     read_labelled_examples,
     read_labelled_table,
@@ -170,14 +169,6 @@ def build_holdout(
         options = {"fraction": fraction, "split": split, "seed": seed}
         return build_label_lines_holdout(competition, spec, root, lines, sample, **options)
 
-    variants = (
-        file_labels_layout(competition, targets, sample, test_ids) if not (public / TRAIN).is_file() else None
-    )
-    if variants is not None and variants["kind"] == "variants":  # versions of one image in folders (alaska2)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_variant_folders(competition, spec, root, variants, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
-
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:
         chosen = labels_table or competition_hint(competition, "labels_table")
@@ -186,6 +177,10 @@ def build_holdout(
         options = {"fraction": fraction, "split": split, "seed": seed}
         return _build_streamed(competition, spec, root, big, sample, test_ids, **options)
     train, layout, records = data.train, data.layout, data.records
+    if layout is not None and layout["kind"] == "variants":  # versions of one image in folders (alaska2)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_variant_folders(competition, spec, root, layout, train, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     test_columns = None if data.test is None else list(data.test.columns)
     renamed = renamed_target(train, spec, list(sample.columns), test_columns)
     labels = submission_labels(train.rename(columns=renamed), spec, list(sample.columns))

@@ -23,7 +23,7 @@ from swarm.evaluation.labels import closed_classes, is_classification
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror
 from swarm.evaluation.view_tables import write_sample
-from swarm.file_labels import FILE_COLUMN, file_label_frame
+from swarm.file_labels import FILE_COLUMN
 
 
 def split_variant_folders(
@@ -31,22 +31,25 @@ def split_variant_folders(
     spec: MetricSpec,
     root: Path,
     layout: dict,
+    examples: pd.DataFrame,
     sample: pd.DataFrame,
     *,
     fraction: float,
     split: str,
     seed: int,
 ) -> SplitParts:
-    """Hold out whole file names and write the view (see the module docstring); NoHoldout where the split is
-    set to one that would part a file's versions, or too few files are there to split."""
+    """Hold out whole file names and write the view (see the module docstring); `examples` are every version's
+    file (`file_label_frame`). NoHoldout where the split is set to one that would part a file's versions, or too
+    few files are there to split."""
     if split not in ("auto", "random") and not split.startswith("group:"):
         raise NoHoldout(
             f"evaluation.split {split!r} would part the versions of one image between train and test, and the "
             "originals would give the altered ones away: use auto"
         )
     public, target, id_col = competition.public_dir, layout["target"], spec.id_column
-    frame = file_label_frame(str(public), layout)
-    frame["name"] = frame[FILE_COLUMN].map(lambda path: path.rsplit("/", 1)[-1])
+    frame = examples[[FILE_COLUMN]].assign(
+        name=examples[FILE_COLUMN].map(lambda path: path.rsplit("/", 1)[-1])
+    )
     names = sorted(set(frame["name"]))
     if len(names) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"the folders {', '.join(layout['folders'])} hold only {len(names)} files each")
