@@ -198,21 +198,16 @@ def _layout(train_file: Path, test_file: Path, labelled: LabelledRows) -> tuple[
         set() if labelled.test_columns is None else set(labelled.table.columns) - set(labelled.test_columns)
     )
     drop = {key for key in test_keys if key in set(labelled.labels) | train_only}
-    by_id = labelled.table.drop_duplicates(labelled.id_column).set_index(
-        labelled.table[labelled.id_column].str.strip()
-    )
+    table = labelled.table.set_index(labelled.table[labelled.id_column].str.strip())
+    by_id = table[~table.index.duplicated()]  # an id's first row (a table may repeat ids)
     label_columns = [c for c in labelled.labels if c in by_id.columns]
+    names = [first_value(data, id_key) for data in train_records]
+    known = [(data, name) for data, name in zip(train_records, names, strict=True) if name in by_id.index]
     for key in test_keys - drop - {id_key}:
-        pairs = []
-        for data in train_records:
-            name = first_value(data, id_key)
-            if name in by_id.index:
-                pairs.append(
-                    (
-                        _canonical(first_value(data, key)),
-                        [_canonical(by_id.at[name, c]) for c in label_columns],
-                    )
-                )
+        pairs = [
+            (_canonical(first_value(data, key)), [_canonical(by_id.at[name, c]) for c in label_columns])
+            for data, name in known
+        ]
         for k in range(len(label_columns)):
             same = sum(value == truths[k] for value, truths in pairs)
             if pairs and same >= LABEL_AGREEMENT * len(pairs):

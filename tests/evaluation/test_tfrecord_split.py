@@ -142,3 +142,15 @@ def test_tfrecords_naming_no_labelled_image_are_left_out(tmp_path: Path):
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=2)
     left = sorted(p.name for p in (holdout.public_dir / "tfrecords").iterdir())
     assert left == ["test00-10.tfrec"]
+
+
+def test_a_labels_field_is_found_where_the_table_repeats_ids(tmp_path: Path):
+    """The labelled table may hold an id on several rows (windows of one recording): each id's first row is
+    compared with its record, and a field holding the label is still dropped."""
+    train, test = tmp_path / "train00-3.tfrec", tmp_path / "test00-1.tfrec"
+    rows = [(b"a", 1), (b"b", 0), (b"c", 1)]
+    tfrecords.write_records(train, [tfrecords.frame(tfrecords.example({"name": n, "y": y})) for n, y in rows])
+    tfrecords.write_records(test, [tfrecords.frame(tfrecords.example({"name": b"d", "y": 0}))])
+    table = pd.DataFrame({"id": ["a", "a", "b", "c"], "label": ["1", "1", "0", "1"]})
+    labelled = tfrecord_split.LabelledRows(table, "id", ("label",), None)
+    assert tfrecord_split._layout(train, test, labelled) == ({"name"}, "name")
