@@ -216,22 +216,9 @@ def features(data: bytes) -> list[str]:
     return [key for key, _ in _entries(data)]
 
 
-def bytes_value(data: bytes, key: str) -> bytes | None:
-    """The first value of an Example's bytes feature `key`, or None where it has none."""
-    for name, entry in _entries(data):
-        if name != key:
-            continue
-        feature = next((v for n, w, v in _fields(entry) if n == 2 and w == 2), b"")
-        listed = next((v for n, w, v in _fields(feature) if n == 1 and w == 2), None)  # type: ignore[arg-type]
-        if listed is None:
-            return None
-        return next((bytes(v) for n, w, v in _fields(listed) if n == 1 and w == 2), None)  # type: ignore[arg-type]
-    return None
-
-
-def first_value(data: bytes, key: str) -> str | None:
-    """The first value of an Example's feature `key` as text (bytes decoded, an int64 in decimal, a float as
-    Python prints it), or None where it has none."""
+def _first(data: bytes, key: str) -> tuple[int, bytes | int] | None:
+    """(the list's kind: 1 bytes, 2 float, 3 int64; its first value as stored) of an Example's feature `key`, or
+    None where it has none."""
     for name, entry in _entries(data):
         if name != key:
             continue
@@ -239,18 +226,33 @@ def first_value(data: bytes, key: str) -> str | None:
         for kind, wire, listed in _fields(feature):  # type: ignore[arg-type]
             if wire != 2:
                 continue
-            values = next((v for n, w, v in _fields(listed) if n == 1), None)  # type: ignore[arg-type]
-            if values is None:
-                return None
-            if kind == 1:
-                return bytes(values).decode("utf-8", "replace")  # type: ignore[arg-type]
-            if kind == 2:
-                packed = values if isinstance(values, bytes) else struct.pack("<I", values)
-                return repr(struct.unpack("<f", packed[:4])[0]) if len(packed) >= 4 else None
-            if kind == 3:
-                number = _varint(values, 0)[0] if isinstance(values, bytes) else values
-                return str(number - (1 << 64) if number >= 1 << 63 else number)
+            value = next((v for n, w, v in _fields(listed) if n == 1), None)  # type: ignore[arg-type]
+            return None if value is None else (kind, value)
         return None
+    return None
+
+
+def bytes_value(data: bytes, key: str) -> bytes | None:
+    """The first value of an Example's bytes feature `key`, or None where it has none."""
+    found = _first(data, key)
+    return bytes(found[1]) if found is not None and found[0] == 1 else None  # type: ignore[arg-type]
+
+
+def first_value(data: bytes, key: str) -> str | None:
+    """The first value of an Example's feature `key` as text (bytes decoded, an int64 in decimal, a float as
+    Python prints it), or None where it has none."""
+    found = _first(data, key)
+    if found is None:
+        return None
+    kind, value = found
+    if kind == 1:
+        return bytes(value).decode("utf-8", "replace")  # type: ignore[arg-type]
+    if kind == 2:
+        packed = value if isinstance(value, bytes) else struct.pack("<I", value)
+        return repr(struct.unpack("<f", packed[:4])[0]) if len(packed) >= 4 else None
+    if kind == 3:
+        number = _varint(value, 0)[0] if isinstance(value, bytes) else value
+        return str(number - (1 << 64) if number >= 1 << 63 else number)
     return None
 
 
