@@ -23,6 +23,11 @@ KEY_FIELD_SHARE = 0.5  # a records field naming this share of the held-out ids k
 SIDE_RECORDS_MAX_BYTES = 4 * 1024**3  # JSON side records up to this size are read whole to drop held-out ones
 
 
+def on_test_side(public: Path, path: Path) -> bool:
+    """Whether a public file is on the test side: a part of its path starts with "test"."""
+    return any(part.lower().startswith("test") for part in path.relative_to(public).parts)
+
+
 def hide_side_files(
     public: Path,
     dest: Path,
@@ -49,7 +54,7 @@ def hide_side_files(
     for path in sorted(public.rglob("*")):
         if path in skip or not path.is_file() or (test_dir is not None and test_dir in path.parents):
             continue
-        test_side = any(part.lower().startswith("test") for part in path.relative_to(public).parts)
+        test_side = on_test_side(public, path)
         named = {path.name, path.stem} & files_of and not (test_side and {path.name, path.stem} & test_ids)
         if named or (path.suffix.lower() in TFRECORD_SUFFIXES and not test_side):
             skip.add(path)

@@ -19,6 +19,7 @@ from typing import BinaryIO
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.side_files import on_test_side
 from swarm.tfrecords import (
     CRC_BATCH_BYTES,
     TFRECORD_SUFFIXES,
@@ -56,8 +57,8 @@ def split_tfrecords(
         for p in public.rglob("*")
         if p.suffix.lower() in TFRECORD_SUFFIXES and p not in skip and p.is_file()
     )
-    test_files = [p for p in files if _test_side(public, p)]
-    train_files = [p for p in files if not _test_side(public, p)]
+    test_files = [p for p in files if on_test_side(public, p)]
+    train_files = [p for p in files if not on_test_side(public, p)]
     if not train_files or not test_files or not held:
         return []
     spool = dest.parent / "held_out.tfrec.spool"  # beside the view, never in it
@@ -148,12 +149,6 @@ def _write_refs(path: Path, refs: list[Ref]) -> None:
     finally:
         for handle in handles.values():
             handle.close()
-
-
-def _test_side(public: Path, path: Path) -> bool:
-    return any(
-        part.lower().startswith("test") or "_test" in part.lower() for part in path.relative_to(public).parts
-    )
 
 
 @dataclass(frozen=True)
