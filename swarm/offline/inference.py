@@ -660,12 +660,10 @@ def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | No
         return found
 
     for chain in sorted(extend([], 0), key=len):
-        joined = values[chain[0]].str.cat([values[c] for c in chain[1:]], sep="_")
+        # the id split from the right gives back each column: joined again, the parts are the id itself
         split = ids.str.rsplit("_", n=len(chain) - 1, expand=True)
-        if (
-            joined.equals(ids)
-            and split.shape[1] == len(chain)
-            and all(split[k].equals(values[c].rename(k)) for k, c in enumerate(chain))
+        if split.shape[1] == len(chain) and all(
+            split[k].equals(values[c].rename(k)) for k, c in enumerate(chain)
         ):
             return chain
     return None
