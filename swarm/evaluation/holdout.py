@@ -83,15 +83,17 @@ from swarm.evaluation.split import (
     competition_split_hint,
     split_rows,
 )
-from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.table_io import read_csv_as_text, write_public_csv, write_public_table
 from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
 from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
 from swarm.evaluation.variant_split import split_variant_folders
 from swarm.evaluation.view_files import (
     extracted_archives,
+    file_groups,
     fresh_view,
     keyed_folders,
     link_column_keyed_files,
+    link_group_files,
     link_keyed_files,
     link_labelled_files,
     mirror,
@@ -99,7 +101,7 @@ from swarm.evaluation.view_files import (
 )
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
 from swarm.label_lines import label_lines_fields
-from swarm.records import is_records_file, write_records
+from swarm.records import write_records
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
 
@@ -188,7 +190,10 @@ def build_holdout(
     strata = labels.astype(str).agg("|".join, axis=1)
     classification = is_classification(spec, labels, wide)
     hint = competition_split_hint(competition)
-    chosen, why = choose_split(check_split(split), hint, train, data.test, classification, spec.id_column)
+    groups = file_groups(public, data.test, train, spec.id_column) if layout is None else None
+    chosen, why = choose_split(
+        check_split(split), hint, train, data.test, classification, spec.id_column, groups and groups.column
+    )
     positions, held, kept = split_rows(chosen, train, strata, fraction, seed)
     id_col = spec.id_column
     rng = np.random.default_rng(seed + 1)
@@ -211,7 +216,8 @@ def build_holdout(
     if layout is None:
         file_dirs = link_keyed_files(public, dest, folders, original, ids, skip, kept_ids)
         by_column = link_column_keyed_files(public, dest, data.test, held, kept, id_col, skip)
-        file_dirs = sorted({*file_dirs, *by_column})
+        by_group = link_group_files(public, dest, groups, held, kept, skip) if groups else []
+        file_dirs = sorted({*file_dirs, *by_column, *by_group})
         test_dir = folders[0][0] if folders else None
     else:
         file_dirs = link_labelled_files(public, dest, layout, original, ids, skip)
@@ -231,14 +237,16 @@ def build_holdout(
     if records is not None:
         write_records([records[i] for i in kept.index], str(dest / data.path.name), like=str(data.path))
     elif layout is None:
-        write_public_csv(kept.rename(columns=back), dest / data.path.name)
+        write_public_table(kept.rename(columns=back), dest / data.path.name, data.path)
     order = rng.permutation(len(sample) + len(held))
     if records is not None and data.test_records is not None:
         held_records = [records[i] for i in positions]
         write_test_records(data.test_records, held_records, ids, id_col, order, data.test_path, dest)
     elif data.test is not None:
         appended = held.assign(**{id_col: ids}).rename(columns=back)
-        write_test_csv(data.test.rename(columns=back), appended, order, dest / data.test_path.name)
+        write_test_csv(
+            data.test.rename(columns=back), appended, order, dest / data.test_path.name, data.test_path
+        )
     fillers = {}
     if folders is not None:  # a sample listing each test row's own items lists the held-out rows' (AI4Code)
         held_files = [folders[1][1].get(str(o).strip()) for o in original]
@@ -284,7 +292,7 @@ def _build_streamed(
         raise NoHoldout(
             f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"
         )
-    if is_records_file(str(path)) or not test_path.is_file():
+    if path.suffix.lower() != ".csv" or not test_path.is_file():
         raise NoHoldout(f"{big}, and only a CSV beside {TEST} is split a chunk at a time")
     skip = {path, test_path, competition.sample_submission, *extracted_archives(public)}
     others = side_tables(public, skip)

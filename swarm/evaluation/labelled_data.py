@@ -18,7 +18,14 @@ from swarm.columns import main_labels_table
 from swarm.competitions.competition import Competition, MetricSpec, table_id_column
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
-from swarm.evaluation.table_io import read_csv_as_text, read_table, table_header
+from swarm.evaluation.table_io import (
+    PARQUET,
+    is_parquet,
+    parquet_size_mb,
+    read_csv_as_text,
+    read_table,
+    table_header,
+)
 from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
 from swarm.records import RECORD_SUFFIXES, is_records_file
 
@@ -109,14 +116,19 @@ def read_labelled_table(path: Path, max_train_mb: float) -> pd.DataFrame:
 def check_size(path: Path, max_train_mb: float) -> None:
     """TooLarge (a NoHoldout) when the labelled table is over evaluation.max_train_mb (reading it would cost too
     much)."""
-    size_mb = path.stat().st_size / 1e6
+    size_mb = parquet_size_mb(path) if is_parquet(path) else path.stat().st_size / 1e6
     if size_mb > max_train_mb:
         size = f"{size_mb:.0f}" if size_mb >= 10 else f"{size_mb:.2g}"
         raise TooLarge(f"{path.name} is {size} MB, over evaluation.max_train_mb={max_train_mb:g}", path)
 
 
 def find_test_table(public: Path, train_path: Path) -> Path:
-    """The test table beside a labelled one: test.json(l) beside train.json(l) records, else test.csv."""
+    """The test table beside a labelled one: test.json(l) beside train.json(l) records, the parquet table named
+    as the labelled one with "test" for "train" (`test_meta.parquet` beside `train_meta.parquet`), else
+    test.csv."""
+    twin = public / train_path.name.lower().replace("train", "test")
+    if is_parquet(train_path) and "train" in train_path.name.lower() and twin.is_file():
+        return twin
     for suffix in RECORD_SUFFIXES if is_records_file(str(train_path)) else ():
         if (public / f"test{suffix}").is_file():
             return public / f"test{suffix}"
@@ -127,7 +139,7 @@ def labelled_table(
     public: Path, id_column: str, targets: list[str], sample: Path, chosen: str | None = None
 ) -> Path:
     """The public table of labelled examples: `train.csv` when it holds the submission's target columns, else
-    the one other CSV (or JSON records) named like training data or labels (`train_labels.csv`, `labels.csv`)
+    the one other CSV (or parquet table, or JSON records) named like training data or labels (`train_labels.csv`, `labels.csv`)
     that holds the id column and every target column (or their classes, `_holds_labels`), else `train.csv` (its
     targets may be one column of class values, see `swarm.evaluation.labels.submission_labels`). Where several
     tables hold the labels, `chosen` (evaluation.labels_table) names it, else the one not named as weaker labels
@@ -152,7 +164,9 @@ def labelled_table(
         return train
     tables = [
         path
-        for path in sorted(p for p in public.iterdir() if p.suffix.lower() in (".csv", *RECORD_SUFFIXES))
+        for path in sorted(
+            p for p in public.iterdir() if p.suffix.lower() in (".csv", PARQUET, *RECORD_SUFFIXES)
+        )
         if path not in (train, sample)
         and not path.name.lower().startswith("test")
         and any(word in path.name.lower() for word in LABEL_TABLE_WORDS)

@@ -54,16 +54,23 @@ def choose_split(
     test: pd.DataFrame | None,
     classification: bool,
     id_column: str | None = None,
+    file_group: str | None = None,
 ) -> tuple[str, str]:
     """(split, why): an explicit setting wins, then competition.json's `split` hint, then `auto`'s rules: whole
-    groups of an id that several rows share (hms: windows of one EEG, whose file is their input), time order
-    when test lies after train, stratified for classes, else random."""
+    groups of an id that several rows share (hms: windows of one EEG, whose file is their input), whole groups of
+    `file_group`, a column whose values name the inputs' files (icecube's `batch_id`), time order when test lies
+    after train, stratified for classes, else random."""
     if split != "auto":
         return split, "set by evaluation.split"
     if hint:
         return check_split(hint), "competition.json's split hint"
     if id_column in train.columns and train[id_column].duplicated().any():
         return f"group:{id_column}", f"rows share {id_column!r} values: each one's rows stay on one side"
+    if file_group:
+        return (
+            f"group:{file_group}",
+            f"{file_group!r} names the files of the inputs, each file's rows held out whole",
+        )
     dates = _date_column(train, test)
     if dates is not None and dates[1]:
         return f"time:{dates[0]}", f"test.csv lies after {TRAIN} in {dates[0]!r}"

@@ -2,16 +2,20 @@
 
 Every table is read as strings exactly as written (no NaN parsing, no number formats), so a table the split
 rewrites keeps every value the solution would have seen; JSON records (`swarm.records`) are read as a frame
-and also as they are, so they can be written back in their own form.
+and also as they are, so they can be written back in their own form; parquet tables (icecube's
+`train_meta.parquet`) are read as text too and written back in their own column types (`write_public_table`).
 """
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
 
-from swarm.atomic import PUBLIC, write_text_atomic
+from swarm.atomic import PUBLIC, write_bytes_atomic, write_text_atomic
 from swarm.evaluation.holdout_record import NoHoldout
 from swarm.records import is_records_file, read_records, records_frame
 
@@ -26,20 +30,82 @@ def write_public_csv(frame: pd.DataFrame, path: Path) -> None:
     write_text_atomic(path, frame.to_csv(index=False), mode=PUBLIC)
 
 
-def table_header(path: Path) -> list[str]:
-    """The column names of a CSV or JSON records file (the fields of its first 1,000 records); [] when it cannot
-    be read."""
+PARQUET = ".parquet"
+
+
+def is_parquet(path: Path) -> bool:
+    return path.suffix.lower() == PARQUET
+
+
+def read_parquet_as_text(path: Path) -> pd.DataFrame:
+    """A parquet table as strings (numbers as Python writes them, which read back exactly; nulls as "")."""
     try:
+        frame = pd.read_parquet(path)
+    except (OSError, ValueError, pa.ArrowException) as exc:
+        raise NoHoldout(f"{path.name} cannot be read as a parquet table: {exc}") from None
+    if frame.index.name is not None:  # a named index is a column of the table (`event_id`)
+        frame = frame.reset_index()
+    return frame.astype(object).where(frame.notna(), "").astype(str)
+
+
+def parquet_size_mb(path: Path) -> float:
+    """A parquet table's size unpacked (its row groups' byte sizes), in MB: what reading it costs, where the
+    file's own size can be a tenth of that."""
+    try:
+        meta = pq.read_metadata(path)
+    except (OSError, pa.ArrowException):
+        return path.stat().st_size / 1e6
+    return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)) / 1e6
+
+
+def write_public_table(frame: pd.DataFrame, path: Path, like: Path) -> None:
+    """A public table in the form of `like`, the table it was read from: parquet in `like`'s column types
+    (text read back as numbers, booleans, times; "" as null), else CSV."""
+    if not is_parquet(like):
+        write_public_csv(frame, path)
+        return
+    kinds = pq.read_schema(like).empty_table().to_pandas().dtypes  # the pandas types a reader gets
+    typed = pd.DataFrame({c: _typed(frame[c], kinds[c] if c in kinds.index else None) for c in frame.columns})
+    buffer = io.BytesIO()
+    typed.to_parquet(buffer, index=False)
+    write_bytes_atomic(path, buffer.getvalue(), mode=PUBLIC)
+
+
+def _typed(text: pd.Series, kind) -> pd.Series:
+    """A column of text as `kind` ("" as null; text where `kind` is None or not a number, boolean or time)."""
+    values = text.astype(str).reset_index(drop=True)
+    blank = values == ""
+    if kind is None:
+        return values
+    if pd.api.types.is_bool_dtype(kind):
+        return values.map({"True": True, "False": False}).astype(kind)
+    if pd.api.types.is_numeric_dtype(kind):
+        return pd.to_numeric(values.mask(blank, None)).astype(kind)
+    if pd.api.types.is_datetime64_any_dtype(kind):
+        return pd.to_datetime(values.mask(blank, None), format="ISO8601").astype(kind)
+    return values.mask(blank, None).astype(kind)
+
+
+def table_header(path: Path) -> list[str]:
+    """The column names of a CSV, parquet or JSON records file (the fields of its first 1,000 records); []
+    when it cannot be read."""
+    try:
+        if is_parquet(path):
+            return [str(c) for c in pq.read_schema(path).names if not str(c).startswith("__index_level_")]
         if is_records_file(str(path)):
             return [str(c) for c in records_frame(read_records(str(path), limit=1000)).columns]
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
+        return []
+    except pa.ArrowException:
         return []
 
 
 def read_table(path: Path) -> tuple[pd.DataFrame, list | None]:
     """A labelled or test table as text; JSON records (swarm.records) also as they are, to be written back in
     their own form."""
+    if is_parquet(path):
+        return read_parquet_as_text(path), None
     if not is_records_file(str(path)):
         return read_csv_as_text(path), None
     try:

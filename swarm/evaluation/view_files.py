@@ -14,12 +14,13 @@ from __future__ import annotations
 import os
 import shutil
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from swarm.competitions.archive_view import view_manifest
-from swarm.evaluation.holdout_record import Holdout
+from swarm.evaluation.holdout_record import Holdout, NoHoldout
 
 FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
 TAIL_STARTS = ".-_"  # what follows an id in the names of an example's files: `<id>.png`, `<id>-mask.png`
@@ -266,6 +267,79 @@ def link_column_keyed_files(
                 skip.add(source)
         folders |= {str(test_folder[0].relative_to(public)), str(train_folder[0].relative_to(public))}
     return sorted(folders)
+
+
+@dataclass(frozen=True)
+class FileGroups:
+    """Inputs filed by a group column rather than by id (icecube's `batch_id`: `train/batch_<n>.parquet` holds
+    the pulses of every event of batch n), as `file_groups` found them."""
+
+    column: str  # the group column, in the labelled table and the test table
+    test_dir: Path  # the folder of the test groups' files (`test/`)
+    train_files: dict[str, Path]  # each labelled group's file (`train/batch_<n>.parquet`)
+
+
+def file_groups(
+    public: Path, test: pd.DataFrame | None, train: pd.DataFrame, id_col: str
+) -> FileGroups | None:
+    """A column of both tables, not the id, that several labelled rows share and whose values name the files of a
+    test folder, each of them (`batch_<n>.parquet` for n in test's `batch_id`, all sharing the prefix `batch_`,
+    or `<n>.parquet`), and of its training twin; None where there is none."""
+    if test is None:
+        return None
+    folders: list[Path] | None = None  # the test folders, walked once a column could name their files
+    files: dict[Path, dict[str, Path]] = {}  # each folder's files by the value naming them, listed once
+    for column in (c for c in test.columns if c != id_col and c in train.columns):
+        values = train[column].astype(str).str.strip()
+        test_values = set(test[column].astype(str).str.strip()) - {""}
+        if not test_values or not values.duplicated().any():
+            continue
+        if folders is None:
+            folders = [p for p in sorted(public.rglob("*")) if p.is_dir() and "test" in p.name.lower()]
+        for test_dir in folders:
+            named = files.setdefault(test_dir, _group_files(test_dir))
+            if not named or not set(named) <= test_values or len(named) < FILE_MATCH_SHARE * len(test_values):
+                continue
+            twin = public / str(test_dir.relative_to(public)).lower().replace("test", "train")
+            train_files = files.setdefault(twin, _group_files(twin) if twin.is_dir() else {})
+            wanted = set(values)
+            if len(wanted & set(train_files)) >= FILE_MATCH_SHARE * len(wanted):
+                return FileGroups(column, test_dir, train_files)
+    return None
+
+
+def _group_files(folder: Path) -> dict[str, Path]:
+    """A folder's files by the value naming each: its stem less the prefix all its stems share up to a `_`
+    (`batch_1.parquet` -> "1"), else its stem."""
+    files = [p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")]
+    prefixes = {p.stem.rpartition("_")[0] for p in files}
+    prefix = prefixes.pop() if len(prefixes) == 1 else ""
+    cut = len(prefix) + 1 if prefix else 0
+    return {p.stem[cut:]: p for p in files}
+
+
+def link_group_files(
+    public: Path, dest: Path, groups: FileGroups, held: pd.DataFrame, kept: pd.DataFrame, skip: set[Path]
+) -> list[str]:
+    """Link each held-out group's file where the test groups' files are (same name), and leave it out of the
+    training folder unless a kept row is of that group too; NoHoldout where a test file has its name. Returns
+    the folders involved (relative)."""
+    in_use = set(kept[groups.column].astype(str).str.strip())
+    target_dir = dest / groups.test_dir.relative_to(public)
+    for value in dict.fromkeys(held[groups.column].astype(str).str.strip()):
+        source = groups.train_files.get(value)
+        if source is None:
+            continue
+        if (groups.test_dir / source.name).exists():
+            raise NoHoldout(
+                f"the held-out {groups.column} {value!r} names {source.name}, which the test files have too"
+            )
+        if not (target_dir / source.name).exists():  # hms's spectrograms: linked already, by column
+            link(source, target_dir / source.name)
+        if value not in in_use:
+            skip.add(source)
+    train_dir = next(iter(groups.train_files.values())).parent
+    return sorted({str(groups.test_dir.relative_to(public)), str(train_dir.relative_to(public))})
 
 
 def _file_keys(public: Path) -> set[str]:

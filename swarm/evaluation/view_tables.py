@@ -13,18 +13,20 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
-from swarm.evaluation.table_io import write_public_csv
+from swarm.evaluation.table_io import write_public_csv, write_public_table
 from swarm.records import write_records
 
 
-def write_test_csv(test: pd.DataFrame, appended: pd.DataFrame, order: np.ndarray, path: Path) -> None:
+def write_test_csv(
+    test: pd.DataFrame, appended: pd.DataFrame, order: np.ndarray, path: Path, like: Path | None = None
+) -> None:
     """The test table with the held-out rows (`appended`, under their new ids) added in its columns only, in
-    `order` where it has a row per sample row."""
+    `order` where it has a row per sample row; in the form of `like`, the public test table (parquet or CSV)."""
     rows = appended[[c for c in test.columns if c in appended.columns]]
     combined = pd.concat([test, rows], ignore_index=True)[list(test.columns)]
     if len(combined) == len(order):
         combined = combined.iloc[order]
-    write_public_csv(combined, path)
+    write_public_table(combined, path, like or path)
 
 
 def write_test_records(

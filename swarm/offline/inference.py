@@ -374,6 +374,7 @@ LABELLED_TABLES = (
     "train.jsonl",
 )
 TEST_TABLES = ("test.csv", "test.json", "test.jsonl")
+PARQUET = ".parquet"  # a labelled table in parquet is read with its test twin (train_meta / test_meta)
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
 SAMPLE_WORDS = ("sample", "submission")  # else the one CSV named so (en_sample_submission_2.csv)
 # A composite id joins at most MAX_KEY_COLUMNS of the test table's first KEY_SCAN_COLUMNS columns.
@@ -475,7 +476,7 @@ def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
 
 
 def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> str | None:
-    """The one top-level CSV named with "train" or "label" (not a test table or the sample, `sample_name`, read
+    """The one top-level CSV or parquet table named with "train" or "label" (not a test table or the sample, `sample_name`, read
     as text in `sample`) that holds the sample's id column and every target (AI4Code's train_orders.csv), as the
     harness finds a labels table (None when several do); else one holding the id column and a column of the
     sample's class columns (`class_column`), of several the one not named as weaker labels (`main_labels_table`),
@@ -484,16 +485,16 @@ def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.Data
     found, by_classes = [], []
     for name in sorted(present):
         lower = name.lower()
-        if name == sample_name or not lower.endswith(".csv") or lower.startswith("test"):
+        if name == sample_name or not lower.endswith((".csv", PARQUET)) or lower.startswith("test"):
             continue
         if "train" in lower or "label" in lower:
             try:
-                header = set(pd.read_csv(os.path.join(input_dir, name), nrows=0).columns)
-            except (OSError, ValueError):
+                header = set(table_columns(os.path.join(input_dir, name)))
+            except (OSError, ValueError, ImportError):
                 continue
             if wanted <= header:
                 found.append(name)
-            elif sample.columns[0] in header and sample.shape[1] > 2:
+            elif sample.columns[0] in header and sample.shape[1] > 2 and lower.endswith(".csv"):
                 by_classes.append(name)
     if found:
         return found[0] if len(found) == 1 else None
@@ -584,7 +585,7 @@ def _discover(input_dir: str) -> tuple:
     missing = []
     if not (found or probed):
         missing.append(
-            "train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
+            "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
             "names or folders, target images, label sets in text lines, or COCO-style JSON labels)"
         )
     if not sample:
@@ -598,7 +599,7 @@ def _discover(input_dir: str) -> tuple:
     files = {
         "train": train,
         "train_files": layout,
-        "test": next((name for name in TEST_TABLES if name in present), None),
+        "test": next((name for name in TEST_TABLES if name in present), None) or test_twin(train, present),
         "sample": sample,
         "keys": None,
     }
@@ -729,8 +730,36 @@ def find_data_files(input_dir: str) -> dict:
 
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
-    """A CSV table, or JSON records as one (swarm/records.py)."""
+    """A CSV or parquet table, or JSON records as one (swarm/records.py)."""
+    if path.lower().endswith(PARQUET):
+        return parquet_table(path, max_rows)
     return records_table(path, max_rows) if is_records_file(path) else pd.read_csv(path, nrows=max_rows)
+
+
+def parquet_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
+    """A parquet table, a named index (`event_id`) as a column."""
+    frame = pd.read_parquet(path)
+    if frame.index.name is not None:
+        frame = frame.reset_index()
+    return frame.head(max_rows) if max_rows else frame
+
+
+def table_columns(path: str) -> list:
+    """A CSV's or parquet table's column names (a parquet's named index among them), read without its rows."""
+    if not path.lower().endswith(PARQUET):
+        return list(pd.read_csv(path, nrows=0).columns)
+    import pyarrow.parquet as pq  # what pandas reads parquet with
+
+    return [name for name in pq.read_schema(path).names if not name.startswith("__index_level_")]
+
+
+def test_twin(train: str | None, present: set) -> str | None:
+    """The parquet test table named as the labelled one with "test" for "train" (`test_meta.parquet` beside
+    `train_meta.parquet`), if present."""
+    if not train or not train.lower().endswith(PARQUET) or "train" not in train.lower():
+        return None
+    twin = train.lower().replace("train", "test")
+    return next((name for name in sorted(present) if name.lower() == twin), None)
 
 
 def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: int | None = None) -> tuple:

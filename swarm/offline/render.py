@@ -164,6 +164,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
     reader = _file_labels_source() if files.get("train_files") else ""
     if any(str(files.get(key) or "").lower().endswith((".json", ".jsonl")) for key in ("train", "test")):
         reader += "# JSON records read as tables." + _body(records)
+    if any(str(files.get(key) or "").lower().endswith(inference.PARQUET) for key in ("train", "test")):
+        reader += "# Parquet tables read whole.\n" + inspect.getsource(inference.parquet_table)
     if files.get("long"):
         reader += "# A row per (example, class): the labelled table melted." + _body(long_class_rows)
     if files.get("pixels"):

@@ -53,11 +53,14 @@ elif DATA_FILES.get("pixels"):  # target images (pixel_rows): a row per pixel, t
                           target=TARGETS[0]["name"], max_rows=PIXEL_TRAIN_ROWS)
     test_df = pixel_rows(INPUT_DIR, _pix["test_dir"], ID_COL, stems=pixel_stems(sample_sub[ID_COL]))
 else:
-    # CSV tables, or JSON records (records_table); without a test table the test rows are the sample's ids.
+    # CSV or parquet tables, or JSON records (records_table); without a test table the test rows are the
+    # sample's ids.
     def read_table(name, labelled=False):
         path = os.path.join(INPUT_DIR, name)
         if name.lower().endswith((".json", ".jsonl")):
             return records_table(path)
+        if name.lower().endswith(".parquet"):
+            return parquet_table(path)
         if labelled and os.path.getsize(path) > LARGE_TABLE_BYTES:  # too large to model whole: a seeded draw
             head = pd.read_csv(path, nrows=10_000)
             rows = os.path.getsize(path) / max(1.0, len(head.to_csv(index=False).encode()) / max(1, len(head)))

@@ -60,6 +60,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "herbarium-2022-fgvc9": census.herbarium_2022,
     "hotel-id-2021-fgvc8": census.hotel_id,
     "hubmap-kidney-segmentation": census.hubmap,
+    "icecube-neutrinos-in-deep-ice": census.icecube,
     "imet-2020-fgvc7": census.imet,
     "iwildcam-2019-fgvc6": census.iwildcam,
     "iwildcam-2020-fgvc7": census.iwildcam_2020,
@@ -121,7 +122,7 @@ REASONS = {
 # Rows whose "splits?" cell the code has outrun: the miniature splits where the census still says "no" (or the
 # reverse). The test expects the opposite of the cell for these; once the census is updated, they fail here
 # until removed from this set.
-CENSUS_TO_UPDATE: set[str] = set()
+CENSUS_TO_UPDATE: set[str] = {"icecube-neutrinos-in-deep-ice"}
 
 
 def census_splits() -> dict[str, str]:

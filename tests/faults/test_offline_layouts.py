@@ -364,6 +364,29 @@ def variant_folders_competition(root: Path, n_train: int = 60, n_test: int = 30)
     return root
 
 
+def parquet_batches_competition(root: Path) -> Path:
+    """icecube-neutrinos-in-deep-ice's layout (tests/evaluation/census_builders.py's icecube): the labels in
+    `train_meta.parquet`, the test events in `test_meta.parquet`, the pulses in `train/batch_<n>.parquet` and
+    `test/`, whole batches on each side; here an event's zenith grows with the index of its first pulse in its
+    batch and its azimuth is near 1."""
+    from tests.evaluation.census_builders import icecube
+
+    icecube(root, n_batches=12, n_test=3, per_batch=15)
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    rng = np.random.default_rng(5)
+
+    def angles(table: pd.DataFrame) -> pd.DataFrame:
+        noise = rng.normal(0, 0.05, (2, len(table)))
+        return table.assign(azimuth=1.0 + noise[0], zenith=0.3 + 0.03 * table["first_pulse_index"] + noise[1])
+
+    angles(pd.read_parquet(public / "train_meta.parquet")).to_parquet(
+        public / "train_meta.parquet", index=False
+    )
+    test = angles(pd.read_parquet(public / "test_meta.parquet"))
+    test[["event_id", "azimuth", "zenith"]].to_csv(private / "test.csv", index=False)
+    return root
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -396,6 +419,7 @@ LAYOUTS = {
     "shares": (shares_competition, "labelled rows of train.csv (target as prediction)"),
     "twin-tables": (twin_tables_competition, "labelled rows of train_labels.csv ("),
     "variant-folders": (variant_folders_competition, "Cover, JMiPOD, JUNIWARD, UERD (versions of 60 images"),
+    "parquet-batches": (parquet_batches_competition, "of train_meta.parquet (20%, split group:batch_id"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -410,6 +434,8 @@ GOOD_ENOUGH = {
     "shares": lambda score: score > 0.7,
     # each clip's size tells its first label; equal scores for every class (a constant) give about 0.2-0.3
     "label-sets": lambda score: score > 0.6,
+    # mean angular error (radians): each angle's mean scores about 0.5, the offline coder about 0.07
+    "parquet-batches": lambda score: score < 0.25,
 }
 
 
@@ -461,7 +487,7 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     message = refusal_without_key(competition, tmp_path)
     assert "offline coder" in message and "no API key" in message
     assert (
-        "has no train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their "
+        "has no train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
         "names or folders, target images, label sets in text lines, or COCO-style JSON labels)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):

@@ -136,7 +136,7 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
         client.complete([], ctx("merge", parent_codes=["a", "b"], crossover_plan={"DATA": 5}))
     with pytest.raises(
         LLMError,
-        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, training files labelled by "
+        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by "
         r"their names or folders, target images, label sets in text lines, or COCO-style JSON labels\) and sample_subm",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
@@ -147,7 +147,7 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     (partial / "train.parquet").write_bytes(b"PAR1")
     with pytest.raises(
         LLMError,
-        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, training files labelled by "
+        match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by "
         r"their names or folders, target images, label sets in text lines, or COCO-style JSON labels\) \(the offline",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))

@@ -36,6 +36,6 @@ def test_ids_no_columns_join_leave_the_labelled_table_missing(tmp_path: Path) ->
     sample = pd.read_csv(public / "en_sample_submission_2.csv", dtype=str)
     sample.assign(id="t" + sample["id"]).to_csv(public / "en_sample_submission_2.csv", index=False)
     assert missing_tables(str(public)) == [
-        "train.csv (or train_labels.csv, labels.csv, train.json records, training files labelled by their names "
+        "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their names "
         "or folders, target images, label sets in text lines, or COCO-style JSON labels)"
     ]

@@ -1,0 +1,100 @@
+"""Parquet tables and inputs filed by a group column (icecube-neutrinos-in-deep-ice's layout, issue 29): the
+labels in `train_meta.parquet`, the test events in `test_meta.parquet`, each batch's pulses in
+`train/batch_<n>.parquet` or `test/batch_<n>.parquet`. The harness holds out whole batches, their rows join the
+test table without the angles and their files move to `test/`; the view's parquet tables keep their column
+types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.evaluation.table_io import read_parquet_as_text, write_public_table
+from tests.evaluation.census_builders import icecube
+
+ANGLES = ["azimuth", "zenith"]
+
+
+def _split(tmp_path: Path, **options):
+    root = icecube(tmp_path / "ice", n_batches=10, n_test=2, per_batch=8)
+    competition = load_competition(str(root), tmp_path / "cache")
+    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.25, seed=3, **options)
+    return root / "prepared" / "public", holdout
+
+
+def test_whole_batches_are_held_out_with_their_pulse_files(tmp_path: Path) -> None:
+    public, holdout = _split(tmp_path)
+    view = holdout.public_dir
+    source = pd.read_parquet(public / "train_meta.parquet")
+    kept = pd.read_parquet(view / "train_meta.parquet")
+    test = pd.read_parquet(view / "test_meta.parquet")
+    held = source[source["event_id"].astype(str).isin(holdout.ids)]
+    held_batches = set(held["batch_id"])
+    assert len(held_batches) >= 2 and len(held) == len(holdout.ids)
+    assert not held_batches & set(kept["batch_id"])  # a batch is on one side only
+    assert set(kept["event_id"]) | set(held["event_id"]) == set(source["event_id"])
+    assert set(held["event_id"]) <= set(test["event_id"])
+    assert not set(ANGLES) & set(test.columns)
+    for batch in held_batches:
+        name = f"batch_{batch}.parquet"
+        assert not (view / "train" / name).exists()
+        pulses = pd.read_parquet(view / "test" / name)
+        assert set(held[held["batch_id"] == batch]["event_id"]) <= set(pulses.index)
+    for batch in set(kept["batch_id"]):
+        assert (view / "train" / f"batch_{batch}.parquet").is_file()
+    labels = pd.read_csv(holdout.root / "labels.csv")
+    truth = held.set_index("event_id").loc[labels["event_id"], ANGLES].to_numpy()
+    assert np.array_equal(labels[ANGLES].to_numpy(), truth)  # the angles exactly, read back from text
+    sample = pd.read_csv(view / "sample_submission.csv")
+    assert set(held["event_id"]) <= set(sample["event_id"]) and len(sample) == len(test)
+
+
+def test_the_views_parquet_tables_keep_their_column_types(tmp_path: Path) -> None:
+    public, holdout = _split(tmp_path)
+    for name in ("train_meta.parquet", "test_meta.parquet"):
+        source, view = pd.read_parquet(public / name), pd.read_parquet(holdout.public_dir / name)
+        assert dict(view.dtypes) == dict(source.dtypes), name
+
+
+def test_a_batch_split_follows_a_set_split_but_moves_every_held_out_batch_file(tmp_path: Path) -> None:
+    """With evaluation.split=random some batches have rows on both sides: their files stay in train/ and are
+    also where the test files are, so every held-out event has its pulses there."""
+    _, holdout = _split(tmp_path, split="random")
+    view = holdout.public_dir
+    test = pd.read_parquet(view / "test_meta.parquet")
+    for batch in set(test["batch_id"]):
+        assert (view / "test" / f"batch_{batch}.parquet").is_file()
+    kept = pd.read_parquet(view / "train_meta.parquet")
+    for batch in set(kept["batch_id"]):
+        assert (view / "train" / f"batch_{batch}.parquet").is_file()
+
+
+def test_a_parquet_table_over_max_train_mb_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    with pytest.raises(NoHoldout) as refused:
+        _split(tmp_path, max_train_mb=0.0001)
+    assert "train_meta.parquet is" in str(refused.value) and "only a CSV" in str(refused.value)
+    assert "\n" not in str(refused.value)
+
+
+def test_text_written_back_in_the_source_types_reads_back_equal(tmp_path: Path) -> None:
+    frame = pd.DataFrame(
+        {
+            "n": pd.array([1, None, 3], dtype="Int64"),
+            "x": [0.1, float("nan"), 1e-300],
+            "flag": pd.array([True, None, False], dtype="boolean"),
+            "when": pd.to_datetime(["2020-01-01", None, "2021-06-30 12:00:00"], format="ISO8601"),
+            "word": ["a", None, "c"],
+        }
+    )
+    source = tmp_path / "source.parquet"
+    frame.to_parquet(source, index=False)
+    text = read_parquet_as_text(source)
+    assert text.loc[1].tolist() == ["", "", "", "", ""]
+    write_public_table(text.iloc[[2, 0, 1]], tmp_path / "out.parquet", source)
+    back = pd.read_parquet(tmp_path / "out.parquet")
+    pd.testing.assert_frame_equal(back, frame.iloc[[2, 0, 1]].reset_index(drop=True))
