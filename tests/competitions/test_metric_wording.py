@@ -394,7 +394,15 @@ def test_the_cases_are_many_and_varied():
     # "F1" is of centre points in boxes (point_in_box_f1), not of 0/1 labels; rsna-2022's weighted multi-label
     # log loss is its own (spine_weighted_logloss), not the plain mean over columns; vinbigdata's description
     # names the VOC mAP its grader computes with COCOeval (coco_box_map)
-    uncovered = {"balanced_accuracy", "mse", "f1_weighted", "rle_iou", "f1", "multilabel_logloss", "coco_box_map"}
+    uncovered = {
+        "balanced_accuracy",
+        "mse",
+        "f1_weighted",
+        "rle_iou",
+        "f1",
+        "multilabel_logloss",
+        "coco_box_map",
+    }
     assert set(METRICS) - covered <= uncovered
 
 
