@@ -68,6 +68,7 @@ from swarm.evaluation.labels import (
     submission_labels,
     write_labels,
 )
+from swarm.evaluation.large_parquet import parquet_file_groups, split_large_parquet
 from swarm.evaluation.large_table import held_share, side_tables, stream_split
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
@@ -83,7 +84,7 @@ from swarm.evaluation.split import (
     competition_split_hint,
     split_rows,
 )
-from swarm.evaluation.table_io import read_csv_as_text, write_public_csv, write_public_table
+from swarm.evaluation.table_io import is_parquet, read_csv_as_text, write_public_csv, write_public_table
 from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
 from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
 from swarm.evaluation.variant_split import split_variant_folders
@@ -177,7 +178,7 @@ def build_holdout(
         data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb, chosen)
     except TooLarge as big:  # streamed in chunks instead, where the layout is plain enough
         options = {"fraction": fraction, "split": split, "seed": seed}
-        return _build_streamed(competition, spec, root, big, sample, test_ids, **options)
+        return _build_streamed(competition, spec, root, big, sample, test_ids, targets, **options)
     train, layout, records = data.train, data.layout, data.records
     if layout is not None and layout["kind"] == "variants":  # versions of one image in folders (alaska2)
         options = {"fraction": fraction, "split": split, "seed": seed}
@@ -279,21 +280,33 @@ def _build_streamed(
     big: TooLarge,
     sample: pd.DataFrame,
     test_ids: list[str],
+    targets: list[str],
     *,
     fraction: float,
     split: str,
     seed: int,
 ) -> Holdout:
     """build_holdout for a labelled CSV over evaluation.max_train_mb (swarm/evaluation/large_table.py): streamed
-    in chunks, rows held out at random; refused, in one sentence after `big`'s, where the layout is not plain."""
+    in chunks, rows held out at random; a parquet table whose inputs a group column names, whole groups held out
+    (swarm/evaluation/large_parquet.py); refused, in one sentence after `big`'s, where the layout is not plain."""
     public, path = competition.public_dir, big.path
     test_path = find_test_table(public, path)
+    groups = (
+        parquet_file_groups(public, path, test_path, spec.id_column, targets) if is_parquet(path) else None
+    )
+    if groups is not None:  # whole groups held out, the table and its test twin streamed (icecube)
+        options = {"why_streamed": str(big), "fraction": fraction, "split": split, "seed": seed}
+        parts = split_large_parquet(competition, spec, root, path, test_path, groups, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     if check_split(split) not in ("auto", "random"):
         raise NoHoldout(
             f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"
         )
     if path.suffix.lower() != ".csv" or not test_path.is_file():
-        raise NoHoldout(f"{big}, and only a CSV beside {TEST} is split a chunk at a time")
+        raise NoHoldout(
+            f"{big}, and only a CSV beside {TEST}, or a parquet table whose inputs a group column names, is split "
+            "a chunk at a time"
+        )
     skip = {path, test_path, competition.sample_submission, *extracted_archives(public)}
     others = side_tables(public, skip)
     folders = sorted(str(p.relative_to(public)) for p in public.iterdir() if p.is_dir())

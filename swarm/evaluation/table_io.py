@@ -17,6 +17,7 @@ import pyarrow.parquet as pq
 
 from swarm.atomic import PUBLIC, write_bytes_atomic, write_text_atomic
 from swarm.evaluation.holdout_record import NoHoldout
+from swarm.parquet_tables import parquet_columns
 from swarm.records import is_records_file, read_records, records_frame
 
 
@@ -43,7 +44,13 @@ def read_parquet_as_text(path: Path) -> pd.DataFrame:
         frame = pd.read_parquet(path)
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise NoHoldout(f"{path.name} cannot be read as a parquet table: {exc}") from None
-    if frame.index.name is not None:  # a named index is a column of the table (`event_id`)
+    return frame_as_text(frame)
+
+
+def frame_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame read from parquet as strings (numbers as Python writes them, which read back exactly; nulls as
+    ""); a named index (`event_id`) is a column of the table."""
+    if frame.index.name is not None:
         frame = frame.reset_index()
     return frame.astype(object).where(frame.notna(), "").astype(str)
 
@@ -91,7 +98,7 @@ def table_header(path: Path) -> list[str]:
     when it cannot be read."""
     try:
         if is_parquet(path):
-            return [str(c) for c in pq.read_schema(path).names if not str(c).startswith("__index_level_")]
+            return [str(c) for c in parquet_columns(str(path))]
         if is_records_file(str(path)):
             return [str(c) for c in records_frame(read_records(str(path), limit=1000)).columns]
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]

@@ -287,24 +287,38 @@ def file_groups(
     or `<n>.parquet`), and of its training twin; None where there is none."""
     if test is None:
         return None
-    folders: list[Path] | None = None  # the test folders, walked once a column could name their files
-    files: dict[Path, dict[str, Path]] = {}  # each folder's files by the value naming them, listed once
+    listed: dict[Path, dict[str, Path]] = {}
     for column in (c for c in test.columns if c != id_col and c in train.columns):
         values = train[column].astype(str).str.strip()
         test_values = set(test[column].astype(str).str.strip()) - {""}
-        if not test_values or not values.duplicated().any():
+        if test_values and values.duplicated().any():
+            found = named_files(public, column, set(values), test_values, listed)
+            if found is not None:
+                return found
+    return None
+
+
+def named_files(
+    public: Path,
+    column: str,
+    values: set[str],
+    test_values: set[str],
+    listed: dict[Path, dict[str, Path]] | None = None,
+) -> FileGroups | None:
+    """The test folder whose files are each named by one of `test_values` (and most of them named), with its
+    training twin whose files `values` name (most of them), or None. `listed` keeps the folders' listings
+    between calls (the public dir is walked once)."""
+    listed = {} if listed is None else listed
+    if not listed:
+        listed.update({p: {} for p in sorted(public.rglob("*")) if p.is_dir() and "test" in p.name.lower()})
+    for test_dir in [p for p in listed if "test" in p.name.lower()]:
+        named = listed[test_dir] = listed[test_dir] or _group_files(test_dir)
+        if not named or not set(named) <= test_values or len(named) < FILE_MATCH_SHARE * len(test_values):
             continue
-        if folders is None:
-            folders = [p for p in sorted(public.rglob("*")) if p.is_dir() and "test" in p.name.lower()]
-        for test_dir in folders:
-            named = files.setdefault(test_dir, _group_files(test_dir))
-            if not named or not set(named) <= test_values or len(named) < FILE_MATCH_SHARE * len(test_values):
-                continue
-            twin = public / str(test_dir.relative_to(public)).lower().replace("test", "train")
-            train_files = files.setdefault(twin, _group_files(twin) if twin.is_dir() else {})
-            wanted = set(values)
-            if len(wanted & set(train_files)) >= FILE_MATCH_SHARE * len(wanted):
-                return FileGroups(column, test_dir, train_files)
+        twin = public / str(test_dir.relative_to(public)).lower().replace("test", "train")
+        train_files = listed.setdefault(twin, _group_files(twin) if twin.is_dir() else {})
+        if len(values & set(train_files)) >= FILE_MATCH_SHARE * len(values):
+            return FileGroups(column, test_dir, train_files)
     return None
 
 

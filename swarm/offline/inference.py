@@ -25,17 +25,20 @@ try:
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
     from swarm.long_class_rows import long_class_fields, long_class_rows
+    from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
 except ImportError:
-    # embedded in a solution: the sources of swarm.columns, file_labels, records, long_class_rows, pixel_rows,
-    # label_lines, coco_records and label_sets precede it
+    # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
+    # long_class_rows, pixel_rows, label_lines, coco_records and label_sets precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
     FILE_COLUMN, file_label_frame = globals()["FILE_COLUMN"], globals()["file_label_frame"]
     find_file_labels, test_file_paths = globals()["find_file_labels"], globals()["test_file_paths"]
     is_records_file, records_table = globals()["is_records_file"], globals()["records_table"]
+    is_parquet_name, parquet_columns = globals()["is_parquet_name"], globals()["parquet_columns"]
+    parquet_table = globals()["parquet_table"]
     position_fields, position_rows = globals()["position_fields"], globals()["position_rows"]
     read_records = globals()["read_records"]
     long_class_fields, long_class_rows = globals()["long_class_fields"], globals()["long_class_rows"]
@@ -373,8 +376,7 @@ LABELLED_TABLES = (
     "train.json",
     "train.jsonl",
 )
-TEST_TABLES = ("test.csv", "test.json", "test.jsonl")
-PARQUET = ".parquet"  # a labelled table in parquet is read with its test twin (train_meta / test_meta)
+TEST_TABLES = ("test.csv", "test.json", "test.jsonl")  # else a parquet labelled table's twin (test_twin)
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
 SAMPLE_WORDS = ("sample", "submission")  # else the one CSV named so (en_sample_submission_2.csv)
 # A composite id joins at most MAX_KEY_COLUMNS of the test table's first KEY_SCAN_COLUMNS columns.
@@ -485,7 +487,11 @@ def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.Data
     found, by_classes = [], []
     for name in sorted(present):
         lower = name.lower()
-        if name == sample_name or not lower.endswith((".csv", PARQUET)) or lower.startswith("test"):
+        if (
+            name == sample_name
+            or not (lower.endswith(".csv") or is_parquet_name(lower))
+            or lower.startswith("test")
+        ):
             continue
         if "train" in lower or "label" in lower:
             try:
@@ -731,32 +737,20 @@ def find_data_files(input_dir: str) -> dict:
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
     """A CSV or parquet table, or JSON records as one (swarm/records.py)."""
-    if path.lower().endswith(PARQUET):
+    if is_parquet_name(path):
         return parquet_table(path, max_rows)
     return records_table(path, max_rows) if is_records_file(path) else pd.read_csv(path, nrows=max_rows)
 
 
-def parquet_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
-    """A parquet table, a named index (`event_id`) as a column."""
-    frame = pd.read_parquet(path)
-    if frame.index.name is not None:
-        frame = frame.reset_index()
-    return frame.head(max_rows) if max_rows else frame
-
-
 def table_columns(path: str) -> list:
     """A CSV's or parquet table's column names (a parquet's named index among them), read without its rows."""
-    if not path.lower().endswith(PARQUET):
-        return list(pd.read_csv(path, nrows=0).columns)
-    import pyarrow.parquet as pq  # what pandas reads parquet with
-
-    return [name for name in pq.read_schema(path).names if not name.startswith("__index_level_")]
+    return parquet_columns(path) if is_parquet_name(path) else list(pd.read_csv(path, nrows=0).columns)
 
 
 def test_twin(train: str | None, present: set) -> str | None:
     """The parquet test table named as the labelled one with "test" for "train" (`test_meta.parquet` beside
     `train_meta.parquet`), if present."""
-    if not train or not train.lower().endswith(PARQUET) or "train" not in train.lower():
+    if not train or not is_parquet_name(train) or "train" not in train.lower():
         return None
     twin = train.lower().replace("train", "test")
     return next((name for name in sorted(present) if name.lower() == twin), None)

@@ -18,6 +18,7 @@ from swarm import (
     label_lines,
     label_sets,
     long_class_rows,
+    parquet_tables,
     pixel_rows,
     records,
 )
@@ -125,6 +126,7 @@ def _runtime_inference_source() -> str:
         + _body(columns)
         + _body(file_labels)
         + _body(records)
+        + _body(parquet_tables)
         + _body(long_class_rows)
         + _body(pixel_rows)
         + _body(label_lines)
@@ -164,8 +166,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
     reader = _file_labels_source() if files.get("train_files") else ""
     if any(str(files.get(key) or "").lower().endswith((".json", ".jsonl")) for key in ("train", "test")):
         reader += "# JSON records read as tables." + _body(records)
-    if any(str(files.get(key) or "").lower().endswith(inference.PARQUET) for key in ("train", "test")):
-        reader += "# Parquet tables read whole.\n" + inspect.getsource(inference.parquet_table)
+    if any(parquet_tables.is_parquet_name(files.get(key) or "") for key in ("train", "test")):
+        reader += "# Parquet tables read as tables." + _body(parquet_tables)
     if files.get("long"):
         reader += "# A row per (example, class): the labelled table melted." + _body(long_class_rows)
     if files.get("pixels"):

@@ -59,8 +59,8 @@ else:
         path = os.path.join(INPUT_DIR, name)
         if name.lower().endswith((".json", ".jsonl")):
             return records_table(path)
-        if name.lower().endswith(".parquet"):
-            return parquet_table(path)
+        if name.lower().endswith(".parquet"):  # a labelled one: at most its first MAX_TRAIN_ROWS rows
+            return parquet_table(path, MAX_TRAIN_ROWS if labelled else None)
         if labelled and os.path.getsize(path) > LARGE_TABLE_BYTES:  # too large to model whole: a seeded draw
             head = pd.read_csv(path, nrows=10_000)
             rows = os.path.getsize(path) / max(1.0, len(head.to_csv(index=False).encode()) / max(1, len(head)))

@@ -2,7 +2,8 @@
 labels in `train_meta.parquet`, the test events in `test_meta.parquet`, each batch's pulses in
 `train/batch_<n>.parquet` or `test/batch_<n>.parquet`. The harness holds out whole batches, their rows join the
 test table without the angles and their files move to `test/`; the view's parquet tables keep their column
-types."""
+types. A table over evaluation.max_train_mb is streamed (swarm/evaluation/large_parquet.py), whole batches held
+out alike."""
 
 from __future__ import annotations
 
@@ -13,11 +14,18 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
+from swarm.evaluation import large_parquet
 from swarm.evaluation.holdout import NoHoldout, build_holdout
 from swarm.evaluation.table_io import read_parquet_as_text, write_public_table
 from tests.evaluation.census_builders import icecube
 
 ANGLES = ["azimuth", "zenith"]
+WHOLE, STREAMED = {}, {"max_train_mb": 0.0001}  # read whole; over max_train_mb (a few batches of 7 rows)
+
+
+@pytest.fixture(autouse=True)
+def small_batches(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(large_parquet, "CHUNK_ROWS", 7)
 
 
 def _split(tmp_path: Path, **options):
@@ -27,8 +35,9 @@ def _split(tmp_path: Path, **options):
     return root / "prepared" / "public", holdout
 
 
-def test_whole_batches_are_held_out_with_their_pulse_files(tmp_path: Path) -> None:
-    public, holdout = _split(tmp_path)
+@pytest.mark.parametrize("options", [WHOLE, STREAMED], ids=["whole", "streamed"])
+def test_whole_batches_are_held_out_with_their_pulse_files(tmp_path: Path, options: dict) -> None:
+    public, holdout = _split(tmp_path, **options)
     view = holdout.public_dir
     source = pd.read_parquet(public / "train_meta.parquet")
     kept = pd.read_parquet(view / "train_meta.parquet")
@@ -52,10 +61,15 @@ def test_whole_batches_are_held_out_with_their_pulse_files(tmp_path: Path) -> No
     assert np.array_equal(labels[ANGLES].to_numpy(), truth)  # the angles exactly, read back from text
     sample = pd.read_csv(view / "sample_submission.csv")
     assert set(held["event_id"]) <= set(sample["event_id"]) and len(sample) == len(test)
+    if options:  # streamed: the sample in the test table's order, each held-out batch's rows together
+        assert sample["event_id"].tolist() == test["event_id"].tolist()
+        runs = test["batch_id"].ne(test["batch_id"].shift()).cumsum()
+        assert test.groupby("batch_id")[runs.name].nunique().eq(1).all()
 
 
-def test_the_views_parquet_tables_keep_their_column_types(tmp_path: Path) -> None:
-    public, holdout = _split(tmp_path)
+@pytest.mark.parametrize("options", [WHOLE, STREAMED], ids=["whole", "streamed"])
+def test_the_views_parquet_tables_keep_their_column_types(tmp_path: Path, options: dict) -> None:
+    public, holdout = _split(tmp_path, **options)
     for name in ("train_meta.parquet", "test_meta.parquet"):
         source, view = pd.read_parquet(public / name), pd.read_parquet(holdout.public_dir / name)
         assert dict(view.dtypes) == dict(source.dtypes), name
@@ -74,11 +88,22 @@ def test_a_batch_split_follows_a_set_split_but_moves_every_held_out_batch_file(t
         assert (view / "train" / f"batch_{batch}.parquet").is_file()
 
 
-def test_a_parquet_table_over_max_train_mb_is_refused_in_one_sentence(tmp_path: Path) -> None:
+def test_a_streamed_table_is_refused_in_one_sentence_where_its_batches_name_no_files(tmp_path: Path) -> None:
+    root = icecube(tmp_path / "ice", n_batches=10, n_test=2, per_batch=8)
+    # a file of test/ that no test batch names: the batches do not name the test inputs, whatever they are
+    (root / "prepared" / "public" / "test" / "batch_99.parquet").write_bytes(b"")
+    competition = load_competition(str(root), tmp_path / "cache")
     with pytest.raises(NoHoldout) as refused:
-        _split(tmp_path, max_train_mb=0.0001)
-    assert "train_meta.parquet is" in str(refused.value) and "only a CSV" in str(refused.value)
-    assert "\n" not in str(refused.value)
+        build_holdout(competition, tmp_path / "harness", fraction=0.25, **STREAMED)
+    why = str(refused.value)
+    assert "train_meta.parquet is" in why and "a parquet table whose inputs a group column names" in why
+    assert "\n" not in why
+
+
+def test_a_streamed_table_takes_no_split_but_whole_batches(tmp_path: Path) -> None:
+    with pytest.raises(NoHoldout) as refused:
+        _split(tmp_path, split="random", **STREAMED)
+    assert "whole batch_ids held out" in str(refused.value) and "\n" not in str(refused.value)
 
 
 def test_text_written_back_in_the_source_types_reads_back_equal(tmp_path: Path) -> None:
