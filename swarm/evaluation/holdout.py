@@ -297,7 +297,8 @@ def _build_streamed(
     if groups is not None:  # whole groups held out, the table and its test twin streamed (icecube)
         options = {"why_streamed": str(big), "fraction": fraction, "split": split, "seed": seed}
         parts = split_large_parquet(competition, spec, root, path, test_path, groups, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        share = len(parts.held) / (len(parts.held) + parts.n_train)  # the share held out, not the one asked
+        return _save_split(root, spec, **vars(parts), fraction=share, seed=seed)
     if check_split(split) not in ("auto", "random"):
         raise NoHoldout(
             f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"
