@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import struct
 import subprocess
 import zipfile
 from pathlib import Path
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from swarm import tfrecords
+from swarm import bson_records, tfrecords
 from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
 
 # mlebench/competitions/dog-breed-identification/dogs.py: the sample's 120 breed columns, in its order.
@@ -779,17 +778,6 @@ def denoising(root: Path, n_train: int = 12, n_test: int = 3) -> Path:
     return root
 
 
-def _bson(document: dict[str, int]) -> bytes:
-    """One BSON document of int32/int64 fields (all cdiscount's miniature needs)."""
-    body = b"".join(
-        (b"\x10" + k.encode() + b"\x00" + struct.pack("<i", v))
-        if abs(v) < 2**31
-        else (b"\x12" + k.encode() + b"\x00" + struct.pack("<q", v))
-        for k, v in document.items()
-    )
-    return struct.pack("<i", len(body) + 5) + body + b"\x00"
-
-
 def cdiscount(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     """cdiscount-image-classification-challenge: `train.bson` (`_id`, `category_id`; Kaggle's also `imgs`),
     `test.bson` (`_id` only), `train_example.bson` (the first train records), `category_names.csv`
@@ -799,9 +787,9 @@ def cdiscount(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     ids = sorted(int(v) for v in rng.choice(10**6, n_train + n_test, replace=False))
     categories = [1000010653, 1000010667, 1000004079]
     train = [{"_id": i, "category_id": categories[k % 3]} for k, i in enumerate(ids[:n_train])]
-    (public / "train.bson").write_bytes(b"".join(map(_bson, train)))
-    (public / "test.bson").write_bytes(b"".join(_bson({"_id": i}) for i in ids[n_train:]))
-    (public / "train_example.bson").write_bytes(b"".join(map(_bson, train[:5])))
+    (public / "train.bson").write_bytes(b"".join(map(bson_records.encode, train)))
+    (public / "test.bson").write_bytes(b"".join(bson_records.encode({"_id": i}) for i in ids[n_train:]))
+    (public / "train_example.bson").write_bytes(b"".join(map(bson_records.encode, train[:5])))
     names = {"category_id": categories, "category_level1": "ABONNEMENT / SERVICES",
              "category_level2": "CARTE PREPAYEE", "category_level3": ["CARTE A", "CARTE B", "CARTE C"]}  # fmt: skip
     pd.DataFrame(names).to_csv(public / "category_names.csv", index=False)
