@@ -68,7 +68,6 @@ from swarm.evaluation.labels import (
     submission_labels,
     write_labels,
 )
-from swarm.evaluation.large_parquet import parquet_file_groups, split_large_parquet
 from swarm.evaluation.large_table import held_share, side_tables, stream_split
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
@@ -291,9 +290,11 @@ def _build_streamed(
     (swarm/evaluation/large_parquet.py); refused, in one sentence after `big`'s, where the layout is not plain."""
     public, path = competition.public_dir, big.path
     test_path = find_test_table(public, path)
-    groups = (
-        parquet_file_groups(public, path, test_path, spec.id_column, targets) if is_parquet(path) else None
-    )
+    groups = None
+    if is_parquet(path):  # imported here: pyarrow is needed only where a table is parquet
+        from swarm.evaluation.large_parquet import parquet_file_groups, split_large_parquet
+
+        groups = parquet_file_groups(public, path, test_path, spec.id_column, targets)
     if groups is not None:  # whole groups held out, the table and its test twin streamed (icecube)
         options = {"why_streamed": str(big), "fraction": fraction, "split": split, "seed": seed}
         parts = split_large_parquet(competition, spec, root, path, test_path, groups, sample, **options)

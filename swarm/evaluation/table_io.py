@@ -12,8 +12,6 @@ import io
 from pathlib import Path
 
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from swarm.atomic import PUBLIC, write_bytes_atomic, write_text_atomic
 from swarm.evaluation.holdout_record import NoHoldout
@@ -39,12 +37,21 @@ def is_parquet(path: Path) -> bool:
 
 
 def read_parquet_as_text(path: Path) -> pd.DataFrame:
-    """A parquet table as strings (numbers as Python writes them, which read back exactly; nulls as "")."""
+    """A parquet table as strings (numbers as Python writes them, which read back exactly; nulls as ""). pyarrow
+    is imported only here and below: a machine without it runs every competition but those with parquet tables."""
     try:
+        import pyarrow as pa
+
         frame = pd.read_parquet(path)
+    except ImportError:
+        raise needs_pyarrow(path) from None
     except (OSError, ValueError, pa.ArrowException) as exc:
         raise NoHoldout(f"{path.name} cannot be read as a parquet table: {exc}") from None
     return frame_as_text(frame)
+
+
+def needs_pyarrow(path: Path) -> NoHoldout:
+    return NoHoldout(f"{path.name} is a parquet table, and reading it needs pyarrow (pip install pyarrow)")
 
 
 def frame_as_text(frame: pd.DataFrame) -> pd.DataFrame:
@@ -59,7 +66,12 @@ def parquet_size_mb(path: Path) -> float:
     """A parquet table's size unpacked (its row groups' byte sizes), in MB: what reading it costs, where the
     file's own size can be a tenth of that."""
     try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
         meta = pq.read_metadata(path)
+    except ImportError:
+        return path.stat().st_size / 1e6
     except (OSError, pa.ArrowException):
         return path.stat().st_size / 1e6
     return sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups)) / 1e6
@@ -71,6 +83,8 @@ def write_public_table(frame: pd.DataFrame, path: Path, like: Path) -> None:
     if not is_parquet(like):
         write_public_csv(frame, path)
         return
+    import pyarrow.parquet as pq
+
     kinds = pq.read_schema(like).empty_table().to_pandas().dtypes  # the pandas types a reader gets
     typed = pd.DataFrame({c: _typed(frame[c], kinds[c] if c in kinds.index else None) for c in frame.columns})
     buffer = io.BytesIO()
@@ -95,16 +109,19 @@ def _typed(text: pd.Series, kind) -> pd.Series:
 
 def table_header(path: Path) -> list[str]:
     """The column names of a CSV, parquet or JSON records file (the fields of its first 1,000 records); []
-    when it cannot be read."""
+    when it cannot be read; NoHoldout for a parquet table where pyarrow is missing."""
     try:
         if is_parquet(path):
             return [str(c) for c in parquet_columns(str(path))]
+    except ImportError:  # a parquet table where pyarrow is missing: the run says so rather than "no labels"
+        raise needs_pyarrow(path) from None
+    except (ValueError, OSError):  # pyarrow's errors on a broken file are ArrowInvalid (ValueError), OSErrors
+        return []
+    try:
         if is_records_file(str(path)):
             return [str(c) for c in records_frame(read_records(str(path), limit=1000)).columns]
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
-        return []
-    except pa.ArrowException:
         return []
 
 

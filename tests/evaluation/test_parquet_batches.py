@@ -123,3 +123,52 @@ def test_text_written_back_in_the_source_types_reads_back_equal(tmp_path: Path) 
     write_public_table(text.iloc[[2, 0, 1]], tmp_path / "out.parquet", source)
     back = pd.read_parquet(tmp_path / "out.parquet")
     pd.testing.assert_frame_equal(back, frame.iloc[[2, 0, 1]].reset_index(drop=True))
+
+
+NO_PYARROW = """
+import sys
+sys.path.insert(0, sys.argv[1])
+
+
+class NoPyarrow:
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] == "pyarrow":
+            raise ImportError("no pyarrow here")
+
+
+sys.meta_path.insert(0, NoPyarrow())
+from pathlib import Path
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import NoHoldout, build_holdout
+
+out = Path(sys.argv[2])
+for name in ("spooky", "icecube"):  # built beforehand, with pyarrow
+    competition = load_competition(str(out / name), out / "cache")
+    try:
+        print(name, build_holdout(competition, out / name / "harness", fraction=0.2).describe())
+    except NoHoldout as exc:
+        print(name, "refused:", exc)
+"""
+
+
+def test_without_pyarrow_only_parquet_tables_are_refused_and_in_one_sentence(tmp_path: Path) -> None:
+    """A GPU machine's image may lack pyarrow: the harness imports it only for a parquet table."""
+    import subprocess
+    import sys
+
+    from tests.evaluation.census_builders import spooky
+
+    spooky(tmp_path / "spooky")
+    icecube(tmp_path / "icecube")
+    repo = Path(__file__).resolve().parents[2]
+    done = subprocess.run(
+        [sys.executable, "-c", NO_PYARROW, str(repo), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    lines = dict(line.split(" ", 1) for line in done.stdout.splitlines())
+    assert lines["spooky"].startswith("the harness holds out"), done.stdout
+    assert (
+        lines["icecube"].startswith("refused:") and "needs pyarrow (pip install pyarrow)" in lines["icecube"]
+    )
