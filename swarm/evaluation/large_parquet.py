@@ -86,6 +86,16 @@ def split_large_parquet(
             f"{why_streamed}: it is streamed with whole {groups.column}s held out, and the split {split!r} "
             "needs it whole"
         )
+    for table in (path, test_path):  # a named range index is no column: a copy of some rows cannot keep it
+        ranges = (pq.read_schema(table).pandas_metadata or {}).get("index_columns", [])
+        named = [
+            i["name"] for i in ranges if isinstance(i, dict) and i.get("kind") == "range" and i.get("name")
+        ]
+        if named:
+            raise NoHoldout(
+                f"{why_streamed}, and {table.name} keeps {named[0]!r} as a range index, which a streamed copy of "
+                "some of its rows cannot keep"
+            )
     id_col, column = spec.id_column, groups.column
     held_groups = _draw_groups(path, column, fraction, len(sample), seed)
     public, dest = competition.public_dir, fresh_view(root)

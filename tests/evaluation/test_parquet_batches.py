@@ -172,3 +172,17 @@ def test_without_pyarrow_only_parquet_tables_are_refused_and_in_one_sentence(tmp
     assert (
         lines["icecube"].startswith("refused:") and "needs pyarrow (pip install pyarrow)" in lines["icecube"]
     )
+
+
+def test_a_streamed_table_whose_index_is_a_named_range_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    """pandas keeps a named RangeIndex as its name and range in the metadata, not as a column: a streamed copy
+    of some rows would give the kept rows the wrong ids."""
+    root = icecube(tmp_path / "ice", n_batches=10, n_test=2, per_batch=8)
+    path = root / "prepared" / "public" / "train_meta.parquet"
+    table = pd.read_parquet(path)
+    table.index = pd.RangeIndex(len(table), name="row")
+    table.to_parquet(path)
+    competition = load_competition(str(root), tmp_path / "cache")
+    with pytest.raises(NoHoldout) as refused:
+        build_holdout(competition, tmp_path / "harness", fraction=0.25, **STREAMED)
+    assert "keeps 'row' as a range index" in str(refused.value) and "\n" not in str(refused.value)
