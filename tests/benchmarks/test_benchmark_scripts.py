@@ -108,3 +108,19 @@ def test_throughput(tmp_path: Path, competition_cache: Path) -> None:
     assert (
         plain["wall_s"] >= 2 * latency + 2 * plain["mean_exec_s"] * 0.9
     )  # sequential: waits and runs add up
+
+
+@pytest.mark.slow
+def test_parquet_split(tmp_path: Path) -> None:
+    out, data = run_script(
+        "parquet_split",
+        *("--rows", "6000", "--batches", "12", "--test-batches", "2"),
+        "--json",
+        str(tmp_path / "p.json"),
+    )
+    assert "streamed parquet split: 5,000 labelled rows, 1,000 test rows" in out
+    results = data
+    assert results["labelled_rows"] == 5000 and 0 < results["held_rows"] < 5000
+    assert results["held_rows"] % 500 == 0  # whole batches of 500 events
+    assert positive(results["seconds"]) and positive(results["peak_rss_mb"])
+    assert "streamed, whole batch_ids held out" in results["split"]
