@@ -19,7 +19,6 @@ from swarm.competitions.competition import Competition, MetricSpec, table_id_col
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
 from swarm.evaluation.table_io import (
-    PARQUET,
     is_parquet,
     parquet_size_mb,
     read_csv_as_text,
@@ -27,6 +26,7 @@ from swarm.evaluation.table_io import (
     table_header,
 )
 from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
+from swarm.parquet_tables import PARQUET
 from swarm.records import RECORD_SUFFIXES, is_records_file
 
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).

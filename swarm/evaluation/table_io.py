@@ -15,7 +15,7 @@ import pandas as pd
 
 from swarm.atomic import PUBLIC, write_bytes_atomic, write_text_atomic
 from swarm.evaluation.holdout_record import NoHoldout
-from swarm.parquet_tables import parquet_columns
+from swarm.parquet_tables import is_parquet_name, parquet_columns
 from swarm.records import is_records_file, read_records, records_frame
 
 
@@ -29,11 +29,8 @@ def write_public_csv(frame: pd.DataFrame, path: Path) -> None:
     write_text_atomic(path, frame.to_csv(index=False), mode=PUBLIC)
 
 
-PARQUET = ".parquet"
-
-
 def is_parquet(path: Path) -> bool:
-    return path.suffix.lower() == PARQUET
+    return is_parquet_name(path.name)
 
 
 def read_parquet_as_text(path: Path) -> pd.DataFrame:
