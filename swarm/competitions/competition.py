@@ -255,7 +255,9 @@ def _read_metadata(root: Path) -> dict:
     return data
 
 
-def _find_answers(private: Path, meta: dict) -> Path | None:
+def _find_answers(private: Path, meta: dict, sample: Path) -> Path | None:
+    """The hidden answers: competition.json's `answers`, else the first of ANSWER_FILE_NAMES there (where several
+    are, the first that has every column of the sample), else the private dir's only CSV."""
     if not private.is_dir():
         return None
     named = meta.get("answers")
@@ -264,7 +266,12 @@ def _find_answers(private: Path, meta: dict) -> Path | None:
         if not path.is_file():
             raise CompetitionError(f"{path} is missing (named by {METADATA_FILE})")
         return path
-    found = _first_existing(private, ANSWER_FILE_NAMES)
+    present = [private / name for name in ANSWER_FILE_NAMES if (private / name).is_file()]
+    # Where several are there, the first holding every column of the sample: vinbigdata's answers.csv holds the
+    # test's box rows, its gold_submission.csv the submission's `image_id`, `PredictionString`.
+    wanted = set(_sample_columns(sample)) if len(present) > 1 else set()
+    fitting = [path for path in present if wanted <= set(_header(path))]
+    found = (fitting or present or [None])[0]
     if found is None:
         csvs = sorted(private.glob("*.csv"))
         found = csvs[0] if len(csvs) == 1 else None
@@ -276,6 +283,14 @@ def _sample_columns(sample: Path) -> list[str]:
         return list(pd.read_csv(sample, nrows=0).columns)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
         raise CompetitionError(f"{sample} is not a readable CSV: {exc}") from exc
+
+
+def _header(path: Path) -> list[str]:
+    """A CSV's column names; none where it cannot be read."""
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (OSError, ValueError, UnicodeDecodeError):
+        return []
 
 
 def _file_ids(folder: Path) -> set[str]:
@@ -529,7 +544,7 @@ def load_competition_dir(
         private_dir=private,
         description=description,
         sample_submission=sample,
-        answers=None if public_only else _find_answers(private, meta),
+        answers=None if public_only else _find_answers(private, meta, sample),
         metric=_metric_spec(meta, metric, sample),
         leaderboard=_leaderboard_path(root, meta),
         name=meta.get("name"),

@@ -60,6 +60,20 @@ def test_answer_file_names(tmp_path: Path, name: str, make_foreign) -> None:
     assert comp.answers is not None and comp.answers.name == name
 
 
+def test_of_several_answer_files_the_one_with_the_samples_columns_is_read(
+    tmp_path: Path, make_foreign
+) -> None:
+    """vinbigdata's private dir: answers.csv holds the test's box rows, gold_submission.csv the submission's
+    columns, which the grader reads; where both have the sample's columns, answers.csv is read as before."""
+    root = make_foreign(tmp_path / "c", answers_name="answers.csv")
+    private = root / "prepared" / "private"
+    answers = (private / "answers.csv").read_text()
+    (private / "gold_submission.csv").write_text(answers)
+    assert load_competition_dir(root, metric="rmse").answers.name == "answers.csv"
+    (private / "answers.csv").write_text("PassengerId,class_id,x_min\n1,3,0.5\n")
+    assert load_competition_dir(root, metric="rmse").answers.name == "gold_submission.csv"
+
+
 def test_foreign_leaderboard_beside_prepared(foreign_dir: Path) -> None:
     (foreign_dir / "leaderboard.csv").write_text("teamName,score\na,0.1\nb,0.5\nc,0.9\nd,2.0\n")
     comp = load_competition_dir(foreign_dir, metric="mae")
