@@ -20,6 +20,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   their names) and reading them; `composite`: ids joined from columns of the test table; `position_records`
   and `position_split`: records whose targets are arrays, a row per position (stanford-covid-vaccine);
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
+  `box_split`: a row per labelled box, a string of boxes per example (vinbigdata-chest-xray);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -43,6 +44,7 @@ from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.grouped_layout import grouped_rows
 from swarm.competitions.long_layout import long_classes
 from swarm.competitions.validation import group_columns
+from swarm.evaluation.box_split import box_rows_layout, split_box_rows
 from swarm.evaluation.coco_split import build_coco_holdout
 from swarm.evaluation.composite import (
     CompositeKey,
@@ -152,6 +154,11 @@ def build_holdout(
             options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
             parts = split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    boxes = box_rows_layout(public, spec.id_column, targets, sample)
+    if boxes is not None:  # a row per labelled box, a string of boxes per example (vinbigdata)
+        options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
+        parts = split_box_rows(competition, spec, root, boxes, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)
     if twins is not None:

@@ -5,8 +5,8 @@ time, and embeds this module's source into a solution when it has no data to loo
 infer its task at run time with the same rules.
 
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
-is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup", "output": "label" | "proba" | "value" |
-"proba_wide", "positive": value or None, "columns": {submission column: class value} or None,
+is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes", "output": "label" | "proba" |
+"value" | "proba_wide" | "boxes", "positive": value or None, "columns": {submission column: class value} or None,
 "skewed": bool, "column": the submission's column where it names the target otherwise, and for a lookup (free
 text) "source": the column whose values name the answer and "identity": an unseen value answers itself}, and
 "columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 try:
+    from swarm.box_rows import box_labels, box_row_fields, box_strings
     from swarm.coco_records import coco_examples, coco_fields, coco_test_files
     from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
@@ -30,7 +31,7 @@ try:
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
-    # long_class_rows, pixel_rows, label_lines, coco_records and label_sets precede it
+    # long_class_rows, pixel_rows, label_lines, coco_records, label_sets and box_rows precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -49,6 +50,8 @@ except ImportError:
     coco_test_files = globals()["coco_test_files"]
     class_sets, holds_several = globals()["class_sets"], globals()["holds_several"]
     spread_label_sets, within_classes = globals()["spread_label_sets"], globals()["within_classes"]
+    box_row_fields, box_strings = globals()["box_row_fields"], globals()["box_strings"]
+    box_labels = globals()["box_labels"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -227,6 +230,18 @@ def most_common_answers(keys: pd.Series, answers: pd.Series) -> pd.Series:
     return counted.drop_duplicates("key").set_index("key")["answer"]
 
 
+def _boxes(target: dict, train: pd.DataFrame, sample: pd.DataFrame) -> dict:
+    """`target` as boxes where its labelled values and the sample's are box strings (`<class> <confidence>
+    <x_min> <y_min> <x_max> <y_max>` groups; swarm/box_rows.py): a classifier per class gives each class's
+    confidence, at the class's mean box. Other targets are returned as they are."""
+    column = target.get("column") or target["name"]
+    if column not in sample.columns or box_labels(sample[column]) is None:
+        return target
+    if box_labels(train[target["name"]]) is None:
+        return target
+    return {**target, "task": "boxes", "output": "boxes", "positive": None, "columns": None}
+
+
 def _free_text(target: dict, train: pd.DataFrame, test: pd.DataFrame, skip: set) -> dict:
     """`target` as a lookup where its answers are free text (over OPEN_CLASSES distinct non-numeric values, or most
     rows an answer of their own: AI4Code's cell orders, chaii's answer spans): the
@@ -350,6 +365,7 @@ def infer_task_from_frames(
         columns = {c: by_name.get(str(c), str(c)) for c in sub_cols}
         targets = [{"name": wide, "task": "multiclass", "output": "proba_wide", "positive": None,
                     "columns": columns, "skewed": False}]  # fmt: skip
+    targets = [_boxes(t, train, sample) for t in targets]
     targets = [_free_text(t, train, test, {id_col, *sub_cols, *copied}) for t in targets]
     task_kind = "regression" if targets[0]["task"] == "regression" else "classification"
     allowed = REGRESSION_METRICS if task_kind == "regression" else CLASSIFICATION_METRICS
@@ -619,6 +635,9 @@ def _discover(input_dir: str) -> tuple:
     sets = label_sets_layout(input_dir, files, text) if train and readable and not by_class else None
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
+    boxes = box_layout(input_dir, files, text) if train and readable and not files["test"] else None
+    if boxes:  # a row per labelled box: each example's boxes written as the sample's string
+        files["boxes"] = boxes
     parts = id_parts_layout(input_dir, files, text) if train and readable and not files["test"] else None
     if parts:  # no test table: the sample's ids join labelled columns, which they give back
         files["id_parts"] = parts
@@ -700,6 +719,24 @@ def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | Non
     except (OSError, ValueError):
         return None
     return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
+
+
+BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box is recognised
+
+
+def box_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
+    """The labelled table's box columns where it has a row per box and the sample a string of boxes per example
+    (vinbigdata's `train.csv`; swarm/box_rows.py's box_row_fields; `sample` read as text); else None."""
+    if is_records_file(files["train"]) or is_parquet_name(files["train"]):
+        return None
+    try:
+        head = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=BOX_HEAD_ROWS, dtype=str,
+                           keep_default_na=False)  # fmt: skip
+    except (OSError, ValueError):
+        return None
+    return box_row_fields(
+        head, str(sample.columns[0]), [str(c) for c in sample.columns[1:]], sample.iloc[:20, 1]
+    )
 
 
 def position_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
@@ -802,6 +839,8 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         train = long_class_rows(train, files["long"], sample.columns[0], sample.columns[1])
     if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets
         train = spread_label_sets(train, files["label_sets"], list(sample.columns[1:]))
+    if files.get("boxes"):  # each example's boxes as the sample's string, from a row per box
+        train = box_strings(train, files["boxes"], sample.columns[0], sample.columns[1])
     if files["test"]:
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:

@@ -12,6 +12,7 @@ import pprint
 from typing import Any
 
 from swarm import (
+    box_rows,
     coco_records,
     columns,
     file_labels,
@@ -132,6 +133,7 @@ def _runtime_inference_source() -> str:
         + _body(label_lines)
         + _body(coco_records)
         + _body(label_sets)
+        + _body(box_rows)
         + _body(inference)
     )
 
@@ -174,6 +176,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Target images: a row per pixel." + _body(pixel_rows)
     if files.get("label_sets"):
         reader += "# Label sets in one column: a 0/1 column per class." + _body(label_sets)
+    if files.get("boxes") or any(t["task"] == "boxes" for t in task["targets"]):
+        reader += "# Labelled boxes a row: a string of boxes per example." + _body(box_rows)
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
     if files.get("coco"):
@@ -446,9 +450,38 @@ def lookup_answers(target, keys_fit, answers_fit, keys):
     return found.fillna(keys if target["identity"] else answers_fit.mode().iloc[0]).to_numpy(dtype=object)
 
 
+def box_predictions(boxes, X_known, X_test):
+    """Boxes (a list of (class, corners) per row): per class, a binary classifier of whether a row has one gives
+    each test row's confidence, at the class's mean box; (test rows' box strings, validation accuracy)."""
+    labels = sorted({{label for groups in boxes for label, _ in groups}})
+    columns, right = [], []
+    for label in labels:
+        y = np.array([int(any(got == label for got, _ in groups)) for groups in boxes])
+        corners = np.mean([box for groups in boxes for got, box in groups if got == label], axis=0)
+        if y.min() == y.max():  # every row has the class, or none: its share is the confidence
+            confidence = np.full(len(X_test), float(y[0]))
+        else:
+            for train_rows, valid_rows in make_splits("binary", y):
+                (valid_pred,) = fit_predict("binary", 2, X_known.iloc[train_rows], y[train_rows],
+                                            [X_known.iloc[valid_rows]], False)
+                right.append(float(np.mean((valid_pred[:, 1] >= 0.5) == y[valid_rows])))
+            (test_pred,) = fit_predict("binary", 2, X_known, y, [X_test], False)
+            confidence = test_pred[:, 1]
+        box = " ".join(f"{{v:.1f}}" for v in corners)
+        columns.append([f"{{label}} {{c:.4f}} {{box}}" for c in confidence])
+    strings = [" ".join(row) for row in zip(*columns)] if columns else [""] * len(X_test)
+    return strings, float(np.mean(right)) if right else 1.0
+
+
 scores = []
 for target in TARGETS:
     name, task = target["name"], target["task"]
+    if task == "boxes":  # a string of boxes per example: a classifier per class, at the class's mean box
+        boxes = Y[name].fillna("").astype(str).map(box_groups).tolist()
+        strings, accuracy = box_predictions(boxes, X.reset_index(drop=True), X_test)
+        scores.append(accuracy)
+        submission[target.get("column") or name] = by_sample_order(np.asarray(strings, dtype=object))
+        continue
     if task == "lookup":  # validated on a seeded fifth of the rows, then fitted on all of them
         known = Y[name].notna().to_numpy()
         answers = Y.loc[known, name].astype(str).reset_index(drop=True)

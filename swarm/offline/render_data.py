@@ -76,6 +76,8 @@ else:
         train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
     if DATA_FILES.get("label_sets"):  # label sets in one column: a 0/1 column per class (spread_label_sets)
         train_df = spread_label_sets(train_df, DATA_FILES["label_sets"], list(sample_sub.columns[1:]))
+    if DATA_FILES.get("boxes"):  # a row per labelled box: each example's boxes as one string (box_strings)
+        train_df = box_strings(train_df, DATA_FILES["boxes"], ID_COL, TARGETS[0]["name"])
     if DATA_FILES.get("id_parts") and not DATA_FILES["test"]:  # the ids join labelled columns: split them
         _parts = DATA_FILES["id_parts"]
         _split = test_df[ID_COL].astype(str).str.strip().str.rsplit("_", n=len(_parts) - 1, expand=True)
@@ -90,7 +92,8 @@ if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" 
     test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]
     sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
-MODELLED = [t for t in TARGETS if t["task"] != "lookup"]  # free-text targets are looked up, not modelled
+# free-text targets are looked up, boxes modelled a class at a time: neither is a target of the feature models
+MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes")]
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}
 _cols = [c for c in train_df.columns if c not in _targets and c in test_df.columns]
