@@ -13,7 +13,6 @@ there, with the archives extracted (`archive_view.public_view`): `public_dir` is
 
 from __future__ import annotations
 
-import csv
 import functools
 import json
 import re
@@ -27,6 +26,7 @@ import pandas as pd
 from swarm.competitions.archive_view import public_view
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import Metric, resolve_metric
+from swarm.described_sample import described_test_table
 
 METADATA_FILE = "competition.json"
 LEADERBOARD_FILE = "leaderboard.csv"
@@ -199,9 +199,9 @@ def find_sample_submission(public: Path, description: str = "") -> Path:
             f"({', '.join(c.name for c in candidates)}) and none has exactly one row per test item; "
             "name it sample_submission.csv"
         )
-    shown = described_submission_test_table(public, description)
+    shown = described_test_table(str(public), description)
     if shown is not None:
-        return shown
+        return public / shown
     archived = [
         e.name for e in entries if any(w in e.name.lower() for w in SAMPLE_NAME_WORDS) and e.is_file()
     ]
@@ -211,35 +211,6 @@ def find_sample_submission(public: Path, description: str = "") -> Path:
         f"named like a sample, submission or predictions) can stand for it{found}; the dir holds "
         f"{folder_listing(public)}"
     )
-
-
-def described_submission_test_table(public: Path, description: str) -> Path | None:
-    """The top-level test table (`test*.csv`, `.txt`) whose header is the one the description's submission file
-    shows (the first line of the first code block after a "Submission File" or "Submission Format" heading), so
-    it is a valid submission itself; None when the description shows none or no test table has its columns."""
-    heading = re.search(
-        r"^#+[ \t]*submission[ \t]+(?:file|format)\b.*$", description, re.IGNORECASE | re.MULTILINE
-    )
-    block = re.search(r"```[^\n]*\n[ \t]*(\S[^\n]*)", description[heading.end() :]) if heading else None
-    if block is None:
-        return None
-    shown = [c.strip() for c in next(csv.reader([block.group(1)]))]
-    if len(shown) < 2:
-        return None
-    for path in sorted(public.iterdir()):
-        if not (
-            path.is_file()
-            and path.name.lower().startswith("test")
-            and path.suffix.lower() in (".csv", ".txt")
-        ):
-            continue
-        try:
-            header = [str(c).strip() for c in pd.read_csv(path, nrows=0).columns]
-        except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
-            continue
-        if header == shown:
-            return path
-    return None
 
 
 def _read_metadata(root: Path) -> dict:

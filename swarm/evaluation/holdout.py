@@ -21,6 +21,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   and `position_split`: records whose targets are arrays, a row per position (stanford-covid-vaccine);
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
   `box_split`: a row per labelled box, a string of boxes per example (vinbigdata-chest-xray);
+  `sentence_split`: sentences a line, a word taken out of each held-out one (billion-word-imputation);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -77,6 +78,7 @@ from swarm.evaluation.new_ids import held_out_ids, rekey_groups
 from swarm.evaluation.pixel_targets import build_pixel_holdout, pixel_layout
 from swarm.evaluation.position_records import position_layout
 from swarm.evaluation.position_split import build_position_holdout
+from swarm.evaluation.sentence_split import sentence_lines_layout, split_sentence_lines
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import (
     check_split,
@@ -158,6 +160,13 @@ def build_holdout(
     if boxes is not None:  # a row per labelled box, a string of boxes per example (vinbigdata)
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
         parts = split_box_rows(competition, spec, root, boxes, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    lines = sentence_lines_layout(competition, targets)
+    if (
+        lines is not None
+    ):  # sentences a line, a word taken out of each test sentence (billion-word-imputation)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_sentence_lines(competition, spec, root, lines, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)

@@ -22,6 +22,7 @@ try:
     from swarm.box_rows import box_labels, box_row_fields, box_strings
     from swarm.coco_records import coco_examples, coco_fields, coco_test_files
     from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
+    from swarm.described_sample import described_test_table
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
@@ -29,9 +30,11 @@ try:
     from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
+    from swarm.sentence_lines import read_sentences, sentence_lines_file
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
-    # long_class_rows, pixel_rows, label_lines, coco_records, label_sets and box_rows precede it
+    # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines and
+    # described_sample precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -52,6 +55,8 @@ except ImportError:
     spread_label_sets, within_classes = globals()["spread_label_sets"], globals()["within_classes"]
     box_row_fields, box_strings = globals()["box_row_fields"], globals()["box_strings"]
     box_labels = globals()["box_labels"]
+    read_sentences, sentence_lines_file = globals()["read_sentences"], globals()["sentence_lines_file"]
+    described_test_table = globals()["described_test_table"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -589,13 +594,19 @@ def _discover(input_dir: str) -> tuple:
     """(files, missing): what find_data_files returns, found once (the composite-id check reads the test table
     and the sample, which can be large), and what of it `input_dir` lacks."""
     present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
-    sample = sample_table(input_dir, present)
+    sample = sample_table(input_dir, present) or (
+        described_test_table(input_dir, _read_description(input_dir)) if present else None
+    )  # else a test table the description shows as a valid submission (billion-word-imputation's test_v2.txt)
     train = next((name for name in LABELLED_TABLES if name in present), None)
     text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
     train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
     readable = text is not None
     composite = composite_tables(input_dir, sample, present, text) if readable and not train else None
     layout = file_labels_layout(input_dir, text) if readable and not train and not composite else None
+    sentences = None  # sentences a line, a word taken out of each test sentence (billion-word-imputation)
+    if readable and not (train or composite or layout):
+        sentences = sentence_lines_file(sorted(present), sample, _read_description(input_dir))
+    train = train or sentences
     found = train or composite or layout
     probed = None  # (key, fields) of the first layout beyond tables that the sample's ids fit
     beyond = (("pixels", pixel_fields), ("lines", label_lines_fields), ("coco", coco_fields))
@@ -608,7 +619,8 @@ def _discover(input_dir: str) -> tuple:
     if not (found or probed):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
-            "names or folders, target images, label sets in text lines, or COCO-style JSON labels)"
+            "names or folders, target images, label sets in text lines, COCO-style JSON labels, or training sentences "
+            "a line where a word was taken out of each test sentence)"
         )
     if not sample:
         missing.append("sample_submission.csv")
@@ -625,6 +637,8 @@ def _discover(input_dir: str) -> tuple:
         "sample": sample,
         "keys": None,
     }
+    if sentences:  # the sample is the test table: its rows are the test rows
+        return {**files, "test": None, "sentences": True}, missing
     positions = position_layout(input_dir, files, text) if train and readable and files["test"] else None
     if positions:  # records of per-position arrays: modelled a row per position
         files["positions"] = positions
@@ -834,7 +848,10 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         test = pixel_rows(input_dir, fields["test_dir"], id_col, stems=pixel_stems(sample[id_col]),
                           max_rows=max_rows)  # fmt: skip
         return train, test
-    train = read_table(os.path.join(input_dir, files["train"]), max_rows)
+    if files.get("sentences"):  # a sentence a line, as the sample's target column
+        train = read_sentences(os.path.join(input_dir, files["train"]), str(sample.columns[1]), max_rows)
+    else:
+        train = read_table(os.path.join(input_dir, files["train"]), max_rows)
     if files.get("long"):  # the wide labelled table melted into the test table's rows, a row per class
         train = long_class_rows(train, files["long"], sample.columns[0], sample.columns[1])
     if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets

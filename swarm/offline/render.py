@@ -15,6 +15,7 @@ from swarm import (
     box_rows,
     coco_records,
     columns,
+    described_sample,
     file_labels,
     label_lines,
     label_sets,
@@ -22,6 +23,7 @@ from swarm import (
     parquet_tables,
     pixel_rows,
     records,
+    sentence_lines,
 )
 from swarm.offline import inference
 from swarm.offline.genome import Genome
@@ -134,6 +136,8 @@ def _runtime_inference_source() -> str:
         + _body(coco_records)
         + _body(label_sets)
         + _body(box_rows)
+        + _body(sentence_lines)
+        + _body(described_sample)
         + _body(inference)
     )
 
@@ -176,6 +180,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Target images: a row per pixel." + _body(pixel_rows)
     if files.get("label_sets"):
         reader += "# Label sets in one column: a 0/1 column per class." + _body(label_sets)
+    if files.get("sentences"):
+        reader += "# Sentences a line." + _body(sentence_lines)
     if files.get("boxes") or any(t["task"] == "boxes" for t in task["targets"]):
         reader += "# Labelled boxes a row: a string of boxes per example." + _body(box_rows)
     if files.get("lines"):

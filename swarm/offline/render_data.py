@@ -57,6 +57,8 @@ else:
     # sample's ids.
     def read_table(name, labelled=False):
         path = os.path.join(INPUT_DIR, name)
+        if labelled and DATA_FILES.get("sentences"):  # a sentence a line (read_sentences), at most MAX_TRAIN_ROWS
+            return read_sentences(path, TARGETS[0]["name"], MAX_TRAIN_ROWS)
         if name.lower().endswith((".json", ".jsonl")):
             return records_table(path)
         if name.lower().endswith(".parquet"):  # a labelled one: at most its first MAX_TRAIN_ROWS rows
@@ -343,7 +345,7 @@ if FEATURES == "rich":
 
 FINISH = """
 _feats = pd.DataFrame(_feats, index=pd.RangeIndex(len(_full)))
-if _feats.shape[1] == 0:
+if _feats.shape[1] == 0 and MODELLED:  # looked-up targets alone need none
     raise ValueError(f"DATA built no features from columns {dict((c, k['kind']) for c, k in KINDS.items())}")
 _feats.columns = [f"f{i}_" + re.sub(r"[^0-9A-Za-z_]", "_", str(c))[:40] for i, c in enumerate(_feats.columns)]
 X = _feats.iloc[:N_TRAIN].reset_index(drop=True)

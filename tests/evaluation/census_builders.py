@@ -1105,6 +1105,9 @@ def freesound(root: Path, n_curated: int = 40, n_noisy: int = 60, n_test: int = 
 
 BILLION_WORD_DESCRIPTION = """# Billion Word Imputation
 
+For each sentence in the test set, we have removed exactly one word. Participants must create a model capable of
+inserting back the correct missing word at the correct location in the sentence.
+
 ## Evaluation
 
 Submissions are evaluated on the mean Levenshtein distance between the sentences you submit and the original

@@ -396,6 +396,15 @@ def box_rows_competition(root: Path) -> Path:
     return vinbigdata(root, n_train=80, n_test=24)
 
 
+def sentence_lines_competition(root: Path) -> Path:
+    """billion-word-imputation's layout (tests/evaluation/census_builders.py's billion_word): training sentences a
+    line in `train_v2.txt.zip`, the test table `test_v2.txt.zip` (a word taken out of each sentence) standing for
+    the sample, which the description shows."""
+    from tests.evaluation.census_builders import billion_word
+
+    return billion_word(root, n_train=200, n_test=40)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -431,6 +440,10 @@ LAYOUTS = {
     "parquet-batches": (parquet_batches_competition, "of train_meta.parquet (20%, split group:batch_id"),
     "large-parquet-batches": (parquet_batches_competition, "streamed, whole batch_ids held out"),
     "box-rows": (box_rows_competition, "of train.csv ("),
+    "sentence-lines": (
+        sentence_lines_competition,
+        "of train_v2.txt (40 sentences, a word taken out of each)",
+    ),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -451,6 +464,8 @@ GOOD_ENOUGH = {
     # mAP at IoU 0.4: the sample's "14 1 0 0 1 1" everywhere scores 0.083; "No finding" told by the file's size,
     # each other class at its mean box, about 0.2
     "box-rows": lambda score: score > 0.15,
+    # mean edit distance: each test sentence as it is (the sample) misses a word and a space, about 5.5 here
+    "sentence-lines": lambda score: score < 7,
 }
 
 
@@ -506,7 +521,8 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert "offline coder" in message and "no API key" in message
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
-        "names or folders, target images, label sets in text lines, or COCO-style JSON labels)" in message
+        "names or folders, target images, label sets in text lines, COCO-style JSON labels, or training sentences a line "
+        "where a word was taken out of each test sentence)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message
