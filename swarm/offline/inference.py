@@ -5,9 +5,9 @@ time, and embeds this module's source into a solution when it has no data to loo
 infer its task at run time with the same rules.
 
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
-is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes", "output": "label" | "proba" |
-"value" | "proba_wide" | "boxes", "positive": value or None, "columns": {submission column: class value} or None,
-"skewed": bool, "column": the submission's column where it names the target otherwise, and for a lookup (free
+is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes" | "insert_word", "output":
+"label" | "proba" | "value" | "proba_wide" | "boxes" | "text", "positive": value or None, "columns": {submission
+column: class value} or None, "skewed": bool, "column": the submission's column where it names the target otherwise, and for a lookup (free
 text) "source": the column whose values name the answer and "identity": an unseen value answers itself}, and
 "columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
 """
@@ -890,5 +890,7 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
     train, test = read_examples(input_dir, files, sample, max_rows)
     description = _read_description(input_dir)
     task = infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)
+    if files.get("sentences"):  # a word taken out of each test sentence: put back, not looked up
+        task["targets"] = [{**t, "task": "insert_word", "output": "text"} for t in task["targets"]]
     task["files"] = files
     return task

@@ -94,8 +94,9 @@ if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" 
     test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]
     sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
-# free-text targets are looked up, boxes modelled a class at a time: neither is a target of the feature models
-MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes")]
+# free-text targets are looked up, boxes modelled a class at a time, taken-out words put back by word pairs: none
+# is a target of the feature models
+MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes", "insert_word")]
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}
 _cols = [c for c in train_df.columns if c not in _targets and c in test_df.columns]

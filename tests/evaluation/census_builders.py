@@ -18,6 +18,7 @@ from PIL import Image
 
 from swarm import bson_records, tfrecords
 from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+from swarm.sentence_lines import remove_inner_word
 
 # mlebench/competitions/dog-breed-identification/dogs.py: the sample's 120 breed columns, in its order.
 DOGS = (
@@ -1128,18 +1129,26 @@ etc...
 """
 
 
-def billion_word(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
+def billion_word(root: Path, n_train: int = 40, n_test: int = 10, phrased: bool = False) -> Path:
     """billion-word-imputation: `train_v2.txt.zip` (a sentence a line, no header) and `test_v2.txt.zip`
     (`"id","sentence"`, a word taken out of each sentence), no sample submission; the description's Submission
-    File section shows the test table's header ("test.csv is a valid submission file itself")."""
+    File section shows the test table's header ("test.csv is a valid submission file itself"). The sentences
+    are words drawn at random, or `phrased`: "the <adjective> <noun> <verb> the <noun> at night ."."""
     public, private = dirs(root, "mean_levenshtein", BILLION_WORD_DESCRIPTION)
     rng = np.random.default_rng(139)
-    sentences = [sentence(rng, 8) + " ." for _ in range(n_train + n_test)]
+    if phrased:
+        sentences = [
+            f"the {rng.choice(WORDS[:3])} {rng.choice(WORDS[3:8])} {rng.choice(['sees', 'finds', 'keeps'])} the "
+            f"{rng.choice(WORDS[3:8])} at night ."
+            for _ in range(n_train + n_test)
+        ]
+    else:
+        sentences = [sentence(rng, 8) + " ." for _ in range(n_train + n_test)]
     with zipfile.ZipFile(public / "train_v2.txt.zip", "w") as archive:
         archive.writestr("train_v2.txt", "\n".join(sentences[:n_train]) + "\n")
     test = pd.DataFrame({"id": range(1, n_test + 1), "sentence": sentences[n_train:]})
     answers = test.assign(sentence=test["sentence"])
-    test["sentence"] = [" ".join(s.split()[:3] + s.split()[4:]) for s in test["sentence"]]
+    test["sentence"] = [remove_inner_word(s, rng) for s in test["sentence"]]  # as prepare.py
     with zipfile.ZipFile(public / "test_v2.txt.zip", "w") as archive:
         archive.writestr("test_v2.txt", test.to_csv(index=False, quoting=1))
     answers.to_csv(private / "test.csv", index=False, quoting=1)
