@@ -114,8 +114,6 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
-    # Loads since its test table stands for the sample; the labels are words taken out of sentences (derived).
-    "billion-word-imputation": NO_TABLE,
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
     # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
     "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),
@@ -124,7 +122,7 @@ REASONS = {
 # Rows whose "splits?" cell the code has outrun: the miniature splits where the census still says "no" (or the
 # reverse). The test expects the opposite of the cell for these; once the census is updated, they fail here
 # until removed from this set.
-CENSUS_TO_UPDATE: set[str] = {"billion-word-imputation"}
+CENSUS_TO_UPDATE: set[str] = set()
 
 
 def census_splits() -> dict[str, str]:
