@@ -111,6 +111,17 @@ def test_throughput(tmp_path: Path, competition_cache: Path) -> None:
 
 
 @pytest.mark.slow
+def test_sentence_split(tmp_path: Path) -> None:
+    out, results = run_script(
+        "sentence_split", *("--lines", "5000", "--test", "200"), "--json", str(tmp_path / "s.json")
+    )
+    assert "sentence split: 5,000 training sentences" in out
+    assert results["lines"] == 5000 and results["held_rows"] == 1000  # a fifth, under the 50,000 cap
+    assert positive(results["seconds"]) and positive(results["peak_rss_mb"]) and positive(results["train_mb"])
+    assert "a word taken out of each" in results["split"]
+
+
+@pytest.mark.slow
 def test_parquet_split(tmp_path: Path) -> None:
     out, data = run_script(
         "parquet_split",
