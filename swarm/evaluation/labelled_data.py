@@ -18,6 +18,7 @@ from swarm.columns import main_labels_table
 from swarm.competitions.competition import Competition, MetricSpec, table_id_column
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
+from swarm.evaluation.labels_elsewhere import labels_elsewhere
 from swarm.evaluation.table_io import (
     is_parquet,
     parquet_size_mb,
@@ -187,7 +188,7 @@ def labelled_table(
         return train
     raise NoHoldout(
         f"there is no {TRAIN} of labelled rows in {public}, nor a labels table (train_labels.csv, labels.csv) "
-        f"holding the column(s) {', '.join([id_column, *targets][:6])}"
+        f"holding the column(s) {', '.join([id_column, *targets][:6])}{labels_elsewhere(public, targets)}"
     )
 
 

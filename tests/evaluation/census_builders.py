@@ -1419,3 +1419,63 @@ def vinbigdata(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
                 b"DICM" + bytes(400 if image[0].isdigit() else 40)
             )
     return root
+
+
+def contrails(root: Path, n_train: int = 12, n_test: int = 3) -> Path:
+    """google-research-identify-contrails-reduce-global-warming: `train/<record_id>/band_08.npy` .. `band_16.npy`,
+    `human_pixel_masks.npy`, `human_individual_masks.npy`; `test/<record_id>/` the bands only; `validation/` as
+    train; `train_metadata.json`, `validation_metadata.json` (a record per `record_id`); `sample_submission.csv`
+    `record_id`, `encoded_pixels` ("1 3 10 5" or "-"), `height`, `width`. The metric: `rle_dice_global`."""
+    public, _ = dirs(root, "rle_dice_global", "# Contrails\n\nScored by the global Dice coefficient.\n")
+    rng = np.random.default_rng(151)
+    ids = [str(10**18 + int(v)) for v in rng.choice(10**18, n_train + n_test + 2, replace=False)]
+    train, test, valid = ids[:n_train], ids[n_train : n_train + n_test], ids[n_train + n_test :]
+    for folder, group, masks in (("train", train, True), ("test", test, False), ("validation", valid, True)):
+        names = [f"{i}/band_{b:02d}.npy" for i in group for b in range(8, 17)]
+        if masks:
+            names += [
+                f"{i}/{m}" for i in group for m in ("human_pixel_masks.npy", "human_individual_masks.npy")
+            ]
+        write_files(public / folder, names)
+    for name, group in (("train_metadata.json", train), ("validation_metadata.json", valid)):
+        (public / name).write_text(json.dumps([{"record_id": i, "row_min": 0.0} for i in group]))
+    pd.DataFrame(
+        {"record_id": test, "encoded_pixels": ["1 3 10 5", "-", "-"][:n_test], "height": 256, "width": 256}
+    ).to_csv(public / "sample_submission.csv", index=False)
+    return root
+
+
+def vesuvius(root: Path) -> Path:
+    """vesuvius-challenge-ink-detection: `train/1/`, `train/2/` (`inklabels.png`, `inklabels_rle.csv`, `ir.png`,
+    `mask.png`, `surface_volume/00.tif` ..), `test/a/` (`mask.png`, `surface_volume/`), `sample_submission.csv`
+    `Id` = `a`, `Predicted` = "1 1 5 1". The metric: `rle_fbeta` (F0.5)."""
+    public, _ = dirs(root, "rle_fbeta", "# Vesuvius\n\nScored by F0.5 on ink pixels.\n", {"beta": 0.5})
+    for fragment in ("1", "2"):
+        names = ["inklabels.png", "inklabels_rle.csv", "ir.png", "mask.png", "surface_volume/00.tif"]
+        write_files(public / "train" / fragment, names)
+    write_files(public / "test" / "a", ["mask.png", "surface_volume/00.tif"])
+    pd.DataFrame({"Id": ["a"], "Predicted": ["1 1 5 1"]}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root
+
+
+def smartphone(root: Path, n_drives: int = 6, n_test: int = 2) -> Path:
+    """smartphone-decimeter-2022: `train/<drive>/<phone>/` (`device_gnss.csv`, `device_imu.csv`,
+    `ground_truth.csv`), `test/<drive>/<phone>/` without `ground_truth.csv`, `metadata/`, `sample_submission.csv`
+    `tripId` = `<drive>-<phone>`, `UnixTimeMillis`, `LatitudeDegrees`, `LongitudeDegrees` (many rows a trip).
+    The metric is missing from the library: proxy `rmse`."""
+    public, _ = dirs(root, "rmse", "# Smartphone Decimeter\n\nScored by distance errors.\n")
+    drives = [f"2021-0{k + 1}-1{k}-US-SJC-{k}" for k in range(n_drives)]
+    rows = []
+    for k, drive in enumerate(drives):
+        test = k >= n_drives - n_test
+        for phone in ("GooglePixel4", "SamsungS20Ultra"):
+            names = ["device_gnss.csv", "device_imu.csv"] + ([] if test else ["ground_truth.csv"])
+            write_files(public / ("test" if test else "train") / drive / phone, names)
+            if test:
+                rows += [[f"{drive}-{phone}", 1_600_000_000_000 + t * 1000, 37.9, -86.5] for t in range(3)]
+    write_files(public / "metadata", ["accumulated_delta_range_error.csv"])
+    columns = ["tripId", "UnixTimeMillis", "LatitudeDegrees", "LongitudeDegrees"]
+    pd.DataFrame(rows, columns=columns).to_csv(public / "sample_submission.csv", index=False)
+    return root

@@ -56,6 +56,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "denoising-dirty-documents": census.denoising,
     "dog-breed-identification": census.dog_breeds,
     "freesound-audio-tagging-2019": census.freesound,
+    "google-research-identify-contrails-reduce-global-warming": census.contrails,
     "herbarium-2020-fgvc7": census.herbarium_2020,
     "herbarium-2022-fgvc9": census.herbarium_2022,
     "hotel-id-2021-fgvc8": census.hotel_id,
@@ -78,6 +79,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "rsna-breast-cancer-detection": census.rsna_breast,
     "rsna-miccai-brain-tumor-radiogenomic-classification": census.rsna_miccai,
     "siim-isic-melanoma-classification": census.siim_isic,
+    "smartphone-decimeter-2022": census.smartphone,  # metric missing: proxy rmse
     "spooky-author-identification": census.spooky,
     "statoil-iceberg-classifier-challenge": census.statoil,
     "tabular-playground-series-may-2022": census.tabular_may_2022,
@@ -86,6 +88,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "the-icml-2013-whale-challenge-right-whale-redux": census.right_whale,
     "tweet-sentiment-extraction": census.tweet_sentiment,
     "uw-madison-gi-tract-image-segmentation": census.uw_madison,  # metric missing: proxy rle_dice
+    "vesuvius-challenge-ink-detection": census.vesuvius,
     "vinbigdata-chest-xray-abnormalities-detection": census.vinbigdata,
 }
 
@@ -113,7 +116,15 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 # Where the harness refuses: words its one-sentence reason must hold, the reason the census's note gives.
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
-    "cdiscount-image-classification-challenge": NO_TABLE,  # "No labelled table: records in BSON."
+    "cdiscount-image-classification-challenge": (*NO_TABLE, "BSON documents of train.bson"),
+    # "No labelled table: masks are `.npy` files." / "labels are images." / "No labelled table at the top level."
+    "google-research-identify-contrails-reduce-global-warming": (
+        *NO_TABLE,
+        "human_pixel_masks.npy",
+        "train/",
+    ),
+    "vesuvius-challenge-ink-detection": (*NO_TABLE, "inklabels.png", "2 example folders of train/"),
+    "smartphone-decimeter-2022": (*NO_TABLE, "ground_truth.csv", "example folders of train/"),
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
     # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
     "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),

@@ -1,0 +1,56 @@
+"""Where the labels seem to be when no table holds them, for the one sentence that says why a competition is not
+split (issue 29, point 5): BSON documents (cdiscount's `train.bson`), or a file in each training example's folder
+(google-research-identify-contrails' `train/<record_id>/human_pixel_masks.npy`, vesuvius' `train/<n>/
+inklabels.png`, smartphone-decimeter's `train/<drive>/<phone>/ground_truth.csv`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+LABEL_FILE_WORDS = ("mask", "label", "truth", "target", "annotation")
+MAX_SCANNED = 200_000  # entries of the training folders looked at, at most
+
+
+def labels_elsewhere(public: Path, targets: list[str]) -> str:
+    """A clause ("; ...") naming where the labelled examples seem to be and why the harness does not split them,
+    or "" when nothing is found."""
+    bson = sorted(
+        p.name
+        for p in public.iterdir()
+        if p.is_file() and p.suffix.lower() == ".bson" and "train" in p.name.lower()
+    )
+    if bson:
+        return (
+            f"; the labelled examples seem to be the BSON documents of {', '.join(bson)}, which the harness does "
+            "not split"
+        )
+    for folder in sorted(p for p in public.iterdir() if p.is_dir() and "train" in p.name.lower()):
+        names, example = _label_files(folder)
+        if names:
+            count = max(names.values())
+            found = sorted(n for n, c in names.items() if c == count)[:3]
+            return (
+                f"; the labels seem to be the {', '.join(found)} file(s) in each of {count} example folders of "
+                f"{folder.name}/ (e.g. {example[found[0]]}), which no rule of the harness turns into the "
+                f"submission's {', '.join(targets[:4])}"
+            )
+    return ""
+
+
+def _label_files(folder: Path) -> tuple[Counter, dict[str, str]]:
+    """The names of files below `folder` that speak of labels and occur in at least two of its folders, with how
+    often, and an example path of each (relative to the public dir)."""
+    names: Counter = Counter()
+    example: dict[str, str] = {}
+    for seen, path in enumerate(folder.rglob("*")):
+        if seen >= MAX_SCANNED:
+            break
+        if path.parent == folder or not any(w in path.name.lower() for w in LABEL_FILE_WORDS):
+            continue
+        if path.is_file():
+            names[path.name] += 1
+            shown = str(path.relative_to(folder.parent))
+            example[path.name] = min(example.get(path.name, shown), shown)
+    return Counter({n: c for n, c in names.items() if c >= 2}), example
