@@ -7,9 +7,11 @@ infer its task at run time with the same rules.
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
 is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes" | "insert_word", "output":
 "label" | "proba" | "value" | "proba_wide" | "boxes" | "text", "positive": value or None, "columns": {submission
-column: class value} or None, "skewed": bool, "column": the submission's column where it names the target otherwise, and for a lookup (free
-text) "source": the column whose values name the answer and "identity": an unseen value answers itself}, and
-"columns" is {column: kind info} from swarm/columns.py (its source is embedded too).
+column: class value} or None, "skewed": bool, "column": the submission's column where it names the target
+otherwise, and for a lookup (free text) "source": the column whose values name the answer and "identity": an
+unseen value answers itself}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded
+too). A "boxes" target is a string of boxes per example (swarm/box_rows.py); an "insert_word" target a sentence
+with a word taken out, to put back (swarm/sentence_lines.py).
 """
 
 import os
