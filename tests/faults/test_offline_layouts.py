@@ -604,10 +604,16 @@ def test_no_key_delivers_a_harness_scored_node_on_wide_class_miniatures(
 def test_no_key_on_a_dir_whose_test_table_is_the_sample_stops_naming_the_missing_labels(
     tmp_path: Path,
 ) -> None:
-    """billion-word-imputation's layout (tests/evaluation/census_builders.py's billion_word): it loads, its
-    test table standing for the sample, but its labels are words taken out of sentences, which no table holds:
-    the no-key run stops before its first step, naming the labelled table the offline coder lacks."""
+    """billion-word-imputation's layout (tests/evaluation/census_builders.py's billion_word) with a description
+    that does not say a word was taken out of each test sentence: it loads, its test table standing for the sample,
+    but nothing says how the training sentences label anything, so the no-key run stops before its first step,
+    naming the labelled table the offline coder lacks."""
     from tests.evaluation.census_builders import billion_word
 
-    message = refusal_without_key(billion_word(tmp_path / "bw"), tmp_path)
+    competition = billion_word(tmp_path / "bw")
+    description = competition / "prepared" / "public" / "description.md"
+    text = description.read_text()
+    description.write_text(text.replace("we have removed exactly one word", "we have changed the sentence"))
+    assert text != description.read_text()
+    message = refusal_without_key(competition, tmp_path)
     assert "offline coder" in message and "has no train.csv" in message and "test_v2.txt" in message
