@@ -1,7 +1,8 @@
 """Where the labels seem to be when no table holds them, for the one sentence that says why a competition is not
 split (issue 29, point 5): BSON documents (cdiscount's `train.bson`), or a file in each training example's folder
 (google-research-identify-contrails' `train/<record_id>/human_pixel_masks.npy`, vesuvius' `train/<n>/
-inklabels.png`, smartphone-decimeter's `train/<drive>/<phone>/ground_truth.csv`).
+inklabels.png`, smartphone-decimeter's `train/<drive>/<phone>/ground_truth.csv`), or a training table keyed by
+the id without the targets, from whose rows they would be derived (h-and-m's `transactions_train.csv`).
 """
 
 from __future__ import annotations
@@ -9,11 +10,13 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+from swarm.evaluation.table_io import table_header
+
 LABEL_FILE_WORDS = ("mask", "label", "truth", "target", "annotation")
 MAX_SCANNED = 200_000  # entries of the training folders looked at, at most
 
 
-def labels_elsewhere(public: Path, targets: list[str]) -> str:
+def labels_elsewhere(public: Path, id_column: str, targets: list[str]) -> str:
     """A clause ("; ...") naming where the labelled examples seem to be and why the harness does not split them,
     or "" when nothing is found."""
     bson = sorted(
@@ -36,6 +39,19 @@ def labels_elsewhere(public: Path, targets: list[str]) -> str:
                 f"{folder.name}/ (e.g. {example[found[0]]}), which no rule of the harness turns into the "
                 f"submission's {', '.join(targets[:4])}"
             )
+    keyed = [
+        p.name
+        for p in sorted(public.iterdir())
+        if p.is_file()
+        and p.suffix.lower() in (".csv", ".parquet")
+        and "train" in p.name.lower()
+        and id_column in table_header(p)
+    ]
+    if keyed:
+        return (
+            f"; {', '.join(keyed[:3])} has {id_column} but not {', '.join(targets[:4])}: the targets would be derived "
+            "from its rows, by no rule the harness knows"
+        )
     return ""
 
 

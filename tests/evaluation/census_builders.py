@@ -1479,3 +1479,29 @@ def smartphone(root: Path, n_drives: int = 6, n_test: int = 2) -> Path:
     columns = ["tripId", "UnixTimeMillis", "LatitudeDegrees", "LongitudeDegrees"]
     pd.DataFrame(rows, columns=columns).to_csv(public / "sample_submission.csv", index=False)
     return root
+
+
+def h_and_m(root: Path, n_customers: int = 20, n_articles: int = 12) -> Path:
+    """h-and-m-personalized-fashion-recommendations: `transactions_train.csv` (`t_dat`, `customer_id` 64 hex
+    digits, `article_id` 10 digits, `price`, `sales_channel_id`), `customers.csv`, `articles.csv`,
+    `images/<3 digits>/<article_id>.jpg`, `sample_submission.csv` `customer_id`, `prediction` (12 article ids)
+    for every customer; the answers are each customer's purchases of the week after the last in the table. The
+    metric: `map_at_k` (k=12)."""
+    public, _ = dirs(root, "map_at_k", "# H&M\n\nScored by MAP@12.\n", {"k": 12})
+    rng = np.random.default_rng(161)
+    customers = hexes(rng, n_customers, 64)
+    articles = [f"0{v}" for v in rng.choice(10**8, n_articles, replace=False) + 10**8]
+    rows = [
+        [f"2020-09-{d:02d}", rng.choice(customers), rng.choice(articles), 0.03, 2]
+        for d in range(1, 16)
+        for _ in range(3)
+    ]
+    columns = ["t_dat", "customer_id", "article_id", "price", "sales_channel_id"]
+    pd.DataFrame(rows, columns=columns).to_csv(public / "transactions_train.csv", index=False)
+    pd.DataFrame({"customer_id": customers, "age": 30}).to_csv(public / "customers.csv", index=False)
+    pd.DataFrame({"article_id": articles, "prod_name": "dress"}).to_csv(public / "articles.csv", index=False)
+    write_files(public / "images", [f"{a[1:4]}/{a}.jpg" for a in articles])
+    pd.DataFrame({"customer_id": customers, "prediction": " ".join(articles[:12])}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
+    return root

@@ -57,6 +57,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "dog-breed-identification": census.dog_breeds,
     "freesound-audio-tagging-2019": census.freesound,
     "google-research-identify-contrails-reduce-global-warming": census.contrails,
+    "h-and-m-personalized-fashion-recommendations": census.h_and_m,
     "herbarium-2020-fgvc7": census.herbarium_2020,
     "herbarium-2022-fgvc9": census.herbarium_2022,
     "hotel-id-2021-fgvc8": census.hotel_id,
@@ -125,6 +126,11 @@ REASONS = {
     ),
     "vesuvius-challenge-ink-detection": (*NO_TABLE, "inklabels.png", "2 example folders of train/"),
     "smartphone-decimeter-2022": (*NO_TABLE, "ground_truth.csv", "example folders of train/"),
+    # "No labelled table: the targets are derived from future transactions."
+    "h-and-m-personalized-fashion-recommendations": (
+        *NO_TABLE,
+        "transactions_train.csv has customer_id but not prediction",
+    ),
     # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
     # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
     "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),
