@@ -28,7 +28,14 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
-from swarm.competitions.validation import InvalidSubmission, align, answer_groups, answer_table, as_text
+from swarm.competitions.validation import (
+    InvalidSubmission,
+    align,
+    answer_groups,
+    answer_table,
+    as_text,
+    scored_rows,
+)
 from swarm.evaluation.blend import Blender, Column
 
 ENSEMBLE, SINGLE = "ensemble", "single"
@@ -80,8 +87,10 @@ def build_library(
         if len(ids) >= max_members:
             left_out[node_id] = f"beyond ensemble.max_members={max_members}"
             continue
-        try:
-            aligned = align(as_text(frame), answers, spec, blender.metric)
+        try:  # the rows the grader scores (osic's weeks with an FVC), as grading keeps them
+            submitted, scored = scored_rows(as_text(frame), answers, spec)
+            aligned = align(submitted, scored, spec, blender.metric)
+            groups = answer_groups(scored, spec)
         except InvalidSubmission as exc:
             left_out[node_id] = f"invalid held-out predictions: {exc}"
             continue

@@ -22,6 +22,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   `long_classes`: a wide labelled table whose test rows are (example, class) pairs (rsna-2022-cervical-spine);
   `box_split`: a row per labelled box, a string of boxes per example (vinbigdata-chest-xray);
   `sentence_split`: sentences a line, a word taken out of each held-out one (billion-word-imputation);
+  `first_visits`: a row per visit, the test giving each key's first and the sample every step (osic);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -54,6 +55,7 @@ from swarm.evaluation.composite import (
     joined_ids,
     write_composite_tests,
 )
+from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, harness_root
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
@@ -144,6 +146,11 @@ def build_holdout(
             seed=seed,
             max_train_mb=max_train_mb,
         )
+    visits = first_visits_layout(public, spec.id_column, targets, sample)
+    if visits is not None:  # a row per visit; the test gives each key's first, the sample every step (osic)
+        options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
+        parts = split_first_visits(competition, spec, root, visits, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     positional = position_layout(public, spec.id_column, targets, test_ids, max_train_mb)
     if positional is not None:  # records of per-position arrays (stanford-covid-vaccine)
         options = {"fraction": fraction, "split": split, "seed": seed}

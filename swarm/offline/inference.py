@@ -33,10 +33,11 @@ try:
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
     from swarm.sentence_lines import read_sentences, sentence_lines_file
+    from swarm.visit_rows import visit_fields, visit_frames
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
-    # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines and
-    # described_sample precede it
+    # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
+    # described_sample and visit_rows precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -59,6 +60,7 @@ except ImportError:
     box_labels = globals()["box_labels"]
     read_sentences, sentence_lines_file = globals()["read_sentences"], globals()["sentence_lines_file"]
     described_test_table = globals()["described_test_table"]
+    visit_fields, visit_frames = globals()["visit_fields"], globals()["visit_frames"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -651,6 +653,10 @@ def _discover(input_dir: str) -> tuple:
     sets = label_sets_layout(input_dir, files, text) if train and readable and not by_class else None
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
+    probe = train and readable and files["test"] and not (positions or by_class or sets)
+    visits = visit_layout(input_dir, files, text) if probe else None
+    if visits:  # a row per visit, each test key's first visit, the sample every step of each test key
+        files["visits"] = visits
     boxes = box_layout(input_dir, files, text) if train and readable and not files["test"] else None
     if boxes:  # a row per labelled box: each example's boxes written as the sample's string
         files["boxes"] = boxes
@@ -735,6 +741,22 @@ def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | Non
     except (OSError, ValueError):
         return None
     return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
+
+
+def visit_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
+    """The key and step columns where the labelled table has a row per visit, the test table each test key's
+    first visit and the sample a row per test key and step (osic's `Patient_Week`; swarm/visit_rows.py's
+    visit_fields; `sample` read as text); else None."""
+    if is_records_file(files["train"]) or is_records_file(files["test"]):
+        return None
+    try:
+        train_columns = table_columns(os.path.join(input_dir, files["train"]))
+        test = read_table(os.path.join(input_dir, files["test"])).astype(str)
+    except (OSError, ValueError):
+        return None
+    return visit_fields(
+        train_columns, test, str(sample.columns[0]), list(sample.columns[1:]), sample.iloc[:, 0]
+    )
 
 
 BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box is recognised
@@ -864,6 +886,11 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
+    if files.get("visits"):  # each visit and each sample id beside its key's first visit
+        train, test = visit_frames(train, test, files["visits"], sample.columns[0], sample.iloc[:, 0])
+        train = train.assign(
+            **{c: sample[c].iloc[0] for c in files["visits"]["free"]}
+        )  # no table holds these
     if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
         test[sample.columns[0]] = joined_ids(test, files["keys"])
     if files.get("id_parts") and not files["test"]:  # the ids give back the labelled columns they join
@@ -894,5 +921,13 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
     task = infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)
     if files.get("sentences"):  # a word taken out of each test sentence: put back, not looked up
         task["targets"] = [{**t, "task": "insert_word", "output": "text"} for t in task["targets"]]
+    if files.get("visits"):  # a target no table holds (osic's Confidence): the sample's own values
+        free = set(files["visits"]["free"])
+        task["targets"] = [
+            {**t, "task": "lookup", "output": "label", "source": None, "identity": False}
+            if t["name"] in free
+            else t
+            for t in task["targets"]
+        ]
     task["files"] = files
     return task

@@ -24,6 +24,7 @@ from swarm import (
     pixel_rows,
     records,
     sentence_lines,
+    visit_rows,
 )
 from swarm.offline import inference
 from swarm.offline.genome import Genome
@@ -138,6 +139,7 @@ def _runtime_inference_source() -> str:
         + _body(box_rows)
         + _body(sentence_lines)
         + _body(described_sample)
+        + _body(visit_rows)
         + _body(inference)
     )
 
@@ -180,6 +182,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Target images: a row per pixel." + _body(pixel_rows)
     if files.get("label_sets"):
         reader += "# Label sets in one column: a 0/1 column per class." + _body(label_sets)
+    if files.get("visits"):
+        reader += "# Visits: each beside its key's first." + _body(visit_rows)
     if files.get("sentences"):
         reader += "# Sentences a line." + _body(sentence_lines)
     if files.get("boxes") or any(t["task"] == "boxes" for t in task["targets"]):

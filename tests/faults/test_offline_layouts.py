@@ -405,6 +405,15 @@ def sentence_lines_competition(root: Path) -> Path:
     return billion_word(root, n_train=400, n_test=40, phrased=True)
 
 
+def first_visits_competition(root: Path) -> Path:
+    """osic-pulmonary-fibrosis-progression's layout (tests/evaluation/census_builders.py's osic): a row per visit
+    in train.csv, each test patient's first visit in test.csv, a sample row per test patient and week
+    (`Patient_Week`) with `FVC` and `Confidence`, which no table holds."""
+    from tests.evaluation.census_builders import osic
+
+    return osic(root, n_train=80, n_test=16)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -444,6 +453,7 @@ LAYOUTS = {
         sentence_lines_competition,
         "of train_v2.txt (80 sentences, a word taken out of each)",
     ),
+    "first-visits": (first_visits_competition, "visits of 15 Patients, a row per Patient and Weeks"),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -467,6 +477,8 @@ GOOD_ENOUGH = {
     # mean edit distance: each test sentence as it is (the sample) misses a word and a space, 4.8 here; word pairs
     # put most words back in these phrased sentences (2.2)
     "sentence-lines": lambda score: score < 3.0,
+    # the modified Laplace log likelihood: the sample's FVC 2000 everywhere scores -8.5, the offline coder -5.4
+    "first-visits": lambda score: score > -6.5,
 }
 
 
