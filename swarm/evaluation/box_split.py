@@ -20,18 +20,10 @@ from swarm.box_rows import box_row_fields, box_strings
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts
 from swarm.evaluation.labelled_data import read_labelled_table
-from swarm.evaluation.long_classes import keyed_test_inputs
 from swarm.evaluation.new_ids import held_out_ids
-from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import write_public_csv
-from swarm.evaluation.view_files import (
-    extracted_archives,
-    fresh_view,
-    keyed_folders,
-    link_keyed_files,
-    mirror,
-)
+from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample
 
 HEAD_ROWS = 200  # the labelled table's first rows, on which the layout is recognised
@@ -95,17 +87,8 @@ def split_box_rows(
     # The view's files: a held-out example's input where the test's are, side files named by it hidden.
     public, dest = competition.public_dir, fresh_view(root)
     skip = {layout.train, competition.sample_submission, *extracted_archives(public)}
-    kept_ids = set(kept[id_col].str.strip())
-    folders = keyed_folders(public, test_ids, original)
-    if folders is None and keyed_test_inputs(public, test_ids):
-        raise NoHoldout(
-            f"the test's inputs are named by {id_col} in a test folder, but no folder beside it holds the held-out "
-            f"{id_col}s' inputs (are they in an archive?), so a held-out example would have no input in the sandbox"
-        )
-    file_dirs = link_keyed_files(public, dest, folders, original, ids, skip, kept_ids)
-    test_dir = folders[0][0] if folders else None
-    hidden = hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip, kept_ids)
-    mirror(public, dest, skip)
+    held_keys = HeldKeys(id_col, held, original, ids, test_ids, set(kept[id_col].str.strip()))
+    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
 
     # The view's tables: the box rows of the kept examples; the held-out ones listed among the sample's.
     write_public_csv(kept, dest / layout.train.name)

@@ -21,18 +21,10 @@ import pandas as pd
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts
 from swarm.evaluation.labelled_data import read_labelled_table
-from swarm.evaluation.long_classes import keyed_test_inputs
 from swarm.evaluation.new_ids import rekey_groups
-from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
-from swarm.evaluation.view_files import (
-    extracted_archives,
-    fresh_view,
-    keyed_folders,
-    link_keyed_files,
-    mirror,
-)
+from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample_in_order
 from swarm.visit_rows import visit_fields
 
@@ -123,19 +115,10 @@ def split_first_visits(
     public, dest = competition.public_dir, fresh_view(root)
     skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
     original = list(pd.unique(held[key].str.strip()))
-    test_keys = test[key].str.strip().tolist()
-    kept_keys = set(kept[key].str.strip())
-    folders = keyed_folders(public, test_keys, original)
-    if folders is None and keyed_test_inputs(public, test_keys):
-        raise NoHoldout(
-            f"the test's inputs are named by {key} in a test folder, but no folder beside it holds the held-out "
-            f"{key}s' inputs, so a held-out example would have no input in the sandbox"
-        )
-    file_dirs = link_keyed_files(public, dest, folders, original, new_keys, skip, kept_keys)
     named = held.assign(**{id_col: held[key].str.strip()})  # side files are named by the original keys
-    test_dir = folders[0][0] if folders else None
-    hidden = hide_side_files(public, dest, train, named, spec, set(test_keys), test_dir, skip, kept_keys)
-    mirror(public, dest, skip)
+    test_keys = test[key].str.strip().tolist()
+    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
+    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
 
     # The view's tables: the visits of the kept keys; each held-out key's first visit among the test's.
     write_public_csv(kept, dest / layout.train.name)

@@ -24,7 +24,6 @@ from swarm.evaluation.composite import group_order, joined_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
-from swarm.evaluation.long_classes import keyed_test_inputs
 from swarm.evaluation.new_ids import rekey_groups
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -33,6 +32,7 @@ from swarm.evaluation.view_files import (
     extracted_archives,
     fresh_view,
     keyed_folders,
+    keyed_test_inputs,
     link_column_keyed_files,
     link_keyed_files,
     mirror,

@@ -24,17 +24,9 @@ from swarm.evaluation.holdout_record import NoHoldout, SplitParts
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification
 from swarm.evaluation.new_ids import rekey_groups
-from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
-from swarm.evaluation.view_files import (
-    FILE_MATCH_SHARE,
-    extracted_archives,
-    fresh_view,
-    keyed_folders,
-    link_keyed_files,
-    mirror,
-)
+from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample_in_order
 
 
@@ -91,20 +83,12 @@ def split_long_classes(
     skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
     original = held[key].str.strip().tolist()
     test_keys = list(pd.unique(test[key].str.strip()))
-    folders = keyed_folders(public, test_keys, original)
-    if folders is None and keyed_test_inputs(public, test_keys):
-        raise NoHoldout(
-            f"the test's inputs are named by {key} in a test folder, but no folder beside it holds the held-out "
-            f"{key}s' inputs (are they in an archive?), so a held-out example would have no input in the sandbox"
-        )
-    kept_keys = set(kept[key].str.strip())
+    named = held.assign(
+        **{spec.id_column: held[key].str.strip()}
+    )  # side files are named by the original keys
     new_keys = moved[key].str.strip().tolist()
-    file_dirs = link_keyed_files(public, dest, folders, original, new_keys, skip, kept_keys)
-    # side files are named by the original keys
-    named = held.assign(**{spec.id_column: held[key].str.strip()})
-    test_dir = folders[0][0] if folders else None
-    hidden = hide_side_files(public, dest, train, named, spec, set(test_keys), test_dir, skip, kept_keys)
-    mirror(public, dest, skip)
+    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
+    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
 
     # The view's tables: the wide table without the held-out examples, their rows among the test's.
     write_public_csv(kept, dest / layout.train.name)
@@ -174,13 +158,3 @@ def _in_runs(values: pd.Series) -> bool:
     """Whether equal values stand together (each in one run of rows)."""
     text = values.astype(str).str.strip()
     return int((text != text.shift()).sum()) == text.nunique()
-
-
-def keyed_test_inputs(public: Path, keys: list[str]) -> bool:
-    """Whether a top-level test folder holds entries (files or folders) named by most of the test keys."""
-    wanted = set(keys)
-    for folder in (p for p in public.iterdir() if p.is_dir() and p.name.lower().startswith("test")):
-        names = {n for entry in folder.iterdir() for n in (entry.name, entry.stem)}
-        if len(wanted & names) >= FILE_MATCH_SHARE * len(wanted):
-            return True
-    return False

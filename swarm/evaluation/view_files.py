@@ -20,7 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.competitions.archive_view import view_manifest
+from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.holdout_record import Holdout, NoHoldout
+from swarm.evaluation.side_files import hide_side_files
 
 FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
 TAIL_STARTS = ".-_"  # what follows an id in the names of an example's files: `<id>.png`, `<id>-mask.png`
@@ -376,3 +378,47 @@ def link_labelled_files(
         link(source, test_dir / name)
         skip.add(source)
     return sorted({layout["test"], layout["train"]})
+
+
+def keyed_test_inputs(public: Path, keys: list[str]) -> bool:
+    """Whether a top-level test folder holds entries (files or folders) named by most of the test keys."""
+    wanted = set(keys)
+    for folder in (p for p in public.iterdir() if p.is_dir() and p.name.lower().startswith("test")):
+        names = {n for entry in folder.iterdir() for n in (entry.name, entry.stem)}
+        if len(wanted & names) >= FILE_MATCH_SHARE * len(wanted):
+            return True
+    return False
+
+
+@dataclass
+class HeldKeys:
+    """The keys of a split whose held-out examples' inputs are named by them: the held-out rows (their id column
+    set to the names their files have), their keys and those they get in the view, the test's and the kept
+    ones."""
+
+    key: str
+    held: pd.DataFrame
+    original: list[str]
+    new: list[str]
+    test: list[str]
+    kept: set[str]
+
+
+def link_held_inputs(
+    public: Path, dest: Path, spec: MetricSpec, train: pd.DataFrame, keys: HeldKeys, skip: set[Path]
+) -> tuple[list[str], list[str]]:
+    """The view's files: each held-out example's inputs linked where the test's are under its view key, side files
+    named by a held-out key hidden, every other public file linked; (the folders the keys name files in, the
+    side files hidden). NoHoldout where the test's inputs are named by the key in a test folder and no folder
+    beside it holds the held-out examples' inputs."""
+    folders = keyed_folders(public, keys.test, keys.original)
+    if folders is None and keyed_test_inputs(public, keys.test):
+        raise NoHoldout(
+            f"the test's inputs are named by {keys.key} in a test folder, but no folder beside it holds the held-out "
+            f"{keys.key}s' inputs (are they in an archive?), so a held-out example would have no input in the sandbox"
+        )
+    file_dirs = link_keyed_files(public, dest, folders, keys.original, keys.new, skip, keys.kept)
+    test_dir = folders[0][0] if folders else None
+    hidden = hide_side_files(public, dest, train, keys.held, spec, set(keys.test), test_dir, skip, keys.kept)
+    mirror(public, dest, skip)
+    return file_dirs, hidden
