@@ -85,18 +85,14 @@ def split_first_visits(
     )
     keys = train[key].str.strip()
     # keys whose first visit falls on a listed step, as every test key's does, can stand for test keys
-    numbers = pd.to_numeric(train[step], errors="coerce")
-    first_steps = (
-        train.assign(_step=numbers).sort_values("_step", kind="stable").groupby(keys, sort=False).head(1)
-    )
+    first_steps = _first_rows(train, key, step)
     eligible = keys.isin(
         set(first_steps.loc[first_steps[step].str.strip().isin(layout.steps), key].str.strip())
     )
     drawable = train[eligible.to_numpy()]
     positions, _, _ = split_rows(chosen, drawable, drawable[key].str.strip(), fraction, seed)
-    whole = keys.isin(
-        set(drawable[key].str.strip().iloc[positions])
-    ).to_numpy()  # a key goes with all its visits
+    # a key goes with all its visits
+    whole = keys.isin(set(drawable[key].str.strip().iloc[positions])).to_numpy()
     held, kept = train[whole], train[~whole]
     if kept.empty:
         raise NoHoldout(f"the split {chosen!r} leaves no visits to train on once whole {key}s are held out")
@@ -122,9 +118,7 @@ def split_first_visits(
 
     # The view's tables: the visits of the kept keys; each held-out key's first visit among the test's.
     write_public_csv(kept, dest / layout.train.name)
-    firsts = moved.assign(_step=pd.to_numeric(moved[step], errors="coerce"))
-    firsts = firsts.sort_values("_step", kind="stable").groupby(key, sort=False).head(1)
-    rows = firsts.reindex(columns=test.columns, fill_value="")
+    rows = _first_rows(moved, key, step).reindex(columns=test.columns, fill_value="")
     combined = pd.concat([test, rows], ignore_index=True)
     in_key_order = test[key].str.strip().tolist() == sorted(test_keys)
     combined = combined.sort_values(key) if in_key_order else combined.iloc[rng.permutation(len(combined))]
@@ -151,6 +145,14 @@ def split_first_visits(
         hidden=hidden,
         file_dirs=file_dirs,
     )
+
+
+def _first_rows(table: pd.DataFrame, key: str, step: str) -> pd.DataFrame:
+    """Each key's earliest row (the smallest step as a number; ties: the first), in the order keys first come."""
+    ordered = table.assign(_step=pd.to_numeric(table[step], errors="coerce")).sort_values(
+        "_step", kind="stable"
+    )
+    return ordered.groupby(table[key].str.strip(), sort=False).head(1).drop(columns="_step")
 
 
 def _grid(
