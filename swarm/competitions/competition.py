@@ -378,6 +378,7 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         else (
             *row_number_columns(sample, columns, id_column),
             *_passthrough_columns(sample, columns, id_column),
+            *_image_size_columns(sample, columns, id_column, known),
         )
     )
     targets = tuple(meta.get("target_columns") or [c for c in columns if c not in (id_column, *passthrough)])
@@ -432,6 +433,22 @@ def _passthrough_columns(sample: Path, columns: list[str], id_column: str) -> tu
         return ()
     copied = tuple(c for c in shared if paired[c].str.strip().equals(paired[f"{c} (test)"].str.strip()))
     return copied if len(copied) < len(columns) - 1 else ()
+
+
+def _image_size_columns(sample: Path, columns: list[str], id_column: str, metric: Metric) -> tuple[str, ...]:
+    """For a metric of masks (its params name the image's `height` and `width`), the sample's columns so named
+    (any case) whose values are whole numbers: each mask's size, given with the test rows, not predicted
+    (contrails' `height`, `width` beside `encoded_pixels`). None where that would leave no target."""
+    if not {"height", "width"} <= set(metric.params):
+        return ()
+    named = [c for c in columns if c != id_column and c.lower() in ("height", "width")]
+    if not named or len(named) >= len(columns) - 1:
+        return ()
+    try:
+        frame = pd.read_csv(sample, dtype=str, keep_default_na=False, usecols=named)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return ()
+    return tuple(c for c in named if frame[c].str.strip().str.fullmatch(r"\d+").all())
 
 
 def _metric_params(

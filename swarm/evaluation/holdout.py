@@ -23,6 +23,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   `box_split`: a row per labelled box, a string of boxes per example (vinbigdata-chest-xray);
   `sentence_split`: sentences a line, a word taken out of each held-out one (billion-word-imputation);
   `first_visits`: a row per visit, the test giving each key's first and the sample every step (osic);
+  `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -76,6 +77,7 @@ from swarm.evaluation.labels import (
 from swarm.evaluation.large_table import held_share, side_tables, stream_split
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
+from swarm.evaluation.mask_split import split_mask_folders
 from swarm.evaluation.new_ids import held_out_ids, rekey_groups
 from swarm.evaluation.pixel_targets import build_pixel_holdout, pixel_layout
 from swarm.evaluation.position_records import position_layout
@@ -107,6 +109,7 @@ from swarm.evaluation.view_files import (
 )
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
 from swarm.label_lines import label_lines_fields
+from swarm.mask_folders import mask_fields
 from swarm.records import write_records
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
@@ -180,6 +183,11 @@ def build_holdout(
     if twins is not None:
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
         parts = split_twin_tables(competition, spec, root, twins, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    masks = mask_fields(str(public), sample) if not (public / TRAIN).is_file() else None
+    if masks is not None:  # a mask file in a folder per example, run-length encoded in the sample (contrails)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_mask_folders(competition, spec, root, masks, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)

@@ -1,7 +1,7 @@
 """Where the labels seem to be when no table holds them, for the one sentence that says why a competition is not
 split (issue 29, point 5): BSON documents (cdiscount's `train.bson`), or a file in each training example's folder
-(google-research-identify-contrails' `train/<record_id>/human_pixel_masks.npy`, vesuvius' `train/<n>/
-inklabels.png`, smartphone-decimeter's `train/<drive>/<phone>/ground_truth.csv`), or a training table keyed by
+(vesuvius' `train/<n>/inklabels.png`, smartphone-decimeter's `train/<drive>/<phone>/ground_truth.csv`; a `.npy`
+mask beside a run-length encoded sample is split, `swarm.evaluation.mask_split`), or a training table keyed by
 the id without the targets, from whose rows they would be derived (h-and-m's `transactions_train.csv`).
 """
 

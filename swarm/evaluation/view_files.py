@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from swarm.evaluation.side_files import hide_side_files
 
 FILE_MATCH_SHARE = 0.9  # share of ids that must name files in a folder for the ids to key files
 TAIL_STARTS = ".-_"  # what follows an id in the names of an example's files: `<id>.png`, `<id>-mask.png`
+EXAMPLE_FOLDERS_PROBED = 200  # training example folders whose files are compared with the test's
 MAX_FILING_DEPTH = 3  # folders of first characters above a file (bms: train/a/b/c/<id>.png)
 
 # The test files' folder and the training files' folder, each with id -> file (`keyed_folders`).
@@ -180,15 +182,18 @@ def link_keyed_files(
     kin = _Kin(set(test_files) | set(original))
     tails = Counter(tail for key, path in test_files.items() for tail in kin.of(path.parent, key))
     companions = {tail for tail, count in tails.items() if count >= FILE_MATCH_SHARE * len(test_files)}
+    # A folder per example: its files but those only training examples have (contrails' masks beside the bands).
+    labels_inside = _training_only_files(test_files.values(), train_files.values())
     for old, new in zip(original, ids, strict=True):
         source = train_files.get(old)
         if source is None:
             continue
         target = dest / test_dir.relative_to(public)
         shared = old in kept_ids
-        if source.is_dir():  # a folder per example: its files, under a folder named by the new id
+        if source.is_dir():  # a folder per example: its inputs, under a folder named by the new id
             for path in (p for p in source.rglob("*") if p.is_file()):
-                link(path, target / new / path.relative_to(source))
+                if path.relative_to(source) not in labels_inside:
+                    link(path, target / new / path.relative_to(source))
                 if not shared:
                     skip.add(path)
             continue
@@ -199,6 +204,22 @@ def link_keyed_files(
         for path in files.values() if not shared else ():
             skip.add(path)  # never left under its train name: moved where the test files are, or left out
     return sorted({str(test_dir.relative_to(public)), str(train_dir.relative_to(public))})
+
+
+def _training_only_files(test_examples: Iterable[Path], train_examples: Iterable[Path]) -> set[Path]:
+    """Where examples are folders: the files (relative to each folder) that most training examples' folders hold
+    and no test example's folder does (contrails' `human_pixel_masks.npy` beside the bands): their labels."""
+    tests = [path for path in test_examples if path.is_dir()]
+    trains = [path for path in train_examples if path.is_dir()][:EXAMPLE_FOLDERS_PROBED]
+    if not tests or not trains:
+        return set()
+    counts = Counter(
+        path.relative_to(folder) for folder in trains for path in folder.rglob("*") if path.is_file()
+    )
+    common = {name for name, count in counts.items() if count >= FILE_MATCH_SHARE * len(trains)}
+    return common - {
+        path.relative_to(folder) for folder in tests for path in folder.rglob("*") if path.is_file()
+    }
 
 
 class _Kin:

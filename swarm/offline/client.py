@@ -82,6 +82,7 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
             or (files.get("pixels") or {}).get("target_dir")
             or (files.get("lines") or {}).get("labels_file")
             or (files.get("coco") or {}).get("train_json")
+            or (files.get("masks") or {}).get("train_dir")
             or files["train_files"]["train"]
         )
         mtime = (input_dir / labelled).stat().st_mtime

@@ -5,13 +5,14 @@ time, and embeds this module's source into a solution when it has no data to loo
 infer its task at run time with the same rules.
 
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
-is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes" | "insert_word", "output":
-"label" | "proba" | "value" | "proba_wide" | "boxes" | "text", "positive": value or None, "columns": {submission
+is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes" | "insert_word" | "mask",
+"output": "label" | "proba" | "value" | "proba_wide" | "boxes" | "text" | "rle", "positive": value or None, "columns": {submission
 column: class value} or None, "skewed": bool, "column": the submission's column where it names the target
 otherwise, and for a lookup (free text) "source": the column whose values name the answer and "identity": an
 unseen value answers itself}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded
 too). A "boxes" target is a string of boxes per example (swarm/box_rows.py); an "insert_word" target a sentence
-with a word taken out, to put back (swarm/sentence_lines.py).
+with a word taken out, to put back (swarm/sentence_lines.py); a "mask" target a run-length encoded mask per
+example folder (swarm/mask_folders.py).
 """
 
 import os
@@ -29,6 +30,7 @@ try:
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
     from swarm.long_class_rows import long_class_fields, long_class_rows
+    from swarm.mask_folders import mask_examples, mask_fields
     from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
@@ -37,7 +39,7 @@ try:
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
-    # described_sample and visit_rows precede it
+    # described_sample, visit_rows and mask_folders precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -61,6 +63,7 @@ except ImportError:
     read_sentences, sentence_lines_file = globals()["read_sentences"], globals()["sentence_lines_file"]
     described_test_table = globals()["described_test_table"]
     visit_fields, visit_frames = globals()["visit_fields"], globals()["visit_frames"]
+    mask_examples, mask_fields = globals()["mask_examples"], globals()["mask_fields"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -619,18 +622,23 @@ def _discover(input_dir: str) -> tuple:
         if fields:
             probed = (key, fields)
             break
+    masks = mask_fields(input_dir, text) if readable and not (found or probed) else None
+    if masks:  # a mask file in a folder per example, run-length encoded in the sample (contrails)
+        probed = ("masks", masks)
     missing = []
     if not (found or probed):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
-            "names or folders, target images, label sets in text lines, COCO-style JSON labels, or training sentences "
-            "a line where a word was taken out of each test sentence)"
+            "names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences "
+            "a line where a word was taken out of each test sentence, or a mask file in each example folder)"
         )
     if not sample:
         missing.append("sample_submission.csv")
     if composite:
         return {**composite, "train_files": None, "sample": sample}, missing
-    if probed:  # target images (a row per pixel), label lines (a row per (example, class)), COCO labels
+    if (
+        probed
+    ):  # target images (a row per pixel), label lines (a row per (example, class)), COCO labels, masks
         key, fields = probed
         beyond_tables = {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None}
         return {**beyond_tables, key: fields}, missing
@@ -859,6 +867,10 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         train = label_line_rows(input_dir, fields, id_col, target, labelled=True).head(max_rows)
         test = label_line_rows(input_dir, fields, id_col, target, labelled=False).head(max_rows)
         return train, test
+    if files.get("masks"):  # the training example folders with their mask files; the sample's rows
+        fields = files["masks"]
+        train = mask_examples(input_dir, fields, sample.columns[0]).head(max_rows)
+        return train, sample.drop(columns=[fields["target"]])
     if files.get("pixels"):  # a row per pixel of each image, named as the sample's rows
         fields, id_col = files["pixels"], sample.columns[0]
         train = pixel_rows(
@@ -929,5 +941,15 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
             else t
             for t in task["targets"]
         ]
+    if files.get("masks"):  # a mask per example, drawn from its folder's arrays, not from table columns
+        target = files["masks"]["target"]
+        task["targets"] = [
+            {**t, "task": "mask", "output": "rle", "positive": None, "columns": None}
+            if t["name"] == target
+            else t
+            for t in task["targets"]
+        ]
+        if all(t["task"] == "mask" for t in task["targets"]):  # the validation printed is a global Dice
+            task["metric"], task["lower_is_better"] = "dice", False
     task["files"] = files
     return task

@@ -20,6 +20,7 @@ from swarm import (
     label_lines,
     label_sets,
     long_class_rows,
+    mask_folders,
     parquet_tables,
     pixel_rows,
     records,
@@ -140,6 +141,7 @@ def _runtime_inference_source() -> str:
         + _body(sentence_lines)
         + _body(described_sample)
         + _body(visit_rows)
+        + _body(mask_folders)
         + _body(inference)
     )
 
@@ -188,6 +190,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Sentences a line." + _body(sentence_lines)
     if files.get("boxes") or any(t["task"] == "boxes" for t in task["targets"]):
         reader += "# Labelled boxes a row: a string of boxes per example." + _body(box_rows)
+    if files.get("masks"):
+        reader += "# Masks in a folder per example, run-length encoded." + _body(mask_folders)
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
     if files.get("coco"):
@@ -562,6 +566,12 @@ for target in TARGETS:
         guessed, restored = insert_words(Y[name].astype(str).tolist(), sample_sub[column].astype(str).tolist())
         scores.append(restored)
         submission[column] = guessed
+        continue
+    if task == "mask":  # a mask per example folder: a classifier of its pixels (mask_predictions)
+        strings, dice = mask_predictions(INPUT_DIR, DATA_FILES["masks"], train_df[ID_COL].tolist(),
+                                         sample_sub[ID_COL].tolist(), lambda: build_model("binary", SEED), SPLIT_SEED)
+        scores.append(dice)
+        submission[target.get("column") or name] = strings
         continue
     if task == "boxes":  # a string of boxes per example: a classifier per class, at the class's mean box
         boxes = Y[name].fillna("").astype(str).map(box_groups).tolist()

@@ -47,6 +47,9 @@ elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a r
         label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)
         for _labelled in (True, False)
     )
+elif DATA_FILES.get("masks"):  # a mask file in a folder per example (mask_examples); the sample's rows
+    train_df = mask_examples(INPUT_DIR, DATA_FILES["masks"], ID_COL)
+    test_df = sample_sub.drop(columns=[DATA_FILES["masks"]["target"]])
 elif DATA_FILES.get("pixels"):  # target images (pixel_rows): a row per pixel, training pixels drawn evenly
     _pix = DATA_FILES["pixels"]
     train_df = pixel_rows(INPUT_DIR, _pix["train_dir"], ID_COL, target_dir=_pix["target_dir"],
@@ -97,9 +100,9 @@ if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" 
     test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]
     sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
-# free-text targets are looked up, boxes modelled a class at a time, taken-out words put back by word pairs: none
-# is a target of the feature models
-MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes", "insert_word")]
+# free-text targets are looked up, boxes modelled a class at a time, taken-out words put back by word pairs, masks
+# modelled a pixel at a time: none is a target of the feature models
+MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes", "insert_word", "mask")]
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}
 _cols = [c for c in train_df.columns if c not in _targets and c in test_df.columns]

@@ -42,4 +42,4 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
     )
     if problem:
         return None, f"not used: its submission is invalid ({problem})"
-    return kept, "used: the node's code was rerun with the held-out rows returned to train.csv"
+    return kept, "used: the node's code was rerun with the held-out examples back among the training data"

@@ -1421,28 +1421,62 @@ def vinbigdata(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     return root
 
 
-def contrails(root: Path, n_train: int = 12, n_test: int = 3) -> Path:
-    """google-research-identify-contrails-reduce-global-warming: `train/<record_id>/band_08.npy` .. `band_16.npy`,
-    `human_pixel_masks.npy`, `human_individual_masks.npy`; `test/<record_id>/` the bands only; `validation/` as
-    train; `train_metadata.json`, `validation_metadata.json` (a record per `record_id`); `sample_submission.csv`
-    `record_id`, `encoded_pixels` ("1 3 10 5" or "-"), `height`, `width`. The metric: `rle_dice_global`."""
-    public, _ = dirs(root, "rle_dice_global", "# Contrails\n\nScored by the global Dice coefficient.\n")
+def contrails(root: Path, n_train: int = 12, n_test: int = 3, size: int = 16) -> Path:
+    """google-research-identify-contrails-reduce-global-warming: `train/<record_id>/band_08.npy` .. `band_16.npy`
+    (size x size x 8 frames, float32 temperatures), `human_pixel_masks.npy` (size x size x 1, int32),
+    `human_individual_masks.npy` (size x size x 1 x 3 annotators); `test/<record_id>/` the bands only; `validation/`
+    as train; `train_metadata.json`, `validation_metadata.json` (a record per `record_id`); `sample_submission.csv`
+    `record_id`, `encoded_pixels` ("1 3 10 5" or "-"), `height`, `width`. The metric: `rle_dice_global`. A contrail
+    is a line two pixels wide across most records, colder in band 15 than in band 14 at the labelled frame (4)."""
+    public, private = dirs(root, "rle_dice_global", "# Contrails\n\nScored by the global Dice coefficient.\n")
     rng = np.random.default_rng(151)
     ids = [str(10**18 + int(v)) for v in rng.choice(10**18, n_train + n_test + 2, replace=False)]
     train, test, valid = ids[:n_train], ids[n_train : n_train + n_test], ids[n_train + n_test :]
-    for folder, group, masks in (("train", train, True), ("test", test, False), ("validation", valid, True)):
-        names = [f"{i}/band_{b:02d}.npy" for i in group for b in range(8, 17)]
-        if masks:
-            names += [
-                f"{i}/{m}" for i in group for m in ("human_pixel_masks.npy", "human_individual_masks.npy")
-            ]
-        write_files(public / folder, names)
+    rows, cols = np.mgrid[0:size, 0:size]
+    answers = []
+    for folder, group in (("train", train), ("test", test), ("validation", valid)):
+        for k, record in enumerate(group):
+            out = public / folder / record
+            out.mkdir(parents=True)
+            angle, offset = rng.uniform(0, np.pi), rng.uniform(-size / 4, size / 4)
+            distance = (cols - size / 2) * np.sin(angle) - (rows - size / 2) * np.cos(angle) - offset
+            mask = (np.abs(distance) < 1.0) & (k % 4 != 3)  # every fourth record has no contrail
+            for band in range(8, 17):
+                values = 250 + 5 * rng.standard_normal((size, size, 8))
+                if band == 15:
+                    values[..., 4] -= 12 * mask
+                np.save(out / f"band_{band:02d}.npy", values.astype(np.float32))
+            if folder == "test":
+                answers.append(
+                    {"record_id": record, "encoded_pixels": rle(mask), "height": size, "width": size}
+                )
+            else:
+                np.save(out / "human_pixel_masks.npy", mask[..., None].astype(np.int32))
+                np.save(
+                    out / "human_individual_masks.npy",
+                    np.stack([mask] * 3, -1)[:, :, None, :].astype(np.int32),
+                )
     for name, group in (("train_metadata.json", train), ("validation_metadata.json", valid)):
         (public / name).write_text(json.dumps([{"record_id": i, "row_min": 0.0} for i in group]))
-    pd.DataFrame(
-        {"record_id": test, "encoded_pixels": ["1 3 10 5", "-", "-"][:n_test], "height": 256, "width": 256}
-    ).to_csv(public / "sample_submission.csv", index=False)
+    pd.DataFrame(answers).to_csv(private / "answers.csv", index=False)
+    placeholders = (["1 3 10 5", "-"] * n_test)[:n_test]
+    pd.DataFrame({"record_id": test, "encoded_pixels": placeholders, "height": size, "width": size}).to_csv(
+        public / "sample_submission.csv", index=False
+    )
     return root
+
+
+def rle(mask: np.ndarray) -> str:
+    """A mask run-length encoded as MLE-bench's rle_encode: pixels numbered down each column, "-" if empty."""
+    flat = mask.T.ravel()
+    runs, start = [], None
+    for k, value in enumerate([*flat, False]):
+        if value and start is None:
+            start = k
+        elif not value and start is not None:
+            runs.append(f"{start + 1} {k - start}")
+            start = None
+    return " ".join(runs) or "-"
 
 
 def vesuvius(root: Path) -> Path:

@@ -414,6 +414,15 @@ def first_visits_competition(root: Path) -> Path:
     return osic(root, n_train=80, n_test=16)
 
 
+def mask_folders_competition(root: Path) -> Path:
+    """google-research-identify-contrails-reduce-global-warming's layout (tests/evaluation/census_builders.py's
+    contrails): a folder per record of band arrays, its mask file beside them in train/ only, and the sample's
+    masks run-length encoded beside the image's height and width."""
+    from tests.evaluation.census_builders import contrails
+
+    return contrails(root, n_train=50, n_test=12, size=20)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -454,6 +463,10 @@ LAYOUTS = {
         "of train_v2.txt (80 sentences, a word taken out of each)",
     ),
     "first-visits": (first_visits_competition, "visits of 15 Patients, a row per Patient and Weeks"),
+    "mask-folders": (
+        mask_folders_competition,
+        "train/ (50 example folders, the mask of each in human_pixel_masks.npy)",
+    ),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
 # pages from stained ones (the dirty pixels themselves score about 0.2), the classes' own fracture rates (about 0.6
@@ -479,6 +492,8 @@ GOOD_ENOUGH = {
     "sentence-lines": lambda score: score < 3.0,
     # the modified Laplace log likelihood: the sample's FVC 2000 everywhere scores -8.5, the offline coder -5.4
     "first-visits": lambda score: score > -6.5,
+    # global Dice: the sample's "1 3 10 5" or "-" scores about 0.03; band 15's cold line at frame 4 gives it away
+    "mask-folders": lambda score: score > 0.5,
 }
 
 
@@ -534,8 +549,8 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert "offline coder" in message and "no API key" in message
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
-        "names or folders, target images, label sets in text lines, COCO-style JSON labels, or training sentences a line "
-        "where a word was taken out of each test sentence)" in message
+        "names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line "
+        "where a word was taken out of each test sentence, or a mask file in each example folder)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message

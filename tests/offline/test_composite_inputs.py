@@ -37,6 +37,6 @@ def test_ids_no_columns_join_leave_the_labelled_table_missing(tmp_path: Path) ->
     sample.assign(id="t" + sample["id"]).to_csv(public / "en_sample_submission_2.csv", index=False)
     assert missing_tables(str(public)) == [
         "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their names "
-        "or folders, target images, label sets in text lines, COCO-style JSON labels, or training sentences a line where "
-        "a word was taken out of each test sentence)"
+        "or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line where "
+        "a word was taken out of each test sentence, or a mask file in each example folder)"
     ]

@@ -1,0 +1,220 @@
+"""Masks as arrays in a folder per example, scored as run-length encodings:
+google-research-identify-contrails-reduce-global-warming has `train/<record_id>/` with the inputs
+(`band_08.npy` .. `band_16.npy`, each height x width x time) and the labels (`human_pixel_masks.npy`, height x
+width x 1; `human_individual_masks.npy`, one mask per annotator), `test/<record_id>/` with the inputs only, and a
+sample of `record_id`, `encoded_pixels` (run-length encoded, "-" for an empty mask), `height`, `width`.
+
+`mask_fields(data_dir, sample)` recognises the layout; `read_mask(path)` reads a mask file as a 2-D boolean
+array; `rle_string(mask)` writes it as MLE-bench's `rle_encode` does (pixels numbered down each column, then
+across: the transposed array flattened; 1-based starts), "-" where it is empty; `pixel_features(...)` gives an
+example's pixels a row each, a column per input channel; `drawn_pixels(...)` draws training pixels from several
+examples, every mask pixel and as many others; `mask_predictions(...)` is the offline coder's model: a pixel
+classifier over the inputs' channels, its threshold chosen for the global Dice on a fifth of the examples.
+
+Shared by the harness (swarm/evaluation/mask_split.py) and the offline coder; the solutions the offline coder
+writes embed this module's source, so it uses only os, numpy and pandas.
+"""
+
+import os
+
+import numpy as np
+import pandas as pd
+
+MASK_SUFFIX = ".npy"
+MASK_WORDS = ("mask", "label", "truth", "target")  # words in the name of an example's label file
+MASK_MATCH_SHARE = 0.9  # share of the sample's ids that must name folders of the test folder
+MASK_PROBE_FOLDERS = 20  # example folders whose files are compared to find the inputs and the label file
+SIZE_COLUMNS = ("height", "width")  # the sample's columns giving each mask's size (copied, not predicted)
+EMPTY_MASK = "-"
+MASK_EXAMPLES = 400  # training examples whose pixels the offline coder's model draws at most
+MASK_FIT_PIXELS = 300_000  # training pixels it fits at most
+MASK_THRESHOLDS = np.linspace(0.05, 0.95, 19)  # probability cut-offs tried for the global Dice
+
+
+def looks_like_rle(values: pd.Series) -> bool:
+    """Whether every value is a run-length encoding ("start length ..." pairs of whole numbers) or empty."""
+    texts = values.fillna("").astype(str).str.strip()
+    texts = texts[~texts.isin(["", EMPTY_MASK])]
+    return bool(texts.str.fullmatch(r"\d+ \d+( \d+ \d+)*").all())
+
+
+def _example_files(folder: str) -> set:
+    """The files of an example folder, as paths relative to it."""
+    found = set()
+    for parent, _, names in os.walk(folder):
+        found |= {os.path.relpath(os.path.join(parent, n), folder) for n in names}
+    return found
+
+
+def _subfolders(folder: str) -> list:
+    return (
+        sorted(n for n in os.listdir(folder) if os.path.isdir(os.path.join(folder, n)))
+        if os.path.isdir(folder)
+        else []
+    )
+
+
+def mask_fields(data_dir: str, sample: pd.DataFrame) -> dict | None:
+    """{"test_dir", "train_dir", "mask", "inputs", "target"} where the sample (read as text; its first column
+    the ids) has one run-length encoded column besides its size columns, its ids name the example folders of a
+    folder with "test" in its name, and the training twin (its path with "train" for "test") has example folders
+    that also hold one `.npy` label file (named with mask, label, truth or target; of several, the one of fewest
+    dimensions: contrails' pixel masks, not the individual annotators' masks) which the test folders lack.
+    `inputs` are the `.npy` files the test and training folders share. None otherwise."""
+    if sample.shape[1] < 2:
+        return None
+    ids = set(sample.iloc[:, 0].astype(str).str.strip())
+    others = [c for c in sample.columns[1:] if str(c).lower() not in SIZE_COLUMNS]
+    if len(others) != 1 or not looks_like_rle(sample[others[0]]):
+        return None
+    for parent, subdirs, _ in os.walk(data_dir):
+        for name in (d for d in sorted(subdirs) if "test" in d.lower()):
+            test_dir = os.path.relpath(os.path.join(parent, name), data_dir)
+            test_examples = _subfolders(os.path.join(data_dir, test_dir))
+            if len(ids & set(test_examples)) < MASK_MATCH_SHARE * len(ids):
+                continue
+            train_dir = test_dir.replace(name, name.lower().replace("test", "train"))
+            train_examples = [e for e in _subfolders(os.path.join(data_dir, train_dir)) if e not in ids]
+            if not train_examples:
+                continue
+            fields = _folder_files(data_dir, test_dir, test_examples, train_dir, train_examples)
+            if fields is not None:
+                return {"test_dir": test_dir, "train_dir": train_dir, **fields, "target": str(others[0])}
+    return None
+
+
+def _folder_files(
+    data_dir: str, test_dir: str, test_examples: list, train_dir: str, train_examples: list
+) -> dict | None:
+    """{"mask", "inputs"} of the example folders (see mask_fields), or None."""
+    probe = MASK_PROBE_FOLDERS
+    test_files = [_example_files(os.path.join(data_dir, test_dir, e)) for e in test_examples[:probe]]
+    train_files = [_example_files(os.path.join(data_dir, train_dir, e)) for e in train_examples[:probe]]
+    inputs = sorted(n for n in set.intersection(*test_files, *train_files) if n.endswith(MASK_SUFFIX))
+    labels = [
+        n
+        for n in set.intersection(*train_files) - set.union(*test_files)
+        if n.endswith(MASK_SUFFIX) and any(word in os.path.basename(n).lower() for word in MASK_WORDS)
+    ]
+    if not inputs or not labels:
+        return None
+    first = os.path.join(data_dir, train_dir, train_examples[0])
+    dims = {n: np.load(os.path.join(first, n), mmap_mode="r").ndim for n in labels}
+    fewest = min(dims.values())
+    masks = [n for n in labels if dims[n] == fewest]
+    return {"mask": masks[0], "inputs": inputs} if len(masks) == 1 else None
+
+
+def read_mask(path: str) -> np.ndarray:
+    """A mask file as a 2-D boolean array (axes of length 1 dropped: contrails' height x width x 1)."""
+    array = np.load(path)
+    squeezed = array.reshape([n for n in array.shape if n != 1] or [1, 1])
+    if squeezed.ndim != 2:
+        raise ValueError(f"{path}: a mask must be 2-D once axes of length 1 are dropped, not {array.shape}")
+    return squeezed > 0
+
+
+def rle_string(mask: np.ndarray) -> str:
+    """ "start length ..." of a 2-D mask, pixels numbered from 1 down each column, then across (MLE-bench's
+    rle_encode); "-" where the mask is empty."""
+    flat = np.concatenate([[0], np.asarray(mask, dtype=bool).T.ravel().astype(np.int8), [0]])
+    edges = np.flatnonzero(np.diff(flat))
+    if not len(edges):
+        return EMPTY_MASK
+    starts, ends = edges[0::2], edges[1::2]
+    return " ".join(f"{s + 1} {e - s}" for s, e in zip(starts, ends, strict=True))
+
+
+def pixel_features(folder: str, inputs: list) -> np.ndarray:
+    """An example's pixels a row each (row-major), a column per channel of its inputs: each input array is
+    height x width (one channel) or height x width x ... (the rest of its axes flattened into channels)."""
+    channels = []
+    for name in inputs:
+        array = np.load(os.path.join(folder, name))
+        height, width = array.shape[:2]
+        channels.append(np.asarray(array, dtype=np.float32).reshape(height * width, -1))
+    return np.concatenate(channels, axis=1)
+
+
+def mask_examples(data_dir: str, fields: dict, id_col: str) -> pd.DataFrame:
+    """The training examples: their ids and, as the target column, the path of each one's mask file."""
+    train_dir = os.path.join(data_dir, fields["train_dir"])
+    ids = [e for e in _subfolders(train_dir) if os.path.isfile(os.path.join(train_dir, e, fields["mask"]))]
+    return pd.DataFrame(
+        {id_col: ids, fields["target"]: [os.path.join(train_dir, e, fields["mask"]) for e in ids]}
+    )
+
+
+def drawn_pixels(data_dir: str, fields: dict, ids: list, max_rows: int, seed: int) -> tuple:
+    """(features, 0/1 labels) of training pixels drawn from the examples `ids` in turn until about `max_rows`:
+    from each, its mask pixels and as many others (at random, seeded), so that rare masks are learnt."""
+    rng = np.random.default_rng(seed)
+    per_example = max(2, max_rows // max(1, len(ids)))
+    parts, labels, total = [], [], 0
+    for example in ids:
+        folder = os.path.join(data_dir, fields["train_dir"], example)
+        mask = read_mask(os.path.join(folder, fields["mask"])).ravel()
+        inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
+        inside = rng.permutation(inside)[: per_example // 2]
+        outside = rng.permutation(outside)[: max(len(inside), per_example // 2)]
+        rows = np.concatenate([inside, outside])
+        parts.append(pixel_features(folder, fields["inputs"])[rows])
+        labels.append(mask[rows].astype(int))
+        total += len(rows)
+        if total >= max_rows:
+            break
+    return np.concatenate(parts), np.concatenate(labels)
+
+
+def _fitted(new_model, features: np.ndarray, labels: np.ndarray):
+    """A model fitted on the pixels, or the constant share of mask pixels where they are all of one kind."""
+    if labels.min() == labels.max():
+        return float(labels[0])
+    model = new_model()
+    model.fit(features, labels)
+    return model
+
+
+def _mask_proba(model, features: np.ndarray) -> np.ndarray:
+    if isinstance(model, float):
+        return np.full(len(features), model)
+    return model.predict_proba(features)[:, list(model.classes_).index(1)]
+
+
+def global_dice(predicted: np.ndarray, truth: np.ndarray) -> float:
+    """2 |X & Y| / (|X| + |Y|) over all pixels (1 where both are empty)."""
+    total = int(predicted.sum()) + int(truth.sum())
+    return 2 * int((predicted & truth).sum()) / total if total else 1.0
+
+
+def mask_predictions(
+    data_dir: str, fields: dict, train_ids: list, test_ids: list, new_model, seed: int
+) -> tuple:
+    """(each test example's mask as a run-length string, the validation's global Dice): a binary classifier of
+    pixels (`new_model()`) over the inputs' channels, fitted on pixels drawn from up to MASK_EXAMPLES training
+    examples; the cut-off on its probability that gives the best global Dice on a fifth of them (whole masks),
+    then refitted on all of them."""
+    chosen = [str(i) for i in np.random.default_rng(seed).permutation(np.asarray(train_ids, dtype=str))]
+    chosen = chosen[:MASK_EXAMPLES]
+    valid = chosen[: len(chosen) // 5]
+    threshold, dice = 0.5, float("nan")
+    if valid:
+        model = _fitted(
+            new_model, *drawn_pixels(data_dir, fields, chosen[len(valid) :], MASK_FIT_PIXELS, seed)
+        )
+        probas, truths = [], []
+        for example in valid:
+            folder = os.path.join(data_dir, fields["train_dir"], example)
+            probas.append(_mask_proba(model, pixel_features(folder, fields["inputs"])))
+            truths.append(read_mask(os.path.join(folder, fields["mask"])).ravel())
+        proba, truth = np.concatenate(probas), np.concatenate(truths)
+        dices = [global_dice(proba >= cut, truth) for cut in MASK_THRESHOLDS]
+        threshold, dice = float(MASK_THRESHOLDS[int(np.argmax(dices))]), float(max(dices))
+    model = _fitted(new_model, *drawn_pixels(data_dir, fields, chosen, MASK_FIT_PIXELS, seed))
+    strings = []
+    for example in test_ids:
+        folder = os.path.join(data_dir, fields["test_dir"], str(example).strip())
+        height, width = np.load(os.path.join(folder, fields["inputs"][0]), mmap_mode="r").shape[:2]
+        proba = _mask_proba(model, pixel_features(folder, fields["inputs"]))
+        strings.append(rle_string((proba >= threshold).reshape(height, width)))
+    return strings, dice
