@@ -23,6 +23,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   `box_split`: a row per labelled box, a string of boxes per example (vinbigdata-chest-xray);
   `sentence_split`: sentences a line, a word taken out of each held-out one (billion-word-imputation);
   `first_visits`: a row per visit, the test giving each key's first and the sample every step (osic);
+  `level_split`: examples at two levels, each with rows in the sample (siim-covid19-detection's studies, images);
   `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
@@ -75,6 +76,7 @@ from swarm.evaluation.labels import (
     write_labels,
 )
 from swarm.evaluation.large_table import held_share, side_tables, stream_split
+from swarm.evaluation.level_split import split_levels
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
 from swarm.evaluation.mask_split import split_mask_folders
@@ -109,6 +111,7 @@ from swarm.evaluation.view_files import (
 )
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
 from swarm.label_lines import label_lines_fields
+from swarm.level_rows import level_fields
 from swarm.mask_folders import mask_fields
 from swarm.records import write_records
 
@@ -183,6 +186,14 @@ def build_holdout(
     if twins is not None:
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
         parts = split_twin_tables(competition, spec, root, twins, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    names = [p.name for p in public.iterdir()] if not (public / TRAIN).is_file() else []
+    levels = level_fields(str(public), names, sample) if names else None
+    if (
+        levels is not None
+    ):  # two levels of examples, each with rows in the sample (siim-covid's studies, images)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_levels(competition, spec, root, levels, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     masks = mask_fields(str(public), sample) if not (public / TRAIN).is_file() else None
     if masks is not None:  # a mask file in a folder per example, run-length encoded in the sample (contrails)

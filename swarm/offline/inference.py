@@ -29,6 +29,7 @@ try:
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
+    from swarm.level_rows import LEVEL_COLUMN, id_levels, level_fields, level_rows
     from swarm.long_class_rows import long_class_fields, long_class_rows
     from swarm.mask_folders import mask_examples, mask_fields
     from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
@@ -39,7 +40,7 @@ try:
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
-    # described_sample, visit_rows and mask_folders precede it
+    # described_sample, visit_rows, mask_folders and level_rows precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -64,6 +65,8 @@ except ImportError:
     described_test_table = globals()["described_test_table"]
     visit_fields, visit_frames = globals()["visit_fields"], globals()["visit_frames"]
     mask_examples, mask_fields = globals()["mask_examples"], globals()["mask_fields"]
+    LEVEL_COLUMN, id_levels = globals()["LEVEL_COLUMN"], globals()["id_levels"]
+    level_fields, level_rows = globals()["level_fields"], globals()["level_rows"]
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -606,6 +609,16 @@ def _discover(input_dir: str) -> tuple:
     )  # else a test table the description shows as a valid submission (billion-word-imputation's test_v2.txt)
     train = next((name for name in LABELLED_TABLES if name in present), None)
     text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
+    levels = level_fields(input_dir, sorted(present), text) if text is not None and not train else None
+    if levels:  # examples at two levels, each with rows in the sample (siim-covid's studies and images)
+        return {
+            "train": None,
+            "train_files": None,
+            "test": None,
+            "sample": sample,
+            "keys": None,
+            "levels": levels,
+        }, []
     train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
     readable = text is not None
     composite = composite_tables(input_dir, sample, present, text) if readable and not train else None
@@ -867,6 +880,12 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         train = label_line_rows(input_dir, fields, id_col, target, labelled=True).head(max_rows)
         test = label_line_rows(input_dir, fields, id_col, target, labelled=False).head(max_rows)
         return train, test
+    if files.get(
+        "levels"
+    ):  # the rows of both levels with their strings and levels; the sample's, with levels
+        id_col = sample.columns[0]
+        train = level_rows(input_dir, files["levels"], id_col, sample.columns[1]).head(max_rows)
+        return train, sample[[id_col]].assign(**{LEVEL_COLUMN: id_levels(sample[id_col])})
     if files.get("masks"):  # the training example folders with their mask files; the sample's rows
         fields = files["masks"]
         train = mask_examples(input_dir, fields, sample.columns[0]).head(max_rows)

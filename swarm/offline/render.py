@@ -19,6 +19,7 @@ from swarm import (
     file_labels,
     label_lines,
     label_sets,
+    level_rows,
     long_class_rows,
     mask_folders,
     parquet_tables,
@@ -142,6 +143,7 @@ def _runtime_inference_source() -> str:
         + _body(described_sample)
         + _body(visit_rows)
         + _body(mask_folders)
+        + _body(level_rows)
         + _body(inference)
     )
 
@@ -188,8 +190,10 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Visits: each beside its key's first." + _body(visit_rows)
     if files.get("sentences"):
         reader += "# Sentences a line." + _body(sentence_lines)
-    if files.get("boxes") or any(t["task"] == "boxes" for t in task["targets"]):
+    if files.get("boxes") or files.get("levels") or any(t["task"] == "boxes" for t in task["targets"]):
         reader += "# Labelled boxes a row: a string of boxes per example." + _body(box_rows)
+    if files.get("levels"):
+        reader += "# Examples at two levels, each with rows in the sample." + _body(level_rows)
     if files.get("masks"):
         reader += "# Masks in a folder per example, run-length encoded." + _body(mask_folders)
     if files.get("lines"):

@@ -47,6 +47,9 @@ elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a r
         label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)
         for _labelled in (True, False)
     )
+elif DATA_FILES.get("levels"):  # examples at two levels (level_rows): both levels' rows, each with its level
+    train_df = level_rows(INPUT_DIR, DATA_FILES["levels"], ID_COL, TARGETS[0]["name"])
+    test_df = sample_sub[[ID_COL]].assign(**{{LEVEL_COLUMN: id_levels(sample_sub[ID_COL])}})
 elif DATA_FILES.get("masks"):  # a mask file in a folder per example (mask_examples); the sample's rows
     train_df = mask_examples(INPUT_DIR, DATA_FILES["masks"], ID_COL)
     test_df = sample_sub.drop(columns=[DATA_FILES["masks"]["target"]])

@@ -1421,6 +1421,67 @@ def vinbigdata(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     return root
 
 
+SIIM_CLASSES = (
+    "Negative for Pneumonia",
+    "Typical Appearance",
+    "Indeterminate Appearance",
+    "Atypical Appearance",
+)
+
+
+def siim_covid(root: Path, n_train: int = 24, n_test: int = 6) -> Path:
+    """siim-covid19-detection: `train_study_level.csv` (`id` = `<study>_study`, a 0/1 column per class of
+    SIIM_CLASSES), `train_image_level.csv` (`id` = `<image>_image`, `boxes`, `label` = `opacity 1 <x_min> <y_min>
+    <x_max> <y_max> ...` or `none 1 0 0 1 1`, `StudyInstanceUID`), `train/<study>/<series>/<image>.dcm`,
+    `test/<study>/...`, `sample_submission.csv` `id`, `PredictionString` (`negative 1 0 0 1 1` for each test
+    study, `none 1 0 0 1 1` for each of its images, studies first); `private/test.csv` the answers as prepare.py
+    writes them. One or two images a study; a typical study's images show an opacity, and its files are larger.
+    The metric: `voc_box_map`."""
+    public, private = dirs(root, "voc_box_map", "# SIIM COVID-19\n\nScored by mAP at IoU 0.5.\n")
+    rng = np.random.default_rng(161)
+    studies = hexes(rng, n_train + n_test, 12)
+    study_rows, image_rows = [], []
+    for k, study in enumerate(studies):
+        kind = int(rng.integers(0, 4)) if k % 3 else 1
+        study_rows.append({"id": f"{study}_study", **{c: int(j == kind) for j, c in enumerate(SIIM_CLASSES)}})
+        folder = "train" if k < n_train else "test"
+        series = hexes(rng, 1, 12)[0]
+        for image in hexes(rng, int(rng.integers(1, 3)), 12):
+            if kind == 1:
+                x, y = float(rng.integers(100, 1500)), float(rng.integers(100, 1500))
+                boxes, label = f"[{{'x': {x}, 'y': {y}}}]", f"opacity 1 {x} {y} {x + 500} {y + 700}"
+            else:
+                boxes, label = "", "none 1 0 0 1 1"
+            image_rows.append(
+                {"id": f"{image}_image", "boxes": boxes, "label": label, "StudyInstanceUID": study}
+            )
+            path = public / folder / study / series / f"{image}.dcm"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(b"DICM" + bytes(400 if kind == 1 else 40))
+    study_table, image_table = pd.DataFrame(study_rows), pd.DataFrame(image_rows)
+    train_studies = set(studies[:n_train])
+    in_train = image_table["StudyInstanceUID"].isin(train_studies)
+    study_table.iloc[:n_train].to_csv(public / "train_study_level.csv", index=False)
+    image_table[in_train].to_csv(public / "train_image_level.csv", index=False)
+    words = [c.split()[0].lower() for c in SIIM_CLASSES]
+    answers = [
+        {"id": r["id"], "PredictionString": f"{words[[r[c] for c in SIIM_CLASSES].index(1)]} 1 0 0 1 1"}
+        for r in study_rows[n_train:]
+    ] + [
+        {"id": r["id"], "PredictionString": r["label"]}
+        for r in image_rows
+        if r["StudyInstanceUID"] not in train_studies
+    ]
+    pd.DataFrame(answers).to_csv(private / "test.csv", index=False)
+    sample = pd.DataFrame(answers).assign(
+        PredictionString=lambda f: np.where(
+            f["id"].str.endswith("_study"), "negative 1 0 0 1 1", "none 1 0 0 1 1"
+        )
+    )
+    sample.to_csv(public / "sample_submission.csv", index=False)
+    return root
+
+
 def contrails(root: Path, n_train: int = 12, n_test: int = 3, size: int = 16) -> Path:
     """google-research-identify-contrails-reduce-global-warming: `train/<record_id>/band_08.npy` .. `band_16.npy`
     (size x size x 8 frames, float32 temperatures), `human_pixel_masks.npy` (size x size x 1, int32),
