@@ -24,6 +24,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   `sentence_split`: sentences a line, a word taken out of each held-out one (billion-word-imputation);
   `first_visits`: a row per visit, the test giving each key's first and the sample every step (osic);
   `level_split`: examples at two levels, each with rows in the sample (siim-covid19-detection's studies, images);
+  `qa_split`: questions with annotated answers, a record a line (tensorflow2-question-answering);
   `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
@@ -84,6 +85,7 @@ from swarm.evaluation.new_ids import held_out_ids, rekey_groups
 from swarm.evaluation.pixel_targets import build_pixel_holdout, pixel_layout
 from swarm.evaluation.position_records import position_layout
 from swarm.evaluation.position_split import build_position_holdout
+from swarm.evaluation.qa_split import split_qa_records
 from swarm.evaluation.sentence_split import sentence_lines_layout, split_sentence_lines
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import (
@@ -113,6 +115,7 @@ from swarm.evaluation.view_tables import write_sample, write_test_csv, write_tes
 from swarm.label_lines import label_lines_fields
 from swarm.level_rows import level_fields
 from swarm.mask_folders import mask_fields
+from swarm.qa_records import qa_fields
 from swarm.records import write_records
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
@@ -194,6 +197,13 @@ def build_holdout(
     ):  # two levels of examples, each with rows in the sample (siim-covid's studies, images)
         options = {"fraction": fraction, "split": split, "seed": seed}
         parts = split_levels(competition, spec, root, levels, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    answers = qa_fields(str(public), names, sample) if names else None
+    if (
+        answers is not None
+    ):  # questions with annotated answers, a record a line (tensorflow2-question-answering)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_qa_records(competition, spec, root, answers, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     masks = mask_fields(str(public), sample) if not (public / TRAIN).is_file() else None
     if masks is not None:  # a mask file in a folder per example, run-length encoded in the sample (contrails)

@@ -34,13 +34,14 @@ try:
     from swarm.mask_folders import mask_examples, mask_fields
     from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
+    from swarm.qa_records import QA_MAX_RECORDS, qa_fields, qa_rows
     from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
     from swarm.sentence_lines import read_sentences, sentence_lines_file
     from swarm.visit_rows import visit_fields, visit_frames
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
-    # described_sample, visit_rows, mask_folders and level_rows precede it
+    # described_sample, visit_rows, mask_folders, level_rows and qa_records precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -67,6 +68,11 @@ except ImportError:
     mask_examples, mask_fields = globals()["mask_examples"], globals()["mask_fields"]
     LEVEL_COLUMN, id_levels = globals()["LEVEL_COLUMN"], globals()["id_levels"]
     level_fields, level_rows = globals()["level_fields"], globals()["level_rows"]
+    QA_MAX_RECORDS, qa_fields, qa_rows = (
+        globals()["QA_MAX_RECORDS"],
+        globals()["qa_fields"],
+        globals()["qa_rows"],
+    )
 
 CLASSIFICATION_METRICS = ("accuracy", "auc", "logloss", "f1")
 REGRESSION_METRICS = ("rmse", "rmsle", "mae", "r2")
@@ -609,15 +615,15 @@ def _discover(input_dir: str) -> tuple:
     )  # else a test table the description shows as a valid submission (billion-word-imputation's test_v2.txt)
     train = next((name for name in LABELLED_TABLES if name in present), None)
     text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
-    levels = level_fields(input_dir, sorted(present), text) if text is not None and not train else None
-    if levels:  # examples at two levels, each with rows in the sample (siim-covid's studies and images)
+    several = several_files_layout(input_dir, present, text) if text is not None and not train else None
+    if several:  # labelled examples in several files that no table rule reads (siim-covid, tensorflow2-QA)
         return {
             "train": None,
             "train_files": None,
             "test": None,
             "sample": sample,
             "keys": None,
-            "levels": levels,
+            **several,
         }, []
     train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
     readable = text is not None
@@ -685,6 +691,17 @@ def _discover(input_dir: str) -> tuple:
     if parts:  # no test table: the sample's ids join labelled columns, which they give back
         files["id_parts"] = parts
     return files, missing
+
+
+def several_files_layout(input_dir: str, present: set, sample: pd.DataFrame) -> dict | None:
+    """{"levels": fields} where the examples are at two levels, each with rows in the sample (swarm/level_rows.py),
+    {"qa": fields} where they are questions with annotated answers a record a line (swarm/qa_records.py); else
+    None (`sample` read as text)."""
+    levels = level_fields(input_dir, sorted(present), sample)
+    if levels:
+        return {"levels": levels}
+    answers = qa_fields(input_dir, sorted(present), sample)
+    return {"qa": answers} if answers else None
 
 
 MAX_ID_PARTS = 5
@@ -880,9 +897,12 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         train = label_line_rows(input_dir, fields, id_col, target, labelled=True).head(max_rows)
         test = label_line_rows(input_dir, fields, id_col, target, labelled=False).head(max_rows)
         return train, test
-    if files.get(
-        "levels"
-    ):  # the rows of both levels with their strings and levels; the sample's, with levels
+    if files.get("qa"):  # a row per (question, kind of answer) with its answers; the test's without
+        id_col, fields = sample.columns[0], files["qa"]
+        rows = min(max_rows or QA_MAX_RECORDS, QA_MAX_RECORDS)
+        train = qa_rows(os.path.join(input_dir, fields["train"]), fields, rows)
+        return train, qa_rows(os.path.join(input_dir, fields["test"]), fields, max_rows, labelled=False)
+    if files.get("levels"):  # the rows of both levels with their strings; the sample's, with their levels
         id_col = sample.columns[0]
         train = level_rows(input_dir, files["levels"], id_col, sample.columns[1]).head(max_rows)
         return train, sample[[id_col]].assign(**{LEVEL_COLUMN: id_levels(sample[id_col])})

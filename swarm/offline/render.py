@@ -24,6 +24,7 @@ from swarm import (
     mask_folders,
     parquet_tables,
     pixel_rows,
+    qa_records,
     records,
     sentence_lines,
     visit_rows,
@@ -144,6 +145,7 @@ def _runtime_inference_source() -> str:
         + _body(visit_rows)
         + _body(mask_folders)
         + _body(level_rows)
+        + _body(qa_records)
         + _body(inference)
     )
 
@@ -194,6 +196,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Labelled boxes a row: a string of boxes per example." + _body(box_rows)
     if files.get("levels"):
         reader += "# Examples at two levels, each with rows in the sample." + _body(level_rows)
+    if files.get("qa"):
+        reader += "# Questions with annotated answers, a record a line." + _body(qa_records)
     if files.get("masks"):
         reader += "# Masks in a folder per example, run-length encoded." + _body(mask_folders)
     if files.get("lines"):

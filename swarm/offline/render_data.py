@@ -47,6 +47,10 @@ elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a r
         label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)
         for _labelled in (True, False)
     )
+elif DATA_FILES.get("qa"):  # questions with annotated answers (qa_rows): a row per (question, kind of answer)
+    _qa = DATA_FILES["qa"]
+    train_df = qa_rows(os.path.join(INPUT_DIR, _qa["train"]), _qa, QA_MAX_RECORDS)
+    test_df = qa_rows(os.path.join(INPUT_DIR, _qa["test"]), _qa, labelled=False)
 elif DATA_FILES.get("levels"):  # examples at two levels (level_rows): both levels' rows, each with its level
     train_df = level_rows(INPUT_DIR, DATA_FILES["levels"], ID_COL, TARGETS[0]["name"])
     test_df = sample_sub[[ID_COL]].assign(**{{LEVEL_COLUMN: id_levels(sample_sub[ID_COL])}})

@@ -432,6 +432,15 @@ def levels_competition(root: Path) -> Path:
     return siim_covid(root, n_train=60, n_test=15)
 
 
+def qa_records_competition(root: Path) -> Path:
+    """tensorflow2-question-answering's layout (tests/evaluation/census_builders.py's tensorflow2_qa): a JSON-lines
+    training file of questions with annotations, a test file without them, and the sample a row per test question
+    and kind of answer (`<id>_long`, `<id>_short`)."""
+    from tests.evaluation.census_builders import tensorflow2_qa
+
+    return tensorflow2_qa(root, n_train=90, n_test=30)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -473,6 +482,10 @@ LAYOUTS = {
     ),
     "first-visits": (first_visits_competition, "visits of 15 Patients, a row per Patient and Weeks"),
     "levels": (levels_competition, "train_study_level.csv (12 rows) and train_image_level.csv (their "),
+    "qa-records": (
+        qa_records_competition,
+        "simplified-nq-train.jsonl (18 records, a long and a short answer each)",
+    ),
     "mask-folders": (
         mask_folders_competition,
         "train/ (50 example folders, the mask of each in human_pixel_masks.npy)",
@@ -505,6 +518,9 @@ GOOD_ENOUGH = {
     # mAP at IoU 0.5 over six classes: the sample's "negative" and "none" everywhere score 0.23 here; each class at
     # its level's rate and mean box (the level is the one feature), 0.30
     "levels": lambda score: score > 0.26,
+    # micro F1 of answered rows: the sample's blanks score 0.33 here (the "what" questions, unanswered); the
+    # question's first word tells each answer of this miniature, 1.0
+    "qa-records": lambda score: score > 0.5,
     # global Dice: the sample's "1 3 10 5" or "-" scores about 0.03; band 15's cold line at frame 4 gives it away
     "mask-folders": lambda score: score > 0.5,
 }
