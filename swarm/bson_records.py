@@ -9,17 +9,23 @@ null (10) 0, int32 (16) 4, timestamp (17) 8, int64 (18) 8, decimal128 (19) 16.
 cdiscount's documents are `{_id, category_id, imgs: [{picture: <JPEG bytes>}, ...]}`, 7 million of them in 58 GB:
 `documents` streams them as raw bytes, `scalars` reads a document's top-level numbers, strings and booleans (not
 its images), `without_fields` drops top-level elements (a held-out product's `category_id`) and leaves the rest
-byte for byte, and `encode` writes a document of scalars and bytes (tests, miniatures).
-"""
+byte for byte, `encode` writes a document of scalars and bytes (tests, miniatures), and `bson_fields` finds the labelled and test files, and `bson_table` reads
+the first documents as a table: their scalars, and the size in bytes of each other element (`imgs_bytes`: how large
+a product's pictures are).
 
-from __future__ import annotations
+Shared by the harness (swarm/evaluation/bson_split.py) and the offline coder; the solutions the offline coder
+writes embed this module's source, so it uses only struct, pathlib and pandas.
+"""
 
 import struct
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 BSON_SUFFIX = ".bson"
+BSON_MAX_DOCUMENTS = 50_000  # labelled documents the offline coder reads at most (cdiscount has 7 million)
 _FIXED = {0x01: 8, 0x07: 12, 0x08: 1, 0x09: 8, 0x0A: 0, 0x10: 4, 0x11: 8, 0x12: 8, 0x13: 16, 0x7F: 0, 0xFF: 0}
 _LENGTH_PREFIXED = {0x02, 0x0D, 0x0E}  # string, JavaScript code, symbol: int32 length, then the bytes
 _NESTED = {0x03, 0x04, 0x0F}  # document, array, code with scope: their own int32 total length
@@ -92,6 +98,49 @@ def scalars(document: bytes) -> dict[str, Any]:
         elif kind == 0x07:
             found[name] = document[value:end].hex()
     return found
+
+
+def _first_scalars(path: Path) -> dict:
+    try:
+        return scalars(next(documents(path)))
+    except (StopIteration, ValueError, OSError):
+        return {}
+
+
+def bson_fields(data_dir: str, names: list, id_column: str, targets: list) -> dict | None:
+    """{"train", "test", "others"}: the largest top-level `*train*.bson` whose documents hold the id and every
+    target, a `*test*.bson` whose documents hold the id, and the other `*train*.bson` files (cdiscount's
+    `train_example.bson`); None where there are none."""
+    files = [n for n in sorted(names) if n.lower().endswith(BSON_SUFFIX) and (Path(data_dir) / n).is_file()]
+    trains = sorted(
+        (n for n in files if "train" in n.lower()), key=lambda n: -(Path(data_dir) / n).stat().st_size
+    )
+    tests = [n for n in files if "test" in n.lower() and id_column in _first_scalars(Path(data_dir) / n)]
+    if (
+        not trains
+        or not tests
+        or not {id_column, *targets} <= set(_first_scalars(Path(data_dir) / trains[0]))
+    ):
+        return None
+    return {"train": trains[0], "test": tests[0], "others": trains[1:]}
+
+
+def sizes(document: bytes) -> dict[str, int]:
+    """The size in bytes of each top-level element that `scalars` leaves out (documents, arrays, binary), by
+    `<name>_bytes`."""
+    skipped = {0x03, 0x04, 0x05, 0x0F}
+    return {f"{name}_bytes": end - start for kind, name, start, end in _elements(document) if kind in skipped}
+
+
+def bson_table(path: Path, max_documents: int | None = None) -> pd.DataFrame:
+    """The first `max_documents` documents of a BSON file (all where None) as a table: each one's scalars and
+    the sizes of its other elements (see `sizes`), a row each."""
+    rows = []
+    for document in documents(Path(path)):
+        if max_documents is not None and len(rows) >= max_documents:
+            break
+        rows.append({**scalars(document), **sizes(document)})
+    return pd.DataFrame(rows)
 
 
 def without_fields(document: bytes, names: set[str]) -> bytes:

@@ -24,6 +24,7 @@ This module is the builder, step by step; each step's work lives in a module of 
   `sentence_split`: sentences a line, a word taken out of each held-out one (billion-word-imputation);
   `first_visits`: a row per visit, the test giving each key's first and the sample every step (osic);
   `level_split`: examples at two levels, each with rows in the sample (siim-covid19-detection's studies, images);
+  `bson_split`: a document per example in BSON files, streamed (cdiscount);
   `qa_split`: questions with annotated answers, a record a line (tensorflow2-question-answering);
   `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
@@ -50,6 +51,7 @@ from swarm.competitions.grouped_layout import grouped_rows
 from swarm.competitions.long_layout import long_classes
 from swarm.competitions.validation import group_columns
 from swarm.evaluation.box_split import box_rows_layout, split_box_rows
+from swarm.evaluation.bson_split import bson_layout, split_bson
 from swarm.evaluation.coco_split import build_coco_holdout
 from swarm.evaluation.composite import (
     CompositeKey,
@@ -197,6 +199,11 @@ def build_holdout(
     ):  # two levels of examples, each with rows in the sample (siim-covid's studies, images)
         options = {"fraction": fraction, "split": split, "seed": seed}
         parts = split_levels(competition, spec, root, levels, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    bson = bson_layout(public, spec.id_column, targets) if names else None
+    if bson is not None:  # a document per example in BSON files (cdiscount)
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_bson(competition, spec, root, bson, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     answers = qa_fields(str(public), names, sample) if names else None
     if (

@@ -23,6 +23,7 @@ import pandas as pd
 
 try:
     from swarm.box_rows import box_labels, box_row_fields, box_strings
+    from swarm.bson_records import BSON_MAX_DOCUMENTS, bson_fields, bson_table
     from swarm.coco_records import coco_examples, coco_fields, coco_test_files
     from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
     from swarm.described_sample import described_test_table
@@ -41,7 +42,7 @@ try:
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
-    # described_sample, visit_rows, mask_folders, level_rows and qa_records precede it
+    # described_sample, visit_rows, mask_folders, level_rows, qa_records and bson_records precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -695,13 +696,18 @@ def _discover(input_dir: str) -> tuple:
 
 def several_files_layout(input_dir: str, present: set, sample: pd.DataFrame) -> dict | None:
     """{"levels": fields} where the examples are at two levels, each with rows in the sample (swarm/level_rows.py),
-    {"qa": fields} where they are questions with annotated answers a record a line (swarm/qa_records.py); else
-    None (`sample` read as text)."""
+    {"qa": fields} where they are questions with annotated answers a record a line (swarm/qa_records.py),
+    {"bson": fields} where they are BSON documents (swarm/bson_records.py); else None (`sample` read as text)."""
     levels = level_fields(input_dir, sorted(present), sample)
     if levels:
         return {"levels": levels}
     answers = qa_fields(input_dir, sorted(present), sample)
-    return {"qa": answers} if answers else None
+    if answers:
+        return {"qa": answers}
+    found = bson_fields(
+        input_dir, sorted(present), str(sample.columns[0]), [str(c) for c in sample.columns[1:]]
+    )
+    return {"bson": found} if found else None
 
 
 MAX_ID_PARTS = 5
@@ -897,6 +903,12 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         train = label_line_rows(input_dir, fields, id_col, target, labelled=True).head(max_rows)
         test = label_line_rows(input_dir, fields, id_col, target, labelled=False).head(max_rows)
         return train, test
+    if files.get("bson"):  # a document per example: its scalars and the sizes of its other elements
+        fields = files["bson"]
+        train = bson_table(
+            os.path.join(input_dir, fields["train"]), min(max_rows or BSON_MAX_DOCUMENTS, BSON_MAX_DOCUMENTS)
+        )
+        return train, bson_table(os.path.join(input_dir, fields["test"]), max_rows)
     if files.get("qa"):  # a row per (question, kind of answer) with its answers; the test's without
         id_col, fields = sample.columns[0], files["qa"]
         rows = min(max_rows or QA_MAX_RECORDS, QA_MAX_RECORDS)

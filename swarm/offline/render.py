@@ -13,6 +13,7 @@ from typing import Any
 
 from swarm import (
     box_rows,
+    bson_records,
     coco_records,
     columns,
     described_sample,
@@ -146,6 +147,7 @@ def _runtime_inference_source() -> str:
         + _body(mask_folders)
         + _body(level_rows)
         + _body(qa_records)
+        + _body(bson_records)
         + _body(inference)
     )
 
@@ -198,6 +200,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Examples at two levels, each with rows in the sample." + _body(level_rows)
     if files.get("qa"):
         reader += "# Questions with annotated answers, a record a line." + _body(qa_records)
+    if files.get("bson"):
+        reader += "# Documents in BSON files." + _body(bson_records)
     if files.get("masks"):
         reader += "# Masks in a folder per example, run-length encoded." + _body(mask_folders)
     if files.get("lines"):

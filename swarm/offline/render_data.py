@@ -47,6 +47,10 @@ elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a r
         label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)
         for _labelled in (True, False)
     )
+elif DATA_FILES.get("bson"):  # a document per example (bson_table): scalars and the sizes of other elements
+    _bs = DATA_FILES["bson"]
+    train_df = bson_table(os.path.join(INPUT_DIR, _bs["train"]), BSON_MAX_DOCUMENTS)
+    test_df = bson_table(os.path.join(INPUT_DIR, _bs["test"]))
 elif DATA_FILES.get("qa"):  # questions with annotated answers (qa_rows): a row per (question, kind of answer)
     _qa = DATA_FILES["qa"]
     train_df = qa_rows(os.path.join(INPUT_DIR, _qa["train"]), _qa, QA_MAX_RECORDS)

@@ -780,16 +780,27 @@ def denoising(root: Path, n_train: int = 12, n_test: int = 3) -> Path:
 
 
 def cdiscount(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
-    """cdiscount-image-classification-challenge: `train.bson` (`_id`, `category_id`; Kaggle's also `imgs`),
-    `test.bson` (`_id` only), `train_example.bson` (the first train records), `category_names.csv`
-    (`category_id`, `category_level1`-`3`), `sample_submission.csv` `_id`, `category_id` = 1000010653."""
-    public, _ = dirs(root, "accuracy", "# Cdiscount\n\nScored by accuracy.\n")
+    """cdiscount-image-classification-challenge: `train.bson` (`_id`, `category_id`, `imgs`: a list of
+    `{picture: <bytes>}`), `test.bson` (`_id`, `imgs`), `train_example.bson` (the first train records),
+    `category_names.csv` (`category_id`, `category_level1`-`3`), `sample_submission.csv` `_id`, `category_id` =
+    1000010653; `private/answers.csv` the test's categories. Here a product's pictures are larger the later its
+    category in `categories`."""
+    public, private = dirs(root, "accuracy", "# Cdiscount\n\nScored by accuracy.\n")
     rng = np.random.default_rng(126)
     ids = sorted(int(v) for v in rng.choice(10**6, n_train + n_test, replace=False))
     categories = [1000010653, 1000010667, 1000004079]
-    train = [{"_id": i, "category_id": categories[k % 3]} for k, i in enumerate(ids[:n_train])]
+
+    def product(k: int, i: int, labelled: bool) -> dict:
+        pictures = [
+            {"picture": bytes(int(rng.integers(1, 30)) + 100 * (k % 3))}
+            for _ in range(int(rng.integers(1, 3)))
+        ]
+        return {"_id": i, **({"category_id": categories[k % 3]} if labelled else {}), "imgs": pictures}
+
+    train = [product(k, i, True) for k, i in enumerate(ids[:n_train])]
+    test = [product(k, i, False) for k, i in enumerate(ids[n_train:], start=n_train)]
     (public / "train.bson").write_bytes(b"".join(map(bson_records.encode, train)))
-    (public / "test.bson").write_bytes(b"".join(bson_records.encode({"_id": i}) for i in ids[n_train:]))
+    (public / "test.bson").write_bytes(b"".join(map(bson_records.encode, test)))
     (public / "train_example.bson").write_bytes(b"".join(map(bson_records.encode, train[:5])))
     names = {"category_id": categories, "category_level1": "ABONNEMENT / SERVICES",
              "category_level2": "CARTE PREPAYEE", "category_level3": ["CARTE A", "CARTE B", "CARTE C"]}  # fmt: skip
@@ -797,6 +808,8 @@ def cdiscount(root: Path, n_train: int = 30, n_test: int = 8) -> Path:
     pd.DataFrame({"_id": ids[n_train:], "category_id": 1000010653}).to_csv(
         public / "sample_submission.csv", index=False
     )
+    answers = [categories[k % 3] for k in range(n_train, n_train + n_test)]
+    pd.DataFrame({"_id": ids[n_train:], "category_id": answers}).to_csv(private / "answers.csv", index=False)
     return root
 
 

@@ -441,6 +441,14 @@ def qa_records_competition(root: Path) -> Path:
     return tensorflow2_qa(root, n_train=90, n_test=30)
 
 
+def bson_documents_competition(root: Path) -> Path:
+    """cdiscount-image-classification-challenge's layout (tests/evaluation/census_builders.py's cdiscount): a BSON
+    document per product (its pictures as bytes) in train.bson with its category, in test.bson without."""
+    from tests.evaluation.census_builders import cdiscount
+
+    return cdiscount(root, n_train=120, n_test=30)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -486,6 +494,7 @@ LAYOUTS = {
         qa_records_competition,
         "simplified-nq-train.jsonl (18 records, a long and a short answer each)",
     ),
+    "bson-documents": (bson_documents_competition, "train.bson ("),
     "mask-folders": (
         mask_folders_competition,
         "train/ (50 example folders, the mask of each in human_pixel_masks.npy)",
@@ -521,6 +530,8 @@ GOOD_ENOUGH = {
     # micro F1 of answered rows: the sample's blanks score 0.33 here (the "what" questions, unanswered); the
     # question's first word tells each answer of this miniature, 1.0
     "qa-records": lambda score: score > 0.5,
+    # accuracy: the sample's one category scores a third; the size of a product's pictures tells its category
+    "bson-documents": lambda score: score > 0.6,
     # global Dice: the sample's "1 3 10 5" or "-" scores about 0.03; band 15's cold line at frame 4 gives it away
     "mask-folders": lambda score: score > 0.5,
 }
