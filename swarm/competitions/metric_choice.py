@@ -194,6 +194,7 @@ COARSE_METRIC: dict[str, str | None] = {
     "masked_mae": "mae",
     "tpr_weighted_auc": "auc",
     "mean_angular_error": None,
+    "trip_distance_error": None,
     "laplace_log_likelihood": None,
     "probabilistic_f1": "f1",
     "jigsaw_bias_auc": "auc",
@@ -347,6 +348,8 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     (None, rf"hausdorff|kendall|\bgini\b|pinball|quantile{_GAP}loss"),
     # directions as (azimuth, zenith): `_refined` wants both words in the description (icecube)
     ("mean_angular_error", rf"\b(?:mean{_GAP})?angular{_GAP}(?:error|distance)"),
+    # smartphone-decimeter-2022: "the mean of the 50th and 95th percentile distance errors"
+    ("trip_distance_error", rf"\b50th{_GAP}and{_GAP}95th{_GAP}percentile{_GAP}distance{_GAP}errors?\b"),
     (None, r"percentile\b[^.\n]{0,30}?\berrors?\b"),
 )
 # Fragments, and words prose uses loosely ("the accuracy of a forecast"): read only when no whole name is.

@@ -40,6 +40,7 @@ from swarm.competitions.numeric_metrics import (
     probabilistic_f1,
     spine_weighted_logloss,
     tpr_weighted_auc,
+    trip_distance_error,
 )
 
 LOGLOSS_EPS = 1e-15
@@ -1271,6 +1272,18 @@ _LIBRARY = (
             "spine_fracture_logloss",
             "rsna_2022_weighted_logloss",
         ),
+    ),
+    Metric(
+        "trip_distance_error",
+        True,
+        trip_distance_error,
+        "trip distance error = mean over trips (groups of the answers' column group_column) of (p50 + p95) / 2 of "
+        "the haversine distances in metres (R = 6,371 km) between true and predicted (latitude, longitude) in "
+        "degrees, the target columns in that order",
+        scope="table",
+        params={"group_column": ""},
+        grouped=True,
+        aliases=("gsdc_distance", "smartphone_decimeter", "haversine_p50_p95", "mean_p50_p95_distance_error"),
     ),
 )
 

@@ -14,6 +14,9 @@
   (osic-pulmonary-fibrosis-progression).
 - `probabilistic_f1`: the probabilistic F-beta (pF1 with beta 1) of probabilities against 0/1 answers
   (rsna-breast-cancer-detection).
+- `trip_distance_error`: per trip, the mean of the 50th and 95th percentile haversine distances between
+  predicted and true positions, averaged over trips (smartphone-decimeter-2022); a grouped metric whose groups
+  are the trips (the answers' column named by `group_column`, `tripId`).
 - `spine_weighted_logloss`: the weighted log loss of rsna-2022-cervical-spine-fracture-detection, whose
   submission has a row per (exam, label), `<StudyInstanceUID>_<label>`: each row weighted by its label and its
   answer, averaged per exam, then over exams; a grouped metric whose groups are the row ids themselves.
@@ -240,6 +243,34 @@ def mean_angular_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:
         np.cos(az_true) * np.cos(az_pred) + np.sin(az_true) * np.sin(az_pred)
     ) + np.cos(zen_true) * np.cos(zen_pred)
     return float(np.mean(np.arccos(np.clip(dot, -1.0, 1.0))))
+
+
+# ---- smartphone-decimeter-2022 -----------------------------------------------------------------------------
+
+HAVERSINE_RADIUS_M = 6_371_000  # the Earth's radius in the scoring notebook of smartphone-decimeter-2022
+
+
+def trip_distance_error(
+    y_true: np.ndarray, y_pred: np.ndarray, groups: np.ndarray | None = None, group_column: str = ""
+) -> float:
+    """Per trip (the rows' groups; without groups, all rows are one trip), the mean of the 50th and 95th
+    percentiles (numpy's linear interpolation) of the haversine distances in metres between the true and the
+    predicted (latitude, longitude) in degrees; the mean over trips (smartphone-decimeter-2022's grade.py and its
+    notebook's calc_score)."""
+    name = "trip_distance_error"
+    truth = np.deg2rad(_columns(name, y_true, "latitude then longitude", answers=True))
+    pred = np.deg2rad(_columns(name, y_pred, "latitude then longitude", answers=False))
+    (lat_true, lng_true), (lat_pred, lng_pred) = truth.T, pred.T
+    half = (
+        np.sin((lat_true - lat_pred) / 2) ** 2
+        + np.cos(lat_pred) * np.cos(lat_true) * np.sin((lng_true - lng_pred) / 2) ** 2
+    )
+    distance = 2 * HAVERSINE_RADIUS_M * np.arcsin(np.sqrt(half))
+    codes = np.zeros(len(distance), dtype=int) if groups is None else pd.factorize(groups)[0]
+    if (codes < 0).any():
+        raise CompetitionError(f"{name}: the answers' trip column {group_column!r} has missing values")
+    trips = [distance[codes == code] for code in np.unique(codes)]
+    return float(np.mean([(np.quantile(d, 0.5) + np.quantile(d, 0.95)) / 2 for d in trips]))
 
 
 # ---- osic-pulmonary-fibrosis-progression -------------------------------------------------------------------

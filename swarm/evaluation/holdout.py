@@ -41,6 +41,7 @@ This module is the builder, step by step; each step's work lives in a module of 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -62,7 +63,7 @@ from swarm.evaluation.composite import (
 )
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.grouped_split import split_grouped_rows
-from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, harness_root
+from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, SplitParts, harness_root
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
     TooLarge,
@@ -192,31 +193,14 @@ def build_holdout(
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
         parts = split_twin_tables(competition, spec, root, twins, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
-    names = [p.name for p in public.iterdir()] if not (public / TRAIN).is_file() else []
-    levels = level_fields(str(public), names, sample) if names else None
-    if (
-        levels is not None
-    ):  # two levels of examples, each with rows in the sample (siim-covid's studies, images)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_levels(competition, spec, root, levels, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
-    bson = bson_layout(public, spec.id_column, targets) if names else None
-    if bson is not None:  # a document per example in BSON files (cdiscount)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_bson(competition, spec, root, bson, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
-    answers = qa_fields(str(public), names, sample) if names else None
-    if (
-        answers is not None
-    ):  # questions with annotated answers, a record a line (tensorflow2-question-answering)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_qa_records(competition, spec, root, answers, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
-    masks = mask_fields(str(public), sample) if not (public / TRAIN).is_file() else None
-    if masks is not None:  # a mask file in a folder per example, run-length encoded in the sample (contrails)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_mask_folders(competition, spec, root, masks, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    if not (
+        public / TRAIN
+    ).is_file():  # labelled examples in files no table rule reads, each split by its module
+        parts = _split_beyond_tables(
+            competition, spec, root, sample, targets, fraction=fraction, split=split, seed=seed
+        )
+        if parts is not None:
+            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         options = {"fraction": fraction, "split": split, "seed": seed}
@@ -329,6 +313,32 @@ def build_holdout(
         hidden=hidden,
         file_dirs=file_dirs,
     )
+
+
+def _split_beyond_tables(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    sample: pd.DataFrame,
+    targets: list[str],
+    **options: Any,
+) -> SplitParts | None:
+    """The split of the first layout found without a labelled table: examples at two levels (siim-covid's
+    studies and images), BSON documents (cdiscount), questions with annotated answers a record a line
+    (tensorflow2-question-answering), a mask file in a folder per example (contrails); None where none is."""
+    public = competition.public_dir
+    names = [p.name for p in public.iterdir()]
+    finders = (
+        (lambda: level_fields(str(public), names, sample), split_levels),
+        (lambda: bson_layout(public, spec.id_column, targets), split_bson),
+        (lambda: qa_fields(str(public), names, sample), split_qa_records),
+        (lambda: mask_fields(str(public), sample), split_mask_folders),
+    )
+    for find, split_layout in finders:
+        layout = find()
+        if layout is not None:
+            return split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
+    return None
 
 
 def _build_streamed(

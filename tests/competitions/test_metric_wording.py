@@ -350,7 +350,7 @@ REAL = [
          "voc_box_map", {"iou": 0.4}),
     Case("smartphone-decimeter-2022",
          "Submissions are scored on the mean of the 50th and 95th percentile distance errors.",
-         None, overview="Your work will help produce more accurate positions, bridging the accuracy gap."),
+         "trip_distance_error", overview="Your work will help produce more accurate positions, bridging the accuracy gap."),
     # only equivalent to ROC AUC for 0/1 targets, so not mapped to it
     Case("porto-seguro-safe-driver-prediction",
          "Submissions are evaluated using the Normalized Gini Coefficient.\n\nDuring scoring, observations are "

@@ -217,7 +217,7 @@ def test_every_metric_has_a_direction_and_a_formula() -> None:
     lower = {
         "logloss", "multilabel_logloss", "multiclass_logloss", "rmse", "mse", "rmsle", "rmse_log", "mae",
         "mcrmse", "smape", "kl_divergence", "log_mae", "mean_levenshtein", "token_error_rate",
-        "masked_mae", "mean_angular_error", "spine_weighted_logloss",
+        "masked_mae", "mean_angular_error", "spine_weighted_logloss", "trip_distance_error",
     }  # fmt: skip
     assert set(METRICS) == higher | lower
     assert all(not METRICS[n].lower_is_better for n in higher)

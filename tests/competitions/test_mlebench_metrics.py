@@ -700,7 +700,13 @@ def test_validity_flags() -> None:
     # masked_mae's group_column is its mask (test_numeric_metrics.py), spine_weighted_logloss's the row ids,
     # jigsaw_bias_auc's groups its identity columns (test_bias_auc.py)
     grouped = [m.name for m in METRICS.values() if m.grouped]
-    assert grouped == ["log_mae", "jigsaw_bias_auc", "masked_mae", "spine_weighted_logloss"]
+    assert grouped == [
+        "log_mae",
+        "jigsaw_bias_auc",
+        "masked_mae",
+        "spine_weighted_logloss",
+        "trip_distance_error",
+    ]
     assert not any(m.empty_ok for m in METRICS.values() if m.name not in texts)
 
 
