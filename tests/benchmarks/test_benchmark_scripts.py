@@ -122,6 +122,19 @@ def test_sentence_split(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_document_splits(tmp_path: Path) -> None:
+    out, results = run_script("document_splits", "--mb", "3", "--json", str(tmp_path / "d.json"))
+    assert "bson split: a 3 MB training file" in out and "questions split: a 3 MB training file" in out
+    for name, words in (
+        ("bson", "each joining test.bson without its category_id"),
+        ("questions", "without its annotations"),
+    ):
+        found = results[name]
+        assert found["train_mb"] == 3 and found["held_rows"] > 0 and words in found["split"]
+        assert positive(found["seconds"]) and positive(found["peak_rss_mb"]) and positive(found["mb_per_s"])
+
+
+@pytest.mark.slow
 def test_parquet_split(tmp_path: Path) -> None:
     out, data = run_script(
         "parquet_split",
