@@ -10,7 +10,8 @@ is large (about 15 GB in MLE-bench), so it is read a line at a time.
 kind of answer) with its question and, from the training file, its answers; `answer_cells(record)` gives a
 record's true answers as the metric (`answer_span_f1`) reads them: each kind's answers space-separated
 (`<start>:<end>` spans, YES or NO), blank where there is none, as tensorflow2-question-answering's grade.py reads
-the annotations.
+the annotations; `answer_frame(path, ...)` gives a whole annotated file's answers so (the grader's private
+`test.jsonl`, every true short answer where `gold_submission.csv` keeps the first).
 
 Shared by the harness (swarm/evaluation/qa_split.py) and the offline coder; the solutions the offline coder
 writes embed this module's source, so it uses only os, json and pandas.
@@ -109,3 +110,16 @@ def qa_rows(path: str, fields: dict, max_records=None, labelled: bool = True) ->
                 rows.append([f"{record[fields['id_field']]}_{kind}", kind, *texts, *answer])
     target = [fields["target"]] if labelled else []
     return pd.DataFrame(rows, columns=[fields["id_field"], KIND_COLUMN, *fields["texts"], *target])
+
+
+def answer_frame(path: str, id_field: str, target: str) -> pd.DataFrame:
+    """The answers of an annotated records file (MLE-bench's private `test.jsonl`) in the submission's shape: a
+    row `<id>_long` and `<id>_short` per record, its true answers as `answer_cells` gives them (text)."""
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for line in handle:
+            if line.strip():
+                record = json.loads(line)
+                cells = answer_cells(record)
+                rows += [(f"{record[id_field]}_{kind}", cells[kind]) for kind in ANSWER_KINDS]
+    return pd.DataFrame(rows, columns=[id_field, target], dtype=str)

@@ -27,6 +27,7 @@ from swarm.competitions.archive_view import public_view
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import Metric, resolve_metric
 from swarm.described_sample import described_test_table
+from swarm.qa_records import ANNOTATIONS, ANSWER_KINDS, first_record
 
 METADATA_FILE = "competition.json"
 LEADERBOARD_FILE = "leaderboard.csv"
@@ -237,6 +238,11 @@ def _find_answers(private: Path, meta: dict, sample: Path) -> Path | None:
         if not path.is_file():
             raise CompetitionError(f"{path} is missing (named by {METADATA_FILE})")
         return path
+    annotated = _annotated_answers(private, sample)
+    if (
+        annotated is not None
+    ):  # tensorflow2-QA's test.jsonl: every true answer, not gold_submission.csv's first
+        return annotated
     present = [private / name for name in ANSWER_FILE_NAMES if (private / name).is_file()]
     # Where several are there, the first holding every column of the sample: vinbigdata's answers.csv holds the
     # test's box rows, its gold_submission.csv the submission's `image_id`, `PredictionString`.
@@ -247,6 +253,26 @@ def _find_answers(private: Path, meta: dict, sample: Path) -> Path | None:
         csvs = sorted(private.glob("*.csv"))
         found = csvs[0] if len(csvs) == 1 else None
     return found
+
+
+def _annotated_answers(private: Path, sample: Path) -> Path | None:
+    """A private `.jsonl` of records with `annotations` and the sample's id field, where the sample's ids are
+    `<id>_long` and `<id>_short` (tensorflow2-question-answering's `test.jsonl`); else None."""
+    columns = _sample_columns(sample)
+    files = sorted(private.glob("*.jsonl"))
+    if len(columns) != 2 or not files:
+        return None
+    try:
+        ids = pd.read_csv(sample, usecols=[columns[0]], dtype=str, keep_default_na=False)[columns[0]]
+    except (OSError, ValueError):
+        return None
+    if set(ids.str.strip().str.rsplit("_", n=1).str[-1]) != set(ANSWER_KINDS):
+        return None
+    for path in files:
+        record = first_record(str(path))
+        if record and ANNOTATIONS in record and columns[0] in record:
+            return path
+    return None
 
 
 def _sample_columns(sample: Path) -> list[str]:

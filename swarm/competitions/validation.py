@@ -30,6 +30,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
+from swarm.qa_records import answer_frame
 
 CLOSED_LABEL_SET = 200
 """At most this many distinct answers are a closed set of classes a prediction must be one of; more are free text
@@ -88,6 +89,14 @@ def as_text(frame: pd.DataFrame) -> pd.DataFrame:
 
 def read_answers(path: Path, spec: MetricSpec) -> pd.DataFrame:
     """The answers (id and target columns) as strings; a problem here is the competition's, not the agent's."""
+    if (
+        path.suffix.lower() == ".jsonl"
+    ):  # annotated records (tensorflow2-QA's test.jsonl), read as their answers
+        try:
+            frame = answer_frame(str(path), spec.id_column, spec.target_columns[0])
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise CompetitionError(f"answers {path} are not annotated JSON records: {exc}") from exc
+        return answer_table(frame, spec, source=f"answers {path}")
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.competitions import load_competition
+from swarm.competitions.grading import score_submission
 from swarm.competitions.metrics import get_metric
 from swarm.evaluation.holdout import NoHoldout, build_holdout
 from swarm.qa_records import answer_cells, qa_fields
@@ -102,3 +103,27 @@ def test_a_held_out_id_that_is_also_a_test_id_is_refused(tmp_path: Path) -> None
         assert "is also a test record" in str(exc)
     else:
         raise AssertionError("a held-out record sharing a test id was split")
+
+
+def test_the_final_grade_reads_every_true_answer_of_the_private_records(tmp_path: Path) -> None:
+    """MLE-bench's private `test.jsonl` holds the test records whole; its `gold_submission.csv` keeps the first
+    short answer only. A short answer that is the record's second true span is right, as grade.py scores it."""
+    root = tensorflow2_qa(tmp_path / "q", n_train=6, n_test=6)
+    private = root / "prepared" / "private"
+    records = _records(private / "test.jsonl")
+    for record in records:  # a second true short answer beside the first
+        annotation = record["annotations"][0]
+        if annotation["short_answers"]:
+            annotation["short_answers"].append({"start_token": 5, "end_token": 7})
+    (private / "test.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    competition = load_competition(str(root), tmp_path / "cache")
+    assert competition.answers == private / "test.jsonl"
+    truth = {r["example_id"]: answer_cells(r) for r in records}
+    rows = [
+        (f"{i}_{kind}", cells[kind].split()[-1] if cells[kind] else "")
+        for i, cells in truth.items()
+        for kind in ("long", "short")
+    ]
+    pd.DataFrame(rows, columns=["example_id", "PredictionString"]).to_csv(tmp_path / "last.csv", index=False)
+    assert any(" " in c["short"] for c in truth.values())  # some record has two true short answers
+    assert score_submission(competition, tmp_path / "last.csv") == 1.0
