@@ -30,7 +30,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
-from swarm.competitions.validation import InvalidSubmission, read_submission
+from swarm.competitions.validation import InvalidSubmission, keyed, read_submission
 
 MIN_ROWS_FOR_CONSTANT = 10
 
@@ -60,16 +60,25 @@ def check_submission(
     except InvalidSubmission as exc:
         return str(exc)
     expected = [str(c) for c in sample.columns]
-    problem = (
-        columns_problem([str(c) for c in frame.columns], expected)
-        or rows_problem(len(frame), len(sample))
-        or ids_problem(frame[id_col], sample[id_col], id_col)
+    problem = columns_problem([str(c) for c in frame.columns], expected) or rows_problem(
+        len(frame), len(sample)
     )
+    if problem:
+        return problem
+    keys = metric.key_columns if metric is not None and id_col == metric.id_column else ()
+    if keys:  # each row keyed by the id and other columns (uw-madison's id and class): compared joined
+        frame, joined = keyed(frame, metric)  # type: ignore[arg-type]
+        sample, _ = keyed(sample, metric)  # type: ignore[arg-type]
+        problem = ids_problem(
+            frame[joined.id_column], sample[joined.id_column], " and ".join((id_col, *keys))
+        )
+    else:
+        problem = ids_problem(frame[id_col], sample[id_col], id_col)
     if problem:
         return problem
     rules = _metric(metric)
     declared = metric.labels if metric is not None else {}
-    passthrough = metric.passthrough_columns if metric is not None else ()
+    passthrough = (*metric.passthrough_columns, *keys) if metric is not None else ()
     for column in (c for c in expected if c != id_col and c not in passthrough):
         problem = _values_problem(frame[column], sample[column], column, rules, declared.get(column))
         if problem:

@@ -63,6 +63,9 @@ class MetricSpec:
     # Sample columns copied from the test rows, not predicted or scored (detecting-insults' `Date`, `Comment`
     # beside the id): a submission may carry them.
     passthrough_columns: tuple[str, ...] = ()
+    # Sample columns that with the id key each row, where the id repeats (uw-madison's `class` beside `id`,
+    # smartphone-decimeter's `UnixTimeMillis` beside `tripId`): not predicted or scored, but matched row by row.
+    key_columns: tuple[str, ...] = ()
     # Target columns whose answers are free text (over CLOSED_LABEL_SET distinct ones in the labelled table, as the
     # harness finds them): a prediction no answer has is wrong, not invalid, however few the scored rows hold.
     free_text: tuple[str, ...] = ()
@@ -407,7 +410,10 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
             *_image_size_columns(sample, columns, id_column, known),
         )
     )
-    targets = tuple(meta.get("target_columns") or [c for c in columns if c not in (id_column, *passthrough)])
+    keys = () if meta.get("target_columns") else _key_columns(sample, columns, id_column, passthrough)
+    targets = tuple(
+        meta.get("target_columns") or [c for c in columns if c not in (id_column, *passthrough, *keys)]
+    )
     missing = [c for c in (id_column, *targets) if c not in columns]
     if missing:
         raise CompetitionError(f"{sample} lacks column(s) {', '.join(missing)} named by {METADATA_FILE}")
@@ -419,6 +425,7 @@ def _metric_spec(meta: dict, metric: str | None, sample: Path) -> MetricSpec | N
         labels=_declared_labels(meta, targets),
         params=_metric_params(meta_metric, metric, known, params),
         passthrough_columns=passthrough,
+        key_columns=keys,
     )
 
 
@@ -459,6 +466,25 @@ def _passthrough_columns(sample: Path, columns: list[str], id_column: str) -> tu
         return ()
     copied = tuple(c for c in shared if paired[c].str.strip().equals(paired[f"{c} (test)"].str.strip()))
     return copied if len(copied) < len(columns) - 1 else ()
+
+
+def _key_columns(
+    sample: Path, columns: list[str], id_column: str, passthrough: tuple[str, ...]
+) -> tuple[str, ...]:
+    """Where the sample repeats ids, the first other column that with the id names each row once (uw-madison's
+    `class`: a row per (slice, organ); smartphone-decimeter's `UnixTimeMillis`: a row per (trip, second)); none
+    where the ids are unique, or no single column completes them, or that would leave no target."""
+    try:
+        frame = pd.read_csv(sample, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return ()
+    if id_column not in frame.columns or not frame[id_column].duplicated().any():
+        return ()
+    others = [c for c in columns if c != id_column and c not in passthrough]
+    for column in others[:-1]:  # the last column is left as a target
+        if not frame.duplicated([id_column, column]).any():
+            return (column,)
+    return ()
 
 
 def _image_size_columns(sample: Path, columns: list[str], id_column: str, metric: Metric) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from swarm.competitions.validation import (
     answer_groups,
     answer_table,
     as_text,
+    keyed,
     read_answers,
     read_submission,
     scored_rows,
@@ -82,7 +83,8 @@ def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpe
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
     truth = answer_table(answers, spec)
-    submission, truth = scored_rows(as_text(submission), truth, spec)  # MLE-bench's `keep` column, if any
+    submission, spec = keyed(as_text(submission), spec)  # rows keyed by the id and other columns (uw-madison)
+    submission, truth = scored_rows(submission, truth, spec)  # MLE-bench's `keep` column, if any
     columns = align(submission, truth, spec, metric)
     if metric.grouped:  # the rows' groups, in the answers' order as `align` returns the rows
         params["groups"] = answer_groups(truth, spec)

@@ -8,7 +8,7 @@ The rules themselves (columns, rows, ids, missing and non-numeric values, ranges
 from __future__ import annotations
 
 import csv
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -104,6 +104,26 @@ def read_answers(path: Path, spec: MetricSpec) -> pd.DataFrame:
     return answer_table(frame, spec, source=f"answers {path}")
 
 
+def keyed(frame: pd.DataFrame, spec: MetricSpec) -> tuple[pd.DataFrame, MetricSpec]:
+    """Where the id and `key_columns` together key each row (the id repeats), the frame (as text) with one column
+    of the joined keys (`<id>|<key>`) and the spec reading that column as the id, the key's parts then carried
+    along, not scored; else both as they are. InvalidSubmission where the frame lacks a part of the key."""
+    if not spec.key_columns:
+        return frame, spec
+    parts = [spec.id_column, *spec.key_columns]
+    name = "+".join(parts)
+    if name not in frame.columns:
+        missing = [c for c in parts if c not in frame.columns]
+        if missing:
+            raise InvalidSubmission(
+                f"missing column(s) {', '.join(map(repr, missing))}: each row is keyed by {' and '.join(parts)}"
+            )
+        text = as_text(frame[parts]).apply(lambda column: column.str.strip())
+        frame = frame.assign(**{name: text.agg("|".join, axis=1)})
+    carried = (*spec.passthrough_columns, *parts)
+    return frame, replace(spec, id_column=name, key_columns=(), passthrough_columns=carried)
+
+
 def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answers") -> pd.DataFrame:
     """The id and target columns of the answers `frame`; a problem is a CompetitionError naming `source`.
 
@@ -117,6 +137,11 @@ def answer_table(frame: pd.DataFrame, spec: MetricSpec, source: str = "the answe
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
     frame = as_text(frame)
+    if spec.key_columns:  # rows keyed by the id and other columns: their joined key is the id
+        try:
+            frame, spec = keyed(frame, spec)
+        except InvalidSubmission as exc:
+            raise CompetitionError(f"{source}: {exc}") from exc
     if spec.id_column not in frame.columns:
         raise CompetitionError(f"{source} lack the id column {spec.id_column!r}")
     if frame[spec.id_column].str.strip().duplicated().any():

@@ -141,6 +141,12 @@ def build_holdout(
         raise NoHoldout("the competition has no metric to score held-out rows with")
     if fraction <= 0:
         raise NoHoldout("evaluation.holdout_fraction is 0")
+    if spec.key_columns:
+        parts = " and ".join((spec.id_column, *spec.key_columns))
+        raise NoHoldout(
+            f"the sample keys each row by {parts} together ({spec.id_column} repeats), which the harness does not "
+            "split yet"
+        )
     public = competition.public_dir
     sample = read_csv_as_text(competition.sample_submission)
     targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]

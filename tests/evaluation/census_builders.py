@@ -1647,8 +1647,13 @@ def smartphone(root: Path, n_drives: int = 6, n_test: int = 2) -> Path:
     """smartphone-decimeter-2022: `train/<drive>/<phone>/` (`device_gnss.csv`, `device_imu.csv`,
     `ground_truth.csv`), `test/<drive>/<phone>/` without `ground_truth.csv`, `metadata/`, `sample_submission.csv`
     `tripId` = `<drive>-<phone>`, `UnixTimeMillis`, `LatitudeDegrees`, `LongitudeDegrees` (many rows a trip).
-    The metric is missing from the library: proxy `rmse`."""
-    public, _ = dirs(root, "rmse", "# Smartphone Decimeter\n\nScored by distance errors.\n")
+    The metric: `trip_distance_error` grouped by `tripId`."""
+    public, _ = dirs(
+        root,
+        "trip_distance_error",
+        "# Smartphone Decimeter\n\nScored by distance errors.\n",
+        {"group_column": "tripId"},
+    )
     drives = [f"2021-0{k + 1}-1{k}-US-SJC-{k}" for k in range(n_drives)]
     rows = []
     for k, drive in enumerate(drives):

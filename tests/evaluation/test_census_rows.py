@@ -82,7 +82,7 @@ MINIATURES: dict[str, Callable[[Path], Path]] = {
     "rsna-miccai-brain-tumor-radiogenomic-classification": census.rsna_miccai,
     "siim-covid19-detection": census.siim_covid,
     "siim-isic-melanoma-classification": census.siim_isic,
-    "smartphone-decimeter-2022": census.smartphone,  # metric missing: proxy rmse
+    "smartphone-decimeter-2022": census.smartphone,
     "spooky-author-identification": census.spooky,
     "statoil-iceberg-classifier-challenge": census.statoil,
     "tabular-playground-series-may-2022": census.tabular_may_2022,
@@ -122,15 +122,14 @@ NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     # "No labelled table: labels are images." / "No labelled table at the top level."
     "vesuvius-challenge-ink-detection": (*NO_TABLE, "inklabels.png", "2 example folders of train/"),
-    "smartphone-decimeter-2022": (*NO_TABLE, "ground_truth.csv", "example folders of train/"),
+    "smartphone-decimeter-2022": ("keys each row by tripId and UnixTimeMillis together",),
     # "No labelled table: the targets are derived from future transactions."
     "h-and-m-personalized-fashion-recommendations": (
         *NO_TABLE,
         "transactions_train.csv has customer_id but not prediction",
     ),
-    # The note gives two reasons: the renamed `predicted` (taken since 390581d: `segmentation`) and `class`, a
-    # key that is read as a target; the refusal is the second (rle_dice cannot score class names).
-    "uw-madison-gi-tract-image-segmentation": ("cannot be scored with rle_dice", "large_bowel"),
+    # "the sample keys each row by id and class together": uw-madison's `class` is a key, not a target
+    "uw-madison-gi-tract-image-segmentation": ("keys each row by id and class together",),
 }
 
 # Rows whose "splits?" cell the code has outrun: the miniature splits where the census still says "no" (or the
