@@ -195,6 +195,7 @@ COARSE_METRIC: dict[str, str | None] = {
     "tpr_weighted_auc": "auc",
     "mean_angular_error": None,
     "trip_distance_error": None,
+    "dice_hausdorff": None,
     "laplace_log_likelihood": None,
     "probabilistic_f1": "f1",
     "jigsaw_bias_auc": "auc",
@@ -317,8 +318,9 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     # masks (run-length encoded: `_RLE` must be in the description, else no metric) and words
     ("rle_fbeta", r"(?:\bdice\b|s(?:\u00f8|o)rensen)[^\n]{0,200}?\bf[\s-]?0?\.5\b"),
     ("rle_dice_global", r"\bglobal[\s*_\[-]*dice\b"),
-    # Dice blended with the Hausdorff distance (uw-madison-gi-tract-image-segmentation): not in the library
-    (None, rf"\bdice\b{_NEAR}hausdorff"),
+    # Dice blended with the 3-D Hausdorff distance (uw-madison-gi-tract-image-segmentation: "the mean Dice
+    # coefficient and 3D Hausdorff distance")
+    ("dice_hausdorff", rf"\bdice\b{_NEAR}hausdorff"),
     ("rle_dice", r"\bdice\b|s(?:\u00f8|o)rensen"),
     ("rle_iou", rf"intersection{_GAP}over{_GAP}union|\biou\b"),
     ("word_jaccard", rf"\bword[\s-]*(?:level|based){_GAP}jaccard"),
@@ -718,7 +720,7 @@ def with_groups(choice: MetricChoice, competition: Competition) -> MetricChoice:
     metric = metric_lib.METRICS[choice.name]
     # a metric whose groups its default names (spine_weighted_logloss: the row ids; jigsaw's identity columns)
     # keeps them
-    named = ("group_column", "identity_columns")
+    named = ("group_column", "identity_columns", "row_columns")
     if not metric.grouped or any(choice.params.get(k) or metric.params.get(k) for k in named):
         return choice
     if choice.name in MASKED_METRICS:

@@ -32,6 +32,8 @@ from swarm.competitions.errors import CompetitionError
 from swarm.competitions.numeric_metrics import (
     DEFAULT_PF_BETA,
     JIGSAW_IDENTITIES,
+    UW_ROW_COLUMNS,
+    dice_hausdorff,
     jigsaw_bias_auc,
     laplace_log_likelihood,
     laplace_scored_rows,
@@ -141,7 +143,9 @@ class Metric:
         """`groups` checked against the rows; where none are passed, an error if the parameters name the
         answers' group column (`group_column`) or columns (`identity_columns`)."""
         if groups is None:
-            single, several = params.get("group_column") or "", list(params.get("identity_columns") or ())
+            single = params.get("group_column") or ""
+            key = "identity_columns" if params.get("identity_columns") else "row_columns"
+            several = list(params.get(key) or ())
             if single:
                 raise CompetitionError(
                     f"{self.name}: no groups were passed, but group_column={single!r} names them: the caller "
@@ -149,7 +153,7 @@ class Metric:
                 )
             if several:
                 raise CompetitionError(
-                    f"{self.name}: no groups were passed, but identity_columns={several!r} names them: the caller "
+                    f"{self.name}: no groups were passed, but {key}={several!r} names them: the caller "
                     f"must read the answers' columns {', '.join(several)} and pass each scored row's values as "
                     "`groups`"
                 )
@@ -198,6 +202,7 @@ PARAM_CHECKS: dict[str, tuple[Callable[[Any], bool], str]] = {
     "beta": (_positive_number, "a positive number"),
     "iou": (_open_fraction, "a number between 0 and 1"),
     "scored_columns": (_column_names, "a list of distinct target column names (empty: all)"),
+    "row_columns": (_column_names, "a list of distinct column names"),
 }
 
 
@@ -1284,6 +1289,19 @@ _LIBRARY = (
         params={"group_column": ""},
         grouped=True,
         aliases=("gsdc_distance", "smartphone_decimeter", "haversine_p50_p95", "mean_p50_p95_distance_error"),
+    ),
+    Metric(
+        "dice_hausdorff",
+        False,
+        dice_hausdorff,
+        "score = 0.4 * mean over rows of Dice (rows with both masks empty left out) + 0.6 * (1 - mean over scans "
+        "of the 3-D Hausdorff distance, scaled to the unit cube, over its diagonal) of run-length encoded masks, "
+        "a scan's slices (ids <scan>_slice_<n>) stacked, each row's image size from the answers' row_columns",
+        numeric=False,
+        empty_ok=True,
+        params={"row_columns": list(UW_ROW_COLUMNS)},
+        grouped=True,
+        aliases=("dice_3d_hausdorff", "uw_madison_metric", "dice_hausdorff_3d", "dice_and_hausdorff"),
     ),
 )
 

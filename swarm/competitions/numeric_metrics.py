@@ -17,6 +17,9 @@
 - `trip_distance_error`: per trip, the mean of the 50th and 95th percentile haversine distances between
   predicted and true positions, averaged over trips (smartphone-decimeter-2022); a grouped metric whose groups
   are the trips (the answers' column named by `group_column`, `tripId`).
+- `dice_hausdorff`: 0.4 x the mean 2-D Dice of the rows' run-length encoded masks + 0.6 x (1 - the mean 3-D
+  Hausdorff distance of each scan's stacked slices), as uw-madison-gi-tract-image-segmentation's grade.py; a grouped
+  metric whose per-row values are the answers' slice id and image size (its param `row_columns`).
 - `spine_weighted_logloss`: the weighted log loss of rsna-2022-cervical-spine-fracture-detection, whose
   submission has a row per (exam, label), `<StudyInstanceUID>_<label>`: each row weighted by its label and its
   answer, averaged per exam, then over exams; a grouped metric whose groups are the row ids themselves.
@@ -28,7 +31,9 @@ shared helpers and `InvalidPrediction` are read from it when a metric is called,
 from __future__ import annotations
 
 import math
+import warnings
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -271,6 +276,93 @@ def trip_distance_error(
         raise CompetitionError(f"{name}: the answers' trip column {group_column!r} has missing values")
     trips = [distance[codes == code] for code in np.unique(codes)]
     return float(np.mean([(np.quantile(d, 0.5) + np.quantile(d, 0.95)) / 2 for d in trips]))
+
+
+# ---- uw-madison-gi-tract-image-segmentation ---------------------------------------------------------------
+
+DICE_WEIGHT, HAUSDORFF_WEIGHT = 0.4, 0.6
+UW_ROW_COLUMNS = ("id", "image_height", "image_width")
+SLICE_SEPARATOR = "_slice_"  # `case123_day20_slice_0001`: the scan is `case123_day20`
+
+
+def _decoded(name: str, cell: Any, height: int, width: int, *, answers: bool) -> np.ndarray:
+    """A run-length encoded mask (pixels numbered down each column, MLE-bench's rle_decode) as a height x width
+    boolean array."""
+    runs = _library()._runs(name, cell, answers=answers, pixels=height * width)
+    flat = np.zeros(height * width, dtype=bool)
+    for start, end in runs:
+        flat[start:end] = True
+    return flat.reshape(width, height).T
+
+
+def _hausdorff(pred: np.ndarray, truth: np.ndarray) -> float:
+    """grade.py's 3-D Hausdorff distance of two stacked masks: NaN where both are empty, 0 where equal, 1 where
+    one is empty or the prediction has over ten times the true pixels, else the symmetric Hausdorff distance of
+    the pixels' coordinates scaled to the unit cube by the true mask's shape, divided by its diagonal."""
+    from scipy.spatial.distance import directed_hausdorff  # imported here: only this metric needs it
+
+    if not pred.any() and not truth.any():
+        return float("nan")
+    if np.array_equal(pred, truth):
+        return 0.0
+    if not pred.any() or not truth.any() or pred.sum() > 10 * truth.sum():
+        return 1.0
+    true_points = np.argwhere(truth) / truth.shape
+    pred_points = np.argwhere(pred) / truth.shape
+    distance = max(
+        directed_hausdorff(true_points, pred_points)[0], directed_hausdorff(pred_points, true_points)[0]
+    )
+    return float(distance / math.sqrt(3))
+
+
+def dice_hausdorff(
+    y_true: np.ndarray,
+    y_pred: np.ndarray,
+    groups: np.ndarray | None = None,
+    row_columns: Any = UW_ROW_COLUMNS,
+) -> float:
+    """0.4 x the mean over rows of the Dice of the true and predicted masks (rows where both are empty left out)
+    + 0.6 x (1 - the mean over scans of the 3-D Hausdorff distance, `_hausdorff`): each row's mask decoded at its
+    image size, a slice's masks (one a class) joined, a scan's slices stacked in id order, as
+    uw-madison-gi-tract-image-segmentation's grade.py. `groups`: each row's (slice id, image height, image width),
+    the answers' `row_columns`."""
+    name = "dice_hausdorff"
+    if groups is None or np.asarray(groups).ndim != 2 or np.asarray(groups).shape[1] != 3:
+        raise CompetitionError(
+            f"{name}: each row needs its slice id, image height and width: the answers' columns {list(row_columns)}"
+        )
+    rows = np.asarray(groups, dtype=object)
+    try:
+        sizes = rows[:, 1:].astype(float).astype(int)
+    except (TypeError, ValueError):
+        raise CompetitionError(
+            f"{name}: the answers' image heights and widths must be whole numbers"
+        ) from None
+    truths = [
+        _decoded(name, cell, h, w, answers=True) for cell, (h, w) in zip(np.ravel(y_true), sizes, strict=True)
+    ]
+    preds = [
+        _decoded(name, cell, h, w, answers=False)
+        for cell, (h, w) in zip(np.ravel(y_pred), sizes, strict=True)
+    ]
+    dices = []
+    for pred, truth in zip(preds, truths, strict=True):
+        total = int(pred.sum()) + int(truth.sum())
+        dices.append(2 * int((pred & truth).sum()) / total if total else float("nan"))
+    slices: dict[str, dict[str, list[int]]] = {}
+    for row in sorted(range(len(rows)), key=lambda k: str(rows[k, 0])):
+        slice_id = str(rows[row, 0])
+        slices.setdefault(slice_id.split(SLICE_SEPARATOR)[0], {}).setdefault(slice_id, []).append(row)
+    distances = []
+    for scan in slices.values():
+        stacked = [
+            np.stack([np.logical_or.reduce([masks[k] for k in members]) for members in scan.values()])
+            for masks in (preds, truths)
+        ]
+        distances.append(_hausdorff(*stacked))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # a mean of no rows (every mask empty) is NaN
+        return float(DICE_WEIGHT * np.nanmean(dices) + HAUSDORFF_WEIGHT * (1 - np.nanmean(distances)))
 
 
 # ---- osic-pulmonary-fibrosis-progression -------------------------------------------------------------------

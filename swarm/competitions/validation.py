@@ -190,14 +190,15 @@ def scored_rows(
 
 def group_columns(spec: MetricSpec) -> list[str]:
     """The answers' columns a grouped metric reads beside the targets: its param `group_column` (the rows'
-    groups, or a mask), else its `identity_columns` (jigsaw's identities, a column each); [] when the metric is
-    not grouped or names none."""
+    groups, or a mask), else its `identity_columns` (jigsaw's identities, a column each) or `row_columns`
+    (uw-madison's slice id and image size); [] when the metric is not grouped or names none."""
     metric = get_metric(spec.name)
     if not metric.grouped:
         return []
     params = metric.resolve_params(spec.params)
     single = str(params.get("group_column") or "").strip()
-    return [single] if single else [str(c).strip() for c in params.get("identity_columns") or ()]
+    several = params.get("identity_columns") or params.get("row_columns") or ()
+    return [single] if single else [str(c).strip() for c in several]
 
 
 def answer_groups(answers: pd.DataFrame, spec: MetricSpec) -> np.ndarray | None:

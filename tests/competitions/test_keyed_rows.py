@@ -90,3 +90,17 @@ def test_the_harness_says_why_it_does_not_split_keyed_rows(tmp_path: Path) -> No
     competition = load_competition(str(uw_madison(tmp_path / "uw")), tmp_path / "cache")
     with pytest.raises(NoHoldout, match=r"keys each row by id and class together \(id repeats\)"):
         build_holdout(competition, tmp_path / "h", fraction=0.2)
+
+
+def test_uw_madisons_rows_are_graded_by_dice_and_3d_hausdorff(tmp_path: Path) -> None:
+    """The answers carry each row's image size; the sample's mask "1 1 5 2" scores low, the answers 1."""
+    root = uw_madison(tmp_path / "uw")
+    competition = load_competition(str(root), tmp_path / "cache", metric="dice_hausdorff")
+    assert competition.metric.key_columns == ("class",)
+    answers = pd.read_csv(competition.answers, dtype=str, keep_default_na=False)
+    answers[["id", "class", "predicted"]].sample(frac=1, random_state=0).to_csv(
+        tmp_path / "perfect.csv", index=False
+    )
+    assert score_submission(competition, tmp_path / "perfect.csv") == 1.0
+    report = grade_submission(competition, competition.sample_submission)
+    assert report.valid and report.score < 0.5

@@ -317,12 +317,12 @@ REAL = [
          "file compared to the corresponding lines in the truth value file, divided by the total number of "
          "gestures in the truth value file. This score is analogous to an error rate. However, it can exceed one.",
          "token_error_rate"),
-    # -- metrics the library lacks: no metric, not one named later in the section or elsewhere
+    # -- Dice with 3-D Hausdorff, as uw-madison's grade.py (swarm.competitions.numeric_metrics)
     Case("uw-madison-gi-tract-image-segmentation",
          "This competition is evaluated on the mean Dice coefficient and 3D Hausdorff distance. [...] The two "
          "metrics are combined, with a weight of 0.4 for the Dice metric and 0.6 for the Hausdorff distance. [...] "
          "In order to reduce the submission file size, our metric uses run-length encoding on the pixel values.",
-         None),
+         "dice_hausdorff"),
     # -- metrics of single competitions (swarm.competitions.numeric_metrics)
     Case("osic-pulmonary-fibrosis-progression",
          "This competition is evaluated on a modified version of the Laplace Log Likelihood. [...] Accordingly, "

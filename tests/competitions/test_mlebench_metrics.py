@@ -668,6 +668,7 @@ def test_names_aliases_and_directions(name) -> None:
 
 def test_validity_flags() -> None:
     texts = {
+        "dice_hausdorff",
         "multilabel_f1_micro",
         "word_jaccard",
         "rle_dice",
@@ -706,6 +707,7 @@ def test_validity_flags() -> None:
         "masked_mae",
         "spine_weighted_logloss",
         "trip_distance_error",
+        "dice_hausdorff",
     ]
     assert not any(m.empty_ok for m in METRICS.values() if m.name not in texts)
 

@@ -619,6 +619,121 @@ def test_trip_distance_error_refuses_what_it_cannot_score() -> None:
         )
 
 
+# ---- 7. Dice with 3-D Hausdorff: uw-madison-gi-tract-image-segmentation ----------------------------------
+
+
+def ref_uw_madison(submission: pd.DataFrame, answers: pd.DataFrame) -> float:
+    """uw-madison-gi-tract-image-segmentation/grade.py: masks decoded with the answers' sizes (rle_decode: down
+    each column), per-row Dice (NaN where both are empty), slices' masks OR-ed and stacked per case and day in
+    id order, the 3-D Hausdorff rules, 0.4 * nanmean(Dice) + 0.6 * (1 - nanmean(Hausdorff))."""
+    from scipy.spatial.distance import directed_hausdorff
+
+    def decode(rle: str, h: int, w: int) -> np.ndarray:
+        img = np.zeros(h * w, dtype=bool)
+        numbers = list(map(int, rle.split()))
+        for lo, n in zip(numbers[0::2], numbers[1::2], strict=True):
+            img[lo - 1 : lo - 1 + n] = True
+        return img.reshape((w, h)).T
+
+    heights, widths = (
+        answers["image_height"].astype(int).tolist(),
+        answers["image_width"].astype(int).tolist(),
+    )
+    sub = [
+        decode(r, h, w) for r, h, w in zip(submission["predicted"].fillna(""), heights, widths, strict=True)
+    ]
+    ans = [decode(r, h, w) for r, h, w in zip(answers["predicted"].fillna(""), heights, widths, strict=True)]
+
+    def by_day(masks, ids):
+        slices, order = {}, []
+        for mask, key in sorted(zip(masks, ids, strict=True), key=lambda x: x[1]):
+            if key not in slices:
+                slices[key] = []
+                order.append(key)
+            slices[key].append(mask)
+        days = {}
+        for key in order:
+            days.setdefault(key.split("_slice_")[0], []).append(
+                np.logical_or.reduce(slices[key]).astype(np.uint8)
+            )
+        return [np.stack(v, axis=0) for v in days.values()]
+
+    def hausdorff(pred, true):
+        if pred.sum() == 0 and true.sum() == 0:
+            return np.nan
+        if np.array_equal(pred, true):
+            return 0
+        if (pred.sum() == 0) != (true.sum() == 0):
+            return 1
+        if pred.sum() > 10 * true.sum():
+            return 1
+        t, p = np.argwhere(true) / true.shape, np.argwhere(pred) / true.shape
+        return max(directed_hausdorff(t, p)[0], directed_hausdorff(p, t)[0]) / np.sqrt(3)
+
+    def dice(pred, true):
+        if pred.sum() == 0 and true.sum() == 0:
+            return np.nan
+        return 2 * np.sum(pred * true) / (np.sum(pred) + np.sum(true))
+
+    dices = np.nanmean([dice(p, t) for p, t in zip(sub, ans, strict=True)])
+    days = zip(by_day(sub, submission["id"]), by_day(ans, answers["id"]), strict=True)
+    return float(0.4 * dices + 0.6 * (1 - np.nanmean([hausdorff(p, t) for p, t in days])))
+
+
+def uw_frames(rng: np.random.Generator) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Two scans of three slices (12 x 10 pixels), a row per organ: masks of random runs, some empty; the
+    prediction shifts some true runs by a few pixels, blanks some and adds others."""
+    rows = []
+    for scan in ("case7_day3", "case12_day1"):
+        for s in (1, 2, 3):
+            for organ in ("large_bowel", "small_bowel", "stomach"):
+                start = int(rng.integers(1, 100))
+                truth = "" if rng.random() < 0.3 else f"{start} {int(rng.integers(1, 15))}"
+                roll = rng.random()
+                if roll < 0.2 or not truth:
+                    pred = "" if rng.random() < 0.5 else f"{int(rng.integers(1, 100))} 4"
+                else:
+                    pred = f"{min(start + int(rng.integers(0, 5)), 110)} {int(rng.integers(1, 10))}"
+                rows.append((f"{scan}_slice_{s:04d}", organ, truth, pred))
+    frame = pd.DataFrame(rows, columns=["id", "class", "predicted", "guess"])
+    answers = frame[["id", "class", "predicted"]].assign(image_height=12, image_width=10)
+    return frame[["id", "class", "guess"]].rename(columns={"guess": "predicted"}), answers
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_dice_hausdorff_matches_the_grader(seed: int) -> None:
+    submission, answers = uw_frames(np.random.default_rng(seed))
+    groups = answers[["id", "image_height", "image_width"]].astype(str).to_numpy()
+    value = get_metric("dice_hausdorff").score(
+        answers["predicted"].to_numpy(dtype=object),
+        submission["predicted"].to_numpy(dtype=object),
+        groups=groups,
+    )
+    agree(value, ref_uw_madison(submission, answers))
+    perfect = get_metric("dice_hausdorff").score(
+        answers["predicted"].to_numpy(dtype=object),
+        answers["predicted"].to_numpy(dtype=object),
+        groups=groups,
+    )
+    assert perfect == 1.0 and value < 1.0
+
+
+def test_dice_hausdorff_by_hand() -> None:
+    """One scan of one 4 x 4 slice: the true mask pixels 1-4 (column one), the prediction 1-2: Dice 2*2/6; the
+    unit-cube coordinates of column one's rows 2 and 3 are a quarter and a half from row 1's, so the Hausdorff
+    distance is 0.5 / sqrt(3): 0.4 * 2/3 + 0.6 * (1 - 0.5 / sqrt(3))."""
+    groups = np.array([["case1_day1_slice_0001", "4", "4"]], dtype=object)
+    value = get_metric("dice_hausdorff").score(np.array(["1 4"]), np.array(["1 2"]), groups=groups)
+    agree(value, 0.4 * 2 / 3 + 0.6 * (1 - 0.5 / math.sqrt(3)))
+
+
+def test_dice_hausdorff_needs_each_rows_size() -> None:
+    with pytest.raises(CompetitionError, match="slice id, image height and width"):
+        get_metric("dice_hausdorff").score(
+            np.array(["1 4"]), np.array(["1 2"]), groups=np.array(["case1_day1_slice_0001"])
+        )
+
+
 # ---- names, directions, validity flags ---------------------------------------------------------------------
 
 NEW = {
@@ -629,6 +744,7 @@ NEW = {
     "probabilistic_f1": (False, ["pF1", "pfbeta", "probabilistic f-score"]),
     "spine_weighted_logloss": (True, ["rsna spine logloss", "cervical-spine-logloss"]),
     "trip_distance_error": (True, ["gsdc_distance", "smartphone decimeter", "haversine p50 p95"]),
+    "dice_hausdorff": (False, ["dice_3d_hausdorff", "uw madison metric", "dice and hausdorff"]),
 }
 
 
@@ -659,6 +775,15 @@ def test_validity_flags() -> None:
         "spine_weighted_logloss": (True, True, True, "column", True, {"group_column": "row_id"}),
         # its groups are the trips, `tripId` (smartphone-decimeter-2022)
         "trip_distance_error": (True, False, False, "table", True, {"group_column": ""}),
+        # each row's slice id and image size (uw-madison-gi-tract-image-segmentation)
+        "dice_hausdorff": (
+            False,
+            False,
+            False,
+            "column",
+            True,
+            {"row_columns": ["id", "image_height", "image_width"]},
+        ),
     }
     assert list(METRICS)[-len(NEW) :] == list(NEW)  # appended at the end of the library
 

@@ -879,8 +879,9 @@ def uw_madison(root: Path, n_cases: int = 4, days: int = 2, slices: int = 3) -> 
     """uw-madison-gi-tract-image-segmentation: `train.csv` (`id` = `case<c>_day<d>_slice_<ssss>`, `class`,
     `segmentation` RLE, empty where the organ is absent; 3 rows a slice), `test.csv` (`id`, `class`),
     `train/case<c>/case<c>_day<d>/scans/slice_<ssss>_266_266_1.50_1.50.png`, the test cases' in `test/`,
-    `sample_submission.csv` `id`, `class`, `predicted` = `1 1 5 2`. The metric (Dice with 3D Hausdorff) is
-    missing: proxy `rle_dice`, its Dice part."""
+    `sample_submission.csv` `id`, `class`, `predicted` = `1 1 5 2`; `private/test.csv` the test rows'
+    `predicted` with `image_height`, `image_width`. competition.json names `rle_dice` (the Dice part of the
+    metric, `dice_hausdorff`)."""
     public, _ = dirs(
         root, "rle_dice", "# UW-Madison GI tract\n\nScored by 0.4 Dice + 0.6 (1 - 3D Hausdorff).\n"
     )
@@ -905,6 +906,8 @@ def uw_madison(root: Path, n_cases: int = 4, days: int = 2, slices: int = 3) -> 
     train.to_csv(public / "train.csv", index=False)
     test[["id", "class"]].to_csv(public / "test.csv", index=False)
     test[["id", "class"]].assign(predicted="1 1 5 2").to_csv(public / "sample_submission.csv", index=False)
+    answers = test.rename(columns={"segmentation": "predicted"}).assign(image_height=266, image_width=266)
+    answers.to_csv(root / "prepared" / "private" / "test.csv", index=False)  # as prepare.py, with each size
     for folder, table in (("train", train), ("test", test)):
         names = []
         for slice_id in table["id"].unique():
