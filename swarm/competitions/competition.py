@@ -474,13 +474,14 @@ def _key_columns(
     """Where the sample repeats ids, the first other column that with the id names each row once (uw-madison's
     `class`: a row per (slice, organ); smartphone-decimeter's `UnixTimeMillis`: a row per (trip, second)); none
     where the ids are unique, or no single column completes them, or that would leave no target."""
+    others = [c for c in columns if c != id_column and c not in passthrough]
     try:
-        frame = pd.read_csv(sample, dtype=str, keep_default_na=False)
+        ids = pd.read_csv(sample, dtype=str, keep_default_na=False, usecols=[id_column])[id_column]
+        if not ids.duplicated().any():  # the common case: read no further
+            return ()
+        frame = pd.read_csv(sample, dtype=str, keep_default_na=False, usecols=[id_column, *others[:-1]])
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
         return ()
-    if id_column not in frame.columns or not frame[id_column].duplicated().any():
-        return ()
-    others = [c for c in columns if c != id_column and c not in passthrough]
     for column in others[:-1]:  # the last column is left as a target
         if not frame.duplicated([id_column, column]).any():
             return (column,)
