@@ -188,7 +188,7 @@ def labelled_table(
         return train
     raise NoHoldout(
         f"there is no {TRAIN} of labelled rows in {public}, nor a labels table (train_labels.csv, labels.csv) "
-        f"holding the column(s) {', '.join([id_column, *targets][:6])}{labels_elsewhere(public, id_column, targets)}"
+        f"holding the column(s) {', '.join([id_column, *targets][:6])}{labels_elsewhere(public, id_column, targets, sample)}"
     )
 
 

@@ -10,13 +10,16 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import pandas as pd
+
 from swarm.evaluation.table_io import table_header
 
 LABEL_FILE_WORDS = ("mask", "label", "truth", "target", "annotation")
 MAX_SCANNED = 200_000  # entries of the training folders looked at, at most
+SHARED_ID_ROWS = 200_000  # a keyed training table's first rows, read for ids the sample lists too
 
 
-def labels_elsewhere(public: Path, id_column: str, targets: list[str]) -> str:
+def labels_elsewhere(public: Path, id_column: str, targets: list[str], sample: Path | None = None) -> str:
     """A clause ("; ...") naming where the labelled examples seem to be and why the harness does not split them,
     or "" when nothing is found."""
     bson = sorted(
@@ -48,11 +51,31 @@ def labels_elsewhere(public: Path, id_column: str, targets: list[str]) -> str:
         and id_column in table_header(p)
     ]
     if keyed:
+        shared = _shared_ids(public / keyed[0], sample, id_column) if sample is not None else False
+        repeated = (
+            f", and the sample asks about the same {id_column}s (it lists them all), so a held-out row would "
+            "repeat a test id"
+            if shared
+            else ""
+        )
         return (
             f"; {', '.join(keyed[:3])} has {id_column} but not {', '.join(targets[:4])}: the targets would be derived "
-            "from its rows, by no rule the harness knows"
+            f"from its rows, by no rule the harness knows{repeated}"
         )
     return ""
+
+
+def _shared_ids(table: Path, sample: Path, id_column: str) -> bool:
+    """Whether the first SHARED_ID_ROWS rows of a CSV table name an id the sample lists (h-and-m's customers
+    are both: the sample asks about every customer); False for a table not read so."""
+    if table.suffix.lower() != ".csv":
+        return False
+    try:
+        ids = set(pd.read_csv(sample, usecols=[id_column], dtype=str)[id_column].str.strip())
+        head = pd.read_csv(table, usecols=[id_column], dtype=str, nrows=SHARED_ID_ROWS)[id_column].str.strip()
+    except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):
+        return False
+    return bool(head.isin(ids).any())
 
 
 def _label_files(folder: Path) -> tuple[Counter, dict[str, str]]:

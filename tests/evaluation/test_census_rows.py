@@ -127,6 +127,7 @@ REASONS = {
     "h-and-m-personalized-fashion-recommendations": (
         *NO_TABLE,
         "transactions_train.csv has customer_id but not prediction",
+        "the sample asks about the same customer_ids (it lists them all), so a held-out row would repeat a test id",
     ),
     # "the sample keys each row by id and class together": uw-madison's `class` is a key, not a target
     "uw-madison-gi-tract-image-segmentation": ("keys each row by id and class together",),
