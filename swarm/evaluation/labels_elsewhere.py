@@ -16,6 +16,7 @@ from swarm.evaluation.table_io import table_header
 
 LABEL_FILE_WORDS = ("mask", "label", "truth", "target", "annotation")
 MAX_SCANNED = 200_000  # entries of the training folders looked at, at most
+FEW_EXAMPLES = 5  # fewer labelled example folders than this cannot lose whole ones to a split (vesuvius' 2)
 SHARED_ID_ROWS = 200_000  # a keyed training table's first rows, read for ids the sample lists too
 
 
@@ -37,10 +38,15 @@ def labels_elsewhere(public: Path, id_column: str, targets: list[str], sample: P
         if names:
             count = max(names.values())
             found = sorted(n for n, c in names.items() if c == count)[:3]
+            few = (
+                f"; and with {count} labelled examples, holding whole ones out would leave too few to train on"
+                if count < FEW_EXAMPLES
+                else ""
+            )
             return (
                 f"; the labels seem to be the {', '.join(found)} file(s) in each of {count} example folders of "
                 f"{folder.name}/ (e.g. {example[found[0]]}), which no rule of the harness turns into the "
-                f"submission's {', '.join(targets[:4])}"
+                f"submission's {', '.join(targets[:4])}{few}"
             )
     keyed = [
         p.name

@@ -121,7 +121,12 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 REASONS = {
     # "No labelled table: labels are images." / "No labelled table at the top level."
-    "vesuvius-challenge-ink-detection": (*NO_TABLE, "inklabels.png", "2 example folders of train/"),
+    "vesuvius-challenge-ink-detection": (
+        *NO_TABLE,
+        "inklabels.png",
+        "2 example folders of train/",
+        "with 2 labelled examples, holding whole ones out would leave too few to train on",
+    ),
     "smartphone-decimeter-2022": ("keys each row by tripId and UnixTimeMillis together",),
     # "No labelled table: the targets are derived from future transactions."
     "h-and-m-personalized-fashion-recommendations": (
