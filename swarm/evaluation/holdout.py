@@ -105,6 +105,7 @@ from swarm.evaluation.variant_split import split_variant_folders
 from swarm.evaluation.view_files import (
     extracted_archives,
     file_groups,
+    files_ending_with_ids,
     fresh_view,
     keyed_folders,
     link_column_keyed_files,
@@ -251,9 +252,15 @@ def build_holdout(
     folders = keyed_folders(public, test_ids, original) if layout is None else None
     inputs_elsewhere = set(train.columns) <= {id_col, *labels.columns}  # a labels table, not records
     if layout is None and data.path.name != TRAIN and folders is None and inputs_elsewhere:
+        near = files_ending_with_ids(public, test_ids)
+        named = (
+            f"; files such as {', '.join(near)} end with the ids, but the harness matches ids to whole file names"
+            if near
+            else ""
+        )
         raise NoHoldout(
             f"the ids of {data.path.name} name no files in a folder beside the test files (are the inputs in an "
-            "archive?), so a held-out example would have no input in the sandbox"
+            f"archive?), so a held-out example would have no input in the sandbox{named}"
         )
 
     # The view's files: the held-out examples' files moved to the test side, side files hidden, the rest linked.

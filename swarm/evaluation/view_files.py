@@ -127,6 +127,26 @@ def _keyed_folder(
     return None
 
 
+def files_ending_with_ids(public: Path, ids: list[str], limit: int = 100_000) -> list[str]:
+    """Up to three files (relative paths) whose stems end with one of `ids` without being it (multi-modal-gesture's
+    `Sample00300.zip` for the id `0300`), among the first `limit` entries of `public`: files the ids seem to name
+    that the harness, matching whole names, does not take for theirs."""
+    wanted = {i for i in ids if i}
+    found: list[str] = []
+    for seen, path in enumerate(public.rglob("*")):
+        if seen >= limit:
+            break
+        stem = path.name.split(".")[0]
+        if path.is_file() and stem not in wanted and _tails(stem, wanted):
+            found.append(str(path.relative_to(public)))
+    return sorted(found)[:3]
+
+
+def _tails(stem: str, wanted: set[str]) -> list[str]:
+    """The ids that end `stem` (each of its suffixes looked up once)."""
+    return [stem[k:] for k in range(1, len(stem)) if stem[k:] in wanted]
+
+
 def _filed_in_subfolders(folder: Path, wanted: set[str]) -> dict[str, Path]:
     """Files filed in subfolders, up to MAX_FILING_DEPTH deep: under folders of their first characters (seti's
     `train/<c>/<id>.npy`, bms's `train/<a>/<b>/<c>/<id>.png`) or of a class or group (hotel-id's
