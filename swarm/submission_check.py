@@ -60,9 +60,8 @@ def check_submission(
     except InvalidSubmission as exc:
         return str(exc)
     expected = [str(c) for c in sample.columns]
-    problem = columns_problem([str(c) for c in frame.columns], expected) or rows_problem(
-        len(frame), len(sample)
-    )
+    columns = [str(c) for c in frame.columns]
+    problem = columns_problem(columns, expected) or rows_problem(len(frame), len(sample))
     if problem:
         return problem
     keys = metric.key_columns if metric is not None and id_col == metric.id_column else ()

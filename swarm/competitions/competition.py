@@ -241,10 +241,9 @@ def _find_answers(private: Path, meta: dict, sample: Path) -> Path | None:
         if not path.is_file():
             raise CompetitionError(f"{path} is missing (named by {METADATA_FILE})")
         return path
+    # tensorflow2-QA's test.jsonl: every true answer, not gold_submission.csv's first
     annotated = _annotated_answers(private, sample)
-    if (
-        annotated is not None
-    ):  # tensorflow2-QA's test.jsonl: every true answer, not gold_submission.csv's first
+    if annotated is not None:
         return annotated
     present = [private / name for name in ANSWER_FILE_NAMES if (private / name).is_file()]
     # Where several are there, the first holding every column of the sample: vinbigdata's answers.csv holds the

@@ -89,9 +89,8 @@ def as_text(frame: pd.DataFrame) -> pd.DataFrame:
 
 def read_answers(path: Path, spec: MetricSpec) -> pd.DataFrame:
     """The answers (id and target columns) as strings; a problem here is the competition's, not the agent's."""
-    if (
-        path.suffix.lower() == ".jsonl"
-    ):  # annotated records (tensorflow2-QA's test.jsonl), read as their answers
+    # Annotated records (tensorflow2-QA's test.jsonl) are read as their answers.
+    if path.suffix.lower() == ".jsonl":
         try:
             frame = answer_frame(str(path), spec.id_column, spec.target_columns[0])
         except (OSError, ValueError, KeyError, TypeError) as exc:

@@ -187,10 +187,9 @@ def build_holdout(
         options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
         parts = split_box_rows(competition, spec, root, boxes, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+    # sentences a line, a word taken out of each test sentence (billion-word-imputation)
     lines = sentence_lines_layout(competition, targets)
-    if (
-        lines is not None
-    ):  # sentences a line, a word taken out of each test sentence (billion-word-imputation)
+    if lines is not None:
         options = {"fraction": fraction, "split": split, "seed": seed}
         parts = split_sentence_lines(competition, spec, root, lines, sample, **options)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)

@@ -26,9 +26,7 @@ from swarm.evaluation.view_tables import write_sample
 from swarm.mask_folders import SIZE_COLUMNS, mask_examples, read_mask, rle_string
 
 
-def held_masks(
-    public: Path, fields: dict, held: pd.DataFrame, id_col: str, sample: pd.DataFrame
-) -> pd.DataFrame:
+def held_masks(fields: dict, held: pd.DataFrame, id_col: str, sample: pd.DataFrame) -> pd.DataFrame:
     """The held-out examples as the sample's rows: the id, the mask run-length encoded, the sample's size
     columns (`height`, `width`) from the mask's shape. NoHoldout where a mask file cannot be read as one."""
     rows = []
@@ -69,7 +67,7 @@ def split_mask_folders(
             f"the split {chosen!r} leaves no example folder of {fields['train_dir']}/ to train on"
         )
     reason = "" if chosen == "random" else f"{why}; "  # not "a regression target": the masks are not a column
-    held = held_masks(public, fields, held_rows, id_col, sample)
+    held = held_masks(fields, held_rows, id_col, sample)
     test_ids = [str(i).strip() for i in sample[id_col]]
     rng = np.random.default_rng(seed + 1)
     original, ids, rekeyed = held_out_ids(train, held, id_col, test_ids, rng, always_new=False)

@@ -656,9 +656,8 @@ def _discover(input_dir: str) -> tuple:
         missing.append("sample_submission.csv")
     if composite:
         return {**composite, "train_files": None, "sample": sample}, missing
-    if (
-        probed
-    ):  # target images (a row per pixel), label lines (a row per (example, class)), COCO labels, masks
+    # target images (a row per pixel), label lines (a row per (example, class)), COCO labels, masks
+    if probed:
         key, fields = probed
         beyond_tables = {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None}
         return {**beyond_tables, key: fields}, missing
