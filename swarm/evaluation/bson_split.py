@@ -23,7 +23,7 @@ from swarm.bson_records import bson_fields, documents, scalars, without_fields
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
-from swarm.evaluation.view_tables import write_sample
+from swarm.evaluation.view_tables import interleaved, write_sample
 
 MAX_HELD_DOCUMENTS = 50_000  # held-out documents at most (about): each is a test row scored at every step
 SIZE_PROBE = 1_000  # documents whose mean size estimates how many a file holds
@@ -159,16 +159,9 @@ def _write_test_with(
     order = rng.permutation(len(offsets))
     with open(held_path, "rb") as held, open(target, "wb") as out:
 
-        def put(k: int) -> None:
-            start, length = offsets[order[k]]
+        def read(k: int) -> bytes:
+            start, length = offsets[k]
             held.seek(start)
-            out.write(held.read(length))
+            return held.read(length)
 
-        placed = 0
-        for number, document in enumerate(documents(source)):
-            while placed < len(slots) and slots[placed] <= number:
-                put(placed)
-                placed += 1
-            out.write(document)
-        for k in range(placed, len(slots)):
-            put(k)
+        out.writelines(interleaved(documents(source), (read(k) for k in order), slots))

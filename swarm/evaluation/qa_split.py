@@ -21,7 +21,7 @@ import pandas as pd
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
-from swarm.evaluation.view_tables import write_sample
+from swarm.evaluation.view_tables import interleaved, write_sample
 from swarm.qa_records import ANSWER_KINDS, answer_cells, first_record
 
 MAX_HELD_RECORDS = 5_000  # held-out questions at most: two scored rows each, at every step
@@ -116,19 +116,8 @@ def _write_test_with(source: Path, target: Path, records: list[dict], rng: np.ra
     count = _count_lines(source)
     slots = np.sort(rng.integers(0, count + 1, size=len(records)))
     order = rng.permutation(len(records))
-    placed = iter(zip(slots, (records[k] for k in order), strict=True))
-    slot, record = next(placed, (None, None))
     with open(source, encoding="utf-8") as lines, open(target, "w", encoding="utf-8") as out:
-        number = 0
-        for line in lines:
-            if not line.strip():
-                continue
-            while slot is not None and slot == number:
-                out.write(json.dumps(record) + "\n")
-                slot, record = next(placed, (None, None))
-            out.write(line if line.endswith("\n") else line + "\n")
-            number += 1
-        while slot is not None:
-            out.write(json.dumps(record) + "\n")
-            slot, record = next(placed, (None, None))
+        tests = (line if line.endswith("\n") else line + "\n" for line in lines if line.strip())
+        held = (json.dumps(records[k]) + "\n" for k in order)
+        out.writelines(interleaved(tests, held, slots))
     target.chmod(0o644)

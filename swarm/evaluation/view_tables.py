@@ -7,7 +7,9 @@ shuffled in the same order, so the solution predicts held-out and test rows alik
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import pandas as pd
@@ -15,6 +17,8 @@ import pandas as pd
 from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.table_io import write_public_csv, write_public_table
 from swarm.records import write_records
+
+Item = TypeVar("Item")
 
 
 def write_test_csv(
@@ -92,3 +96,18 @@ def write_sample_in_order(
     full = pd.concat([sample, sample_rows(sample, id_column, ids)], ignore_index=True)
     position = pd.Series(np.arange(len(full)), index=full[id_column].astype(str).str.strip().to_numpy())
     write_public_csv(full.iloc[position.loc[order].to_numpy()], path)
+
+
+def interleaved(items: Iterable[Item], inserted: Iterable[Item], slots: np.ndarray) -> Iterator[Item]:
+    """`items` streamed with the `inserted` ones, taken in turn, each placed before the item numbered by its slot
+    (`slots` sorted); those whose slot lies past the last item follow it. How the streamed splits (JSON lines, BSON)
+    place held-out records among the test's."""
+    extra = iter(inserted)
+    placed = 0
+    for number, item in enumerate(items):
+        while placed < len(slots) and slots[placed] <= number:
+            yield next(extra)
+            placed += 1
+        yield item
+    for _ in range(placed, len(slots)):
+        yield next(extra)
