@@ -26,7 +26,8 @@ This module is the builder, step by step; each step's work lives in a module of 
   `level_split`: examples at two levels, each with rows in the sample (siim-covid19-detection's studies, images);
   `bson_split`: a document per example in BSON files, streamed (cdiscount);
   `qa_split`: questions with annotated answers, a record a line (tensorflow2-question-answering);
-  `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
+  `keyed_split`: rows keyed by the id and another column, the id beginning with its input folder's name
+  (uw-madison-gi-tract-image-segmentation); `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -64,6 +65,7 @@ from swarm.evaluation.composite import (
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, SplitParts, harness_root
+from swarm.evaluation.keyed_split import keyed_rows_layout, split_keyed_rows
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
     TooLarge,
@@ -142,14 +144,20 @@ def build_holdout(
         raise NoHoldout("the competition has no metric to score held-out rows with")
     if fraction <= 0:
         raise NoHoldout("evaluation.holdout_fraction is 0")
-    if spec.key_columns:
-        parts = " and ".join((spec.id_column, *spec.key_columns))
-        raise NoHoldout(
-            f"the sample keys each row by {parts} together ({spec.id_column} repeats), which the harness does not "
-            "split yet"
-        )
     public = competition.public_dir
     sample = read_csv_as_text(competition.sample_submission)
+    if spec.key_columns:  # rows keyed by the id and another column (uw-madison's id and class)
+        keyed = keyed_rows_layout(public, spec, sample)
+        if keyed is None:
+            joined = " and ".join((spec.id_column, *spec.key_columns))
+            raise NoHoldout(
+                f"the sample keys each row by {joined} together ({spec.id_column} repeats), and the harness splits "
+                "such rows only where train.csv holds them with one target and each id begins with the name of "
+                "its input folder"
+            )
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = split_keyed_rows(competition, spec, root, keyed, sample, **options)
+        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     test_ids = [str(i).strip() for i in sample[spec.id_column]]
     key = composite_key(public, spec.id_column, targets, competition.sample_submission, test_ids)
@@ -521,7 +529,8 @@ def _save_split(
     and the split's record, and seal the harness dir."""
     saved = labels if positions is None else labels.iloc[positions]
     label_frame = pd.DataFrame({spec.id_column: ids}).join(saved.reset_index(drop=True))
-    for group in group_columns(spec):  # log_mae's groups, masked_mae's mask, jigsaw's identities
+    # The key columns completing the id (uw-madison's class); log_mae's groups, masked_mae's mask, jigsaw's identities.
+    for group in (*spec.key_columns, *group_columns(spec)):
         if group in held.columns and group not in label_frame.columns:
             label_frame[group] = held[group].astype(str).to_numpy()
     write_labels(root, label_frame, spec)

@@ -12,7 +12,7 @@ otherwise, and for a lookup (free text) "source": the column whose values name t
 unseen value answers itself}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded
 too). A "boxes" target is a string of boxes per example (swarm/box_rows.py); an "insert_word" target a sentence
 with a word taken out, to put back (swarm/sentence_lines.py); a "mask" target a run-length encoded mask per
-example folder (swarm/mask_folders.py).
+example folder, or per (image, class) row (swarm/mask_folders.py).
 """
 
 import os
@@ -32,7 +32,7 @@ try:
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
     from swarm.level_rows import LEVEL_COLUMN, id_levels, level_fields, level_rows
     from swarm.long_class_rows import long_class_fields, long_class_rows
-    from swarm.mask_folders import mask_examples, mask_fields
+    from swarm.mask_folders import mask_examples, mask_fields, slice_fields
     from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
     from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
     from swarm.qa_records import QA_MAX_RECORDS, qa_fields, qa_rows
@@ -67,6 +67,7 @@ except ImportError:
     described_test_table = globals()["described_test_table"]
     visit_fields, visit_frames = globals()["visit_fields"], globals()["visit_frames"]
     mask_examples, mask_fields = globals()["mask_examples"], globals()["mask_fields"]
+    slice_fields = globals()["slice_fields"]
     LEVEL_COLUMN, id_levels = globals()["LEVEL_COLUMN"], globals()["id_levels"]
     level_fields, level_rows = globals()["level_fields"], globals()["level_rows"]
     QA_MAX_RECORDS, qa_fields, qa_rows = (
@@ -326,13 +327,23 @@ def _copied_columns(sample: pd.DataFrame, test: pd.DataFrame, id_col: str) -> li
     """The sample's columns (besides the id) that hold test.csv's values for the same ids: copied from the test
     rows, not predicted (none when that would leave nothing to predict)."""
     shared = [c for c in sample.columns if c != id_col and c in test.columns]
-    if not shared or id_col not in test.columns or not test[id_col].is_unique:
+    if not shared or id_col not in test.columns:
         return []
-    paired = (
-        sample[[id_col, *shared]]
-        .astype(str)
-        .merge(test[[id_col, *shared]].astype(str), on=id_col, how="inner", suffixes=("", " (test)"))
-    )
+    if test[id_col].is_unique:
+        paired = (
+            sample[[id_col, *shared]]
+            .astype(str)
+            .merge(test[[id_col, *shared]].astype(str), on=id_col, how="inner", suffixes=("", " (test)"))
+        )
+    elif (
+        len(test) == len(sample) and test[id_col].astype(str).tolist() == sample[id_col].astype(str).tolist()
+    ):
+        # ids that repeat (a row per slice and organ), the rows in the same order: compared row by row
+        paired = pd.concat(
+            [sample[shared].astype(str), test[shared].astype(str).add_suffix(" (test)")], axis=1
+        )
+    else:
+        return []
     if len(paired) != len(sample):
         return []
     copied = [c for c in shared if paired[c].str.strip().equals(paired[c + " (test)"].str.strip())]
@@ -991,11 +1002,16 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
             else t
             for t in task["targets"]
         ]
-    if files.get("masks"):  # a mask per example, drawn from its folder's arrays, not from table columns
-        target = files["masks"]["target"]
+    slices = slice_fields(input_dir, sample, train) if not files.get("masks") else None
+    if slices:  # an image per id in a folder the id begins with, a mask per (image, class) row (uw-madison)
+        files = {**files, "slices": slices}
+    if (
+        files.get("masks") or slices
+    ):  # a mask per example, drawn from its images or arrays, not from table columns
+        target = (files.get("masks") or slices)["target"]
         task["targets"] = [
             {**t, "task": "mask", "output": "rle", "positive": None, "columns": None}
-            if t["name"] == target
+            if (t.get("column") or t["name"]) == target
             else t
             for t in task["targets"]
         ]

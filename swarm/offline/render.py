@@ -202,8 +202,10 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# Questions with annotated answers, a record a line." + _body(qa_records)
     if files.get("bson"):
         reader += "# Documents in BSON files." + _body(bson_records)
-    if files.get("masks"):
-        reader += "# Masks in a folder per example, run-length encoded." + _body(mask_folders)
+    if files.get("masks") or files.get("slices"):
+        reader += "# Masks in a folder per example or per (image, class) row, run-length encoded." + _body(
+            mask_folders
+        )
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
     if files.get("coco"):
@@ -578,6 +580,12 @@ for target in TARGETS:
         guessed, restored = insert_words(Y[name].astype(str).tolist(), sample_sub[column].astype(str).tolist())
         scores.append(restored)
         submission[column] = guessed
+        continue
+    if task == "mask" and DATA_FILES.get("slices"):  # a mask per (image, class) row: slice_mask_predictions
+        strings, dice = slice_mask_predictions(INPUT_DIR, DATA_FILES["slices"], train_df, sample_sub,
+                                               lambda: build_model("binary", SEED), SPLIT_SEED)
+        scores.append(dice)
+        submission[target.get("column") or name] = strings
         continue
     if task == "mask":  # a mask per example folder: a classifier of its pixels (mask_predictions)
         strings, dice = mask_predictions(INPUT_DIR, DATA_FILES["masks"], train_df[ID_COL].tolist(),

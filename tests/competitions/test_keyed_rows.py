@@ -1,7 +1,8 @@
 """A sample that keys each row by its id and another column, the id repeating (issue 29, point 3):
 uw-madison-gi-tract-image-segmentation's `id`, `class` (a row per slice and organ) and smartphone-decimeter-2022's
 `tripId`, `UnixTimeMillis` (a row per trip and second). The key column is matched, not predicted; submissions
-are checked and graded row by row on the joined key; the harness refuses the split in one sentence."""
+are checked and graded row by row on the joined key. The harness splits uw-madison's rows
+(tests/evaluation/test_keyed_split.py) and refuses smartphone's, which have no labelled table, in one sentence."""
 
 from __future__ import annotations
 
@@ -86,9 +87,12 @@ def test_keyed_rows_are_graded_whatever_their_order(tmp_path: Path) -> None:
     assert report.valid and report.score > 100_000  # Tennessee for California
 
 
-def test_the_harness_says_why_it_does_not_split_keyed_rows(tmp_path: Path) -> None:
-    competition = load_competition(str(uw_madison(tmp_path / "uw")), tmp_path / "cache")
-    with pytest.raises(NoHoldout, match=r"keys each row by id and class together \(id repeats\)"):
+def test_the_harness_says_why_it_does_not_split_keyed_rows_without_a_labelled_table(tmp_path: Path) -> None:
+    """smartphone-decimeter's rows have no train.csv (its labels are a ground_truth.csv per phone)."""
+    competition = load_competition(str(smartphone_rows(tmp_path / "phones")), tmp_path / "cache")
+    with pytest.raises(
+        NoHoldout, match=r"keys each row by tripId and UnixTimeMillis together \(tripId repeats\)"
+    ):
         build_holdout(competition, tmp_path / "h", fraction=0.2)
 
 
