@@ -27,7 +27,8 @@ This module is the builder, step by step; each step's work lives in a module of 
   `bson_split`: a document per example in BSON files, streamed (cdiscount);
   `qa_split`: questions with annotated answers, a record a line (tensorflow2-question-answering);
   `keyed_split`: rows keyed by the id and another column, the id beginning with its input folder's name
-  (uw-madison-gi-tract-image-segmentation); `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
+  (uw-madison-gi-tract-image-segmentation); `folder_rows_split`: a labels table in each example folder, its rows
+  keyed by the folder and a time (smartphone-decimeter-2022); `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -63,6 +64,7 @@ from swarm.evaluation.composite import (
     write_composite_tests,
 )
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
+from swarm.evaluation.folder_rows_split import split_folder_rows
 from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, SplitParts, harness_root
 from swarm.evaluation.keyed_split import keyed_rows_layout, split_keyed_rows
@@ -118,6 +120,7 @@ from swarm.evaluation.view_files import (
     seal,
 )
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
+from swarm.folder_rows import folder_rows_fields
 from swarm.label_lines import label_lines_fields
 from swarm.level_rows import level_fields
 from swarm.mask_folders import mask_fields
@@ -147,17 +150,21 @@ def build_holdout(
     public = competition.public_dir
     sample = read_csv_as_text(competition.sample_submission)
     if spec.key_columns:  # rows keyed by the id and another column (uw-madison's id and class)
-        keyed = keyed_rows_layout(public, spec, sample)
-        if keyed is None:
-            joined = " and ".join((spec.id_column, *spec.key_columns))
-            raise NoHoldout(
-                f"the sample keys each row by {joined} together ({spec.id_column} repeats), and the harness splits "
-                "such rows only where train.csv holds them with one target and each id begins with the name of "
-                "its input folder"
-            )
         options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_keyed_rows(competition, spec, root, keyed, sample, **options)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        keyed = keyed_rows_layout(public, spec, sample)
+        if keyed is not None:
+            parts = split_keyed_rows(competition, spec, root, keyed, sample, **options)
+            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        in_folders = folder_rows_fields(str(public), sample)  # a labels table per example folder (smartphone)
+        if in_folders is not None:
+            parts = split_folder_rows(competition, spec, root, in_folders, sample, **options)
+            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        joined = " and ".join((spec.id_column, *spec.key_columns))
+        raise NoHoldout(
+            f"the sample keys each row by {joined} together ({spec.id_column} repeats), and the harness splits such "
+            "rows only where train.csv holds them with one target and each id begins with the name of its input "
+            "folder, or where each example folder holds a labels table with the sample's columns"
+        )
     targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     test_ids = [str(i).strip() for i in sample[spec.id_column]]
     key = composite_key(public, spec.id_column, targets, competition.sample_submission, test_ids)

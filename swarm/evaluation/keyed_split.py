@@ -26,7 +26,7 @@ from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
-from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror
+from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, mirror, move_folders
 from swarm.evaluation.view_tables import write_sample, write_test_csv
 from swarm.mask_folders import id_folders, image_paths
 
@@ -159,10 +159,7 @@ def split_keyed_rows(
     test_path = public / TEST
     if test_path.is_file():
         skip.add(test_path)
-    for relative in held_folders[FOLDER]:
-        for path in sorted(p for p in (train_dir / relative).rglob("*") if p.is_file()):
-            skip.add(path)
-            link(path, dest / test_dir.relative_to(public) / path.relative_to(train_dir))
+    move_folders(public, dest, train_dir, test_dir, held_folders[FOLDER], skip)
     hidden = hide_side_files(public, dest, train.drop(columns=[FOLDER]), held, spec, test_ids, test_dir, skip)
     mirror(public, dest, skip)
 

@@ -75,6 +75,25 @@ def seal(holdout: Holdout) -> None:
     holdout.root.chmod(0o711)  # the sandbox may pass through to public/, never list or read the rest
 
 
+def move_folders(
+    public: Path,
+    dest: Path,
+    train_dir: Path,
+    test_dir: Path,
+    folders: Iterable[str],
+    skip: set[Path],
+    left_out: str = "",
+) -> None:
+    """Link the files of each training folder (`folders`, relative to `train_dir`) to the same place under
+    `test_dir` in the view, but any named `left_out` (the folder's labels); all of them join `skip`, so the
+    training side loses them."""
+    for relative in folders:
+        for path in sorted(p for p in (train_dir / relative).rglob("*") if p.is_file()):
+            skip.add(path)
+            if path.name != left_out:
+                link(path, dest / test_dir.relative_to(public) / path.relative_to(train_dir))
+
+
 # -- files keyed by ids -----------------------------------------------------------------------------------------
 
 

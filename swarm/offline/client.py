@@ -86,6 +86,7 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
             or (files.get("levels") or {"tables": [None]})["tables"][0]
             or (files.get("qa") or {}).get("train")
             or (files.get("bson") or {}).get("train")
+            or (files.get("folder_rows") or {}).get("train_dir")
             or files["train_files"]["train"]
         )
         mtime = (input_dir / labelled).stat().st_mtime

@@ -28,6 +28,7 @@ try:
     from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
     from swarm.described_sample import described_test_table
     from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
+    from swarm.folder_rows import example_folders, folder_rows_fields, labelled_rows, with_inputs
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
     from swarm.level_rows import LEVEL_COLUMN, id_levels, level_fields, level_rows
@@ -42,7 +43,7 @@ try:
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
-    # described_sample, visit_rows, mask_folders, level_rows, qa_records and bson_records precede it
+    # described_sample, visit_rows, mask_folders, folder_rows, level_rows, qa_records and bson_records precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -68,6 +69,8 @@ except ImportError:
     visit_fields, visit_frames = globals()["visit_fields"], globals()["visit_frames"]
     mask_examples, mask_fields = globals()["mask_examples"], globals()["mask_fields"]
     slice_fields = globals()["slice_fields"]
+    example_folders, folder_rows_fields = globals()["example_folders"], globals()["folder_rows_fields"]
+    labelled_rows, with_inputs = globals()["labelled_rows"], globals()["with_inputs"]
     LEVEL_COLUMN, id_levels = globals()["LEVEL_COLUMN"], globals()["id_levels"]
     level_fields, level_rows = globals()["level_fields"], globals()["level_rows"]
     QA_MAX_RECORDS, qa_fields, qa_rows = (
@@ -656,12 +659,16 @@ def _discover(input_dir: str) -> tuple:
     masks = mask_fields(input_dir, text) if readable and not (found or probed) else None
     if masks:  # a mask file in a folder per example, run-length encoded in the sample (contrails)
         probed = ("masks", masks)
+    in_folders = folder_rows_fields(input_dir, text) if readable and not (found or probed) else None
+    if in_folders:  # a labels table in each example folder, its rows keyed by a time (smartphone-decimeter)
+        probed = ("folder_rows", in_folders)
     missing = []
     if not (found or probed):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
             "names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences "
-            "a line where a word was taken out of each test sentence, or a mask file in each example folder)"
+            "a line where a word was taken out of each test sentence, a mask file in each example folder, or a labels "
+            "table in each example folder)"
         )
     if not sample:
         missing.append("sample_submission.csv")
@@ -928,6 +935,15 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         id_col = sample.columns[0]
         train = level_rows(input_dir, files["levels"], id_col, sample.columns[1]).head(max_rows)
         return train, sample[[id_col]].assign(**{LEVEL_COLUMN: id_levels(sample[id_col])})
+    if files.get(
+        "folder_rows"
+    ):  # each example folder's labels rows; the sample's rows; inputs at each row's time
+        fields = files["folder_rows"]
+        train = with_inputs(
+            labelled_rows(input_dir, fields), example_folders(input_dir, fields, "train_dir"), fields
+        )
+        test = sample[[fields["id"], *fields["keys"]]]
+        return train.head(max_rows), with_inputs(test, example_folders(input_dir, fields, "test_dir"), fields)
     if files.get("masks"):  # the training example folders with their mask files; the sample's rows
         fields = files["masks"]
         train = mask_examples(input_dir, fields, sample.columns[0]).head(max_rows)

@@ -18,6 +18,7 @@ from swarm import (
     columns,
     described_sample,
     file_labels,
+    folder_rows,
     label_lines,
     label_sets,
     level_rows,
@@ -145,6 +146,7 @@ def _runtime_inference_source() -> str:
         + _body(described_sample)
         + _body(visit_rows)
         + _body(mask_folders)
+        + _body(folder_rows)
         + _body(level_rows)
         + _body(qa_records)
         + _body(bson_records)
@@ -205,6 +207,10 @@ def render_preamble(task: dict[str, Any] | None) -> str:
     if files.get("masks") or files.get("slices"):
         reader += "# Masks in a folder per example or per (image, class) row, run-length encoded." + _body(
             mask_folders
+        )
+    if files.get("folder_rows"):
+        reader += "# A labels table in each example folder, its inputs at each row's time." + _body(
+            folder_rows
         )
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
@@ -458,6 +464,8 @@ submission = sample_sub[[ID_COL]].copy()
 def by_sample_order(values):
     """Test predictions reordered to the sample submission's ids; where several test rows share an id (an image
     per row, a submission row per breast), the id's value is their mean, or their most common label."""
+    if len(test_ids) == len(sample_sub) and (np.asarray(test_ids) == np.asarray(sample_sub[ID_COL])).all():
+        return np.asarray(values)  # the test rows are the sample's, in its order (also where ids repeat)
     series = pd.Series(np.asarray(values), index=np.asarray(test_ids))
     if not series.index.is_unique and set(sample_sub[ID_COL]).issubset(series.index):
         grouped = series.groupby(level=0, sort=False)

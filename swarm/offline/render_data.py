@@ -58,6 +58,10 @@ elif DATA_FILES.get("qa"):  # questions with annotated answers (qa_rows): a row 
 elif DATA_FILES.get("levels"):  # examples at two levels (level_rows): both levels' rows, each with its level
     train_df = level_rows(INPUT_DIR, DATA_FILES["levels"], ID_COL, TARGETS[0]["name"])
     test_df = sample_sub[[ID_COL]].assign(**{{LEVEL_COLUMN: id_levels(sample_sub[ID_COL])}})
+elif DATA_FILES.get("folder_rows"):  # a labels table in each example folder (labelled_rows), inputs at each row's time
+    _fr = DATA_FILES["folder_rows"]
+    train_df = with_inputs(labelled_rows(INPUT_DIR, _fr), example_folders(INPUT_DIR, _fr, "train_dir"), _fr)
+    test_df = with_inputs(sample_sub[[ID_COL, *_fr["keys"]]], example_folders(INPUT_DIR, _fr, "test_dir"), _fr)
 elif DATA_FILES.get("masks"):  # a mask file in a folder per example (mask_examples); the sample's rows
     train_df = mask_examples(INPUT_DIR, DATA_FILES["masks"], ID_COL)
     test_df = sample_sub.drop(columns=[DATA_FILES["masks"]["target"]])

@@ -458,6 +458,15 @@ def keyed_slices_competition(root: Path) -> Path:
     return uw_madison_images(root)
 
 
+def folder_rows_competition(root: Path) -> Path:
+    """smartphone-decimeter-2022's layout (tests/evaluation/census_builders.py's smartphone_tracks): a folder per
+    drive and phone, its `ground_truth.csv` (a row per second) in train/ only beside the GNSS and IMU tables, and
+    the sample a row per test trip and second."""
+    from tests.evaluation.census_builders import smartphone_tracks
+
+    return smartphone_tracks(root, n_drives=14, n_test=3)
+
+
 LAYOUTS = {
     "copied-columns": (insults_competition, "labelled rows of train.csv"),
     "archived-file-names": (
@@ -504,6 +513,7 @@ LAYOUTS = {
         "simplified-nq-train.jsonl (18 records, a long and a short answer each)",
     ),
     "bson-documents": (bson_documents_competition, "train.bson ("),
+    "folder-rows": (folder_rows_competition, "ground_truth.csv of 22 example folders of train/ ("),
     "keyed-slices": (keyed_slices_competition, "train.csv (192 rows of 16 folders, keyed by id and class"),
     "mask-folders": (
         mask_folders_competition,
@@ -547,6 +557,9 @@ GOOD_ENOUGH = {
     # 0.4 Dice + 0.6 (1 - 3-D Hausdorff): the sample's "1 1 5 2" everywhere scores 0.29 here, empty masks 0.0; each
     # organ is a disc brighter than the background by its own amount, which a classifier of pixels finds (1.0)
     "keyed-slices": lambda score: score > 0.6,
+    # metres, the mean of each trip's 50th and 95th percentile errors: the sample's point in Tennessee scores 3.1
+    # million, the training rows' mean position 404; the GNSS tables' positions at each second give about 110
+    "folder-rows": lambda score: score < 250,
 }
 
 
@@ -603,7 +616,8 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
         "names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line "
-        "where a word was taken out of each test sentence, or a mask file in each example folder)" in message
+        "where a word was taken out of each test sentence, a mask file in each example folder, or a labels table in "
+        "each example folder)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message
