@@ -202,6 +202,7 @@ COARSE_METRIC: dict[str, str | None] = {
     "answer_span_f1": "f1",
     "voc_box_map": None,
     "coco_box_map": None,
+    "lyft_3d_map": None,
     "spine_weighted_logloss": "logloss",
 }
 
@@ -268,6 +269,13 @@ _WHOLE: tuple[tuple[str | None, str], ...] = (
     # boxes' mAP at one IoU (siim-covid19-detection, vinbigdata: "the standard PASCAL VOC 2010 mean Average
     # Precision (mAP) at IoU > 0.5"); `_iou` reads the threshold
     ("voc_box_map", rf"\bpascal{_GAP}voc\b[^\n]{{0,80}}?mean{_GAP}average{_GAP}precision"),
+    # 3-D boxes' mAP over IoU thresholds (3d-object-detection-for-autonomous-vehicles: "mean average precision at
+    # different intersection over union (IoU) thresholds. The IoU of a set of predicted 3D bounding volumes")
+    (
+        "lyft_3d_map",
+        rf"mean{_GAP}average{_GAP}precision{_NEAR}(?:intersection{_GAP}over{_GAP}union|\biou\b)"
+        rf"(?=[\s\S]{{0,300}}?\b3d{_GAP}bounding{_GAP}(?:volumes?|box(?:es)?)\b)",
+    ),
     # masks' IoU over thresholds (tgs-salt-identification-challenge), not the mAP of ranked lists or boxes
     (
         "rle_iou_map",

@@ -27,7 +27,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from swarm.competitions import box_metrics, sequence_metrics
+from swarm.competitions import box3d_metrics, box_metrics, sequence_metrics
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.numeric_metrics import (
     DEFAULT_PF_BETA,
@@ -1051,6 +1051,18 @@ _LIBRARY = (
         empty_ok=True,
         params={"iou": box_metrics.COCO_IOU},
         aliases=("coco_map", "cocoeval_map", "vinbigdata_map", "coco_map_at_iou"),
+    ),
+    Metric(
+        "lyft_3d_map",
+        False,
+        box3d_metrics.lyft_3d_map,
+        "3-D mAP = mean over rows (samples) and IoU thresholds 0.5, 0.55, ..., 0.95 of the mean over the row's true "
+        "classes of the AP of objects '<conf> <x> <y> <z> <width> <length> <height> <yaw> <class>' matched "
+        "greedily by confidence (IoU of the boxes' volumes above the threshold) "
+        "(3d-object-detection-for-autonomous-vehicles' grade.py and mAP_evaluation.py)",
+        numeric=False,
+        empty_ok=True,
+        aliases=("lyft_map", "map_3d", "3d_map", "lyft_3d_object_map", "mean_average_precision_3d"),
     ),
     Metric(
         "point_in_box_f1",

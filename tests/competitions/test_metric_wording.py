@@ -323,6 +323,12 @@ REAL = [
          "metrics are combined, with a weight of 0.4 for the Dice metric and 0.6 for the Hausdorff distance. [...] "
          "In order to reduce the submission file size, our metric uses run-length encoding on the pixel values.",
          "dice_hausdorff"),
+    # -- 3-D boxes' mAP over IoU thresholds, as 3d-object-detection's grade.py (swarm.competitions.box3d_metrics)
+    Case("3d-object-detection-for-autonomous-vehicles",
+         "This competition is evaluated on the mean average precision at different intersection over union (IoU) "
+         "thresholds. The IoU of a set of predicted 3D bounding volumes and ground truth bounding volumes is "
+         "calculated as: [...] The threshold values range from 0.5 to 0.95 with a step size of 0.05",
+         "lyft_3d_map"),
     # -- metrics of single competitions (swarm.competitions.numeric_metrics)
     Case("osic-pulmonary-fibrosis-progression",
          "This competition is evaluated on a modified version of the Laplace Log Likelihood. [...] Accordingly, "

@@ -212,7 +212,7 @@ def test_every_metric_has_a_direction_and_a_formula() -> None:
         "map_at_k", "r2", "spearman", "pearson", "multilabel_f1_micro", "word_jaccard", "mcc", "lwlrap",
         "rle_dice", "rle_dice_global", "rle_iou", "rle_iou_map", "rle_fbeta", "kendall_tau", "point_in_box_f1",
         "tpr_weighted_auc", "laplace_log_likelihood", "probabilistic_f1", "jigsaw_bias_auc", "answer_span_f1",
-        "voc_box_map", "coco_box_map", "dice_hausdorff",
+        "voc_box_map", "coco_box_map", "dice_hausdorff", "lyft_3d_map",
     }  # fmt: skip
     lower = {
         "logloss", "multilabel_logloss", "multiclass_logloss", "rmse", "mse", "rmsle", "rmse_log", "mae",

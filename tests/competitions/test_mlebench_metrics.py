@@ -681,6 +681,7 @@ def test_validity_flags() -> None:
         "answer_span_f1",  # a blank answer: no answer applies
         "voc_box_map",  # an image without boxes
         "coco_box_map",
+        "lyft_3d_map",  # a sample without predicted objects
     }
     for name in texts:
         metric = METRICS[name]
