@@ -2,8 +2,8 @@
 grade.py scores them (with the organisers' `mAP_evaluation.py`).
 
 A cell lists a sample's objects as groups of nine tokens, `<confidence> <center_x> <center_y> <center_z> <width>
-<length> <height> <yaw> <class_name>` (MLE-bench's answers carry a confidence of 1.0 too); an empty cell lists
-none. Per sample (row), per IoU threshold (0.5, 0.55, ..., 0.95), per class of the sample's true objects: the
+<length> <height> <yaw> <class_name>` (MLE-bench's answers carry a confidence of 1.0 too; train.csv's objects,
+which the harness's labels copy, have none); an empty cell lists none. Per sample (row), per IoU threshold (0.5, 0.55, ..., 0.95), per class of the sample's true objects: the
 predictions of that class in order of confidence each take the true object of the class with the highest IoU
 (the first among equals) when that IoU is above the threshold and the object is not taken yet (a true positive),
 else count as false positives; the class's AP is the area under the precision envelope over recall (a class
@@ -33,8 +33,13 @@ Objects = tuple[
 
 
 def parse_objects(name: str, cell: str, *, answers: bool) -> Objects:
-    """The objects of one cell: (classes, an (objects, 8) array); an empty cell has none."""
+    """The objects of one cell: (classes, an (objects, 8) array); an empty cell has none. Answers may also list
+    objects as train.csv does, without the confidence (eight tokens each, the eighth a class name): the harness's
+    labels come from there."""
     tokens = cell.split()
+    if answers and len(tokens) >= OBJECT_TOKENS - 1 and not _is_number(tokens[OBJECT_TOKENS - 2]):
+        width = OBJECT_TOKENS - 1
+        tokens = [t for k in range(0, len(tokens), width) for t in ("1.0", *tokens[k : k + width])]
     if len(tokens) % OBJECT_TOKENS:
         raise _fault(
             name,
@@ -56,6 +61,23 @@ def parse_objects(name: str, cell: str, *, answers: bool) -> Objects:
             name, answers, f"hold an object whose width, length or height is not positive: {_shown(cell)!r}"
         )
     return tokens[OBJECT_TOKENS - 1 :: OBJECT_TOKENS], values
+
+
+def with_confidence(cell: object) -> str:
+    """The prediction a perfect submission makes for an answer cell: its objects with a confidence of 1.0 where
+    they have none (train.csv's form), so that the harness can check the held-out objects are scorable."""
+    classes, values = parse_objects("lyft_3d_map", "" if cell is None else str(cell), answers=True)
+    return " ".join(
+        " ".join(repr(float(v)) for v in row) + f" {name}" for row, name in zip(values, classes, strict=True)
+    )
+
+
+def _is_number(token: str) -> bool:
+    try:
+        float(token)
+    except ValueError:
+        return False
+    return True
 
 
 def ground_corners(box: np.ndarray) -> np.ndarray:

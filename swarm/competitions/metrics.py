@@ -1062,6 +1062,7 @@ _LIBRARY = (
         "(3d-object-detection-for-autonomous-vehicles' grade.py and mAP_evaluation.py)",
         numeric=False,
         empty_ok=True,
+        perfect=box3d_metrics.with_confidence,
         aliases=("lyft_map", "map_3d", "3d_map", "lyft_3d_object_map", "mean_average_precision_3d"),
     ),
     Metric(

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import CompetitionError, MetricSpec
-from swarm.competitions.box3d_metrics import LYFT_IOUS, box_iou, lyft_3d_map, parse_objects
+from swarm.competitions.box3d_metrics import LYFT_IOUS, box_iou, lyft_3d_map, parse_objects, with_confidence
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metric_choice import infer_metric_rules
 from swarm.competitions.metrics import InvalidPrediction
@@ -206,3 +206,15 @@ def test_a_submission_is_graded_by_its_id_column_and_the_rules_name_the_metric()
     masks = words.replace("3D bounding volumes", "masks")  # tgs-salt's wording without run-length encoding
     found = infer_metric_rules(masks)
     assert found is None or found.name != "lyft_3d_map"
+
+
+def test_answers_as_train_csv_lists_them_score_alike_and_a_perfect_prediction_is_made_of_them() -> None:
+    """train.csv's objects have no confidence (8 tokens, the harness's labels copy them); predictions must have it."""
+    car, bus = (box(), "car"), (box(x=20, width=3, length=10, height=3, yaw=0.4), "bus")
+    with_it = cell(car, bus)
+    without = " ".join(" ".join(f"{v:.6f}" for v in b[1:]) + f" {name}" for b, name in (car, bus))
+    guess = np.array([cell((box(x=1.0), "car"), (box(x=20.3, width=3, length=10, height=3, yaw=0.4), "bus"))])
+    assert lyft_3d_map(np.array([without]), guess) == lyft_3d_map(np.array([with_it]), guess) > 0
+    assert lyft_3d_map(np.array([without]), np.array([with_confidence(without)])) == pytest.approx(1.0)
+    with pytest.raises(InvalidPrediction, match="9 tokens each"):
+        lyft_3d_map(np.array([without]), np.array([without]))
