@@ -94,7 +94,7 @@ from swarm.evaluation.position_records import position_layout
 from swarm.evaluation.position_split import build_position_holdout
 from swarm.evaluation.qa_split import split_qa_records
 from swarm.evaluation.sentence_split import sentence_lines_layout, split_sentence_lines
-from swarm.evaluation.side_files import hide_side_files
+from swarm.evaluation.side_files import hide_side_files, records_naming
 from swarm.evaluation.split import (
     check_split,
     choose_split,
@@ -265,6 +265,17 @@ def build_holdout(
     original, ids, rekeyed = held_out_ids(train, held, id_col, test_ids, rng, always_new=layout is not None)
     folders = keyed_folders(public, test_ids, original) if layout is None else None
     inputs_elsewhere = set(train.columns) <= {id_col, *labels.columns}  # a labels table, not records
+    if (
+        layout is None
+        and data.path.name == TRAIN
+        and data.test is None
+        and folders is None
+        and inputs_elsewhere
+    ):
+        raise NoHoldout(
+            f"{TRAIN} holds only ids and labels, there is no test table and the ids name no files, so a held-out "
+            f"example would have no input in the sandbox{records_naming(public, test_ids)}"
+        )
     if layout is None and data.path.name != TRAIN and folders is None and inputs_elsewhere:
         near = files_ending_with_ids(public, test_ids)
         named = (

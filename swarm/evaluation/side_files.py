@@ -126,3 +126,26 @@ def _without_held_rows(path: Path, keys: list[str], held: pd.DataFrame) -> pd.Da
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, KeyError):
         return None
     return pd.concat(parts, ignore_index=True) if dropped else None
+
+
+RECORDS_PROBED_MB = 64  # test-side JSON files larger than this are not read for the ids they name
+
+
+def records_naming(public: Path, test_ids: list[str], shown: int = 3) -> str:
+    """ "; the test's inputs seem to be records in <files> naming the test ids, which the harness does not move":
+    the test-side JSON files (up to RECORDS_PROBED_MB each) whose text holds the first test id; "" where none."""
+    if not test_ids:
+        return ""
+    needle = f'"{test_ids[0]}"'
+    found = []
+    for path in sorted(public.rglob("*.json")):
+        readable = on_test_side(public, path) and path.stat().st_size <= RECORDS_PROBED_MB * 1e6
+        if readable and needle in path.read_text(encoding="utf-8", errors="replace"):
+            found.append(str(path.relative_to(public)))
+    if not found:
+        return ""
+    more = f" and {len(found) - shown} more" if len(found) > shown else ""
+    return (
+        f" (the test's inputs seem to be records in {', '.join(found[:shown])}{more} naming the test ids, which the "
+        "harness does not move)"
+    )
