@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from sklearn.tree import DecisionTreeClassifier
 
 from swarm.competitions import load_competition
@@ -58,3 +59,28 @@ def test_the_pixel_model_finds_each_organ_on_unseen_slices(tmp_path: Path) -> No
     answers = pd.read_csv(competition.answers, dtype=str, keep_default_na=False)
     assert score_frame(sample.assign(predicted=strings), answers, competition.metric) > 0.8
     assert score_frame(sample, answers, competition.metric) < 0.4  # the sample's "1 1 5 2" everywhere
+
+
+def test_a_large_slice_is_predicted_on_a_grid_each_prediction_standing_for_its_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from swarm import mask_folders
+
+    class Counting:
+        rows = 0
+
+        def predict_proba(self, features: np.ndarray) -> np.ndarray:
+            Counting.rows += len(features)
+            right = features[:, 3] >= 0.5  # the pixel's column as a share of the width
+            return np.column_stack([1.0 - right, right.astype(float)])
+
+        classes_ = np.array([0, 1])
+
+    monkeypatch.setattr(mask_folders, "SLICE_PREDICTED_PIXELS", 100)
+    image = np.zeros((31, 40), dtype=np.float32)
+    proba = mask_folders._slice_probabilities(Counting(), image).reshape(31, 40)
+    assert Counting.rows == 8 * 10  # every 4th pixel (ceil(sqrt(31 x 40 / 100))) of 31 rows and 40 columns
+    assert (proba[:, :20] == 0).all() and (proba[:, 20:] == 1).all()  # each prediction fills its 4 x 4 block
+    Counting.rows = 0
+    small = mask_folders._slice_probabilities(Counting(), np.zeros((9, 10), dtype=np.float32))
+    assert Counting.rows == 90 and small.shape == (90,)  # under the limit: every pixel
