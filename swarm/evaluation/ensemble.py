@@ -34,6 +34,7 @@ from swarm.competitions.validation import (
     answer_groups,
     answer_table,
     as_text,
+    keyed,
     scored_rows,
 )
 from swarm.evaluation.blend import Blender, Column
@@ -88,9 +89,10 @@ def build_library(
             left_out[node_id] = f"beyond ensemble.max_members={max_members}"
             continue
         try:  # the rows the grader scores (osic's weeks with an FVC), as grading keeps them
-            submitted, scored = scored_rows(as_text(frame), answers, spec)
-            aligned = align(submitted, scored, spec, blender.metric)
-            groups = answer_groups(scored, spec)
+            submitted, scoring = keyed(as_text(frame), spec)  # rows keyed by the id and a column (uw-madison)
+            submitted, scored = scored_rows(submitted, answers, scoring)
+            aligned = align(submitted, scored, scoring, blender.metric)
+            groups = answer_groups(scored, scoring)
         except InvalidSubmission as exc:
             left_out[node_id] = f"invalid held-out predictions: {exc}"
             continue
@@ -294,13 +296,20 @@ def blend_frames(
     """The weighted mix of the members' test submissions (frames of strings, the submission's columns), in the
     heaviest member's row order; ValueError naming a member whose rows or values do not fit."""
     blender = Blender(spec)
-    id_col, targets = spec.id_column, list(spec.target_columns)
     names = list(weights)
-    first = frames[names[0]]
+    columns = list(frames[names[0]].columns)  # the submission's own (not a joined key's)
+    keyed_frames = {}
+    for name in names:  # rows keyed by the id and a column (uw-madison): ordered by the joined key
+        try:
+            keyed_frames[name], scoring = keyed(as_text(frames[name]), spec)
+        except InvalidSubmission as exc:
+            raise ValueError(f"member {name}'s test submission: {exc}") from None
+    id_col, targets = scoring.id_column, list(spec.target_columns)
+    first = keyed_frames[names[0]]
     order = first[id_col].astype(str).str.strip()
     members: list[list[Column]] = []
     for name in names:
-        frame = as_text(frames[name])
+        frame = keyed_frames[name]
         ids = frame[id_col].str.strip()
         if not ids.is_unique or set(ids) != set(order) or any(c not in frame.columns for c in targets):
             raise ValueError(f"member {name}'s test submission does not have the same ids and columns")
@@ -310,9 +319,9 @@ def blend_frames(
     out = pd.DataFrame({id_col: first[id_col].to_numpy()})
     for column, values in zip(targets, mixed, strict=True):
         out[column] = _formatted(values)
-    copied = [c for c in first.columns if c in spec.passthrough_columns]  # as the test rows have them
+    copied = [c for c in first.columns if c in scoring.passthrough_columns]  # as the test rows have them
     return out.assign(**{c: first[c].to_numpy() for c in copied})[
-        [c for c in first.columns if c in (id_col, *targets, *copied)]
+        [c for c in columns if c in (id_col, *targets, *copied)]
     ]
 
 

@@ -135,3 +135,28 @@ def test_block_order_keeps_groups_together_in_a_seeded_order() -> None:
     )
     assert [k for k in order if groups[k] == "b"] == [2, 6]  # a group's rows in their own order
     assert (order == block_order(groups, np.random.default_rng(3))).all()
+
+
+def test_the_ensemble_reads_and_mixes_rows_keyed_by_the_id_and_a_column() -> None:
+    """uw-madison's held-out and test predictions repeat each id (a row per organ): the ensemble aligns and mixes
+    them on the joined key, and the blend keeps the submission's own columns."""
+    from swarm.competitions import MetricSpec
+    from swarm.evaluation.ensemble import blend_frames, build_library
+
+    spec = MetricSpec(
+        name="rmse", lower_is_better=True, id_column="id", target_columns=("y",), key_columns=("k",)
+    )
+    labels = pd.DataFrame({"id": ["a", "a", "b", "b"], "k": ["x", "z", "x", "z"], "y": ["1", "2", "3", "4"]})
+    one = labels.assign(y=["1.5", "2", "3", "5"]).iloc[[3, 0, 2, 1]]  # another row order
+    two = labels.assign(y=["1.5", "3", "3", "4"])
+    library = build_library(spec, labels, {"one": one, "two": two}, max_members=5)
+    assert library.node_ids == ["one", "two"] and not library.left_out
+    assert [list(p[0]) for p in library.predictions] == [[1.5, 2.0, 3.0, 5.0], [1.5, 3.0, 3.0, 4.0]]
+    blended = blend_frames(spec, {"one": one, "two": two}, {"one": 0.5, "two": 0.5})
+    assert list(blended.columns) == ["id", "k", "y"]
+    assert blended.astype(str).values.tolist() == [
+        ["b", "z", "4.5"],
+        ["a", "x", "1.5"],
+        ["b", "x", "3.0"],
+        ["a", "z", "2.5"],
+    ]  # the heaviest (first) member's row order
