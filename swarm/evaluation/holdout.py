@@ -28,7 +28,8 @@ This module is the builder, step by step; each step's work lives in a module of 
   `qa_split`: questions with annotated answers, a record a line (tensorflow2-question-answering);
   `keyed_split`: rows keyed by the id and another column, the id beginning with its input folder's name
   (uw-madison-gi-tract-image-segmentation); `folder_rows_split`: a labels table in each example folder, its rows
-  keyed by the folder and a time (smartphone-decimeter-2022); `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
+  keyed by the folder and a time (smartphone-decimeter-2022); `token_tables`: inputs in JSON tables linked by
+  tokens (3d-object-detection-for-autonomous-vehicles); `mask_split`: a mask file in a folder per example, run-length encoded in the sample (contrails);
   `pixel_targets`: target images, a submission row per pixel (denoising-dirty-documents); `grouped_split`: test
   rows grouped under one submission id (rsna-breast-cancer-detection); `twin_tables`: whole groups whose inputs
   are `train_<x>.csv`/`test_<x>.csv` pairs (nfl-player-contact-detection); `variant_split`: versions of one
@@ -104,6 +105,7 @@ from swarm.evaluation.split import (
 )
 from swarm.evaluation.table_io import is_parquet, read_csv_as_text, write_public_csv, write_public_table
 from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
+from swarm.evaluation.token_tables import split_token_tables, token_tables_layout
 from swarm.evaluation.twin_tables import split_twin_tables, twin_tables
 from swarm.evaluation.variant_split import split_variant_folders
 from swarm.evaluation.view_files import (
@@ -250,6 +252,13 @@ def build_holdout(
     test_columns = None if data.test is None else list(data.test.columns)
     renamed = renamed_target(train, spec, list(sample.columns), test_columns)
     labels = submission_labels(train.rename(columns=renamed), spec, list(sample.columns))
+    if (
+        layout is None and data.path.name == TRAIN and data.test is None
+    ):  # only ids and labels: inputs elsewhere?
+        options = {"fraction": fraction, "split": split, "seed": seed}
+        parts = _split_without_inputs(competition, spec, root, train, labels, sample, **options)
+        if parts is not None:
+            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     wide = not all(c in train.columns or c in renamed.values() for c in labels.columns)
     strata = labels.astype(str).agg("|".join, axis=1)
     classification = is_classification(spec, labels, wide)
@@ -265,17 +274,6 @@ def build_holdout(
     original, ids, rekeyed = held_out_ids(train, held, id_col, test_ids, rng, always_new=layout is not None)
     folders = keyed_folders(public, test_ids, original) if layout is None else None
     inputs_elsewhere = set(train.columns) <= {id_col, *labels.columns}  # a labels table, not records
-    if (
-        layout is None
-        and data.path.name == TRAIN
-        and data.test is None
-        and folders is None
-        and inputs_elsewhere
-    ):
-        raise NoHoldout(
-            f"{TRAIN} holds only ids and labels, there is no test table and the ids name no files, so a held-out "
-            f"example would have no input in the sandbox{records_naming(public, test_ids)}"
-        )
     if layout is None and data.path.name != TRAIN and folders is None and inputs_elsewhere:
         near = files_ending_with_ids(public, test_ids)
         named = (
@@ -350,6 +348,34 @@ def build_holdout(
         table=data.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
         hidden=hidden,
         file_dirs=file_dirs,
+    )
+
+
+def _split_without_inputs(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    train: pd.DataFrame,
+    labels: pd.DataFrame,
+    sample: pd.DataFrame,
+    **options: Any,
+) -> SplitParts | None:
+    """Where train.csv has no test table beside it: None where it holds inputs besides the ids and labels, or the
+    ids name files (the usual split follows them); the split of records in JSON tables linked by tokens where the
+    test's inputs are such records (3d-object-detection); else NoHoldout, as a held-out example would have no
+    input."""
+    public, id_col = competition.public_dir, spec.id_column
+    if not set(train.columns) <= {id_col, *labels.columns}:
+        return None
+    test_ids = [str(i).strip() for i in sample[id_col]]
+    if keyed_folders(public, test_ids, train[id_col].str.strip().tolist()) is not None:
+        return None
+    fields = token_tables_layout(public, test_ids)
+    if fields is not None:
+        return split_token_tables(competition, spec, root, fields, sample, **options)
+    raise NoHoldout(
+        f"{TRAIN} holds only ids and labels, there is no test table and the ids name no files, so a held-out example "
+        f"would have no input in the sandbox{records_naming(public, test_ids)}"
     )
 
 

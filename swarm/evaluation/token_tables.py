@@ -1,0 +1,221 @@
+"""The harness split of examples whose inputs are records of JSON tables linked by tokens:
+3d-object-detection-for-autonomous-vehicles.
+
+train.csv has only the ids (sample tokens) and labels; the inputs are nuScenes-style tables in `train_data/` and
+`test_data/` (lists of records, each with a `token`; `sample.json` a record per sample, `sample_data.json` a record
+per lidar sweep or image naming its `sample_token` and its file, `ego_pose.json`, `calibrated_sensor.json`,
+`scene.json`, `log.json` the records those name), the files in `train_lidar/`, `train_images/` and their `test_`
+twins. The split holds out whole groups of samples (scenes: the field of the samples' records that the most of
+them share), as MLE-bench's `prepare.py` holds out whole logs: every record that names a held-out token (the
+samples, their scene, their sample data, their annotations; then whatever names those) leaves the training
+tables; those the test tables also have join them, with the records they name (poses, calibrations, logs),
+copied; tables only the training side has (annotations, instances: the labels) just lose them; and each file a
+moved record names (by its base name) moves to the test twin of its folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.competition import Competition, MetricSpec
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts
+from swarm.evaluation.keyed_split import block_order
+from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror
+from swarm.evaluation.view_tables import write_sample
+
+KEY = "token"  # the field that names each record
+UNIT = "unit"  # the column of the groups of samples held out whole
+MAX_TABLE_MB = 2048  # a JSON table larger than this is not read (and the layout not split)
+OWNER_PASSES = 3  # rounds of "a record naming a held-out record is held out too"
+
+
+def _tables(folder: Path) -> dict[str, list[dict]]:
+    """The JSON tables of a folder that are lists of records (name -> records); {} where one is too large."""
+    tables = {}
+    for path in sorted(folder.glob("*.json")):
+        if path.stat().st_size > MAX_TABLE_MB * 1e6:
+            return {}
+        try:
+            records = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(records, list) and records and all(isinstance(r, dict) for r in records):
+            tables[path.name] = records
+    return tables
+
+
+def token_tables_layout(public: Path, test_ids: list[str]) -> dict | None:
+    """{"train_dir", "test_dir", "table"} where train.csv has no inputs besides the ids and labels (the caller
+    checks) and a top-level folder with "test" in its name holds a JSON table (`table`) whose records' tokens are
+    most of the test ids, beside a "train" twin holding the same table; None otherwise."""
+    wanted = set(test_ids)
+    for test_dir in sorted(p for p in public.iterdir() if p.is_dir() and "test" in p.name.lower()):
+        train_dir = public / test_dir.name.lower().replace("test", "train")
+        train_dir = next((p for p in public.iterdir() if p.name.lower() == train_dir.name), None)
+        if train_dir is None or not train_dir.is_dir():
+            continue
+        for path in sorted(test_dir.glob("*.json")):
+            if path.stat().st_size > MAX_TABLE_MB * 1e6 or not (train_dir / path.name).is_file():
+                continue
+            try:
+                records = json.loads(path.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            tokens = (
+                {str(r.get(KEY)) for r in records if isinstance(r, dict)}
+                if isinstance(records, list)
+                else set()
+            )
+            if wanted and len(tokens & wanted) >= FILE_MATCH_SHARE * len(wanted):
+                return {"train_dir": train_dir, "test_dir": test_dir, "table": path.name}
+    return None
+
+
+def _unit_field(records: list[dict], ids: set[str]) -> str | None:
+    """The field of the examples' records, besides the token, that groups them: shared by several examples, with
+    the fewest distinct values (at least two)."""
+    frame = pd.DataFrame([r for r in records if str(r.get(KEY)) in ids])
+    best, fewest = None, len(frame)
+    for column in frame.columns:
+        if column == KEY or not frame[column].map(lambda v: isinstance(v, str)).all():
+            continue
+        distinct = frame[column].nunique()
+        if 2 <= distinct < fewest and distinct < len(frame):
+            best, fewest = column, distinct
+    return best
+
+
+def _owned(tables: dict[str, list[dict]], held: set[str]) -> dict[str, list[bool]]:
+    """Per table, whether each record names a held-out token in a text field; a record found so adds its own
+    token, for OWNER_PASSES rounds (sample data naming a held-out sample, an instance naming its annotation)."""
+    tokens = set(held)
+    owned = {name: [False] * len(records) for name, records in tables.items()}
+    for _ in range(OWNER_PASSES):
+        added = False
+        for name, records in tables.items():
+            for k, record in enumerate(records):
+                if not owned[name][k] and any(isinstance(v, str) and v in tokens for v in record.values()):
+                    owned[name][k] = added = True
+                    tokens.add(str(record.get(KEY)))
+        if not added:
+            break
+    return owned
+
+
+def split_token_tables(
+    competition: Competition,
+    spec: MetricSpec,
+    root: Path,
+    fields: dict,
+    sample: pd.DataFrame,
+    *,
+    fraction: float,
+    split: str,
+    seed: int,
+) -> SplitParts:
+    """Hold out whole groups of examples with their records and files and write the view (see the module
+    docstring); NoHoldout saying why where the training tables cannot be read or nothing is left to train on."""
+    id_col, public = spec.id_column, competition.public_dir
+    train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])
+    train = read_csv_as_text(public / TRAIN)
+    tables = _tables(train_dir)
+    if fields["table"] not in tables:
+        raise NoHoldout(
+            f"the tables of {train_dir.name}/ cannot be read (over {MAX_TABLE_MB} MB, or not JSON lists)"
+        )
+    ids = set(train[id_col].str.strip())
+    records = {str(r.get(KEY)): r for r in tables[fields["table"]] if str(r.get(KEY)) in ids}
+    unit_field = _unit_field(list(records.values()), ids)
+    unit_of = {i: str(records[i].get(unit_field)) if unit_field and i in records else i for i in ids}
+    units = pd.DataFrame({UNIT: sorted(set(unit_of.values()))})
+    chosen, why = choose_split(
+        check_split(split), competition_split_hint(competition), units, None, False, UNIT
+    )
+    _, held_units, _ = split_rows(chosen, units, units[UNIT], fraction, seed)
+    held_set = set(held_units[UNIT])
+    in_held = train[id_col].str.strip().map(unit_of).isin(held_set)
+    held, kept = train[in_held].reset_index(drop=True), train[~in_held]
+
+    # The view's tables: the held-out records leave the training tables; the test tables get them and what they name.
+    owned = _owned(tables, set(held[id_col].str.strip()) | held_set)
+    test_tables = _tables(test_dir)
+    by_token = {str(r.get(KEY)): r for records_ in tables.values() for r in records_ if KEY in r}
+    dest = fresh_view(root)
+    skip = {public / TRAIN, competition.sample_submission, *extracted_archives(public)}
+    moved_names: set[str] = set()
+    named = {  # the tokens the held-out records name: the poses, calibrations and logs the test side needs too
+        v
+        for name, records_ in tables.items()
+        for r, own in zip(records_, owned[name], strict=True)
+        if own
+        for v in r.values()
+        if isinstance(v, str) and v in by_token
+    }
+    for name, records_ in tables.items():
+        mine = [r for r, own in zip(records_, owned[name], strict=True) if own]
+        skip.add(train_dir / name)
+        _write_json(
+            dest / train_dir.name / name, [r for r, own in zip(records_, owned[name], strict=True) if not own]
+        )
+        moved_names |= {Path(v).name for r in mine for v in r.values() if isinstance(v, str) and "/" in v}
+        if name not in test_tables:
+            continue  # the training side's own (annotations, instances): the held-out records are left out
+        present = {str(r.get(KEY)) for r in test_tables[name]}
+        added = mine + [
+            r for r, own in zip(records_, owned[name], strict=True) if not own and str(r.get(KEY)) in named
+        ]
+        skip.add(test_dir / name)
+        _write_json(
+            dest / test_dir.name / name,
+            test_tables[name] + [r for r in added if str(r.get(KEY)) not in present],
+        )
+    _move_files(public, dest, moved_names, skip)
+    mirror(public, dest, skip)
+
+    # train.csv without the held-out rows; the sample with them, a group's rows together.
+    write_public_csv(kept, dest / TRAIN)
+    groups = [unit_of.get(i, i) for i in sample[id_col].str.strip()] + held[id_col].str.strip().map(
+        unit_of
+    ).tolist()
+    order = block_order([str(g) for g in groups], np.random.default_rng(seed + 1))
+    held_ids = held[id_col].tolist()
+    write_sample(sample, held, held_ids, spec, order, dest / competition.sample_submission.name)
+    target = next(c for c in sample.columns if c != id_col)
+    return SplitParts(
+        labels=held[[target]],
+        held=held,
+        ids=held_ids,
+        split=(
+            chosen,
+            ("" if chosen == "random" else f"{why}; ")
+            + f"whole groups of samples ({unit_field or 'each one'}) held out, their records moved from "
+            f"{train_dir.name}/ to {test_dir.name}/ and their files where the test's are",
+        ),
+        n_train=len(kept),
+        classes={target: None},
+        table=f"{TRAIN} ({len(train)} samples in {len(units)} groups, their inputs records of {train_dir.name}/)",
+        hidden=sorted(n for n in tables if n not in test_tables),
+        file_dirs=[test_dir.name],
+    )
+
+
+def _write_json(path: Path, records: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(records), encoding="utf-8")
+
+
+def _move_files(public: Path, dest: Path, names: set[str], skip: set[Path]) -> None:
+    """Each training file whose base name a moved record names, linked into the test twin of its top-level folder
+    (`train_lidar/x.bin` to `test_lidar/x.bin`) and left out of the training one."""
+    for folder in sorted(p for p in public.iterdir() if p.is_dir() and "train" in p.name.lower()):
+        twin = folder.name.lower().replace("train", "test")
+        twin = next((p.name for p in public.iterdir() if p.name.lower() == twin), twin)
+        for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name in names):
+            skip.add(path)
+            link(path, dest / twin / path.relative_to(folder))
