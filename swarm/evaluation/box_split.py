@@ -17,8 +17,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.box_rows import box_row_fields, box_strings
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -52,20 +51,12 @@ def box_rows_layout(public: Path, id_column: str, targets: list[str], sample: pd
     return None if fields is None else BoxRows(train, fields, targets[0])
 
 
-def split_box_rows(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: BoxRows,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-    max_train_mb: float,
-) -> SplitParts:
+def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
     """Hold out whole examples and write the view (see the module docstring); NoHoldout saying why when a
     held-out example's input cannot be found."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
     id_col, target = spec.id_column, layout.target
     train = read_labelled_table(layout.train, max_train_mb)
     row_ids = train[id_col].str.strip()

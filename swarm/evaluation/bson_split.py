@@ -20,8 +20,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.bson_records import bson_fields, documents, scalars, without_fields
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import interleaved, write_sample
 
@@ -54,20 +53,12 @@ def _mean_size(path: Path) -> float:
     return float(np.mean(sizes)) if sizes else 1.0
 
 
-def split_bson(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    files: BsonFiles,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_bson(request: SplitRequest, files: BsonFiles) -> SplitParts:
     """Hold out training documents as test documents and write the view (see the module docstring); NoHoldout
     where a split other than a random one is asked for, the disk has no room for the copies, or no document is
     drawn."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     id_col = spec.id_column
     targets = [c for c in sample.columns if c != id_col and c not in spec.passthrough_columns]
     if split not in ("auto", "random"):

@@ -18,8 +18,7 @@ import pandas as pd
 
 from swarm.atomic import PUBLIC
 from swarm.coco_records import coco_images, coco_labels, image_key, read_coco
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import Holdout, NoHoldout
+from swarm.evaluation.holdout_record import Holdout, NoHoldout, SplitRequest
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import closed_classes, write_labels
 from swarm.evaluation.new_ids import new_ids
@@ -30,18 +29,10 @@ from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mi
 LABEL_FIELD = "category_id"  # a COCO record's label
 
 
-def build_coco_holdout(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> Holdout:
+def build_coco_holdout(request: SplitRequest, fields: dict) -> Holdout:
     """build_holdout for COCO-style labels (see the module docstring): whole images, at random."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     public = competition.public_dir
     train_path, test_path = public / fields["train_json"], public / fields["test_json"]
     train, test = read_coco(str(train_path)), read_coco(str(test_path))

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import rekey_groups
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -63,20 +62,12 @@ def first_visits_layout(
     return FirstVisits(public / TRAIN, public / TEST, key, step, measured, free, steps)
 
 
-def split_first_visits(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: FirstVisits,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-    max_train_mb: float,
-) -> SplitParts:
+def split_first_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts:
     """Hold out whole keys and write the view (see the module docstring); NoHoldout saying why when no held-out
     visit falls on a step the sample lists, or a held-out key's inputs cannot be found."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
     train = read_labelled_table(layout.train, max_train_mb)
     test = read_csv_as_text(layout.test)
     key, step, id_col = layout.key, layout.step, spec.id_column

@@ -16,8 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.keyed_split import block_order
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, move_folders
@@ -27,19 +26,11 @@ from swarm.folder_rows import example_folders, labelled_rows
 UNIT = "folder"  # the column of the units held out whole: the top-level folders under the training folder
 
 
-def split_folder_rows(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_folder_rows(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole top-level training folders with their examples and write the view (see the module
     docstring); NoHoldout saying why where a held-out id is also a test id or nothing is left to train on."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     id_col, public = spec.id_column, competition.public_dir
     train_dir, test_dir = public / fields["train_dir"], public / fields["test_dir"]
     folders = example_folders(str(public), fields, "train_dir")

@@ -13,15 +13,12 @@ by another column (`<image_id>.dcm` in one folder) likewise; side files keyed by
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.grouped_layout import GroupedRows
 from swarm.evaluation.composite import group_order, joined_ids
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
 from swarm.evaluation.new_ids import rekey_groups
@@ -40,20 +37,12 @@ from swarm.evaluation.view_files import (
 from swarm.evaluation.view_tables import write_sample_in_order
 
 
-def split_grouped_rows(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: GroupedRows,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-    max_train_mb: float,
-) -> SplitParts:
+def split_grouped_rows(request: SplitRequest, layout: GroupedRows) -> SplitParts:
     """Hold out whole groups and write the view (see the module docstring); NoHoldout saying why when an id's
     rows disagree on its target, or a held-out group's inputs cannot be found."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
     train = read_labelled_table(layout.train, max_train_mb)
     keys, id_col, test = list(layout.keys), layout.id_column, layout.test_frame
     # each row's targets, in the sample's columns

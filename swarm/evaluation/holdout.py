@@ -44,7 +44,6 @@ This module is the builder, step by step; each step's work lives in a module of 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -67,7 +66,15 @@ from swarm.evaluation.composite import (
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.folder_rows_split import split_folder_rows
 from swarm.evaluation.grouped_split import split_grouped_rows
-from swarm.evaluation.holdout_record import TEST, TRAIN, Holdout, NoHoldout, SplitParts, harness_root
+from swarm.evaluation.holdout_record import (
+    TEST,
+    TRAIN,
+    Holdout,
+    NoHoldout,
+    SplitParts,
+    SplitRequest,
+    harness_root,
+)
 from swarm.evaluation.keyed_split import keyed_rows_layout, split_keyed_rows
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
 from swarm.evaluation.labelled_data import (
@@ -151,15 +158,15 @@ def build_holdout(
         raise NoHoldout("evaluation.holdout_fraction is 0")
     public = competition.public_dir
     sample = read_csv_as_text(competition.sample_submission)
+    request = SplitRequest(competition, spec, root, sample, fraction, split, seed, max_train_mb)
     if spec.key_columns:  # rows keyed by the id and another column (uw-madison's id and class)
-        options = {"fraction": fraction, "split": split, "seed": seed}
         keyed = keyed_rows_layout(public, spec, sample)
         if keyed is not None:
-            parts = split_keyed_rows(competition, spec, root, keyed, sample, **options)
+            parts = split_keyed_rows(request, keyed)
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
         in_folders = folder_rows_fields(str(public), sample)  # a labels table per example folder (smartphone)
         if in_folders is not None:
-            parts = split_folder_rows(competition, spec, root, in_folders, sample, **options)
+            parts = split_folder_rows(request, in_folders)
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
         joined = " and ".join((spec.id_column, *spec.key_columns))
         raise NoHoldout(
@@ -184,58 +191,47 @@ def build_holdout(
         )
     visits = first_visits_layout(public, spec.id_column, targets, sample)
     if visits is not None:  # a row per visit; the test gives each key's first, the sample every step (osic)
-        options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
-        parts = split_first_visits(competition, spec, root, visits, sample, **options)
+        parts = split_first_visits(request, visits)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     positional = position_layout(public, spec.id_column, targets, test_ids, max_train_mb)
     if positional is not None:  # records of per-position arrays (stanford-covid-vaccine)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        return build_position_holdout(competition, spec, root, positional, sample, **options)
+        return build_position_holdout(request, positional)
     # Layouts whose own module splits them: a row per (example, class) of a wide table (rsna-2022-cervical-spine),
     # test rows grouped under one submission id (rsna-breast-cancer-detection).
     for find, split_layout in ((long_classes, split_long_classes), (grouped_rows, split_grouped_rows)):
         layout = find(public, spec.id_column, targets)
         if layout is not None:
-            options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
-            parts = split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
+            parts = split_layout(request, layout)  # type: ignore[arg-type]
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     boxes = box_rows_layout(public, spec.id_column, targets, sample)
     if boxes is not None:  # a row per labelled box, a string of boxes per example (vinbigdata)
-        options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
-        parts = split_box_rows(competition, spec, root, boxes, sample, **options)
+        parts = split_box_rows(request, boxes)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     # sentences a line, a word taken out of each test sentence (billion-word-imputation)
     lines = sentence_lines_layout(competition, targets)
     if lines is not None:
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_sentence_lines(competition, spec, root, lines, sample, **options)
+        parts = split_sentence_lines(request, lines)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)
     if twins is not None:
-        options = {"fraction": fraction, "split": split, "seed": seed, "max_train_mb": max_train_mb}
-        parts = split_twin_tables(competition, spec, root, twins, sample, **options)
+        parts = split_twin_tables(request, twins)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     if not (
         public / TRAIN
     ).is_file():  # labelled examples in files no table rule reads, each split by its module
-        parts = _split_beyond_tables(
-            competition, spec, root, sample, targets, fraction=fraction, split=split, seed=seed
-        )
+        parts = _split_beyond_tables(request, targets)
         if parts is not None:
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        return build_pixel_holdout(competition, spec, root, pixels, sample, **options)
+        return build_pixel_holdout(request, pixels)
     coco = coco_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
     if coco is not None:  # COCO-style JSON labels (herbarium, iwildcam-2020, inaturalist)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        return build_coco_holdout(competition, spec, root, coco, sample, **options)
+        return build_coco_holdout(request, coco)
     lines = label_lines_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
     if lines is not None:  # label sets in text lines, a row per (example, class) (mlsp-2013-birds)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        return build_label_lines_holdout(competition, spec, root, lines, sample, **options)
+        return build_label_lines_holdout(request, lines)
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:
@@ -246,8 +242,7 @@ def build_holdout(
         return _build_streamed(competition, spec, root, big, sample, test_ids, targets, **options)
     train, layout, records = data.train, data.layout, data.records
     if layout is not None and layout["kind"] == "variants":  # versions of one image in folders (alaska2)
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = split_variant_folders(competition, spec, root, layout, train, sample, **options)
+        parts = split_variant_folders(request, layout, train)
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     test_columns = None if data.test is None else list(data.test.columns)
     renamed = renamed_target(train, spec, list(sample.columns), test_columns)
@@ -255,8 +250,7 @@ def build_holdout(
     if (
         layout is None and data.path.name == TRAIN and data.test is None
     ):  # only ids and labels: inputs elsewhere?
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        parts = _split_without_inputs(competition, spec, root, train, labels, sample, **options)
+        parts = _split_without_inputs(request, train, labels)
         if parts is not None:
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     wide = not all(c in train.columns or c in renamed.values() for c in labels.columns)
@@ -352,19 +346,13 @@ def build_holdout(
 
 
 def _split_without_inputs(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    train: pd.DataFrame,
-    labels: pd.DataFrame,
-    sample: pd.DataFrame,
-    **options: Any,
+    request: SplitRequest, train: pd.DataFrame, labels: pd.DataFrame
 ) -> SplitParts | None:
     """Where train.csv has no test table beside it: None where it holds inputs besides the ids and labels, or the
     ids name files (the usual split follows them); the split of records in JSON tables linked by tokens where the
     test's inputs are such records (3d-object-detection); else NoHoldout, as a held-out example would have no
     input."""
-    public, id_col = competition.public_dir, spec.id_column
+    public, id_col, sample = request.competition.public_dir, request.spec.id_column, request.sample
     if not set(train.columns) <= {id_col, *labels.columns}:
         return None
     test_ids = [str(i).strip() for i in sample[id_col]]
@@ -372,25 +360,18 @@ def _split_without_inputs(
         return None
     fields = token_tables_layout(public, test_ids)
     if fields is not None:
-        return split_token_tables(competition, spec, root, fields, sample, **options)
+        return split_token_tables(request, fields)
     raise NoHoldout(
         f"{TRAIN} holds only ids and labels, there is no test table and the ids name no files, so a held-out example "
         f"would have no input in the sandbox{records_naming(public, test_ids)}"
     )
 
 
-def _split_beyond_tables(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    sample: pd.DataFrame,
-    targets: list[str],
-    **options: Any,
-) -> SplitParts | None:
+def _split_beyond_tables(request: SplitRequest, targets: list[str]) -> SplitParts | None:
     """The split of the first layout found without a labelled table: examples at two levels (siim-covid's
     studies and images), BSON documents (cdiscount), questions with annotated answers a record a line
     (tensorflow2-question-answering), a mask file in a folder per example (contrails); None where none is."""
-    public = competition.public_dir
+    public, spec, sample = request.competition.public_dir, request.spec, request.sample
     names = [p.name for p in public.iterdir()]
     finders = (
         (lambda: level_fields(str(public), names, sample), split_levels),
@@ -401,7 +382,7 @@ def _split_beyond_tables(
     for find, split_layout in finders:
         layout = find()
         if layout is not None:
-            return split_layout(competition, spec, root, layout, sample, **options)  # type: ignore[arg-type]
+            return split_layout(request, layout)  # type: ignore[arg-type]
     return None
 
 

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.atomic import PRIVATE, write_text_atomic
+from swarm.competitions.competition import Competition, MetricSpec
 
 HARNESS_DIR = "harness"
 TRAIN, TEST = "train.csv", "test.csv"
@@ -86,6 +87,22 @@ def harness_root(run_root: Path) -> Path:
 def write_private(path: Path, text: str) -> None:
     """Write atomically, readable by the owner only (the harness's secrets)."""
     write_text_atomic(path, text, mode=PRIVATE)
+
+
+@dataclass(frozen=True)
+class SplitRequest:
+    """What a layout's own split module is given (`swarm.evaluation.holdout.build_holdout` makes it once): the
+    competition and its metric, the harness root to build in, the sample submission as text, and the split's
+    settings."""
+
+    competition: Competition
+    spec: MetricSpec
+    root: Path
+    sample: pd.DataFrame
+    fraction: float
+    split: str
+    seed: int
+    max_train_mb: float = 2048.0
 
 
 @dataclass

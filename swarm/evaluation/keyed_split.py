@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 from PIL import Image, UnidentifiedImageError
 
-from swarm.competitions.competition import Competition, MetricSpec
+from swarm.competitions.competition import MetricSpec
 from swarm.competitions.validation import group_columns
-from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
@@ -106,20 +106,12 @@ def block_order(groups: list[str], rng: np.random.Generator) -> np.ndarray:
     return ranked["position"].to_numpy()
 
 
-def split_keyed_rows(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole input folders with every row of their ids and write the view (see the module docstring);
     NoHoldout saying why where a held-out id is also a test id, a needed image size cannot be read, or nothing is
     left to train on."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     id_col, public = spec.id_column, competition.public_dir
     target, train_target = fields["target"], fields["train_target"]
     train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])

@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import Holdout, NoHoldout
+from swarm.evaluation.holdout_record import Holdout, NoHoldout, SplitRequest
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import write_labels
 from swarm.evaluation.split import whole_examples
@@ -23,18 +22,10 @@ from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, 
 from swarm.label_lines import UNKNOWN_LABELS, read_label_lines, split_lines, text_files
 
 
-def build_label_lines_holdout(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> Holdout:
+def build_label_lines_holdout(request: SplitRequest, fields: dict) -> Holdout:
     """build_holdout for label sets in text lines (see the module docstring): whole examples, at random."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     public = competition.public_dir
     labels_path = public / fields["labels_file"]
     labels = read_label_lines(str(labels_path)) or {}

@@ -11,13 +11,10 @@ and `labels.csv` holds their strings as `prepare.py` writes the answers (`swarm.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
@@ -25,19 +22,11 @@ from swarm.evaluation.view_tables import write_sample
 from swarm.level_rows import LEVEL_COLUMN, id_levels, level_strings
 
 
-def split_levels(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_levels(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole parents (studies) with their children (images) and write the view (see the module
     docstring); NoHoldout saying why where a held-out id is also a test id or nothing is left to train on."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     id_col, public = spec.id_column, competition.public_dir
     target = next(c for c in sample.columns if c != id_col)
     parent, child, link = fields["parent"], fields["child"], fields["link"]

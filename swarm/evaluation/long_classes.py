@@ -13,14 +13,11 @@ files keyed by held-out studies (`train_bounding_boxes.csv`'s rows, `segmentatio
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.long_layout import LongClasses
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification
 from swarm.evaluation.new_ids import rekey_groups
@@ -30,21 +27,13 @@ from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view
 from swarm.evaluation.view_tables import write_sample_in_order
 
 
-def split_long_classes(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: LongClasses,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-    max_train_mb: float,
-) -> SplitParts:
+def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts:
     """Hold out whole examples of the wide table and write the view (see the module docstring); NoHoldout
     saying why when the wide table cannot give every held-out row a label, or a held-out example's inputs
     cannot be found."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
     train = read_labelled_table(layout.train, max_train_mb)
     key, classes = layout.key, list(layout.classes)
     if train[key].str.strip().duplicated().any() or (train[key].str.strip() == "").any():

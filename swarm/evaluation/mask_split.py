@@ -12,13 +12,10 @@ it among the test examples with its size, and `labels.csv` holds its mask as `pr
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
@@ -41,19 +38,11 @@ def held_masks(fields: dict, held: pd.DataFrame, id_col: str, sample: pd.DataFra
     return pd.DataFrame(rows, columns=[c for c in sample.columns if c in rows[0]])
 
 
-def split_mask_folders(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_mask_folders(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole example folders and write the view (see the module docstring); NoHoldout saying why where
     no training folder has a mask or a held-out mask cannot be read."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     id_col, target, public = spec.id_column, fields["target"], competition.public_dir
     train = mask_examples(str(public), fields, id_col)
     if train.empty:

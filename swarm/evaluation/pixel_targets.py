@@ -15,8 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import Holdout
+from swarm.evaluation.holdout_record import Holdout, SplitRequest
 from swarm.evaluation.labels import write_labels
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import whole_examples
@@ -64,18 +63,10 @@ def pixel_answers(image: Path, stem: str) -> pd.DataFrame:
     return pd.DataFrame({"id": ids, "value": [repr(float(v)) for v in grey.ravel()]})
 
 
-def build_pixel_holdout(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: PixelTargets,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> Holdout:
+def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> Holdout:
     """build_holdout for a pixel-target layout (see the module docstring): whole images, at random."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     inputs, answers = _images(layout.train_dir), _images(layout.target_dir)
     labelled = sorted(set(inputs) & set(answers))
     what = f"{layout.train_dir.name}/'s images whose pixels are the rows"

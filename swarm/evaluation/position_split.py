@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import Holdout
+from swarm.competitions.competition import Competition
+from swarm.evaluation.holdout_record import Holdout, SplitRequest
 from swarm.evaluation.labels import write_labels
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.position_records import (
@@ -41,18 +41,10 @@ from swarm.records import records_frame, write_records
 FILTER_WORD = "filter"  # a 0/1 field of labelled records named so marks those a test set was drawn from
 
 
-def build_position_holdout(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: PositionRecords,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> Holdout:
+def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Holdout:
     """build_holdout for a per-position records layout (see the module docstring)."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     frame = records_frame(layout.records)
     chosen, why, positions = _held_records(competition, layout, frame, check_split(split), fraction, seed)
     held_frame = frame.iloc[positions]

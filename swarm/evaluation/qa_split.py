@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import interleaved, write_sample
 from swarm.qa_records import ANSWER_KINDS, answer_cells, first_record
@@ -32,20 +31,12 @@ def _count_lines(path: Path) -> int:
         return sum(1 for line in lines if line.strip())
 
 
-def split_qa_records(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_qa_records(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out training records as test records and write the view (see the module docstring); NoHoldout
     where a split other than a random one is asked for, there are too few records, or a held-out id is a test
     id."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     public = competition.public_dir
     train_path, test_path = public / fields["train"], public / fields["test"]
     if split not in ("auto", "random"):

@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from swarm.atomic import PUBLIC, write_text_atomic
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.competitions.competition import Competition
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.sentence_lines import remove_inner_word, sentence_lines_file
@@ -46,19 +46,11 @@ def sentence_lines_layout(competition: Competition, targets: list[str]) -> Sente
     return None if found is None else SentenceLines(public / found, sample, targets[0])
 
 
-def split_sentence_lines(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: SentenceLines,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_sentence_lines(request: SplitRequest, layout: SentenceLines) -> SplitParts:
     """Hold out training sentences as test rows and write the view (see the module docstring); NoHoldout where a
     split other than a random one is asked for, or the file has too few sentences to draw from."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     if split not in ("auto", "random"):
         raise NoHoldout(
             f"{layout.train.name} holds sentences a line, which the harness draws at random only; the split "

@@ -21,8 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.keyed_split import block_order
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
@@ -108,19 +107,11 @@ def _owned(tables: dict[str, list[dict]], held: set[str]) -> dict[str, list[bool
     return owned
 
 
-def split_token_tables(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    fields: dict,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole groups of examples with their records and files and write the view (see the module
     docstring); NoHoldout saying why where the training tables cannot be read or nothing is left to train on."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     id_col, public = spec.id_column, competition.public_dir
     train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])
     train = read_csv_as_text(public / TRAIN)

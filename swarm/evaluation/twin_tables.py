@@ -19,9 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.composite import group_order
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import check_size, read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
 from swarm.evaluation.side_files import hide_side_files
@@ -88,20 +87,12 @@ def group_of(example_id: str, groups: set[str] | frozenset[str]) -> str | None:
     return found
 
 
-def split_twin_tables(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: TwinTables,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-    max_train_mb: float,
-) -> SplitParts:
+def split_twin_tables(request: SplitRequest, layout: TwinTables) -> SplitParts:
     """Hold out whole groups and write the view (see the module docstring); NoHoldout saying why where a
     held-out group or id is also the test's."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
     for path in (p for twin in layout.twins for p in twin):
         check_size(path, max_train_mb)
     train = read_labelled_table(layout.labels, max_train_mb)

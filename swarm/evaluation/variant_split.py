@@ -11,13 +11,10 @@ altered.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import closed_classes, is_classification
 from swarm.evaluation.new_ids import new_ids
@@ -26,21 +23,12 @@ from swarm.evaluation.view_tables import write_sample
 from swarm.file_labels import FILE_COLUMN
 
 
-def split_variant_folders(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    layout: dict,
-    examples: pd.DataFrame,
-    sample: pd.DataFrame,
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> SplitParts:
+def split_variant_folders(request: SplitRequest, layout: dict, examples: pd.DataFrame) -> SplitParts:
     """Hold out whole file names and write the view (see the module docstring); `examples` are every version's
     file (`file_label_frame`). NoHoldout where the split is set to one that would part a file's versions, or too
     few files are there to split."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
     if split not in ("auto", "random") and not split.startswith("group:"):
         raise NoHoldout(
             f"evaluation.split {split!r} would part the versions of one image between train and test, and the "
