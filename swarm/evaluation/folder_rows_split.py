@@ -17,10 +17,9 @@ import numpy as np
 import pandas as pd
 
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
-from swarm.evaluation.keyed_split import block_order
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, move_folders
-from swarm.evaluation.view_tables import write_sample
+from swarm.evaluation.view_tables import block_order, write_sample
 from swarm.folder_rows import example_folders, labelled_rows
 
 UNIT = "folder"  # the column of the units held out whole: the top-level folders under the training folder

@@ -27,7 +27,7 @@ from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, mirror, move_folders
-from swarm.evaluation.view_tables import write_sample, write_test_csv
+from swarm.evaluation.view_tables import block_order, write_sample, write_test_csv
 from swarm.mask_folders import id_folders, image_paths
 
 FOLDER = "__folder__"  # the column of each row's input folder, relative to the training folder
@@ -94,16 +94,6 @@ def image_sizes(root: Path, examples: list[str]) -> dict[str, tuple[int, int]]:
             ) from None
         sizes[example] = (height, width)
     return sizes
-
-
-def block_order(groups: list[str], rng: np.random.Generator) -> np.ndarray:
-    """Row positions with each group's rows together (in their own order), the groups in a seeded order: the rows of
-    a scan stay together in the view's tables, as they are in the test's."""
-    frame = pd.DataFrame({"group": groups, "position": np.arange(len(groups))})
-    names = pd.unique(frame["group"])
-    rank = dict(zip(rng.permutation(names), range(len(names)), strict=True))
-    ranked = frame.assign(rank=frame["group"].map(rank)).sort_values(["rank", "position"], kind="stable")
-    return ranked["position"].to_numpy()
 
 
 def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:

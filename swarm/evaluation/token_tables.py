@@ -22,11 +22,10 @@ import numpy as np
 import pandas as pd
 
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest
-from swarm.evaluation.keyed_split import block_order
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror
-from swarm.evaluation.view_tables import write_sample
+from swarm.evaluation.view_tables import block_order, write_sample
 
 KEY = "token"  # the field that names each record
 UNIT = "unit"  # the column of the groups of samples held out whole

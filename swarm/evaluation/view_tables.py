@@ -111,3 +111,14 @@ def interleaved(items: Iterable[Item], inserted: Iterable[Item], slots: np.ndarr
         yield item
     for _ in range(placed, len(slots)):
         yield next(extra)
+
+
+def block_order(groups: list[str], rng: np.random.Generator) -> np.ndarray:
+    """Row positions with each group's rows together (in their own order), the groups in a seeded order: a scan's
+    rows (uw-madison), a trip's (smartphone), a scene's samples (3d-object) stay together in the view's tables, as
+    the test's are."""
+    frame = pd.DataFrame({"group": groups, "position": np.arange(len(groups))})
+    names = pd.unique(frame["group"])
+    rank = dict(zip(rng.permutation(names), range(len(names)), strict=True))
+    ranked = frame.assign(rank=frame["group"].map(rank)).sort_values(["rank", "position"], kind="stable")
+    return ranked["position"].to_numpy()

@@ -13,7 +13,7 @@ from PIL import Image
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.evaluation.keyed_split import block_order
+from swarm.evaluation.view_tables import block_order
 from swarm.mask_folders import id_folders, image_paths
 from tests.evaluation.census_builders import uw_madison_images
 
