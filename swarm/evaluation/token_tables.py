@@ -15,7 +15,6 @@ moved record names (by its base name) moves to the test twin of its folder.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -26,11 +25,21 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror
 from swarm.evaluation.view_tables import block_order, write_sample
+from swarm.records import read_records, write_records
 
 KEY = "token"  # the field that names each record
 UNIT = "unit"  # the column of the groups of samples held out whole
 MAX_TABLE_MB = 2048  # a JSON table larger than this is not read (and the layout not split)
 OWNER_PASSES = 3  # rounds of "a record naming a held-out record is held out too"
+
+
+def _records(path: Path) -> list[dict] | None:
+    """A JSON table's records (`swarm.records.read_records`), or None where it cannot be read as a list of them."""
+    try:
+        records = read_records(str(path))
+    except (OSError, ValueError):
+        return None
+    return records or None
 
 
 def _tables(folder: Path) -> dict[str, list[dict]]:
@@ -39,13 +48,17 @@ def _tables(folder: Path) -> dict[str, list[dict]]:
     for path in sorted(folder.glob("*.json")):
         if path.stat().st_size > MAX_TABLE_MB * 1e6:
             return {}
-        try:
-            records = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if isinstance(records, list) and records and all(isinstance(r, dict) for r in records):
+        records = _records(path)
+        if records is not None:
             tables[path.name] = records
     return tables
+
+
+def _twin(public: Path, folder: Path, side: str, other: str) -> str:
+    """The name of the top-level folder that is `folder`'s twin on the other side (`test_data` for `train_data`,
+    in the case the public dir spells it), or the lower-case name where there is none."""
+    name = folder.name.lower().replace(side, other)
+    return next((p.name for p in public.iterdir() if p.name.lower() == name), name)
 
 
 def token_tables_layout(public: Path, test_ids: list[str]) -> dict | None:
@@ -54,22 +67,13 @@ def token_tables_layout(public: Path, test_ids: list[str]) -> dict | None:
     most of the test ids, beside a "train" twin holding the same table; None otherwise."""
     wanted = set(test_ids)
     for test_dir in sorted(p for p in public.iterdir() if p.is_dir() and "test" in p.name.lower()):
-        train_dir = public / test_dir.name.lower().replace("test", "train")
-        train_dir = next((p for p in public.iterdir() if p.name.lower() == train_dir.name), None)
-        if train_dir is None or not train_dir.is_dir():
+        train_dir = public / _twin(public, test_dir, "test", "train")
+        if not train_dir.is_dir():
             continue
         for path in sorted(test_dir.glob("*.json")):
             if path.stat().st_size > MAX_TABLE_MB * 1e6 or not (train_dir / path.name).is_file():
                 continue
-            try:
-                records = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            tokens = (
-                {str(r.get(KEY)) for r in records if isinstance(r, dict)}
-                if isinstance(records, list)
-                else set()
-            )
+            tokens = {str(r.get(KEY)) for r in _records(path) or []}
             if wanted and len(tokens & wanted) >= FILE_MATCH_SHARE * len(wanted):
                 return {"train_dir": train_dir, "test_dir": test_dir, "table": path.name}
     return None
@@ -135,7 +139,7 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
     # The view's tables: the held-out records leave the training tables; the test tables get them and what they name.
     owned = _owned(tables, set(held[id_col].str.strip()) | held_set)
     test_tables = _tables(test_dir)
-    by_token = {str(r.get(KEY)): r for records_ in tables.values() for r in records_ if KEY in r}
+    all_tokens = {str(r[KEY]) for records_ in tables.values() for r in records_ if KEY in r}
     dest = fresh_view(root)
     skip = {public / TRAIN, competition.sample_submission, *extracted_archives(public)}
     moved_names: set[str] = set()
@@ -145,14 +149,14 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
         for r, own in zip(records_, owned[name], strict=True)
         if own
         for v in r.values()
-        if isinstance(v, str) and v in by_token
+        if isinstance(v, str) and v in all_tokens
     }
     for name, records_ in tables.items():
         mine = [r for r, own in zip(records_, owned[name], strict=True) if own]
         skip.add(train_dir / name)
-        _write_json(
-            dest / train_dir.name / name, [r for r, own in zip(records_, owned[name], strict=True) if not own]
-        )
+        kept_records = [r for r, own in zip(records_, owned[name], strict=True) if not own]
+        (dest / train_dir.name).mkdir(parents=True, exist_ok=True)
+        write_records(kept_records, str(dest / train_dir.name / name), like=str(train_dir / name))
         moved_names |= {Path(v).name for r in mine for v in r.values() if isinstance(v, str) and "/" in v}
         if name not in test_tables:
             continue  # the training side's own (annotations, instances): the held-out records are left out
@@ -161,10 +165,9 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
             r for r, own in zip(records_, owned[name], strict=True) if not own and str(r.get(KEY)) in named
         ]
         skip.add(test_dir / name)
-        _write_json(
-            dest / test_dir.name / name,
-            test_tables[name] + [r for r in added if str(r.get(KEY)) not in present],
-        )
+        joined = test_tables[name] + [r for r in added if str(r.get(KEY)) not in present]
+        (dest / test_dir.name).mkdir(parents=True, exist_ok=True)
+        write_records(joined, str(dest / test_dir.name / name), like=str(test_dir / name))
     _move_files(public, dest, moved_names, skip)
     mirror(public, dest, skip)
 
@@ -195,17 +198,11 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
     )
 
 
-def _write_json(path: Path, records: list[dict]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(records), encoding="utf-8")
-
-
 def _move_files(public: Path, dest: Path, names: set[str], skip: set[Path]) -> None:
     """Each training file whose base name a moved record names, linked into the test twin of its top-level folder
     (`train_lidar/x.bin` to `test_lidar/x.bin`) and left out of the training one."""
     for folder in sorted(p for p in public.iterdir() if p.is_dir() and "train" in p.name.lower()):
-        twin = folder.name.lower().replace("train", "test")
-        twin = next((p.name for p in public.iterdir() if p.name.lower() == twin), twin)
+        twin = _twin(public, folder, "train", "test")
         for path in sorted(p for p in folder.rglob("*") if p.is_file() and p.name in names):
             skip.add(path)
             link(path, dest / twin / path.relative_to(folder))
