@@ -1,15 +1,20 @@
-"""Masks as arrays in a folder per example, scored as run-length encodings:
+"""Masks as arrays or images in a folder per example, scored as run-length encodings:
 google-research-identify-contrails-reduce-global-warming has `train/<record_id>/` with the inputs
 (`band_08.npy` .. `band_16.npy`, each height x width x time) and the labels (`human_pixel_masks.npy`, height x
 width x 1; `human_individual_masks.npy`, one mask per annotator), `test/<record_id>/` with the inputs only, and a
 sample of `record_id`, `encoded_pixels` (run-length encoded, "-" for an empty mask), `height`, `width`.
+vesuvius-challenge-ink-detection has `train/<fragment>/` with the inputs (`mask.png`, `surface_volume/00.tif` ..
+`64.tif`, 16-bit) and the labels (`inklabels.png`; `inklabels_rle.csv`, the same run-length encoded; `ir.png`, the
+photo they were drawn on), `test/a/` with the inputs only, and a sample of `Id`, `Predicted`; its encodings number
+the pixels along each row, which the training folders' own encoding file shows.
 
 `mask_fields(data_dir, sample)` recognises the layout; `read_mask(path)` reads a mask file as a 2-D boolean
-array; `rle_string(mask)` writes it as MLE-bench's `rle_encode` does (pixels numbered down each column, then
-across: the transposed array flattened; 1-based starts), "-" where it is empty; `pixel_features(...)` gives an
-example's pixels a row each, a column per input channel; `drawn_pixels(...)` draws training pixels from several
-examples, every mask pixel and as many others; `mask_predictions(...)` is the offline coder's model: a pixel
-classifier over the inputs' channels, its threshold chosen for the global Dice on a fifth of the examples.
+array; `rle_string(mask, order)` writes it as MLE-bench's `rle_encode` does (pixels numbered down each column, then
+across: the transposed array flattened; 1-based starts; or along each row, then down), "-" where it is empty;
+`pixel_features(...)` gives an example's pixels a row each, a column per input channel; `drawn_pixels(...)` draws
+training pixels from several examples, every mask pixel and as many others; `mask_predictions(...)` is the offline
+coder's model: a pixel classifier over the inputs' channels, its threshold chosen for the global Dice on a fifth
+of the examples.
 
 The second part reads masks of images keyed by the id and a class (uw-madison-gi-tract-image-segmentation: a
 row per slice and organ in train.csv, each slice a PNG in its scan's folder, whose name begins the id):
@@ -26,7 +31,8 @@ import os
 import numpy as np
 import pandas as pd
 
-MASK_SUFFIX = ".npy"
+IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
+ARRAY_SUFFIXES = (".npy", *IMAGE_SUFFIXES)  # files read as arrays: an example's inputs and its mask
 MASK_WORDS = ("mask", "label", "truth", "target")  # words in the name of an example's label file
 MASK_MATCH_SHARE = 0.9  # share of the sample's ids that must name folders of the test folder
 MASK_PROBE_FOLDERS = 20  # example folders whose files are compared to find the inputs and the label file
@@ -34,6 +40,10 @@ SIZE_COLUMNS = ("height", "width")  # the sample's columns giving each mask's si
 EMPTY_MASK = "-"
 MASK_EXAMPLES = 400  # training examples whose pixels the offline coder's model draws at most
 MASK_FIT_PIXELS = 300_000  # training pixels it fits at most
+MASK_INPUT_FILES = 16  # input files read at most, evenly spaced among them (vesuvius has 65 layers)
+MASK_PREDICTED_PIXELS = (
+    1_000_000  # pixels of an example predicted at most (a grid of every n-th pixel beyond)
+)
 MASK_THRESHOLDS = np.linspace(0.05, 0.95, 19)  # probability cut-offs tried for the global Dice
 SLICE_PREDICTED_PIXELS = (
     16_384  # pixels of an image predicted at most (a grid of every n-th pixel beyond that)
@@ -95,38 +105,89 @@ def mask_fields(data_dir: str, sample: pd.DataFrame) -> dict | None:
 def _folder_files(
     data_dir: str, test_dir: str, test_examples: list, train_dir: str, train_examples: list
 ) -> dict | None:
-    """{"mask", "inputs"} of the example folders (see mask_fields), or None."""
+    """{"mask", "inputs", "order"} of the example folders (see mask_fields), or None."""
     probe = MASK_PROBE_FOLDERS
     test_files = [_example_files(os.path.join(data_dir, test_dir, e)) for e in test_examples[:probe]]
     train_files = [_example_files(os.path.join(data_dir, train_dir, e)) for e in train_examples[:probe]]
-    inputs = sorted(n for n in set.intersection(*test_files, *train_files) if n.endswith(MASK_SUFFIX))
+    inputs = sorted(
+        n for n in set.intersection(*test_files, *train_files) if n.lower().endswith(ARRAY_SUFFIXES)
+    )
+    training_only = set.intersection(*train_files) - set.union(*test_files)
     labels = [
         n
-        for n in set.intersection(*train_files) - set.union(*test_files)
-        if n.endswith(MASK_SUFFIX) and any(word in os.path.basename(n).lower() for word in MASK_WORDS)
+        for n in training_only
+        if n.lower().endswith(ARRAY_SUFFIXES)
+        and any(word in os.path.basename(n).lower() for word in MASK_WORDS)
     ]
     if not inputs or not labels:
         return None
     first = os.path.join(data_dir, train_dir, train_examples[0])
-    dims = {n: np.load(os.path.join(first, n), mmap_mode="r").ndim for n in labels}
+    dims = {n: _dimensions(os.path.join(first, n)) for n in labels}
     fewest = min(dims.values())
     masks = [n for n in labels if dims[n] == fewest]
-    return {"mask": masks[0], "inputs": inputs} if len(masks) == 1 else None
+    if len(masks) != 1:
+        return None
+    if len(inputs) > MASK_INPUT_FILES:
+        inputs = [inputs[int(i)] for i in np.linspace(0, len(inputs) - 1, MASK_INPUT_FILES).round()]
+    encoded = [n for n in training_only if n.lower().endswith(".csv")]
+    return {"mask": masks[0], "inputs": inputs, "order": _rle_order(first, masks[0], encoded)}
+
+
+def _dimensions(path: str) -> int:
+    """How many axes a mask file's array has (an image's: 2, or 3 with colour channels), read from its header."""
+    if path.lower().endswith(".npy"):
+        return np.load(path, mmap_mode="r").ndim
+    from PIL import Image
+
+    with Image.open(path) as image:
+        return 2 if len(image.getbands()) == 1 else 3
+
+
+def _rle_order(folder: str, mask: str, encoded: list) -> str:
+    """ "rows" where a run-length encoding file of the example folder (vesuvius' `inklabels_rle.csv`: its last
+    column's first cell) encodes its mask with pixels numbered along each row, else "columns" (MLE-bench's
+    rle_encode: down each column)."""
+    for name in sorted(encoded):
+        try:
+            cell = pd.read_csv(os.path.join(folder, name), dtype=str, nrows=1).iloc[0, -1]
+        except (OSError, ValueError, IndexError, pd.errors.ParserError, UnicodeDecodeError):
+            continue
+        if isinstance(cell, str) and looks_like_rle(pd.Series([cell])):
+            array = read_mask(os.path.join(folder, mask))
+            if rle_string(array, "rows").split()[:2] == cell.split()[:2] != rle_string(array).split()[:2]:
+                return "rows"
+    return "columns"
+
+
+def read_array(path: str) -> np.ndarray:
+    """A `.npy` array, or an image as an array (PIL's size limit lifted: a vesuvius fragment has 141 million
+    pixels)."""
+    if path.lower().endswith(".npy"):
+        return np.load(path)
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = None
+    with Image.open(path) as image:
+        return np.asarray(image)
 
 
 def read_mask(path: str) -> np.ndarray:
-    """A mask file as a 2-D boolean array (axes of length 1 dropped: contrails' height x width x 1)."""
-    array = np.load(path)
+    """A mask file as a 2-D boolean array (axes of length 1 dropped: contrails' height x width x 1; an image's
+    colour channels taken together: any)."""
+    array = read_array(path)
+    if not path.lower().endswith(".npy") and array.ndim == 3:
+        array = array.max(axis=2)
     squeezed = array.reshape([n for n in array.shape if n != 1] or [1, 1])
     if squeezed.ndim != 2:
         raise ValueError(f"{path}: a mask must be 2-D once axes of length 1 are dropped, not {array.shape}")
     return squeezed > 0
 
 
-def rle_string(mask: np.ndarray) -> str:
+def rle_string(mask: np.ndarray, order: str = "columns") -> str:
     """ "start length ..." of a 2-D mask, pixels numbered from 1 down each column, then across (MLE-bench's
-    rle_encode); "-" where the mask is empty."""
-    flat = np.concatenate([[0], np.asarray(mask, dtype=bool).T.ravel().astype(np.int8), [0]])
+    rle_encode), or with `order` "rows" along each row, then down (vesuvius); "-" where the mask is empty."""
+    pixels = np.asarray(mask, dtype=bool)
+    flat = np.concatenate([[0], (pixels if order == "rows" else pixels.T).ravel().astype(np.int8), [0]])
     edges = np.flatnonzero(np.diff(flat))
     if not len(edges):
         return EMPTY_MASK
@@ -134,15 +195,42 @@ def rle_string(mask: np.ndarray) -> str:
     return " ".join(f"{s + 1} {e - s}" for s, e in zip(starts, ends, strict=True))
 
 
-def pixel_features(folder: str, inputs: list) -> np.ndarray:
-    """An example's pixels a row each (row-major), a column per channel of its inputs: each input array is
-    height x width (one channel) or height x width x ... (the rest of its axes flattened into channels)."""
+def pixel_features(folder: str, inputs: list, rows: np.ndarray | None = None) -> np.ndarray:
+    """An example's pixels a row each (row-major; only the flat pixel numbers `rows` where given), a column per
+    channel of its inputs: each input array is height x width (one channel) or height x width x ... (the rest of
+    its axes flattened into channels). One input is read at a time, so a large example's pixels can be drawn."""
     channels = []
     for name in inputs:
-        array = np.load(os.path.join(folder, name))
+        array = read_array(os.path.join(folder, name))
         height, width = array.shape[:2]
-        channels.append(np.asarray(array, dtype=np.float32).reshape(height * width, -1))
+        flat = array.reshape(height * width, -1)
+        channels.append(np.asarray(flat if rows is None else flat[rows], dtype=np.float32))
     return np.concatenate(channels, axis=1)
+
+
+def example_shape(folder: str, inputs: list) -> tuple:
+    """(height, width) of an example: its first input's."""
+    path = os.path.join(folder, inputs[0])
+    if path.lower().endswith(".npy"):
+        return tuple(np.load(path, mmap_mode="r").shape[:2])
+    from PIL import Image
+
+    Image.MAX_IMAGE_PIXELS = None
+    with Image.open(path) as image:
+        return image.size[1], image.size[0]
+
+
+def grid_pixels(height: int, width: int, most: int) -> tuple:
+    """(step, flat pixel numbers of every step-th row and column): the step the smallest that keeps them at or
+    below `most` (1: every pixel)."""
+    step = max(1, int(np.ceil(np.sqrt(height * width / most))))
+    rows, cols = np.mgrid[0:height:step, 0:width:step]
+    return step, (rows * width + cols).ravel()
+
+
+def spread_grid(coarse: np.ndarray, step: int, height: int, width: int) -> np.ndarray:
+    """A grid's values (its rows and columns) spread over the step x step blocks they stand for, flattened."""
+    return np.repeat(np.repeat(coarse, step, axis=0), step, axis=1)[:height, :width].ravel()
 
 
 def mask_examples(data_dir: str, fields: dict, id_col: str) -> pd.DataFrame:
@@ -154,20 +242,24 @@ def mask_examples(data_dir: str, fields: dict, id_col: str) -> pd.DataFrame:
     )
 
 
-def drawn_pixels(data_dir: str, fields: dict, ids: list, max_rows: int, seed: int) -> tuple:
+def drawn_pixels(
+    data_dir: str, fields: dict, ids: list, max_rows: int, seed: int, above: float = 1.0
+) -> tuple:
     """(features, 0/1 labels) of training pixels drawn from the examples `ids` in turn until about `max_rows`:
-    from each, its mask pixels and as many others (at random, seeded), so that rare masks are learnt."""
+    from each, its mask pixels and as many others (at random, seeded), so that rare masks are learnt; only from
+    the rows above the share `above` of each example's height where that is below 1."""
     rng = np.random.default_rng(seed)
     per_example = max(2, max_rows // max(1, len(ids)))
     parts, labels, total = [], [], 0
     for example in ids:
         folder = os.path.join(data_dir, fields["train_dir"], example)
-        mask = read_mask(os.path.join(folder, fields["mask"])).ravel()
+        mask2d = read_mask(os.path.join(folder, fields["mask"]))
+        mask = mask2d[: int(np.ceil(mask2d.shape[0] * above))].ravel()  # row-major: the top rows come first
         inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
         inside = rng.permutation(inside)[: per_example // 2]
         outside = rng.permutation(outside)[: max(len(inside), per_example // 2)]
         rows = np.concatenate([inside, outside])
-        parts.append(pixel_features(folder, fields["inputs"])[rows])
+        parts.append(pixel_features(folder, fields["inputs"], rows))
         labels.append(mask[rows].astype(int))
         total += len(rows)
         if total >= max_rows:
@@ -201,21 +293,25 @@ def mask_predictions(
 ) -> tuple:
     """(each test example's mask as a run-length string, the validation's global Dice): a binary classifier of
     pixels (`new_model()`) over the inputs' channels, fitted on pixels drawn from up to MASK_EXAMPLES training
-    examples; the cut-off on its probability that gives the best global Dice on a fifth of them (whole masks),
-    then refitted on all of them."""
+    examples; the cut-off on its probability that gives the best global Dice on a fifth of them (whole masks; with
+    fewer than five, as vesuvius' two fragments, the bottom fifth of each one's rows), then refitted on all of them.
+    An example of more than MASK_PREDICTED_PIXELS is predicted on a grid."""
     chosen = [str(i) for i in np.random.default_rng(seed).permutation(np.asarray(train_ids, dtype=str))]
     chosen = chosen[:MASK_EXAMPLES]
     valid = chosen[: len(chosen) // 5]
     threshold, dice = 0.5, float("nan")
-    if valid:
-        model = _fitted(
-            new_model, *drawn_pixels(data_dir, fields, chosen[len(valid) :], MASK_FIT_PIXELS, seed)
-        )
+    if chosen:
+        fit, above = (chosen[len(valid) :], 1.0) if valid else (chosen, 0.8)
+        model = _fitted(new_model, *drawn_pixels(data_dir, fields, fit, MASK_FIT_PIXELS, seed, above))
         probas, truths = [], []
-        for example in valid:
+        for example in valid or chosen:
             folder = os.path.join(data_dir, fields["train_dir"], example)
-            probas.append(_mask_proba(model, pixel_features(folder, fields["inputs"])))
-            truths.append(read_mask(os.path.join(folder, fields["mask"])).ravel())
+            height, width = example_shape(folder, fields["inputs"])
+            _, rows = grid_pixels(height, width, MASK_PREDICTED_PIXELS)
+            if not valid:  # the rows below those the model was fitted on
+                rows = rows[rows >= int(np.ceil(height * above)) * width]
+            probas.append(_mask_proba(model, pixel_features(folder, fields["inputs"], rows)))
+            truths.append(read_mask(os.path.join(folder, fields["mask"])).ravel()[rows])
         proba, truth = np.concatenate(probas), np.concatenate(truths)
         dices = [global_dice(proba >= cut, truth) for cut in MASK_THRESHOLDS]
         threshold, dice = float(MASK_THRESHOLDS[int(np.argmax(dices))]), float(max(dices))
@@ -223,9 +319,12 @@ def mask_predictions(
     strings = []
     for example in test_ids:
         folder = os.path.join(data_dir, fields["test_dir"], str(example).strip())
-        height, width = np.load(os.path.join(folder, fields["inputs"][0]), mmap_mode="r").shape[:2]
-        proba = _mask_proba(model, pixel_features(folder, fields["inputs"]))
-        strings.append(rle_string((proba >= threshold).reshape(height, width)))
+        height, width = example_shape(folder, fields["inputs"])
+        step, rows = grid_pixels(height, width, MASK_PREDICTED_PIXELS)
+        proba = _mask_proba(model, pixel_features(folder, fields["inputs"], rows))
+        coarse = proba.reshape(len(range(0, height, step)), len(range(0, width, step)))
+        mask = spread_grid(coarse >= threshold, step, height, width).reshape(height, width)
+        strings.append(rle_string(mask, fields.get("order", "columns")))
     return strings, dice
 
 
@@ -354,10 +453,10 @@ def _slice_probabilities(model, image: np.ndarray) -> np.ndarray:
     has more than SLICE_PREDICTED_PIXELS, each prediction standing for its n x n block (a 266 x 266 slice: every
     third pixel), so that thousands of test slices are predicted in minutes."""
     height, width = image.shape
-    step = max(1, int(np.ceil(np.sqrt(height * width / SLICE_PREDICTED_PIXELS))))
+    step, _ = grid_pixels(height, width, SLICE_PREDICTED_PIXELS)
     features = slice_pixel_features(image).reshape(height, width, -1)[::step, ::step]
     coarse = _mask_proba(model, features.reshape(-1, features.shape[-1])).reshape(features.shape[:2])
-    return np.repeat(np.repeat(coarse, step, axis=0), step, axis=1)[:height, :width].ravel()
+    return spread_grid(coarse, step, height, width)
 
 
 def _slice_pixels(rows: pd.DataFrame, paths: dict, fields: dict, max_rows: int, seed: int) -> tuple:

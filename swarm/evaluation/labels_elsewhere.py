@@ -1,8 +1,9 @@
 """Where the labels seem to be when no table holds them, for the one sentence that says why a competition is not
 split (issue 29, point 5): BSON documents (cdiscount's `train.bson`), or a file in each training example's folder
-(vesuvius' `train/<n>/inklabels.png`, smartphone-decimeter's `train/<drive>/<phone>/ground_truth.csv`; a `.npy`
-mask beside a run-length encoded sample is split, `swarm.evaluation.mask_split`), or a training table keyed by
-the id without the targets, from whose rows they would be derived (h-and-m's `transactions_train.csv`).
+that no rule reads (a mask array or image beside a run-length encoded sample is split, `swarm.evaluation.mask_split`:
+vesuvius' `train/<n>/inklabels.png`; a labels table per folder, `swarm.evaluation.folder_rows_split`:
+smartphone-decimeter's `ground_truth.csv`), or a training table keyed by the id without the targets, from whose
+rows they would be derived (h-and-m's `transactions_train.csv`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from swarm.evaluation.table_io import table_header
 
 LABEL_FILE_WORDS = ("mask", "label", "truth", "target", "annotation")
 MAX_SCANNED = 200_000  # entries of the training folders looked at, at most
-FEW_EXAMPLES = 5  # fewer labelled example folders than this cannot lose whole ones to a split (vesuvius' 2)
 SHARED_ID_ROWS = 200_000  # a keyed training table's first rows, read for ids the sample lists too
 
 
@@ -38,15 +38,10 @@ def labels_elsewhere(public: Path, id_column: str, targets: list[str], sample: P
         if names:
             count = max(names.values())
             found = sorted(n for n, c in names.items() if c == count)[:3]
-            few = (
-                f"; and with {count} labelled examples, holding whole ones out would leave too few to train on"
-                if count < FEW_EXAMPLES
-                else ""
-            )
             return (
                 f"; the labels seem to be the {', '.join(found)} file(s) in each of {count} example folders of "
                 f"{folder.name}/ (e.g. {example[found[0]]}), which no rule of the harness turns into the "
-                f"submission's {', '.join(targets[:4])}{few}"
+                f"submission's {', '.join(targets[:4])}"
             )
     keyed = [
         p.name

@@ -1,13 +1,15 @@
-"""The harness split of masks as arrays in a folder per example (`swarm.mask_folders`):
-google-research-identify-contrails-reduce-global-warming.
+"""The harness split of masks as arrays or images in a folder per example (`swarm.mask_folders`):
+google-research-identify-contrails-reduce-global-warming, vesuvius-challenge-ink-detection.
 
-There is no labelled table: each training example is a folder (`train/<record_id>/`) holding its inputs and its
-mask file (`human_pixel_masks.npy`), and the sample a row per test folder with the mask run-length encoded and the
-image's size. The split holds out whole example folders, as MLE-bench's `prepare.py` draws its test: a held-out
-example's inputs are linked into a folder of the test folder under its view id, its mask files (every file the
-test folders lack) stay out, records naming it in side files (`train_metadata.json`) are hidden, the sample lists
-it among the test examples with its size, and `labels.csv` holds its mask as `prepare.py` writes the answers
-(`swarm.mask_folders.rle_string`: pixels numbered down each column, "-" for an empty mask).
+There is no labelled table: each training example is a folder (`train/<record_id>/`, `train/<fragment>/`) holding
+its inputs and its mask file (`human_pixel_masks.npy`, `inklabels.png`), and the sample a row per test folder with
+the mask run-length encoded (and contrails' image size). The split holds out whole example folders, as MLE-bench's
+`prepare.py` draws its test (vesuvius: one of its two fragments, the other left to train on): a held-out example's
+inputs are linked into a folder of the test folder under its view id, its label files (every file the test folders
+lack: vesuvius' `ir.png` and `inklabels_rle.csv` too) stay out, records naming it in side files
+(`train_metadata.json`) are hidden, the sample lists it among the test examples with its size, and `labels.csv`
+holds its mask as `prepare.py` writes the answers (`swarm.mask_folders.rle_string`: pixels numbered down each
+column, or along each row where the competition's own encoding files do so; "-" for an empty mask).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ def held_masks(fields: dict, held: pd.DataFrame, id_col: str, sample: pd.DataFra
             raise NoHoldout(f"the mask of held-out example {example} cannot be read: {exc}") from None
         size = dict(zip(SIZE_COLUMNS, mask.shape, strict=True))
         sizes = {c: str(size[str(c).lower()]) for c in sample.columns if str(c).lower() in SIZE_COLUMNS}
-        rows.append({id_col: example, fields["target"]: rle_string(mask), **sizes})
+        rows.append({id_col: example, fields["target"]: rle_string(mask, fields["order"]), **sizes})
     return pd.DataFrame(rows, columns=[c for c in sample.columns if c in rows[0]])
 
 

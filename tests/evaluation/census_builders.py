@@ -1677,12 +1677,56 @@ def rle(mask: np.ndarray) -> str:
 def vesuvius(root: Path) -> Path:
     """vesuvius-challenge-ink-detection: `train/1/`, `train/2/` (`inklabels.png`, `inklabels_rle.csv`, `ir.png`,
     `mask.png`, `surface_volume/00.tif` ..), `test/a/` (`mask.png`, `surface_volume/`), `sample_submission.csv`
-    `Id` = `a`, `Predicted` = "1 1 5 1". The metric: `rle_fbeta` (F0.5)."""
-    public, _ = dirs(root, "rle_fbeta", "# Vesuvius\n\nScored by F0.5 on ink pixels.\n", {"beta": 0.5})
-    for fragment in ("1", "2"):
-        names = ["inklabels.png", "inklabels_rle.csv", "ir.png", "mask.png", "surface_volume/00.tif"]
-        write_files(public / "train" / fragment, names)
-    write_files(public / "test" / "a", ["mask.png", "surface_volume/00.tif"])
+    `Id` = `a`, `Predicted` = "1 1 5 1": `vesuvius_fragments` at its smallest. The metric: `rle_fbeta` (F0.5)."""
+    return vesuvius_fragments(root, layers=6, scale=0.5)
+
+
+def vesuvius_fragments(root: Path, layers: int = 20, scale: float = 1.0) -> Path:
+    """vesuvius-challenge-ink-detection's layout with data: two training fragments (`train/1/`, `train/2/`) and a
+    test one (`test/a/`) of about 48 x 64 to 64 x 80 pixels (times `scale`), each with `mask.png` (the fragment's
+    pixels: an ellipse), `surface_volume/00.tif` .. (`layers` 16-bit slices; ink strokes brighter in the middle
+    third of them); the training ones also `inklabels.png` (0/255), `inklabels_rle.csv` (`Id`, `Predicted`: pixels
+    numbered along each row) and `ir.png` (the photo the labels were drawn on: ink dark). `sample_submission.csv`
+    `Id` = `a`, `Predicted` = "1 1 5 1"; `private/answers.csv` the test fragment's ink. The metric: `rle_fbeta`."""
+    public, private = dirs(root, "rle_fbeta", "# Vesuvius\n\nScored by F0.5 on ink pixels.\n", {"beta": 0.5})
+    rng = np.random.default_rng(1677)
+    for side, fragment, (height, width) in (
+        ("train", "1", (48, 64)),
+        ("train", "2", (64, 80)),
+        ("test", "a", (40, 56)),
+    ):
+        height, width = max(8, int(height * scale)), max(8, int(width * scale))
+        rows, cols = np.mgrid[0:height, 0:width]
+        inside = ((rows - height / 2) / (height / 2)) ** 2 + ((cols - width / 2) / (width / 2)) ** 2 < 1
+        ink = np.zeros((height, width), dtype=bool)
+        for _ in range(max(2, height * width // 300)):  # strokes: short bars two or three pixels wide
+            top, left = rng.integers(0, height - 3), rng.integers(0, width - 8)
+            if rng.random() < 0.5:
+                ink[top : top + rng.integers(2, 4), left : left + rng.integers(4, 9)] = True
+            else:
+                ink[max(0, top - 4) : top + 3, left : left + rng.integers(2, 4)] = True
+        ink &= inside
+        out = public / side / fragment
+        (out / "surface_volume").mkdir(parents=True)
+        Image.fromarray((inside * 255).astype(np.uint8)).save(out / "mask.png")
+        for layer in range(layers):
+            values = 20_000 + 1_500 * rng.standard_normal((height, width))
+            if layers // 3 <= layer < 2 * layers // 3:
+                values += 4_000 * ink
+            values = np.where(inside, values, 0).clip(0, 65_535).astype(np.uint16)
+            Image.fromarray(values).save(out / "surface_volume" / f"{layer:02d}.tif")
+        encoded = rle(ink.T)  # along each row: the transposed mask down each column
+        if side == "train":
+            Image.fromarray((ink * 255).astype(np.uint8)).save(out / "inklabels.png")
+            pd.DataFrame({"Id": [fragment], "Predicted": [encoded]}).to_csv(
+                out / "inklabels_rle.csv", index=False
+            )
+            photo = 200 - 120 * ink + 10 * rng.standard_normal((height, width))
+            Image.fromarray(photo.clip(0, 255).astype(np.uint8)).save(out / "ir.png")
+        else:
+            pd.DataFrame({"Id": [fragment], "Predicted": [encoded]}).to_csv(
+                private / "answers.csv", index=False
+            )
     pd.DataFrame({"Id": ["a"], "Predicted": ["1 1 5 1"]}).to_csv(
         public / "sample_submission.csv", index=False
     )

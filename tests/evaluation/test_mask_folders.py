@@ -46,6 +46,7 @@ def test_the_layout_names_the_pixel_masks_the_bands_and_the_encoded_column(tmp_p
         "mask": "human_pixel_masks.npy",  # not the annotators' masks, which have one axis more
         "inputs": [f"band_{b:02d}.npy" for b in range(8, 17)],
         "target": "encoded_pixels",
+        "order": "columns",  # no encoding file in the folders: MLE-bench's rle_encode, down each column
     }
     assert mask_fields(str(public), sample.assign(encoded_pixels="cloud")) is None  # not run-length encoded
 

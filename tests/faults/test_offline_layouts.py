@@ -423,6 +423,15 @@ def mask_folders_competition(root: Path) -> Path:
     return contrails(root, n_train=50, n_test=12, size=20)
 
 
+def ink_fragments_competition(root: Path) -> Path:
+    """vesuvius-challenge-ink-detection's layout (tests/evaluation/census_builders.py's vesuvius_fragments): two
+    training fragments, each a folder of 16-bit slices (more than the offline coder reads) beside its ink labels
+    as an image and as run-length encodings numbered along each row, and one test fragment."""
+    from tests.evaluation.census_builders import vesuvius_fragments
+
+    return vesuvius_fragments(root, layers=20)
+
+
 def levels_competition(root: Path) -> Path:
     """siim-covid19-detection's layout (tests/evaluation/census_builders.py's siim_covid): a study table of 0/1
     classes and an image table of box strings naming their study, a folder per study of DICOM files, and the
@@ -525,6 +534,10 @@ LAYOUTS = {
     "folder-rows": (folder_rows_competition, "ground_truth.csv of 22 example folders of train/ ("),
     "token-tables": (token_tables_competition, "train.csv (42 samples in 7 groups, their inputs records of"),
     "keyed-slices": (keyed_slices_competition, "train.csv (192 rows of 16 folders, keyed by id and class"),
+    "ink-fragments": (
+        ink_fragments_competition,
+        "train/ (2 example folders, the mask of each in inklabels.png) (20%, split random: whole example folders",
+    ),
     "mask-folders": (
         mask_folders_competition,
         "train/ (50 example folders, the mask of each in human_pixel_masks.npy)",
@@ -564,6 +577,9 @@ GOOD_ENOUGH = {
     "bson-documents": lambda score: score > 0.6,
     # global Dice: the sample's "1 3 10 5" or "-" scores 0.0 here; band 15's cold line at frame 4 gives it away (0.67)
     "mask-folders": lambda score: score > 0.5,
+    # F0.5 of ink pixels: the sample's "1 1 5 1" scores 0.0; ink is brighter in the middle slices, which a
+    # classifier of pixels over them finds
+    "ink-fragments": lambda score: score > 0.5,
     # 0.4 Dice + 0.6 (1 - 3-D Hausdorff): the sample's "1 1 5 2" everywhere scores 0.29 here, empty masks 0.0; each
     # organ is a disc brighter than the background by its own amount, which a classifier of pixels finds (1.0)
     "keyed-slices": lambda score: score > 0.6,
