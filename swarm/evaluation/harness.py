@@ -6,7 +6,8 @@ against the labels the harness keeps; the rest is the node's test submission, wr
 owns (so a later write to the node's dir cannot change what was scored and checked). For a grouped metric
 (`log_mae` with `group_column`, champs's coupling `type`), the labels keep that column too, and `score_frame`
 passes each held-out row's group in the rows' order. Held-out rows without a label (positions past a
-sequence's scored part) must be predicted, and are left out of the score.
+sequence's scored part) must be predicted, and are left out of the score. Where the held-out ids are test ids at
+an earlier time (`Holdout.shifted`: a log's last span held out), every row is a test row and those ids are scored.
 """
 
 from __future__ import annotations
@@ -120,7 +121,10 @@ class Harness:
             )
         ids = frame[id_col].astype(str).str.strip()
         held = ids.isin(self.ids)
-        write_text_atomic(test_out, self._in_test_order(frame[~held], ids[~held]).to_csv(index=False))
+        test = (
+            ~held if not self.holdout.shifted else pd.Series(True, index=frame.index)
+        )  # test ids scored too
+        write_text_atomic(test_out, self._in_test_order(frame[test], ids[test]).to_csv(index=False))
         missing = sorted(self.ids - set(ids[held]))
         if missing:
             return HarnessResult(

@@ -92,6 +92,7 @@ from swarm.evaluation.labels import (
     write_labels,
 )
 from swarm.evaluation.large_table import held_share, side_tables, stream_split
+from swarm.evaluation.later_events_split import split_later_events
 from swarm.evaluation.level_split import split_levels
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.long_classes import split_long_classes
@@ -131,6 +132,7 @@ from swarm.evaluation.view_files import (
 from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
 from swarm.folder_rows import folder_rows_fields
 from swarm.label_lines import label_lines_fields
+from swarm.later_events import later_events_fields
 from swarm.level_rows import level_fields
 from swarm.mask_folders import mask_fields
 from swarm.qa_records import qa_fields
@@ -370,7 +372,8 @@ def _split_without_inputs(
 def _split_beyond_tables(request: SplitRequest, targets: list[str]) -> SplitParts | None:
     """The split of the first layout found without a labelled table: examples at two levels (siim-covid's
     studies and images), BSON documents (cdiscount), questions with annotated answers a record a line
-    (tensorflow2-question-answering), a mask file in a folder per example (contrails); None where none is."""
+    (tensorflow2-question-answering), a mask file in a folder per example (contrails), a log whose later events
+    are the targets (h-and-m); None where none is."""
     public, spec, sample = request.competition.public_dir, request.spec, request.sample
     names = [p.name for p in public.iterdir()]
     finders = (
@@ -378,6 +381,7 @@ def _split_beyond_tables(request: SplitRequest, targets: list[str]) -> SplitPart
         (lambda: bson_layout(public, spec.id_column, targets), split_bson),
         (lambda: qa_fields(str(public), names, sample), split_qa_records),
         (lambda: mask_fields(str(public), sample), split_mask_folders),
+        (lambda: later_events_fields(str(public), sample), split_later_events),
     )
     for find, split_layout in finders:
         layout = find()
@@ -549,6 +553,7 @@ def _save_split(
     hidden: list[str],
     file_dirs: list[str] | None = None,
     key_columns: list[str] | None = None,
+    shifted: bool = False,
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
     and the split's record, and seal the harness dir."""
@@ -575,6 +580,7 @@ def _save_split(
         table=table,
         hidden_side_files=hidden,
         key_columns=key_columns or [],
+        shifted=shifted,
     )
     seal(holdout)
     return holdout

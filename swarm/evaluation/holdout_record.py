@@ -49,6 +49,9 @@ class Holdout:
     hidden_side_files: list[str] = field(default_factory=list)
     # The test table's columns whose values, joined with `_`, are the submission's ids (`composite_key`), if any.
     key_columns: list[str] = field(default_factory=list)
+    # Whether the held-out ids are test ids at an earlier time (a log's last span held out: h-and-m): the view's
+    # test is the competition's own, and every row of a submission is a test row, the held-out ids' scored too.
+    shifted: bool = False
 
     @property
     def public_dir(self) -> Path:
@@ -60,6 +63,11 @@ class Holdout:
 
     def describe(self) -> str:
         """One line for the start of a run and the report."""
+        if self.shifted:  # the span after the cut, not a share of rows
+            return (
+                f"the harness holds out the end of {self.table} (split {self.split}: {self.split_reason}); the "
+                f"{len(self.ids)} {self.id_column}s it names are scored with the competition's metric"
+            )
         joined = "_".join(f"<{c}>" for c in self.key_columns)
         ids = f" (ids {joined})" if joined else ""
         return (
@@ -123,3 +131,4 @@ class SplitParts:
     rekeyed: bool = False  # whether the held-out rows got new ids
     key_columns: list[str] = field(default_factory=list)  # the test columns the ids join, if any
     positions: np.ndarray | None = None  # the rows of `labels` to save (None: all)
+    shifted: bool = False  # whether the held-out ids are test ids at an earlier time (`Holdout.shifted`)

@@ -87,6 +87,7 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
             or (files.get("qa") or {}).get("train")
             or (files.get("bson") or {}).get("train")
             or (files.get("folder_rows") or {}).get("train_dir")
+            or (files.get("events") or {}).get("log")
             or files["train_files"]["train"]
         )
         mtime = (input_dir / labelled).stat().st_mtime

@@ -5,14 +5,16 @@ time, and embeds this module's source into a solution when it has no data to loo
 infer its task at run time with the same rules.
 
 The task dict: {"id_col": str, "metric": str, "lower_is_better": bool, "targets": [target, ...]}, where a target
-is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes" | "insert_word" | "mask",
+is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "boxes" | "insert_word" | "mask" |
+"recommend",
 "output": "label" | "proba" | "value" | "proba_wide" | "boxes" | "text" | "rle", "positive": value or None, "columns": {submission
 column: class value} or None, "skewed": bool, "column": the submission's column where it names the target
 otherwise, and for a lookup (free text) "source": the column whose values name the answer and "identity": an
 unseen value answers itself}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded
 too). A "boxes" target is a string of boxes per example (swarm/box_rows.py); an "insert_word" target a sentence
 with a word taken out, to put back (swarm/sentence_lines.py); a "mask" target a run-length encoded mask per
-example folder, or per (image, class) row (swarm/mask_folders.py).
+example folder, or per (image, class) row (swarm/mask_folders.py); a "recommend" target each id's next items of a
+log of events (swarm/later_events.py).
 """
 
 import os
@@ -31,6 +33,7 @@ try:
     from swarm.folder_rows import example_folders, folder_rows_fields, labelled_rows, with_inputs
     from swarm.label_lines import label_line_rows, label_lines_fields
     from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
+    from swarm.later_events import horizon_days, later_events_fields
     from swarm.level_rows import LEVEL_COLUMN, id_levels, level_fields, level_rows
     from swarm.long_class_rows import long_class_fields, long_class_rows
     from swarm.mask_folders import mask_examples, mask_fields, slice_fields
@@ -43,7 +46,8 @@ try:
 except ImportError:
     # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
-    # described_sample, visit_rows, mask_folders, folder_rows, level_rows, qa_records and bson_records precede it
+    # described_sample, visit_rows, mask_folders, folder_rows, level_rows, qa_records, bson_records and
+    # later_events precede it
     column_kinds = globals()["column_kinds"]
     all_numbers, renamed_source = globals()["all_numbers"], globals()["renamed_source"]
     main_labels_table = globals()["main_labels_table"]
@@ -71,6 +75,7 @@ except ImportError:
     slice_fields = globals()["slice_fields"]
     example_folders, folder_rows_fields = globals()["example_folders"], globals()["folder_rows_fields"]
     labelled_rows, with_inputs = globals()["labelled_rows"], globals()["with_inputs"]
+    horizon_days, later_events_fields = globals()["horizon_days"], globals()["later_events_fields"]
     LEVEL_COLUMN, id_levels = globals()["LEVEL_COLUMN"], globals()["id_levels"]
     level_fields, level_rows = globals()["level_fields"], globals()["level_rows"]
     QA_MAX_RECORDS, qa_fields, qa_rows = (
@@ -662,13 +667,16 @@ def _discover(input_dir: str) -> tuple:
     in_folders = folder_rows_fields(input_dir, text) if readable and not (found or probed) else None
     if in_folders:  # a labels table in each example folder, its rows keyed by a time (smartphone-decimeter)
         probed = ("folder_rows", in_folders)
+    events = later_events_fields(input_dir, text) if readable and not (found or probed) else None
+    if events:  # a log whose later events are the targets (h-and-m): the span they cover from the description
+        probed = ("events", {**events, "days": horizon_days(_read_description(input_dir))[0]})
     missing = []
     if not (found or probed):
         missing.append(
             "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
             "names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences "
-            "a line where a word was taken out of each test sentence, a mask file in each example folder, or a labels "
-            "table in each example folder)"
+            "a line where a word was taken out of each test sentence, a mask file in each example folder, a labels "
+            "table in each example folder, or a log of events whose later ones the sample asks for)"
         )
     if not sample:
         missing.append("sample_submission.csv")
@@ -944,6 +952,8 @@ def read_examples(input_dir: str, files: dict, sample: pd.DataFrame, max_rows: i
         )
         test = sample[[fields["id"], *fields["keys"]]]
         return train.head(max_rows), with_inputs(test, example_folders(input_dir, fields, "test_dir"), fields)
+    if files.get("events"):  # the targets are later events of a log: the sample's rows stand for the examples
+        return sample.copy(), sample[[sample.columns[0]]].copy()
     if files.get("masks"):  # the training example folders with their mask files; the sample's rows
         fields = files["masks"]
         train = mask_examples(input_dir, fields, sample.columns[0]).head(max_rows)
@@ -1033,5 +1043,14 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
         ]
         if all(t["task"] == "mask" for t in task["targets"]):  # the validation printed is a global Dice
             task["metric"], task["lower_is_better"] = "dice", False
+    if files.get("events"):  # each id's next items, recommended from the log (swarm/later_events.py)
+        target = files["events"]["target"]
+        task["targets"] = [
+            {**t, "task": "recommend", "output": "text", "positive": None, "columns": None}
+            if (t.get("column") or t["name"]) == target
+            else t
+            for t in task["targets"]
+        ]
+        task["metric"], task["lower_is_better"] = "map_at_k", False
     task["files"] = files
     return task

@@ -21,6 +21,7 @@ from swarm import (
     folder_rows,
     label_lines,
     label_sets,
+    later_events,
     level_rows,
     long_class_rows,
     mask_folders,
@@ -150,6 +151,7 @@ def _runtime_inference_source() -> str:
         + _body(level_rows)
         + _body(qa_records)
         + _body(bson_records)
+        + _body(later_events)
         + _body(inference)
     )
 
@@ -212,6 +214,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         reader += "# A labels table in each example folder, its inputs at each row's time." + _body(
             folder_rows
         )
+    if files.get("events"):
+        reader += "# A log of events whose later ones are the targets." + _body(later_events)
     if files.get("lines"):
         reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
     if files.get("coco"):
@@ -593,6 +597,12 @@ for target in TARGETS:
         strings, dice = slice_mask_predictions(INPUT_DIR, DATA_FILES["slices"], train_df, sample_sub,
                                                lambda: build_model("binary", SEED), SPLIT_SEED)
         scores.append(dice)
+        submission[target.get("column") or name] = strings
+        continue
+    if task == "recommend":  # each id's next items: its own recent ones, then the most bought (recommended)
+        _ev = DATA_FILES["events"]
+        strings, found = recommended(INPUT_DIR, _ev, sample_sub[ID_COL].tolist(), _ev["days"])
+        scores.append(found)
         submission[target.get("column") or name] = strings
         continue
     if task == "mask":  # a mask per example folder: a classifier of its pixels (mask_predictions)

@@ -62,6 +62,8 @@ elif DATA_FILES.get("folder_rows"):  # a labels table in each example folder (la
     _fr = DATA_FILES["folder_rows"]
     train_df = with_inputs(labelled_rows(INPUT_DIR, _fr), example_folders(INPUT_DIR, _fr, "train_dir"), _fr)
     test_df = with_inputs(sample_sub[[ID_COL, *_fr["keys"]]], example_folders(INPUT_DIR, _fr, "test_dir"), _fr)
+elif DATA_FILES.get("events"):  # later events of a log (swarm/later_events.py): recommended, not modelled here
+    train_df, test_df = sample_sub.copy(), sample_sub[[ID_COL]].copy()
 elif DATA_FILES.get("masks"):  # a mask file in a folder per example (mask_examples); the sample's rows
     train_df = mask_examples(INPUT_DIR, DATA_FILES["masks"], ID_COL)
     test_df = sample_sub.drop(columns=[DATA_FILES["masks"]["target"]])
@@ -116,8 +118,8 @@ if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" 
     sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
 # free-text targets are looked up, boxes modelled a class at a time, taken-out words put back by word pairs, masks
-# modelled a pixel at a time: none is a target of the feature models
-MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes", "insert_word", "mask")]
+# modelled a pixel at a time, later events recommended from the log: none is a target of the feature models
+MODELLED = [t for t in TARGETS if t["task"] not in ("lookup", "boxes", "insert_word", "mask", "recommend")]
 N_TRAIN = len(train_df)
 _targets = {{t["name"] for t in TARGETS}}
 _cols = [c for c in train_df.columns if c not in _targets and c in test_df.columns]

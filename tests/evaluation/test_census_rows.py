@@ -120,19 +120,13 @@ PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
 
 # Where the harness refuses: words its one-sentence reason must hold, the reason the census's note gives.
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
-REASONS = {
-    # "No labelled table: the targets are derived from future transactions."
-    "h-and-m-personalized-fashion-recommendations": (
-        *NO_TABLE,
-        "transactions_train.csv has customer_id but not prediction",
-        "the sample asks about the same customer_ids (it lists them all), so a held-out row would repeat a test id",
-    ),
-}
+# None is refused since h-and-m's log is split; multi-modal-gesture, still refused, has no miniature.
+REASONS: dict[str, tuple[str, ...]] = {}
 
 # Rows whose "splits?" cell the code has outrun: the miniature splits where the census still says "no" (or the
 # reverse). The test expects the opposite of the cell for these; once the census is updated, they fail here
 # until removed from this set.
-CENSUS_TO_UPDATE: set[str] = set()
+CENSUS_TO_UPDATE: set[str] = {"h-and-m-personalized-fashion-recommendations"}
 
 
 def census_splits() -> dict[str, str]:

@@ -432,6 +432,15 @@ def ink_fragments_competition(root: Path) -> Path:
     return vesuvius_fragments(root, layers=20)
 
 
+def later_events_competition(root: Path) -> Path:
+    """h-and-m-personalized-fashion-recommendations' layout (tests/evaluation/census_builders.py's
+    h_and_m_purchases): a log of purchases by day, the sample every customer with 12 article ids, the answers the
+    purchases of the week after the log ends."""
+    from tests.evaluation.census_builders import h_and_m_purchases
+
+    return h_and_m_purchases(root)
+
+
 def levels_competition(root: Path) -> Path:
     """siim-covid19-detection's layout (tests/evaluation/census_builders.py's siim_covid): a study table of 0/1
     classes and an image table of box strings naming their study, a folder per study of DICOM files, and the
@@ -538,6 +547,10 @@ LAYOUTS = {
         ink_fragments_competition,
         "train/ (2 example folders, the mask of each in inklabels.png) (20%, split random: whole example folders",
     ),
+    "later-events": (
+        later_events_competition,
+        "the end of transactions_train.csv (2045 rows to 2020-09-15, a row per article_id) (split time:t_dat",
+    ),
     "mask-folders": (
         mask_folders_competition,
         "train/ (50 example folders, the mask of each in human_pixel_masks.npy)",
@@ -577,6 +590,9 @@ GOOD_ENOUGH = {
     "bson-documents": lambda score: score > 0.6,
     # global Dice: the sample's "1 3 10 5" or "-" scores 0.0 here; band 15's cold line at frame 4 gives it away (0.67)
     "mask-folders": lambda score: score > 0.5,
+    # MAP@12 of the customers who bought in the week after the log: the sample's 12 articles (which no one buys)
+    # score 0; each customer's own recent articles, then the last week's best sellers, about 0.5
+    "later-events": lambda score: score > 0.3,
     # F0.5 of ink pixels: the sample's "1 1 5 1" scores 0.0; ink is brighter in the middle slices, which a
     # classifier of pixels over them finds
     "ink-fragments": lambda score: score > 0.5,
@@ -645,8 +661,8 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
         "names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line "
-        "where a word was taken out of each test sentence, a mask file in each example folder, or a labels table in "
-        "each example folder)" in message
+        "where a word was taken out of each test sentence, a mask file in each example folder, a labels table in "
+        "each example folder, or a log of events whose later ones the sample asks for)" in message
     )
     for held in ("essential_data", "sample_submission.csv", "description.md"):
         assert held in message

@@ -137,7 +137,7 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     with pytest.raises(
         LLMError,
         match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by "
-        r"their names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line where a word was taken out of each test sentence, a mask file in each example folder, or a labels table in each example folder\) and sample_subm",
+        r"their names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line where a word was taken out of each test sentence, a mask file in each example folder, a labels table in each example folder, or a log of events whose later ones the sample asks for\) and sample_subm",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": "/nonexistent"}))
     # Only what is missing is named (labels in a parquet file beside the sample submission).
@@ -148,7 +148,7 @@ def test_bad_hints_raise_clear_errors(competitions, tmp_path):
     with pytest.raises(
         LLMError,
         match=r"lacks train.csv \(or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by "
-        r"their names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line where a word was taken out of each test sentence, a mask file in each example folder, or a labels table in each example folder\) \(the offline",
+        r"their names or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line where a word was taken out of each test sentence, a mask file in each example folder, a labels table in each example folder, or a log of events whose later ones the sample asks for\) \(the offline",
     ):
         client.complete([], CallContext(stage="code", kind="draft", hints={"input_dir": str(partial)}))
 

@@ -38,6 +38,6 @@ def test_ids_no_columns_join_leave_the_labelled_table_missing(tmp_path: Path) ->
     assert missing_tables(str(public)) == [
         "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their names "
         "or folders, target images, label sets in text lines, COCO-style JSON labels, training sentences a line where "
-        "a word was taken out of each test sentence, a mask file in each example folder, or a labels table in each "
-        "example folder)"
+        "a word was taken out of each test sentence, a mask file in each example folder, a labels table in each "
+        "example folder, or a log of events whose later ones the sample asks for)"
     ]
