@@ -126,7 +126,7 @@ REASONS: dict[str, tuple[str, ...]] = {}
 # Rows whose "splits?" cell the code has outrun: the miniature splits where the census still says "no" (or the
 # reverse). The test expects the opposite of the cell for these; once the census is updated, they fail here
 # until removed from this set.
-CENSUS_TO_UPDATE: set[str] = {"h-and-m-personalized-fashion-recommendations"}
+CENSUS_TO_UPDATE: set[str] = set()
 
 
 def census_splits() -> dict[str, str]:
