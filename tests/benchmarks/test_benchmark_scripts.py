@@ -122,6 +122,24 @@ def test_sentence_split(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_later_events_split(tmp_path: Path) -> None:
+    out, results = run_script(
+        "later_events_split",
+        *("--rows", "20000", "--customers", "2000", "--articles", "500", "--days", "60"),
+        *("--json", str(tmp_path / "e.json")),
+    )
+    assert "later-events split: 20,000 purchases" in out and "offline recommendations: 2,000 customers" in out
+    assert 0 < results["held_ids"] <= 2000 and results["rows"] == 20000
+    assert (
+        positive(results["seconds"])
+        and positive(results["peak_rss_mb"])
+        and positive(results["recommend_seconds"])
+    )
+    assert 0 < results["recommend_map"] <= 1  # the most bought articles of a Zipf log are bought again
+    assert "its last 7 days (after 2019-11-14) are held out" in results["split"]
+
+
+@pytest.mark.slow
 def test_document_splits(tmp_path: Path) -> None:
     out, results = run_script("document_splits", "--mb", "3", "--json", str(tmp_path / "d.json"))
     assert "bson split: a 3 MB training file" in out and "questions split: a 3 MB training file" in out
