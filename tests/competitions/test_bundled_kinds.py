@@ -153,7 +153,8 @@ def _spec(family: str, features: tuple[str, ...], encodings: dict, **params) -> 
     [
         ("food-reviews", _spec("logistic", ("review",), {"review": "word"}, C=3.0), "c", "proba", 0.8),
         ("chicago-ridership", _spec("ridge", ("date",), {"date": "parts"}, alpha=1.0), "r", "value", 0.45),
-        ("digit-images", _spec("logistic", ("image",), {"image": "centered10"}, C=1.0), "c", "label", 0.9),
+        # warped digits (issue 30): a linear model on centred pixels reads 0.84 of them (0.9 and more unwarped)
+        ("digit-images", _spec("logistic", ("image",), {"image": "centered10"}, C=1.0), "c", "label", 0.75),
     ],
 )
 def test_reference_encodings_learn_from_the_special_columns(
