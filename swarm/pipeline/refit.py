@@ -1,11 +1,14 @@
-"""Rerunning a node's code with every train row and the original test set, for the final submission."""
+"""Rerunning a node's code with every train row and the original test set, for the final submission; the rerun is
+delivered only where its test predictions agree with those of the run the harness scored
+(`swarm.evaluation.refit_check`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from swarm.evaluation.harness import keep_copy
+from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.evaluation.holdout import harness_root
+from swarm.evaluation.refit_check import read_predictions, refit_agreement
 from swarm.journal import Node
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.steps import clear_outputs
@@ -42,4 +45,24 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
     )
     if problem:
         return None, f"not used: its submission is invalid ({problem})"
-    return kept, "used: the node's code was rerun with the held-out examples back among the training data"
+    scored = node.meta.get("submission_path")
+    expected = node.meta.get("submission_sha256")
+    if not scored or not Path(scored).is_file() or (expected and file_sha256(Path(scored)) != expected):
+        return None, "not used: the scored run's test predictions are missing, so the refit cannot be checked"
+    shifted = rc.harness.holdout.shifted  # the scored run predicted an earlier span: honest refits move more
+    agreement = (
+        refit_agreement(read_predictions(Path(scored)), read_predictions(kept), spec, shifted)
+        if spec
+        else None
+    )
+    if agreement is None:
+        return None, "not used: its test predictions share no row or target column with the scored run's"
+    if not agreement.accepted:
+        return None, (
+            f"rejected: {agreement.describe()}: its test predictions disagree with those of the run the harness "
+            "scored, which are delivered instead"
+        )
+    return kept, (
+        "used: the node's code was rerun with the held-out examples back among the training data "
+        f"({agreement.describe()} with the scored run's test predictions)"
+    )

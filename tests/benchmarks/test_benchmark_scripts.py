@@ -122,6 +122,19 @@ def test_sentence_split(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_refit_drift(tmp_path: Path, competition_cache: Path) -> None:
+    out, results = run_script(
+        "refit_drift",
+        *("--competitions", "titanic", "--steps", "2", "--parallel", "1"),
+        *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "d.json")),
+    )
+    assert "titanic              label agreement" in out and "floors: rank correlation 0.60" in out
+    refits = results["refits"]
+    assert refits and all(r["measure"] == "label agreement" and 0 <= r["value"] <= 1 for r in refits)
+    assert results["per_competition"][0]["refits"] == len(refits)
+
+
+@pytest.mark.slow
 def test_later_events_split(tmp_path: Path) -> None:
     out, results = run_script(
         "later_events_split",

@@ -28,6 +28,15 @@ GOOD = (
     "print('refit done')\n"
 )
 BAD = "raise SystemExit('this member cannot refit')\n"
+# Writes the sample with every label turned: a refit whose test predictions disagree with its scored run's.
+SWAPPED = (
+    "import csv\n"
+    "rows = list(csv.DictReader(open('./input/sample_submission.csv')))\n"
+    "with open('./submission/submission.csv', 'w') as f:\n"
+    "    f.write('PassengerId,Survived\\n')\n"
+    "    for r in rows:\n"
+    "        f.write('%s,%d\\n' % (r['PassengerId'], 1 - int(r['Survived'])))\n"
+)
 REFIT_NOTE = "refit on every train row"
 
 
@@ -146,6 +155,23 @@ def test_the_first_failing_member_in_weights_order_decides_the_fall_back(
     assert list(delivery.member_submissions) == ids[:1]
     if parallel == 1:  # one after another: nothing runs after the member that decides the fall-back
         assert recorder.calls == [f"refit-{ids[0]}", f"refit-{ids[1]}"]
+
+
+def test_a_member_whose_refit_disagrees_with_its_scored_run_keeps_its_scored_predictions(
+    tmp_path: Path, base_overrides: list[str]
+) -> None:
+    rc = open_context(tmp_path, base_overrides, parallel=2)
+    journal, delivery, ids = members(rc, [GOOD, SWAPPED], [True, True])
+
+    blend_members(rc, journal, delivery)
+
+    assert delivery.members[ids[0]] == REFIT_NOTE
+    swapped = delivery.members[ids[1]]
+    assert swapped.startswith(
+        "its scored run's test predictions (refit rejected: label agreement 0.000 < 0.80"
+    )
+    assert delivery.member_submissions[ids[1]] == journal.get(ids[1]).meta["submission_path"]
+    assert delivery.submission is not None and delivery.delivered == ENSEMBLE
 
 
 def test_run_parallel_keeps_input_order_and_runs_lazily_with_one_worker() -> None:
