@@ -1,10 +1,13 @@
 """Which labelled rows a harness split holds out: the split kinds, choosing one, and drawing the rows.
 
-A split is `stratified` (each class in proportion), `random`, `group:<col>` (whole groups of a column) or
-`time:<col>` (the latest rows). An explicit setting (evaluation.split) wins, then competition.json's `split`
-hint, then `auto`'s rules: a time split where the test rows all come after the training rows, else stratified
-for a classification target and random for a regression one. Every draw is seeded, so a run's split can be
-rebuilt exactly.
+A split is `stratified` (each class in proportion), `random`, `group:<col>` (whole groups of a column),
+`day:<col>` (whole calendar days of a date column) or `time:<col>` (the latest rows). An explicit setting
+(evaluation.split) wins, then competition.json's `split` hint, then `auto`'s rules, which follow how the test rows
+were drawn: a time split where the test rows all come after the training rows; whole groups of a key column
+(store, user, patient) where the test's values of it are ones train.csv lacks; whole days where the test rows fall
+on calendar days train.csv lacks (hourly rentals whose test is the later days of each month: a random split would
+put neighbouring hours of one day on both sides); else stratified for a classification target and random for a
+regression one. Every draw is seeded, so a run's split can be rebuilt exactly.
 """
 
 from __future__ import annotations
@@ -18,17 +21,21 @@ from swarm.competitions.competition import Competition
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout
 
 SPLIT_KINDS = ("auto", "stratified", "random")
-SPLIT_PREFIXES = ("group:", "time:")
+SPLIT_PREFIXES = ("group:", "time:", "day:")
 MAX_CLASSES_FOR_STRATIFY = 200
 DATE_SAMPLE = 200
+NEW_VALUES_SHARE = 0.9  # share of test rows whose day (or key value) train.csv lacks, for auto to split by it
+MIN_GROUP_ROWS = 2.0  # rows a day (or key value) has in train.csv on average, for it to be a group
+MAX_KEY_GROUPS = 0.5  # a key column's distinct values, at most this share of train.csv's rows
 
 
 def check_split(split: str) -> str:
-    """`split` if it is a known split kind (`auto`, `stratified`, `random`, `group:<col>`, `time:<col>`)."""
+    """`split` if it is a known split kind (`auto`, `stratified`, `random`, `group:<col>`, `day:<col>`,
+    `time:<col>`)."""
     if split in SPLIT_KINDS or (split.startswith(SPLIT_PREFIXES) and split.split(":", 1)[1].strip()):
         return split
     raise ValueError(
-        f"unknown split {split!r}: use auto, stratified, random, group:<column> or time:<column>"
+        f"unknown split {split!r}: use auto, stratified, random, group:<column>, day:<column> or time:<column>"
     )
 
 
@@ -74,9 +81,58 @@ def choose_split(
     dates = _date_column(train, test)
     if dates is not None and dates[1]:
         return f"time:{dates[0]}", f"test.csv lies after {TRAIN} in {dates[0]!r}"
+    key = _new_key_column(train, test, id_column, skip=dates[0] if dates else None)
+    if key is not None:
+        return f"group:{key[0]}", key[1]
+    if dates is not None and test is not None:
+        days = _new_days(train[dates[0]], test[dates[0]]) if dates[0] in test.columns else None
+        if days is not None:
+            return f"day:{dates[0]}", days
     if classification:
         return "stratified", "a classification target"
     return "random", "a regression target"
+
+
+def _new_key_column(
+    train: pd.DataFrame, test: pd.DataFrame | None, id_column: str | None, skip: str | None
+) -> tuple[str, str] | None:
+    """(column, why) of the first text or whole-number column of both tables (not the id, not the date) that
+    groups train.csv's rows (MIN_GROUP_ROWS a value on average, some values shared by several rows) and whose
+    values in test.csv are, for NEW_VALUES_SHARE of its rows, ones train.csv lacks; None otherwise."""
+    if test is None or test.empty:
+        return None
+    for column in (c for c in train.columns if c in test.columns and c not in (id_column, skip)):
+        values = train[column].astype(str).str.strip()
+        distinct = values.nunique()
+        if distinct < 2 or distinct > MAX_KEY_GROUPS * len(values) or len(values) / distinct < MIN_GROUP_ROWS:
+            continue
+        numbers = pd.to_numeric(values, errors="coerce")
+        if numbers.notna().all() and not (numbers == numbers.round()).all():
+            continue  # measurements, not keys
+        new = ~test[column].astype(str).str.strip().isin(set(values))
+        if new.mean() >= NEW_VALUES_SHARE:
+            return column, (
+                f"{new.mean():.0%} of test.csv's rows have {column!r} values {TRAIN} lacks: whole {column} groups "
+                "held out, as the test was drawn"
+            )
+    return None
+
+
+def _new_days(train_dates: pd.Series, test_dates: pd.Series) -> str | None:
+    """Why to hold out whole days, where NEW_VALUES_SHARE of the test rows fall on calendar days train.csv lacks
+    and train.csv has several rows a day (hourly data); None otherwise."""
+    train_days = pd.to_datetime(train_dates, errors="coerce", format="mixed").dt.normalize()
+    test_days = pd.to_datetime(test_dates, errors="coerce", format="mixed").dt.normalize()
+    if test_days.isna().all() or train_days.nunique() < 2:
+        return None
+    per_day = train_days.notna().sum() / train_days.nunique()
+    new = ~test_days[test_days.notna()].isin(set(train_days.dropna()))
+    if per_day < MIN_GROUP_ROWS or new.mean() < NEW_VALUES_SHARE:
+        return None
+    return (
+        f"{new.mean():.0%} of test.csv's rows fall on days {TRAIN} lacks, between its own: whole days held out "
+        f"({per_day:.0f} rows a day), as the test was drawn"
+    )
 
 
 def _date_column(train: pd.DataFrame, test: pd.DataFrame | None) -> tuple[str, bool] | None:
@@ -121,13 +177,17 @@ def held_out_positions(
     kind, column = split.split(":", 1)
     if column not in train.columns:
         raise NoHoldout(f"the split {split!r} names column {column!r}, which {TRAIN} does not have")
-    if kind == "time":
+    if kind in ("time", "day"):
         times = pd.to_datetime(train[column], errors="coerce", format="mixed")
         if times.isna().all():
             raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
+    if kind == "time":
         order = np.argsort(times.fillna(times.min()).to_numpy(), kind="stable")
         return np.sort(order[-want:])
-    groups = train[column].astype(str).to_numpy()
+    if kind == "day":  # whole calendar days, drawn as groups
+        groups = times.dt.strftime("%Y-%m-%d").fillna("no date").to_numpy()
+    else:
+        groups = train[column].astype(str).to_numpy()
     names = rng.permutation(pd.unique(groups))
     if len(names) < 2:
         raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds a single group")
