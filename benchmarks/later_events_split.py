@@ -7,9 +7,9 @@ recommendations over it (h-and-m-personalized-fashion-recommendations' layout, i
 Writes a synthetic h-and-m-like public dir (`transactions_train.csv` of `--rows` purchases over `--days` days,
 sorted by day, ids of 64 hex digits as Kaggle's; `sample_submission.csv` every customer with 12 article ids) a
 block at a time, then builds the harness split (swarm/evaluation/later_events_split.py: the log read and written
-in chunks, its last 7 days held out) and, in a child process, the offline coder's recommendations for every
-customer of the sample (swarm/later_events.py's `recommended`). Prints the seconds and peak resident memory of
-each (the split's is this process's; the recommendations' the child's).
+in chunks, its last 7 days held out) and the offline coder's recommendations for every customer of the sample
+(swarm/later_events.py's `recommended`), each in a process of its own. Prints the seconds and peak resident memory
+of each.
 """
 
 from __future__ import annotations
@@ -73,15 +73,45 @@ def write_competition(root: Path, rows: int, customers: int, articles: int, days
     return (public / "transactions_train.csv").stat().st_size
 
 
+def peak_mb() -> float:
+    """This process's own peak resident memory (Linux's VmHWM, which a new process starts afresh; ru_maxrss
+    carries the parent's peak across fork and exec), else ru_maxrss."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _split(root: str, cache: str, queue: multiprocessing.Queue) -> None:
+    """The harness split: (seconds, held-out ids, its description, peak resident MB of this process)."""
+    competition = load_competition(root, Path(cache))
+    start = time.perf_counter()
+    holdout = build_holdout(competition, Path(cache).parent / "harness", fraction=0.2)
+    queue.put((time.perf_counter() - start, len(holdout.ids), holdout.describe(), peak_mb()))
+
+
 def _recommend(public: str, queue: multiprocessing.Queue) -> None:
     """The offline coder's recommendations for every customer of the sample: (seconds, MAP@12 on the log's own
-    last week, customers, peak resident MB of this child)."""
+    last week, customers, peak resident MB of this process)."""
     start = time.perf_counter()
     sample = pd.read_csv(Path(public) / "sample_submission.csv", dtype=str, keep_default_na=False)
     fields = later_events_fields(public, sample)
     strings, score = recommended(public, fields, sample["customer_id"].tolist(), 7)
-    seconds = time.perf_counter() - start
-    queue.put((seconds, score, len(strings), resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+    queue.put((time.perf_counter() - start, score, len(strings), peak_mb()))
+
+
+def in_child(target, *args) -> tuple:
+    """What `target(*args, queue)` puts on its queue, run in a new process (so that its memory is its own)."""
+    context = multiprocessing.get_context("spawn")
+    queue = context.Queue()
+    child = context.Process(target=target, args=(*args, queue))
+    child.start()
+    found = queue.get()
+    child.join()
+    return found
 
 
 def main() -> None:
@@ -95,23 +125,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "h-and-m"
         size = write_competition(root, args.rows, args.customers, args.articles, args.days)
-        competition = load_competition(str(root), Path(tmp) / "cache")
-        start = time.perf_counter()
-        holdout = build_holdout(competition, Path(tmp) / "harness", fraction=0.2)
-        seconds = time.perf_counter() - start
-        peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        described = holdout.describe()
-        queue: multiprocessing.Queue = multiprocessing.get_context("spawn").Queue()
-        child = multiprocessing.get_context("spawn").Process(
-            target=_recommend, args=(str(competition.public_dir), queue)
-        )
-        child.start()
-        rec_seconds, rec_map, rec_customers, rec_peak_mb = queue.get()
-        child.join()
+        seconds, held_ids, described, split_mb = in_child(_split, str(root), str(Path(tmp) / "cache"))
+        public = str(root / "prepared" / "public")
+        rec_seconds, rec_map, rec_customers, rec_peak_mb = in_child(_recommend, public)
     print(
-        f"later-events split: {args.rows:,} purchases ({size / 1e6:,.0f} MB), {len(holdout.ids):,} customers held out"
+        f"later-events split: {args.rows:,} purchases ({size / 1e6:,.0f} MB), {held_ids:,} customers held out"
     )
-    print(f"  {seconds:.1f} s, peak resident memory {peak_mb:.0f} MB")
+    print(f"  {seconds:.1f} s, peak resident memory {split_mb:.0f} MB")
     print(f"  {described}")
     print(
         f"offline recommendations: {rec_customers:,} customers in {rec_seconds:.1f} s, peak resident memory "
@@ -123,9 +143,9 @@ def main() -> None:
         {
             "rows": args.rows,
             "log_mb": round(size / 1e6),
-            "held_ids": len(holdout.ids),
+            "held_ids": held_ids,
             "seconds": round(seconds, 2),
-            "peak_rss_mb": round(peak_mb),
+            "peak_rss_mb": round(split_mb),
             "split": described,
             "recommend_seconds": round(rec_seconds, 2),
             "recommend_peak_rss_mb": round(rec_peak_mb),

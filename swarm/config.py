@@ -206,9 +206,14 @@ class EvaluationConfig(_Section):
     )
     split: str = Field(
         "auto",
-        description="How rows are held out: auto, stratified, random, group:<column> or time:<column>.",
+        description="How rows are held out: auto, stratified, random, group:<column>, day:<column> (whole "
+        "calendar days) or time:<column>.",
     )
-    refit: bool = Field(True, description="Rerun the best node on all train rows for the final submission.")
+    refit: bool = Field(
+        True,
+        description="Rerun the best node on all train rows for the final submission (delivered only where its "
+        "test predictions agree with the scored run's).",
+    )
     max_train_mb: float = Field(
         2048.0,
         gt=0,
