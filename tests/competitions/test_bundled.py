@@ -128,3 +128,15 @@ def test_concurrent_prepares_agree(tmp_path: Path) -> None:
     assert len(set(roots)) == 1
     assert [p.name for p in (tmp_path / "competitions").iterdir()] == ["telco-churn"]
     assert load_competition("telco-churn", tmp_path).answers.is_file()
+
+
+def test_a_preparation_of_an_older_version_is_redone(tmp_path: Path) -> None:
+    """A cache prepared by an older version (digit-images before its digits were warped) is not reused."""
+    root = prepare_bundled("titanic", tmp_path)
+    meta_path = root / "competition.json"
+    meta = json.loads(meta_path.read_text())
+    (root / "prepared" / "public" / "stale.txt").write_text("from an older version")
+    meta_path.write_text(json.dumps({**meta, "prepare_version": meta["prepare_version"] - 1}))
+    again = prepare_bundled("titanic", tmp_path)
+    assert json.loads((again / "competition.json").read_text())["prepare_version"] == meta["prepare_version"]
+    assert not (again / "prepared" / "public" / "stale.txt").exists()
