@@ -11,7 +11,10 @@ each run, for the report, as in the main job.
 
 Trusted evaluation: for the same runs it also reports the hidden-test score of the node picked by the harness's
 score (what the run submits, before the refit) and of the node the solutions' printed metrics would have
-picked, and the mean absolute gap between the claimed and the harness scores of the good nodes.
+picked, and the mean absolute gap between the claimed and the harness scores of the good nodes; and the harness
+gap, |harness score - hidden score| / |hidden score| of the node the harness picked (before its refit): how well
+the split's held-out rows stand for the test (issue 30: a split that does not follow how the test was drawn is
+optimistic).
 
 Ensembles: `single` is the hidden-test score of the best single node's final submission (its refit when it was
 refit), `score` that of the delivered submission; `delivered` says whether the run delivered a blend (and of how
@@ -105,6 +108,14 @@ def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
     }
 
 
+def relative_gap(harness: float | None, hidden: float | None) -> float | None:
+    """|harness - hidden| / |hidden|: how far the harness's score of a node is from its hidden score (issue 30's
+    measure of whether the split follows how the test was drawn); None where either is missing or hidden is 0."""
+    if harness is None or hidden is None or hidden == 0:
+        return None
+    return round(abs(harness - hidden) / abs(hidden), 4)
+
+
 def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespace, root: Path) -> dict:
     run_dir = root / f"{competition_id}-{policy}-{seed}"
     overrides = [
@@ -145,6 +156,9 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
         "validation_source": summary.get("validation_source"),
         "refit": summary.get("refit"),
         **trusted,
+        # What the harness said of the node it picked, and how far the hidden answers are from it (relative).
+        "harness_score": summary.get("validation_metric"),
+        "harness_gap": relative_gap(summary.get("validation_metric"), trusted.get("harness_pick_score")),
         "delivered": summary.get("delivered"),
         "single_score": single_grade.score if single_grade is not None and single_grade.valid else None,
         "ensemble_members": len(((summary.get("ensemble") or {}).get("choice") or {}).get("weights") or {}),
@@ -165,6 +179,7 @@ def print_tables(results: list[dict], console: Console) -> None:
             "harness pick",
             "printed pick",
             "claim gap",
+            "harness gap",
             "single",
             "delivered",
             "buggy/steps",
@@ -182,6 +197,7 @@ def print_tables(results: list[dict], console: Console) -> None:
                 _num(r.get("harness_pick_score")),
                 _num(r.get("printed_pick_score")),
                 _num(r.get("claim_gap")),
+                _num(r.get("harness_gap")),
                 _num(r.get("single_score")),
                 _delivered(r),
                 f"{r['buggy']}/{r['steps']}",
@@ -200,6 +216,7 @@ def print_tables(results: list[dict], console: Console) -> None:
                 _mean(mine, "harness_pick_score"),
                 _mean(mine, "printed_pick_score"),
                 _mean(mine, "claim_gap"),
+                _mean(mine, "harness_gap"),
                 _mean(mine, "single_score"),
                 f"blend {sum(1 for r in mine if r.get('delivered') == 'ensemble')}/{len(mine)}",
                 "",

@@ -42,11 +42,17 @@ def _mean(values: list) -> str:
     return f"{statistics.mean(values):.5g}" if values else "-"
 
 
+def _share(values: list) -> str:
+    """The mean of relative gaps as a percentage ("-" where none was measured)."""
+    values = [v for v in values if v is not None]
+    return f"{100 * statistics.mean(values):.1f}%" if values else "-"
+
+
 def table(results: list[dict]) -> str:
     lines = [
         "| competition | policy | top reference | bronze at | delivered (mean) | best single (mean) | blend chosen "
-        "| medals (by seed) | beat the top reference |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| medals (by seed) | beat the top reference | harness gap (mean) |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     cells: dict[tuple, list[dict]] = {}
     for result in results:
@@ -62,7 +68,7 @@ def table(results: list[dict]) -> str:
         lines.append(
             f"| {competition} | {policy} | {top:.5g} | {runs[0]['bronze_threshold']:.5g} | "
             f"{_mean([r['score'] for r in runs])} | {_mean([r.get('single_score') for r in runs])} | "
-            f"{blends}/{len(runs)} | {medals} | {beat}/{len(runs)} |"
+            f"{blends}/{len(runs)} | {medals} | {beat}/{len(runs)} | {_share([r.get('harness_gap') for r in runs])} |"
         )
     return "\n".join(lines)
 

@@ -21,7 +21,7 @@ def result(
 ):
     return {"competition": "house-prices", "policy": "aide", "seed": seed, "score": score, "medal": medal,
             "delivered": delivered, "single_score": single if single is not None else score,
-            "bronze_threshold": 0.14727}  # fmt: skip
+            "bronze_threshold": 0.14727, "harness_gap": 0.01 * (seed + 1)}  # fmt: skip
 
 
 def test_merge_keeps_the_later_file_per_run_and_counts_blends_and_wins(tmp_path):
@@ -35,4 +35,4 @@ def test_merge_keeps_the_later_file_per_run_and_counts_blends_and_wins(tmp_path)
     assert [(r["seed"], r["score"]) for r in merged] == [(0, top - 0.01), (1, top + 0.01)]
     row = sq.table(merged).splitlines()[-1]
     assert row.startswith(f"| house-prices | aide | {top:.5g} | 0.14727 | {top:.5g} |")
-    assert "| 1/2 | 0: gold, 1: gold | 1/2 |" in row
+    assert "| 1/2 | 0: gold, 1: gold | 1/2 | 1.5% |" in row  # the harness gaps 1% and 2%, as percentages
