@@ -52,6 +52,38 @@ with open("submission/submission.csv", "w") as f:
 """
 
 
+def bwrap_or_skip() -> None:
+    """Skip (fail with CI=true) where bubblewrap cannot build a sandbox."""
+    from sandbox.base import SandboxUnavailable
+    from sandbox.bwrap_backend import BwrapSandbox
+    from sandbox.config import ExecutionConfig
+
+    try:
+        BwrapSandbox(ExecutionConfig())
+    except SandboxUnavailable as exc:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"CI=true but the bwrap backend is unusable: {exc}")
+        pytest.skip(f"bwrap backend unusable: {exc}")
+
+
+def ready_backend(backend: str, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make `backend` usable for a test, or skip it (fail with CI=true where Docker or bwrap cannot start): Docker
+    needs its engine and image, bwrap a working bubblewrap, local an interpreter its slot uids can run."""
+    if backend == "docker":
+        request.getfixturevalue("docker_image")
+    elif backend == "bwrap":
+        bwrap_or_skip()
+    elif backend == "local":
+        from sandbox.local import find_isolated_python
+
+        python = find_isolated_python()
+        if python is None:
+            pytest.skip(
+                "the local backend isolates solutions only as root with an interpreter its uids can run"
+            )
+        monkeypatch.setenv("SWARM_SANDBOX_PYTHON", python)
+
+
 def solution(tag: str) -> str:
     """A model reply holding a quick, valid titanic solution."""
     return QUICK_SOLUTION.format(tag=tag)

@@ -16,11 +16,10 @@ import pandas as pd
 import pytest
 
 from flows.competition import CompetitionParams, competition_flow
-from sandbox.local import find_isolated_python
 from swarm.journal import Journal
 from testing.loopback_server import LoopbackServer, Reply
 
-from .conftest import files_holding, solution, stage_overrides
+from .conftest import files_holding, ready_backend, solution, stage_overrides
 
 pytestmark = pytest.mark.usefixtures("prefect_server", "model_key")
 
@@ -91,15 +90,7 @@ def label(node) -> str:
 @pytest.mark.slow
 @pytest.mark.parametrize("backend", ["local", pytest.param("docker", marks=pytest.mark.docker)])
 def test_no_fake_score_wins(backend, request, open_competition, base_overrides, monkeypatch) -> None:
-    if backend == "docker":
-        request.getfixturevalue("docker_image")
-    else:
-        python = find_isolated_python()
-        if python is None:
-            pytest.skip(
-                "the local backend isolates solutions only as root with an interpreter its uids can run"
-            )
-        monkeypatch.setenv("SWARM_SANDBOX_PYTHON", python)
+    ready_backend(backend, request, monkeypatch)
     run_dir = open_competition / "runs" / f"fakes-{backend}"
     scripted = replies(backend)
     assert (open_competition / "cache" / "competitions" / "titanic").is_dir()  # where ORIGINAL_TRAIN looks

@@ -9,11 +9,10 @@ import pandas as pd
 import pytest
 
 from flows.competition import CompetitionParams, competition_flow
-from sandbox.local import find_isolated_python
 from swarm.evaluation.holdout import harness_root
 from testing.loopback_server import LoopbackServer, Reply
 
-from .conftest import stage_overrides
+from .conftest import ready_backend, stage_overrides
 
 pytestmark = pytest.mark.usefixtures("prefect_server", "model_key")
 
@@ -50,15 +49,7 @@ with open("submission/submission.csv", "w") as f:
 def test_a_refit_that_swaps_its_predictions_is_not_delivered(
     backend, request, open_competition, base_overrides, monkeypatch
 ) -> None:
-    if backend == "docker":
-        request.getfixturevalue("docker_image")
-    elif backend == "local":
-        python = find_isolated_python()
-        if python is None:
-            pytest.skip(
-                "the local backend isolates solutions only as root with an interpreter its uids can run"
-            )
-        monkeypatch.setenv("SWARM_SANDBOX_PYTHON", python)
+    ready_backend(backend, request, monkeypatch)
     run_dir = open_competition / "runs" / f"swap-{backend}"
     with LoopbackServer() as server:
         server.enqueue(Reply.say(SWAP))

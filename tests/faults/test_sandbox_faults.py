@@ -20,7 +20,6 @@ from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
 
 from flows.competition import CompetitionParams, competition_flow
-from sandbox.local import find_isolated_python
 from sandbox.process_tree import real_uid
 from sandbox.shared_tmp import owned_entries
 from sandbox.slots import SLOTS
@@ -29,7 +28,7 @@ from swarm.journal import Journal
 from swarm.pipeline.state import RunPaths, load_state
 from testing.loopback_server import LoopbackServer, Reply
 
-from .conftest import files_holding, solution, stage_overrides
+from .conftest import files_holding, ready_backend, solution, stage_overrides
 
 pytestmark = pytest.mark.usefixtures("prefect_server", "model_key")
 SECRET = "sk-hostile-test-secret-9876543210"
@@ -203,20 +202,6 @@ def slot_processes(under: Path) -> list[int]:
     return found
 
 
-def bwrap_or_skip() -> None:
-    """Skip (fail with CI=true) where bubblewrap cannot build a sandbox."""
-    from sandbox.base import SandboxUnavailable
-    from sandbox.bwrap_backend import BwrapSandbox
-    from sandbox.config import ExecutionConfig
-
-    try:
-        BwrapSandbox(ExecutionConfig())
-    except SandboxUnavailable as exc:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"CI=true but the bwrap backend is unusable: {exc}")
-        pytest.skip(f"bwrap backend unusable: {exc}")
-
-
 def alive(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -230,17 +215,7 @@ def alive(pid: int) -> bool:
 def test_hostile_solutions_are_contained_and_reported(
     backend, request, open_competition, base_overrides, model_key, monkeypatch
 ) -> None:
-    if backend == "docker":
-        request.getfixturevalue("docker_image")  # skips, or fails with CI=true, without an engine
-    elif backend == "bwrap":
-        bwrap_or_skip()
-    else:
-        python = find_isolated_python()
-        if python is None:
-            pytest.skip(
-                "the local backend isolates solutions only as root with an interpreter its uids can run"
-            )
-        monkeypatch.setenv("SWARM_SANDBOX_PYTHON", python)  # stdlib scripts: any interpreter will do
+    ready_backend(backend, request, monkeypatch)  # skips, or fails with CI=true, where it cannot start
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     cache, run_dir = open_competition / "cache", open_competition / "runs" / "hostile"
     competition = load_competition("titanic", cache)
