@@ -48,6 +48,7 @@ DEADLINE_GRACE_S = 10.0  # the in-container deadline is timeout + this (the call
 KILL_WAIT_S = 30.0  # how long to wait for a killed container to stop
 RETRY_SLEEP_S = 0.5  # pause between waits that failed at once (the engine does not answer)
 ENGINE_LOST_S = 30.0  # the engine is given up after answering nothing for this long
+REMOVE_WAIT_S = 60.0  # how long a removal the engine has in progress is waited for
 
 _active: set[str] = set()
 _active_lock = threading.Lock()
@@ -103,18 +104,41 @@ def reap_stale_containers(client: docker.DockerClient) -> int:
 
 
 def _remove(container) -> None:
+    """Remove the container, retrying what fails; where the engine says a removal is already in progress (an
+    earlier request that timed out on this side, on a busy machine), wait until it is gone."""
     for attempt in range(5):
         try:
             container.remove(force=True)
             break
         except NotFound:
             break
-        except (APIError, requests.exceptions.RequestException) as exc:
+        except APIError as exc:
+            if exc.status_code == 409 and "in progress" in str(exc.explanation or exc):
+                _wait_gone(container, REMOVE_WAIT_S)
+                break
+            if attempt == 4:
+                log.error("could not remove sandbox container %s: %s", container.id[:12], exc)
+            time.sleep(0.2 * (attempt + 1))
+        except requests.exceptions.RequestException as exc:
             if attempt == 4:
                 log.error("could not remove sandbox container %s: %s", container.id[:12], exc)
             time.sleep(0.2 * (attempt + 1))
     with _active_lock:
         _active.discard(container.id)
+
+
+def _wait_gone(container, limit_s: float) -> None:
+    """Wait until the engine no longer knows the container (at most `limit_s`)."""
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        try:
+            container.reload()
+        except NotFound:
+            return
+        except (APIError, requests.exceptions.RequestException):
+            pass
+        time.sleep(0.2)
+    log.error("sandbox container %s was still being removed after %.0f s", container.id[:12], limit_s)
 
 
 def _remove_active_at_exit() -> None:
