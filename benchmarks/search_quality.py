@@ -129,6 +129,7 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
         f"search.parallel={args.parallel}",
         "search.num_drafts=3",
         "evolution.steps_per_epoch=4",
+        f"evaluation.split={args.split}",
         *POLICIES[policy],
     ]
     started = time.perf_counter()
@@ -253,6 +254,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--competitions", nargs="+", default=None, help="default: every bundled one")
     parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=list(POLICIES))
     parser.add_argument("--parallel", type=int, default=2)
+    parser.add_argument(
+        "--split",
+        default="auto",
+        help="evaluation.split for every run (e.g. stratified, to compare with auto's)",
+    )
     parser.add_argument("--timeout", type=float, default=300.0, help="per-execution timeout (s)")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
     parser.add_argument("--json", type=Path, default=Path("benchmarks/results/search_quality.json"))

@@ -53,6 +53,7 @@ POPULATIONS = {
         "classification", "proba", 120, 14, kinds={"review": "text", "product": "code"}
     ),
     "chicago-ridership": Population("regression", "value", 120, 15, kinds={"date": "datetime"}),
+    "flight-delays": Population("classification", "proba", 100, 17, kinds={"date": "datetime"}),
     "digit-images": Population(
         "classification", "label", 100, 16, kinds={IMAGE: "image"}, image_folders=("train", "test")
     ),

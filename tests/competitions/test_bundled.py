@@ -18,10 +18,18 @@ from swarm.competitions.bundled import SPECS, base
 LEADERBOARDS = Path(__file__).parents[2] / "swarm" / "competitions" / "leaderboards"
 
 
-ALL = ["titanic", "house-prices", "telco-churn", "food-reviews", "chicago-ridership", "digit-images"]
+ALL = [
+    "titanic",
+    "house-prices",
+    "telco-churn",
+    "food-reviews",
+    "chicago-ridership",
+    "digit-images",
+    "flight-delays",
+]
 
 
-def test_six_bundled_competitions() -> None:
+def test_seven_bundled_competitions() -> None:
     assert list_bundled() == sorted(ALL)
 
 
@@ -38,7 +46,7 @@ def test_layout_and_no_target_leak(cache_dir: Path, competition_id: str) -> None
     assert sample[spec.target].nunique() == 1
     assert list(sample[spec.id_column]) == list(test[spec.id_column]) == list(answers[spec.id_column])
     assert not set(train[spec.id_column]) & set(test[spec.id_column])
-    assert 0.2 < len(test) / (len(train) + len(test)) < 0.3
+    assert 0.2 < len(test) / (len(train) + len(test)) < 0.32  # a quarter; flight-delays' days 22 on: 0.30
     assert set(train.columns) - {spec.id_column, spec.target} == set(test.columns) - {spec.id_column}
     for column in spec.columns:
         assert f"`{column}`" in comp.description

@@ -34,6 +34,7 @@ def test_list_json(cache_dir: Path) -> None:
     assert [r["id"] for r in rows] == [
         "chicago-ridership",
         "digit-images",
+        "flight-delays",
         "food-reviews",
         "house-prices",
         "telco-churn",

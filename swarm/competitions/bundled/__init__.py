@@ -7,6 +7,7 @@ from pathlib import Path
 from swarm.competitions.bundled import (
     chicago_ridership,
     digit_images,
+    flight_delays,
     food_reviews,
     house_prices,
     telco_churn,
@@ -24,6 +25,7 @@ SPECS: dict[str, BundledSpec] = {
         food_reviews.SPEC,
         chicago_ridership.SPEC,
         digit_images.SPEC,
+        flight_delays.SPEC,
     )
 }
 

@@ -52,6 +52,9 @@ class BundledSpec:
     # Split by time instead of at random: test = the latest rows by this column (competition.json then
     # carries the split hint `time:<column>`, so the harness holds out the latest train rows too).
     time_column: str = ""
+    # Test rows chosen by a rule instead of a share (flight-delays: the 22nd and later days of each month):
+    # `test_rows(frame)` is a boolean mask; the rows are shuffled and numbered all together, then cut by it.
+    test_rows: Callable[[pd.DataFrame], pd.Series] | None = None
     # Ids other than 1, 2, 3...: `make_ids(count, rng)` (e.g. image file names).
     make_ids: Callable[[int, np.random.Generator], list[str]] | None = None
     id_note: str = ""  # what the id column is, for the description (default: a row number)
@@ -78,7 +81,7 @@ def load_rdataset(package: str, name: str) -> pd.DataFrame:
 
 def split(frame: pd.DataFrame, spec: BundledSpec) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Shuffle with a fixed numpy permutation (or sort by `time_column`), number the rows, and cut ~75/25
-    into train and test (test = the latest rows of a time split)."""
+    into train and test (test = the latest rows of a time split), or by the spec's `test_rows` rule."""
     if spec.time_column:
         times = pd.to_datetime(frame[spec.time_column], format="ISO8601")
         order = np.argsort(times.to_numpy(), kind="stable")
@@ -94,6 +97,9 @@ def split(frame: pd.DataFrame, spec: BundledSpec) -> tuple[pd.DataFrame, pd.Data
     else:
         ids = np.arange(spec.id_start, spec.id_start + len(shuffled))
     shuffled.insert(0, spec.id_column, ids)
+    if spec.test_rows is not None:
+        in_test = np.asarray(spec.test_rows(shuffled), dtype=bool)
+        return shuffled[~in_test].reset_index(drop=True), shuffled[in_test].reset_index(drop=True)
     n_test = int(round(len(shuffled) * TEST_FRACTION))
     n_train = len(shuffled) - n_test
     return shuffled.iloc[:n_train].reset_index(drop=True), shuffled.iloc[n_train:].reset_index(drop=True)
