@@ -15,12 +15,11 @@ import pandas as pd
 
 from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, EnsembleChoice, blend_frames, build_library, choose
-from swarm.evaluation.harness import file_sha256
 from swarm.evaluation.holdout import harness_root
 from swarm.journal import Journal, Node
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.parallel import run_parallel
-from swarm.pipeline.refit import refit
+from swarm.pipeline.refit import refit, scored_submission
 from swarm.population import rank_nodes
 from swarm.submission_check import check_submission
 
@@ -93,11 +92,8 @@ def member_submission(rc: RunContext, node: Node) -> tuple[Path | None, str]:
         if refitted is not None:
             return refitted, "refit on every train row"
         note = f"its scored run's test predictions (refit {why})"
-    source = node.meta.get("submission_path")
-    expected = node.meta.get("submission_sha256")
-    if not source or not Path(source).is_file() or (expected and file_sha256(Path(source)) != expected):
-        return None, "no usable test submission"
-    return Path(source), note
+    source = scored_submission(node)
+    return (source, note) if source is not None else (None, "no usable test submission")
 
 
 def blend_members(rc: RunContext, journal: Journal, delivery: Delivery) -> None:

@@ -17,6 +17,16 @@ from swarm.submission_check import check_submission
 REFIT_SUBMISSION = "refit_submission.csv"
 
 
+def scored_submission(node: Node) -> Path | None:
+    """The test predictions of the node's scored run, as the harness kept them; None where the file is gone or
+    changed since its review (its sha256)."""
+    source = node.meta.get("submission_path")
+    expected = node.meta.get("submission_sha256")
+    if not source or not Path(source).is_file() or (expected and file_sha256(Path(source)) != expected):
+        return None
+    return Path(source)
+
+
 def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path | None, str]:
     """Run the node's code once more with every train row and the original test set: (its submission, kept at
     `target` (default `<run>/harness/refit_submission.csv`), when valid, else None; what happened, in words for
@@ -45,15 +55,12 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
     )
     if problem:
         return None, f"not used: its submission is invalid ({problem})"
-    scored = node.meta.get("submission_path")
-    expected = node.meta.get("submission_sha256")
-    if not scored or not Path(scored).is_file() or (expected and file_sha256(Path(scored)) != expected):
+    scored = scored_submission(node)
+    if scored is None:
         return None, "not used: the scored run's test predictions are missing, so the refit cannot be checked"
     shifted = rc.harness.holdout.shifted  # the scored run predicted an earlier span: honest refits move more
     agreement = (
-        refit_agreement(read_predictions(Path(scored)), read_predictions(kept), spec, shifted)
-        if spec
-        else None
+        refit_agreement(read_predictions(scored), read_predictions(kept), spec, shifted) if spec else None
     )
     if agreement is None:
         return None, "not used: its test predictions share no row or target column with the scored run's"
