@@ -8,6 +8,7 @@ owns (so a later write to the node's dir cannot change what was scored and check
 passes each held-out row's group in the rows' order. Held-out rows without a label (positions past a
 sequence's scored part) must be predicted, and are left out of the score. Where the held-out ids are test ids at
 an earlier time (`Holdout.shifted`: a log's last span held out), every row is a test row and those ids are scored.
+Where every row has a fresh id in the view (`Holdout.fresh_ids`), the test rows are written under their own ids.
 """
 
 from __future__ import annotations
@@ -106,6 +107,8 @@ class Harness:
         self.scored = set(self.labels[spec.id_column].astype(str).str.strip()) & self.ids
         sample = pd.read_csv(sample_submission, dtype=str, keep_default_na=False, usecols=[spec.id_column])
         self.test_order = sample[spec.id_column].str.strip().tolist()  # the competition's own test ids
+        # Where every row has a fresh id in the view: the fresh id of each test row -> its own.
+        self.own_test_id = holdout.own_ids("test")
 
     def evaluate(self, submission: Path, test_out: Path, heldout_out: Path | None = None) -> HarnessResult:
         """Score the held-out rows of `submission`; write its other rows to `test_out` and, when they are
@@ -124,7 +127,11 @@ class Harness:
         test = (
             ~held if not self.holdout.shifted else pd.Series(True, index=frame.index)
         )  # test ids scored too
-        write_text_atomic(test_out, self._in_test_order(frame[test], ids[test]).to_csv(index=False))
+        test_rows, test_ids = frame[test], ids[test]
+        if self.own_test_id:  # the test rows under their own ids, as the competition grades them
+            test_ids = test_ids.map(self.own_test_id).fillna(test_ids)
+            test_rows = test_rows.assign(**{id_col: test_ids})
+        write_text_atomic(test_out, self._in_test_order(test_rows, test_ids).to_csv(index=False))
         missing = sorted(self.ids - set(ids[held]))
         if missing:
             return HarnessResult(

@@ -65,6 +65,7 @@ from swarm.evaluation.composite import (
 )
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.folder_rows_split import split_folder_rows
+from swarm.evaluation.fresh_ids import FreshIds, ViewRows, fresh_view_ids, keep_ids_reason, kept_ids
 from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import (
     TEST,
@@ -74,6 +75,7 @@ from swarm.evaluation.holdout_record import (
     SplitParts,
     SplitRequest,
     harness_root,
+    write_view_ids,
 )
 from swarm.evaluation.keyed_split import keyed_rows_layout, split_keyed_rows
 from swarm.evaluation.label_lines_split import build_label_lines_holdout
@@ -129,7 +131,7 @@ from swarm.evaluation.view_files import (
     mirror,
     seal,
 )
-from swarm.evaluation.view_tables import write_sample, write_test_csv, write_test_records
+from swarm.evaluation.view_tables import renamed_records, write_sample, write_test_csv, write_test_records
 from swarm.folder_rows import folder_rows_fields
 from swarm.label_lines import label_lines_fields
 from swarm.later_events import later_events_fields
@@ -314,19 +316,48 @@ def build_holdout(
     elif layout is None:
         write_public_table(kept.rename(columns=back), dest / data.path.name, data.path)
     order = rng.permutation(len(sample) + len(held))
-    if records is not None and data.test_records is not None:
-        held_records = [records[i] for i in positions]
-        write_test_records(data.test_records, held_records, ids, id_col, order, data.test_path, dest)
-    elif data.test is not None:
-        appended = held.assign(**{id_col: ids}).rename(columns=back)
-        write_test_csv(
-            data.test.rename(columns=back), appended, order, dest / data.test_path.name, data.test_path
-        )
     fillers = {}
     if folders is not None:  # a sample listing each test row's own items lists the held-out rows' (AI4Code)
         held_files = [folders[1][1].get(str(o).strip()) for o in original]
         fillers = listed_items_fillers(sample, id_col, targets, folders[0][1], held_files)
+    # Every test and held-out row under a fresh id (its files in the test folder renamed alike), unless ids are kept.
+    own = {dest / data.path.name, dest / data.test_path.name, dest / competition.sample_submission.name}
+    view_rows = ViewRows(
+        competition,
+        train,
+        data.test,
+        id_col,
+        {id_col, data.id_name},
+        test_ids,
+        ids,
+        hidden,
+        dest,
+        dest / test_dir.relative_to(public) if test_dir is not None else None,
+        own,
+        order,
+    )
+    fresh = fresh_view_ids(view_rows, seed)
+    test_table = data.test
+    if fresh.fresh:
+        fresh_of, ids = fresh.renamed(test_ids, ids), fresh.held
+        sample = sample.assign(**{id_col: fresh.test})
+        if test_table is not None:
+            own_ids = test_table[id_col].str.strip()
+            test_table = test_table.assign(**{id_col: own_ids.map(fresh_of).fillna(own_ids)})
+    if records is not None and data.test_records is not None:
+        held_records = [records[i] for i in positions]
+        test_records = (
+            data.test_records if not fresh.fresh else renamed_records(data.test_records, id_col, fresh_of)
+        )
+        write_test_records(test_records, held_records, ids, id_col, order, data.test_path, dest)
+    elif test_table is not None:
+        appended = held.assign(**{id_col: ids}).rename(columns=back)
+        write_test_csv(
+            test_table.rename(columns=back), appended, order, dest / data.test_path.name, data.test_path
+        )
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name, fillers)
+    if fresh.fresh:
+        write_view_ids(root, {"test": fresh.test, "held": ids}, {"test": test_ids, "held": original or ids})
 
     return _save_split(
         root,
@@ -344,6 +375,7 @@ def build_holdout(
         table=data.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
         hidden=hidden,
         file_dirs=file_dirs,
+        fresh=fresh,
     )
 
 
@@ -473,6 +505,11 @@ def _build_streamed(
         classes=closed_classes(labels, classification and not wide),
         table=path.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
         hidden=[],
+        fresh=kept_ids(
+            keep_ids_reason(competition, held, test, id_col)
+            or "the labelled table is streamed, so the harness never holds every training id to draw fresh ids "
+            "apart from"
+        ),
     )
 
 
@@ -535,6 +572,12 @@ def _build_composite(
     )
 
 
+def _ids_note(fresh: FreshIds | None) -> str:
+    """What the run says of its ids before the first step (`Holdout.describe_ids`): why they are kept, or a caveat
+    where fresh; "" where the layout's own split keeps them."""
+    return "" if fresh is None else fresh.kept or fresh.note
+
+
 def _save_split(
     root: Path,
     spec: MetricSpec,
@@ -554,6 +597,7 @@ def _save_split(
     file_dirs: list[str] | None = None,
     key_columns: list[str] | None = None,
     shifted: bool = False,
+    fresh: FreshIds | None = None,
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
     and the split's record, and seal the harness dir."""
@@ -581,6 +625,8 @@ def _save_split(
         hidden_side_files=hidden,
         key_columns=key_columns or [],
         shifted=shifted,
+        fresh_ids=fresh is not None and fresh.fresh,
+        ids_note=_ids_note(fresh),
     )
     seal(holdout)
     return holdout

@@ -19,6 +19,7 @@ from swarm.atomic import PRIVATE, write_text_atomic
 from swarm.competitions.competition import Competition, MetricSpec
 
 HARNESS_DIR = "harness"
+VIEW_IDS = "view_ids.csv"  # each row's id in the view -> its own, where fresh ids are drawn
 TRAIN, TEST = "train.csv", "test.csv"
 
 
@@ -52,6 +53,10 @@ class Holdout:
     # Whether the held-out ids are test ids at an earlier time (a log's last span held out: h-and-m): the view's
     # test is the competition's own, and every row of a submission is a test row, the held-out ids' scored too.
     shifted: bool = False
+    # Whether every test and held-out row has a fresh id in the view (`swarm.evaluation.fresh_ids`; test_ids.csv
+    # maps the test rows' back), and why ids are kept (or a caveat where fresh), said before the first step.
+    fresh_ids: bool = False
+    ids_note: str = ""
 
     @property
     def public_dir(self) -> Path:
@@ -60,6 +65,30 @@ class Holdout:
     @property
     def labels_path(self) -> Path:
         return self.root / "labels.csv"
+
+    @property
+    def view_ids_path(self) -> Path:
+        """Where fresh ids are drawn: each row's id in the view, its own, and whether it is a test or held-out
+        row (owner-only)."""
+        return self.root / VIEW_IDS
+
+    def own_ids(self, row: str) -> dict[str, str]:
+        """Where fresh ids are drawn, the `row`s' ("test" or "held") ids in the view -> their own; else {}."""
+        if not self.fresh_ids:
+            return {}
+        known = pd.read_csv(self.view_ids_path, dtype=str, keep_default_na=False)
+        known = known[known["row"] == row]
+        return dict(zip(known["view"], known["own"], strict=True))
+
+    def describe_ids(self) -> str:
+        """One line on the view's ids: fresh for every row, or kept and why."""
+        if self.fresh_ids:
+            caveat = f" ({self.ids_note})" if self.ids_note else ""
+            return f"every test and held-out row has a fresh id ({self.id_column}) in the sandbox{caveat}"
+        why = self.ids_note or (
+            "this layout's split keeps them (held-out rows get new ids only where theirs could clash with a test id)"
+        )
+        return f"the test ids ({self.id_column}) are kept in the sandbox: {why}"
 
     def describe(self) -> str:
         """One line for the start of a run and the report."""
@@ -90,6 +119,14 @@ class Holdout:
 def harness_root(run_root: Path) -> Path:
     """Where a run keeps its harness split: `<run>/harness`."""
     return Path(run_root) / HARNESS_DIR
+
+
+def write_view_ids(root: Path, view: dict[str, list[str]], own: dict[str, list[str]]) -> None:
+    """Save which fresh id in the view is which row's (`Holdout.view_ids_path`, owner-only): `view` and `own`
+    hold the ids of the "test" and the "held" rows, each in the same order."""
+    rows = [(v, o, kind) for kind in ("test", "held") for v, o in zip(view[kind], own[kind], strict=True)]
+    frame = pd.DataFrame(rows, columns=["view", "own", "row"])
+    write_private(Path(root) / VIEW_IDS, frame.to_csv(index=False))
 
 
 def write_private(path: Path, text: str) -> None:

@@ -69,13 +69,13 @@ def new_ids(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gen
         numbers = [int(m.group(2)) for m in (_NUMBERED.match(i) for i in taken) if m]
         start = max(numbers, default=0) + 1
         return [f"{prefix}{start + k:0{width}d}{suffix}" for k in range(count)]
-    prefixed = _hex_after_prefix(test_ids)
+    prefixed = hex_after_prefix(test_ids)
     if prefixed is not None:  # stanford-covid-vaccine's `id_` and 9 hex digits
         prefix, width = prefixed
-        return _random_hex(count, width, lambda text: f"{prefix}{text}", taken, rng)
-    shaped = _same_shape(test_ids)
+        return random_hex(count, width, lambda text: f"{prefix}{text}", taken, rng)
+    shaped = same_shape(test_ids)
     if shaped is not None:  # iwildcam-2020's UUIDs: each position drawn from what the test ids hold there
-        return _random_shaped(count, shaped, taken, rng)
+        return random_shaped(count, shaped, taken, rng)
     if test_ids and all(parts) and len({p.group(3) for p in parts}) == 1:  # type: ignore[union-attr]
         # Names that differ before their last number (a recording time, then `Test<n>`): a test id's beginning,
         # picked at random, with a last number no id has.
@@ -102,7 +102,7 @@ MIN_SHAPED_IDS = 2  # fewer test ids show no shape
 MIN_VARIABLE = 8  # positions that vary: fewer could not give new ids enough room
 
 
-def _same_shape(test_ids: list[str]) -> list[str] | None:
+def same_shape(test_ids: list[str]) -> list[str] | None:
     """Where the test ids are of one length and their punctuation stands where it does in all of them (UUIDs),
     the characters each position may take: the one character every id has there, else the smallest class of
     digits, hex digits or lower-case letters holding all of theirs; None otherwise (then the fallback format)."""
@@ -120,7 +120,7 @@ def _same_shape(test_ids: list[str]) -> list[str] | None:
     return shape if sum(len(p) > 1 for p in shape) >= MIN_VARIABLE else None
 
 
-def _random_shaped(count: int, shape: list[str], taken: set[str], rng: np.random.Generator) -> list[str]:
+def random_shaped(count: int, shape: list[str], taken: set[str], rng: np.random.Generator) -> list[str]:
     """`count` ids of `shape` (each position one of its characters) that are not in `taken`."""
     out: list[str] = []
     while len(out) < count:
@@ -131,7 +131,7 @@ def _random_shaped(count: int, shape: list[str], taken: set[str], rng: np.random
     return out
 
 
-def _hex_after_prefix(test_ids: list[str]) -> tuple[str, int] | None:
+def hex_after_prefix(test_ids: list[str]) -> tuple[str, int] | None:
     """(prefix, width) where every test id is one prefix (ending in a character that is no hex digit) and then
     `width` hex digits; None otherwise."""
     common = os.path.commonprefix(test_ids) if test_ids else ""
@@ -144,7 +144,7 @@ def _hex_after_prefix(test_ids: list[str]) -> tuple[str, int] | None:
     return prefix, widths.pop()
 
 
-def _random_hex(
+def random_hex(
     count: int, width: int, named: Callable[[str], str], taken: set[str], rng: np.random.Generator
 ) -> list[str]:
     """`count` ids `named(<width random hex digits>)` that are not in `taken`."""

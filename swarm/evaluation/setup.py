@@ -37,7 +37,7 @@ class EvaluationSetup:
         """What a run prints before its first step."""
         first = self.metric.describe()
         if self.holdout is not None:
-            return [first, f"validation: {self.holdout.describe()}"]
+            return [first, f"validation: {self.holdout.describe()}", f"ids: {self.holdout.describe_ids()}"]
         return [
             first,
             f"validation: UNVERIFIED, no harness split ({self.unverified_reason}); solutions are ranked by the "
@@ -50,6 +50,7 @@ class EvaluationSetup:
             "validation_source": self.validation_source,
             "unverified_reason": self.unverified_reason,
             "holdout": self.holdout.describe() if self.holdout else None,
+            "ids": self.holdout.describe_ids() if self.holdout else None,
         }
 
 

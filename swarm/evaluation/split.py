@@ -78,7 +78,7 @@ def choose_split(
             f"group:{file_group}",
             f"{file_group!r} names the files of the inputs, each file's rows held out whole",
         )
-    dates = _date_column(train, test)
+    dates = date_column(train, test)
     if dates is not None and dates[1]:
         return f"time:{dates[0]}", f"test.csv lies after {TRAIN} in {dates[0]!r}"
     key = _new_key_column(train, test, id_column, skip=dates[0] if dates else None)
@@ -135,7 +135,7 @@ def _new_days(train_dates: pd.Series, test_dates: pd.Series) -> str | None:
     )
 
 
-def _date_column(train: pd.DataFrame, test: pd.DataFrame | None) -> tuple[str, bool] | None:
+def date_column(train: pd.DataFrame, test: pd.DataFrame | None) -> tuple[str, bool] | None:
     """A column of dates in train (and test): (name, whether all of test lies after all of train)."""
     for column in train.columns:
         sample = train[column].head(DATE_SAMPLE)

@@ -54,6 +54,18 @@ def write_test_records(
     (dest / test_path.name).chmod(0o644)
 
 
+def renamed_records(records: list, id_col: str, renamed: dict[str, str]) -> list:
+    """The test records under their fresh ids (a number stays a number where the fresh id is one)."""
+    out = []
+    for record in records:
+        old = record.get(id_col)
+        new = renamed.get(str(old).strip()) if old is not None else None
+        if new is not None:
+            record = {**record, id_col: int(new) if isinstance(old, int) and new.isdigit() else new}
+        out.append(record)
+    return out
+
+
 def write_sample(
     sample: pd.DataFrame,
     held: pd.DataFrame,

@@ -129,9 +129,9 @@ def test_holdout_links_held_out_images_beside_the_test_images(cache_dir: Path, t
     assert sorted(os.listdir(public / "train")) == sorted(train["id"])
     assert sorted(os.listdir(public / "test")) == sorted(test["id"])
     assert set(holdout.ids) <= set(test["id"]) and not set(holdout.ids) & set(train["id"])
-    original = comp.public_dir / "train"
-    for name in holdout.ids[:20]:  # the same image as the original train file
-        assert (public / "test" / name).read_bytes() == (original / name).read_bytes()
+    original, own = comp.public_dir / "train", holdout.own_ids("held")
+    for name in holdout.ids[:20]:  # the same image as the original train file, under a fresh name
+        assert (public / "test" / name).read_bytes() == (original / own[name]).read_bytes()
 
 
 def test_holdout_of_the_time_split_holds_out_the_latest_days(cache_dir: Path, tmp_path: Path) -> None:
@@ -152,7 +152,7 @@ def test_holdout_of_flight_delays_holds_out_whole_days_as_its_test(cache_dir: Pa
     assert set(train["date"].str[8:10].astype(int)) == set(range(1, 22))
     holdout = build_holdout(comp, tmp_path / "harness", fraction=0.2, seed=5)
     assert holdout.split == "day:date" and "fall on days train.csv lacks" in holdout.split_reason
-    held = train[train["id"].astype(str).isin(holdout.ids)]
+    held = train[train["id"].astype(str).isin(holdout.own_ids("held").values())]
     kept = pd.read_csv(holdout.public_dir / "train.csv")
     assert len(held) == len(holdout.ids) and set(held["date"]).isdisjoint(set(kept["date"]))
 

@@ -82,15 +82,17 @@ def test_file_name_labels_are_split_with_the_files_moved_to_the_test_side(tmp_pa
     assert "train/ (labels in file names, dog = 1)" in holdout.describe()
     view, public = holdout.public_dir, root / "prepared" / "public"
     held = holdout.ids
-    assert len(held) == 10 and all(
-        i.isdigit() and int(i) > 10 for i in held
-    )  # new ids in the test ids' format
+    # Every test and held-out image has a fresh id in the test ids' format and range: 1-20 for 10 and 10.
+    assert len(held) == 10 and holdout.fresh_ids
+    assert sorted(int(i) for i in read(view / "sample_submission.csv")["id"]) == list(range(1, 21))
     # The held-out images are gone from train/ and sit in test/ under their new ids, looking like test images.
     train_files = {p.name for p in (view / "train").iterdir()}
     assert len(train_files) == 30
     test_files = {p.name: p for p in (view / "test").iterdir()}
-    assert set(test_files) == {f"{n}.jpg" for n in range(1, 11)} | {f"{i}.jpg" for i in held}
+    assert set(test_files) == {f"{n}.jpg" for n in range(1, 21)}
     moved = {i: test_files[f"{i}.jpg"].read_bytes().decode().split() for i in held}
+    for view_id, own in holdout.own_ids("test").items():  # a test image under its fresh id
+        assert test_files[f"{view_id}.jpg"].read_bytes() == f"test {own}".encode()
     assert all(words[0] == "train" for words in moved.values())
     assert not {f"{w[1]}.{w[2]}.jpg" for w in moved.values()} & train_files
     # The sample lists them; their labels (1 for a dog) are the harness's own, never in the view.

@@ -16,7 +16,7 @@ from swarm.config import load_config
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
 from swarm.evaluation.setup import load_evaluation
 from swarm.pipeline.context import create_run, resolve_competition
 from tests.competitions.champs import (
@@ -31,15 +31,16 @@ from tests.competitions.champs import (
 from .test_holdout import read
 
 
-def known_submission(holdout_public: Path, original_train: Path, path: Path) -> list[str]:
+def known_submission(holdout: Holdout, original_train: Path, path: Path) -> list[str]:
     """Write a submission for every row the solution sees: the held-out rows off by their type's offset (MAE
     1.0 on 1JHC, 0.01 on 2JHH), the competition's own test rows 0. Returns the held-out rows' types."""
-    test = read(holdout_public / "test.csv")
+    test = read(holdout.public_dir / "test.csv")
     truth = read(original_train).set_index("id")
-    held = test[test["id"].isin(truth.index)]
-    rows = truth.loc[held["id"]].reset_index()
-    predicted = dict(zip(rows["id"], offset_predictions(rows), strict=True))
-    sample = read(holdout_public / "sample_submission.csv")
+    own = holdout.own_ids("held")  # each held-out row's fresh id in the view -> its own
+    held = test[test["id"].isin(own)]
+    rows = truth.loc[held["id"].map(own)].reset_index()
+    predicted = dict(zip(held["id"], offset_predictions(rows), strict=True))
+    sample = read(holdout.public_dir / "sample_submission.csv")
     values = [predicted.get(i, 0.0) for i in sample["id"]]
     pd.DataFrame({"id": sample["id"], TARGET: values}).to_csv(path, index=False)
     return list(rows["type"])
@@ -52,7 +53,8 @@ def test_held_out_rows_are_scored_per_type(tmp_path: Path) -> None:
     assert list(labels.columns) == ["id", TARGET, "type"] and holdout.target_columns == [TARGET]
     assert stat.S_IMODE(holdout.labels_path.stat().st_mode) == 0o600
     original = read(competition.public_dir / "train.csv").set_index("id")
-    assert (labels.set_index("id")["type"] == original.loc[labels["id"], "type"]).all()
+    own = labels["id"].map(holdout.own_ids("held"))
+    assert (labels.set_index("id")["type"] == original.loc[own, "type"].to_numpy()).all()
     # what the sandbox sees: no labels file, the held-out rows in test.csv with their type but not the target
     public = holdout.public_dir
     assert not (public / "labels.csv").exists()
@@ -62,7 +64,7 @@ def test_held_out_rows_are_scored_per_type(tmp_path: Path) -> None:
 
     harness = Harness(holdout, competition.metric, competition.sample_submission)
     path = tmp_path / "s.csv"
-    types = known_submission(public, competition.public_dir / "train.csv", path)
+    types = known_submission(holdout, competition.public_dir / "train.csv", path)
     assert set(types) == {"1JHC", "2JHH"} and ungrouped(types) != pytest.approx(GROUPED, abs=0.1)
     result = harness.evaluate(path, tmp_path / "test_part.csv", tmp_path / "heldout.csv")
     assert result.problem is None
@@ -81,7 +83,7 @@ def test_without_a_group_column_param_all_rows_are_one_group(tmp_path: Path) -> 
     holdout = build_holdout(competition, tmp_path / "h", fraction=0.3, seed=0)
     assert list(read(holdout.labels_path).columns) == ["id", TARGET]
     path = tmp_path / "s.csv"
-    types = known_submission(holdout.public_dir, competition.public_dir / "train.csv", path)
+    types = known_submission(holdout, competition.public_dir / "train.csv", path)
     harness = Harness(holdout, competition.metric, competition.sample_submission)
     assert harness.evaluate(path, tmp_path / "t.csv").score == pytest.approx(ungrouped(types), abs=1e-6)
 
@@ -120,5 +122,5 @@ def test_a_run_takes_the_group_column_from_the_description(tmp_path: Path) -> No
     assert list(read(setup.holdout.labels_path).columns) == ["id", TARGET, "type"]
     harness = Harness(setup.holdout, competition.metric, competition.sample_submission)
     path = tmp_path / "s.csv"
-    known_submission(setup.holdout.public_dir, root / "prepared" / "public" / "train.csv", path)
+    known_submission(setup.holdout, root / "prepared" / "public" / "train.csv", path)
     assert harness.evaluate(path, tmp_path / "t.csv").score == pytest.approx(GROUPED, abs=1e-6)

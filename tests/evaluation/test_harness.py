@@ -52,7 +52,8 @@ def test_a_constant_submission_scores_what_it_is_worth_whatever_it_prints(built,
 
 def test_missing_held_out_rows_are_a_problem_naming_them(built, tmp_path: Path) -> None:
     competition, holdout, harness = built
-    only_test = read(competition.sample_submission)
+    view = read(holdout.public_dir / "sample_submission.csv")
+    only_test = view[~view["id"].isin(holdout.ids)]
     path = tmp_path / "s.csv"
     only_test.to_csv(path, index=False)
     result = harness.evaluate(path, tmp_path / "t.csv")

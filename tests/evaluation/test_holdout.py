@@ -72,7 +72,13 @@ def test_held_out_rows_leave_train_and_join_test_without_their_labels(tmp_path: 
     assert list(test["id"]) == list(sample["id"])  # the sample lists the test rows in the same order
     assert list(labels.columns) == ["id", "y"] and sorted(labels["id"]) == sorted(holdout.ids)
     original = read(competition.public_dir / "train.csv").set_index("id")
-    assert (labels.set_index("id")["y"] == original.loc[labels["id"], "y"]).all()
+    own = holdout.own_ids("held")  # every row has a fresh id in the view; the harness keeps each row's own
+    assert (labels.set_index("id")["y"] == original.loc[labels["id"].map(own), "y"].to_numpy()).all()
+    # fresh ids in the test ids' range (1001-1050), as dense: 1001-1090 for the 50 test and 40 held-out rows,
+    # ascending down the (shuffled) rows; test_ids.csv maps the test rows' back to their own
+    assert holdout.fresh_ids and [int(i) for i in test["id"]] == list(range(1001, 1091))
+    assert sorted(holdout.own_ids("test").values(), key=int) == [str(i) for i in range(1001, 1051)]
+    assert set(own.values()) <= set(original.index) and set(own) == set(holdout.ids)
     # shuffled in: the held-out rows are not simply appended after the real test rows
     positions = [i for i, v in enumerate(test["id"]) if v in set(holdout.ids)]
     assert positions != list(range(50, 90))
@@ -175,7 +181,8 @@ def test_group_split_keeps_each_group_on_one_side(tmp_path: Path) -> None:
     sample = pd.DataFrame({"id": range(200, 210), "y": 0.0})
     competition = load_competition_dir(make_competition(tmp_path / "c", train, test, sample, "rmse"))
     holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, split="group:patient")
-    held_groups = set(train.set_index("id").loc[[int(i) for i in holdout.ids], "patient"])
+    own = holdout.own_ids("held")
+    held_groups = set(train.set_index("id").loc[[int(own[i]) for i in holdout.ids], "patient"])
     kept_groups = set(read(holdout.public_dir / "train.csv")["patient"].astype(int))
     assert held_groups and held_groups.isdisjoint(kept_groups)
 
@@ -202,7 +209,9 @@ def test_wide_multiclass_labels_are_one_hot_in_the_submission_columns(tmp_path: 
     labels = read(holdout.labels_path)
     assert list(labels.columns) == ["id", "Acer", "Betula", "Quercus"]
     assert (labels[["Acer", "Betula", "Quercus"]].astype(int).sum(axis=1) == 1).all()
-    truth = train.set_index("id").loc[labels["id"].astype(int), "species"].to_numpy()
+    truth = (
+        train.set_index("id").loc[labels["id"].map(holdout.own_ids("held")).astype(int), "species"].to_numpy()
+    )
     assert (
         labels[["Acer", "Betula", "Quercus"]].astype(int).to_numpy().argmax(axis=1)
         == pd.Categorical(truth, categories=["Acer", "Betula", "Quercus"]).codes
@@ -230,10 +239,19 @@ def test_files_keyed_by_ids_move_with_their_rows(tmp_path: Path) -> None:
     visible_train = {p.stem for p in (holdout.public_dir / "train_images").iterdir()}
     assert visible_train == kept  # held-out rows' images left the train folder
     test_folder = holdout.public_dir / "test_images"
-    assert {p.stem for p in test_folder.iterdir()} == set(test_ids) | set(holdout.ids)
+    view_ids = read(holdout.public_dir / "test.csv")["id"]
+    assert {p.stem for p in test_folder.iterdir()} == set(view_ids) and set(holdout.ids) <= set(view_ids)
     labels = read(holdout.labels_path)
-    originals = {p.read_bytes().decode() for p in test_folder.iterdir() if p.stem in set(holdout.ids)}
-    assert all(o.startswith("train_images/") for o in originals) and len(originals) == 10
+    # each file under its row's fresh id: a held-out row's is its training image, a test row's its test image
+    own_held, own_test = holdout.own_ids("held"), holdout.own_ids("test")
+    for path in test_folder.iterdir():
+        expected = (
+            f"train_images/{own_held[path.stem]}"
+            if path.stem in own_held
+            else f"test_images/{own_test[path.stem]}"
+        )
+        assert path.read_bytes().decode() == expected
+        assert path.stat().st_nlink == 1  # copied, not linked
     assert len(mapping) == 40 and len(labels) == 10
 
 

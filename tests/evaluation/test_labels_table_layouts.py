@@ -65,15 +65,16 @@ def test_a_labels_table_beside_image_folders_is_split_with_its_files(tmp_path: P
     # The train folder keeps only the kept rows' images; the held-out ones sit among the test images.
     assert {p.stem for p in (view / "train").iterdir()} == {stem(i) for i in kept["id"]}
     test_files = {p.stem: p for p in (view / "test").iterdir()}
-    assert set(test_files) == {
-        stem(i) for i in read(root / "prepared/public/sample_submission.csv")["id"]
-    } | {stem(i) for i in held}
-    assert all(test_files[stem(i)].read_bytes().startswith(b"train/") for i in held)
+    # every test and held-out image under its row's fresh id
+    assert set(test_files) == {stem(i) for i in read(view / "sample_submission.csv")["id"]}
+    own = holdout.own_ids("held")
+    assert all(test_files[stem(i)].read_bytes() == f"train/{stem(own[i])}".encode() for i in held)
     # The sample submission lists them; their labels stay private, in the harness's own file.
     assert held <= set(read(view / "sample_submission.csv")["id"])
     labels = read(holdout.labels_path)
     truth = dict(zip(original["id"], original["label"], strict=True))
-    assert dict(zip(labels["id"], labels["label"], strict=True)) == {i: truth[i] for i in held}
+    assert dict(zip(labels["id"], labels["label"], strict=True)) == {i: truth[own[i]] for i in held}
+    truth = {i: truth[own[i]] for i in held}
     assert oct(holdout.labels_path.stat().st_mode & 0o777) == "0o600"
 
     # The harness scores a submission's held-out rows against those labels.
@@ -202,8 +203,9 @@ def test_a_labels_table_with_one_class_column_for_a_wide_submission(tmp_path: Pa
     held = read(holdout.labels_path)
     assert list(held.columns) == ["id", *breeds] and len(held) == 10
     truth = dict(zip(labels["id"], labels["breed"], strict=True))
+    own = holdout.own_ids("held")
     for _, row in held.iterrows():
-        assert [row[b] for b in breeds] == ["1" if truth[row["id"]] == b else "0" for b in breeds]
+        assert [row[b] for b in breeds] == ["1" if truth[own[row["id"]]] == b else "0" for b in breeds]
     assert set(read(holdout.public_dir / "labels.csv")["id"]).isdisjoint(held["id"])
 
 
@@ -340,11 +342,12 @@ def test_training_files_filed_by_class_move_flat_among_flat_test_files(tmp_path:
     holdout = build_holdout(load_competition_dir(tmp_path / "c"), tmp_path / "h", fraction=0.25, seed=3)
     view, held = holdout.public_dir, set(holdout.ids)
     assert sorted(holdout.file_dirs) == ["test_images", "train_images"] and len(held) == 10
-    assert held <= set(images[:40])  # image names do not collide with the test's: they are kept
+    own = holdout.own_ids("held")  # fresh names in the test's format; each row's own is the harness's
+    assert set(own.values()) <= set(images[:40])
     for image in held:
-        assert (view / "test_images" / image).read_bytes() == f"train/{image}".encode()
+        assert (view / "test_images" / image).read_bytes() == f"train/{own[image]}".encode()
     left = {p.name for p in (view / "train_images").rglob("*.jpg")}
-    assert len(left) == 30 and not left & held
+    assert len(left) == 30 and not left & set(own.values())
     assert len(list((view / "test_images").iterdir())) == 18
 
 
@@ -368,11 +371,12 @@ def test_an_examples_files_of_one_stem_move_together(tmp_path: Path) -> None:
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=1)
     view, held = holdout.public_dir, set(holdout.ids)
     assert len(held) == 10
+    own = holdout.own_ids("held")
     for i in held:
-        assert (view / "test" / f"{i}.tif").read_bytes() == f"train/{i}".encode()
-        assert (view / "test" / f"{i}.json").read_text() == f"train json {i}"
-        assert (view / "test" / f"{i}-anatomical-structure.json").read_text() == f"train anatomy {i}"
+        assert (view / "test" / f"{i}.tif").read_bytes() == f"train/{own[i]}".encode()
+        assert (view / "test" / f"{i}.json").read_text() == f"train json {own[i]}"
+        assert (view / "test" / f"{i}-anatomical-structure.json").read_text() == f"train anatomy {own[i]}"
         assert not (view / "test" / f"{i}.npy").exists() and not (view / "test" / f"{i}_mask.png").exists()
     train_files = {p.name for p in (view / "train").iterdir()}
-    assert not {n for n in train_files if n.split(".")[0].split("-")[0].split("_")[0] in held}
+    assert not {n for n in train_files if n.split(".")[0].split("-")[0].split("_")[0] in set(own.values())}
     assert len(train_files) == 30 * 5

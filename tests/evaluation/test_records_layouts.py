@@ -40,16 +40,18 @@ def test_json_records_are_split_in_their_own_form(tmp_path: Path, lines: bool) -
     assert all(set(r) == test_fields for r in test)
     assert not any(TARGET in r or "requester_upvotes_at_retrieval" in r for r in test)
     moved = [r for r in test if r["request_id"] in held]
-    assert len(moved) == 30 and held <= set(original)  # ids that cannot collide with test ids are kept
+    own = holdout.own_ids("held")  # every record has a fresh id; the harness keeps each one's own
+    assert len(moved) == 30 and set(own.values()) <= set(original) and set(own) == held
     assert all(
-        original[r["request_id"]]["request_text_edit_aware"] == r["request_text_edit_aware"] for r in moved
+        original[own[r["request_id"]]]["request_text_edit_aware"] == r["request_text_edit_aware"]
+        for r in moved
     )
     # The sample submission lists them in the test file's order; the labels are the harness's own (1/0).
     sample = pd.read_csv(view / "sampleSubmission.csv", dtype=str)
     assert list(sample["request_id"]) == [r["request_id"] for r in test]
     labels = pd.read_csv(holdout.labels_path, dtype=str)
     assert dict(zip(labels["request_id"], labels[TARGET], strict=True)) == {
-        i: "1" if original[i][TARGET] else "0" for i in held
+        i: "1" if original[own[i]][TARGET] else "0" for i in held
     }
     assert oct(holdout.labels_path.stat().st_mode & 0o777) == "0o600"
 

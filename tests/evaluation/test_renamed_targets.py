@@ -80,9 +80,11 @@ def test_the_renamed_answer_column_is_the_target_and_stays_private(tmp_path: Pat
     train = read(root / "prepared/public/train.csv").set_index("id")
     labels = read(holdout.labels_path)
     assert list(labels.columns) == ["id", "PredictionString"] and len(labels) == 10
-    assert dict(zip(labels["id"], labels["PredictionString"], strict=True)) == {
-        i: train.loc[i, "answer_text"] for i in held
-    }
+    assert (
+        dict(zip(labels["id"], labels["PredictionString"], strict=True))
+        == {i: train.loc[own, "answer_text"] for i, own in holdout.own_ids("held").items()}
+        and set(holdout.own_ids("held")) == held
+    )
     # The held-out rows join test.csv with its columns only: their answers are nowhere in the view.
     test = read(view / "test.csv")
     assert list(test.columns) == ["id", "context", "question", "language"]
@@ -119,7 +121,10 @@ def test_a_mask_column_renamed_with_images_and_no_test_table(tmp_path: Path) -> 
     labels = read(holdout.labels_path)
     truth = dict(zip(train_ids, encodings, strict=True))
     assert len(labels) == 5
-    assert dict(zip(labels["id"], labels["predicted"], strict=True)) == {i: truth[i] for i in holdout.ids}
+    own = holdout.own_ids("held")
+    assert dict(zip(labels["id"], labels["predicted"], strict=True)) == {
+        i: truth[own[i]] for i in holdout.ids
+    }
     # Each held-out image sits among the test images under its id; none is left under train/.
     names = {p.stem for p in (holdout.public_dir / "test").iterdir()}
     assert set(holdout.ids) <= names and len(names) == 4 + 5

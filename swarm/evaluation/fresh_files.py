@@ -1,0 +1,113 @@
+"""The view's test files under the rows' fresh ids (`swarm.evaluation.fresh_ids`): copied, not linked.
+
+Where ids name the test inputs (`test/<id>.png`, `test/<id>/`), each test and held-out example's files are
+renamed after its fresh id. A linked file shares its inode and mtime with the file it links, so a held-out
+example's file (a link of a training file) would differ from a test file in both; every one is copied instead,
+in the order of the fresh ids, each stamped with the mtime of a test file drawn at random. Test inputs larger in
+all than COPY_LIMIT_BYTES are linked under the new names instead (their inodes could then tell held-out files
+apart), and the run says so.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from swarm.evaluation.view_files import TAIL_STARTS
+
+COPY_LIMIT_BYTES = 16 * 2**30
+STAGING_SUFFIX = ".before-fresh-ids"
+
+
+@dataclass(frozen=True)
+class TestFiles:
+    """The view's test folder and each example's entries in it: id -> [(entry, what follows the id in its
+    name)]; files no id names stay as they are."""
+
+    folder: Path
+    entries: dict[str, list[tuple[Path, str]]]
+    others: list[Path]
+
+    @property
+    def size(self) -> int:
+        return sum(_size(path) for found in self.entries.values() for path, _ in found)
+
+
+def find_test_files(folder: Path, ids: set[str]) -> TestFiles | str:
+    """Each id's files (`<id>`, `<id>.png`, `<id>-mask.png`) or folder (`<id>/`) in the view's test folder; a
+    reason where some id names none there (files filed in subfolders, which are not renamed)."""
+    entries: dict[str, list[tuple[Path, str]]] = {}
+    others: list[Path] = []
+    for path in sorted(folder.iterdir()):
+        name = path.name
+        if name in ids:
+            entries.setdefault(name, []).append((path, ""))
+            continue
+        cuts = [i for i, char in enumerate(name) if char in TAIL_STARTS and name[:i] in ids]
+        if cuts and path.is_file():
+            entries.setdefault(name[: cuts[-1]], []).append((path, name[cuts[-1] :]))
+        else:
+            others.append(path)
+    missing = len(ids) - len(entries)
+    if missing:
+        return f"{missing} of the {len(ids)} ids name no file or folder directly in {folder.name}/"
+    return TestFiles(folder, entries, others)
+
+
+def rename_test_files(
+    files: TestFiles, renamed: dict[str, str], test_ids: set[str], rng: np.random.Generator
+) -> str:
+    """Put every example's entries in the test folder under its fresh id (`renamed`), copied in the order of the
+    fresh ids, with a test example's mtime drawn at random; "" or, where they are linked instead (too large to
+    copy), a note saying so."""
+    copy = files.size <= COPY_LIMIT_BYTES
+    folder = files.folder
+    staging = folder.with_name(folder.name + STAGING_SUFFIX)
+    os.rename(folder, staging)
+    folder.mkdir()
+    moved = {
+        old: [(staging / path.name, tail) for path, tail in found] for old, found in files.entries.items()
+    }
+    mtimes = [os.stat(path).st_mtime_ns for old in test_ids for path, _ in moved.get(old, [])]
+    for old, new in sorted(renamed.items(), key=lambda pair: pair[1]):
+        stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+        for path, tail in moved.get(old, []):
+            _place(path, folder / f"{new}{tail}", copy, stamp)
+    for path in files.others:
+        os.rename(staging / path.name, folder / path.name)
+    shutil.rmtree(staging)
+    if copy:
+        return ""
+    return (
+        f"the test inputs ({files.size / 2**30:.1f} GiB) are linked under the fresh ids, not copied, so their "
+        "inodes could tell held-out files apart"
+    )
+
+
+def _place(source: Path, target: Path, copy: bool, mtime_ns: int | None) -> None:
+    """`source` (a file or folder) at `target`: copied (readable by any uid) or linked, stamped `mtime_ns`."""
+    if source.is_dir():  # a folder per example: each of its files placed alike (seal opens the folders)
+        target.mkdir(parents=True, exist_ok=True)
+        for path in sorted(p for p in source.rglob("*") if p.is_file()):
+            _place(path, target / path.relative_to(source), copy, mtime_ns)
+        if mtime_ns is not None:
+            os.utime(target, ns=(mtime_ns, mtime_ns))
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if copy:
+        shutil.copyfile(source, target)
+        target.chmod(0o644)
+    else:
+        os.link(source, target)
+    if mtime_ns is not None and copy:
+        os.utime(target, ns=(mtime_ns, mtime_ns))
+
+
+def _size(path: Path) -> int:
+    if path.is_dir():
+        return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+    return path.stat().st_size

@@ -1,0 +1,233 @@
+"""Fresh ids for every row of the sandbox's test side, so that held-out rows look like test rows.
+
+A held-out row that kept its training id (or got one after the largest) would give itself away: titanic's
+train.csv has gaps exactly where its held-out rows were. So where a split can, every row the solution predicts,
+test row and held-out row alike, gets a fresh id of the test ids' own format and range, drawn at random and
+handed out in the view's (shuffled) row order; the harness keeps which fresh id is which test id
+(`<run>/harness/test_ids.csv`) and maps the test rows back for scoring and delivery.
+
+Ids are kept where they carry meaning, which a solution may use as an input: competition.json says
+`"keep_ids": true`, the ids are dates, or they follow the order of a date column (rows numbered in time). Then the
+held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run says so before its
+first step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.competition import Competition
+from swarm.evaluation.fresh_files import find_test_files, rename_test_files
+from swarm.evaluation.new_ids import hex_after_prefix, random_hex, random_shaped, same_shape
+from swarm.evaluation.split import competition_hint, date_column
+from swarm.evaluation.table_io import table_header
+
+_NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
+MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
+TRUE_WORDS = ("true", "1", "yes")
+TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
+
+
+@dataclass(frozen=True)
+class FreshIds:
+    """The view's ids: `test` (each test row's fresh id, in the sample's order) and `held` (each held-out row's),
+    or, where ids are kept, `kept` saying why."""
+
+    test: list[str]
+    held: list[str]
+    kept: str = ""
+    note: str = ""  # a caveat where ids are fresh (test files linked, not copied)
+
+    @property
+    def fresh(self) -> bool:
+        return not self.kept
+
+    def renamed(self, test_ids: list[str], held_ids: list[str]) -> dict[str, str]:
+        """Each row's id as the view was built with it -> its fresh id."""
+        return dict(zip([*test_ids, *held_ids], [*self.test, *self.held], strict=True))
+
+
+def kept_ids(reason: str) -> FreshIds:
+    return FreshIds([], [], reason)
+
+
+def keep_ids_reason(
+    competition: Competition, train: pd.DataFrame, test: pd.DataFrame | None, id_col: str
+) -> str | None:
+    """Why the ids carry meaning and are kept, or None: competition.json's `keep_ids`, ids that are dates, ids
+    that rise (or fall) with a date column of the labelled table."""
+    hint = competition_hint(competition, "keep_ids")
+    if hint is not None and hint.strip().lower() in TRUE_WORDS:
+        return 'competition.json says "keep_ids": true'
+    if id_col not in train.columns:
+        return None
+    ids = train[id_col].astype(str).str.strip()
+    if ids.empty:
+        return None
+    if pd.to_numeric(ids.head(200), errors="coerce").isna().all():
+        dates = pd.to_datetime(ids.head(200), errors="coerce", format="mixed")
+        if dates.notna().mean() >= 0.95:
+            return f"the {id_col}s are dates"
+    found = date_column(train.drop(columns=[id_col]), None)
+    numbers = _numbers(ids.tolist())
+    if found is None or numbers is None:
+        return None
+    dates = pd.to_datetime(train[found[0]], errors="coerce", format="mixed")
+    both = pd.DataFrame({"id": numbers, "date": dates}).dropna()
+    if len(both) < 3 or both["date"].nunique() < 2:
+        return None
+    correlation = both["id"].corr(both["date"].rank(), method="spearman")
+    if abs(correlation) < ORDERED_WITH_DATE:
+        return None
+    return f"the {id_col}s follow the order of {found[0]} (rank correlation {correlation:.2f}): rows numbered in time"
+
+
+def draw_fresh_ids(
+    order: np.ndarray, test_ids: list[str], taken: set[str], n_held: int, rng: np.random.Generator
+) -> FreshIds:
+    """Fresh ids for the test rows and the held-out rows (`order`: the view's row positions, test rows first,
+    as the view's tables list them): drawn in the test ids' format and range, none of them in `taken` (the
+    labelled ids), sorted, and handed out in the view's row order; kept where the test ids' format is not one
+    they can be drawn in."""
+    count = len(test_ids) + n_held
+    drawn = _draw(count, test_ids, taken, rng)
+    if drawn is None:
+        example = test_ids[0] if test_ids else ""
+        return kept_ids(f"the test ids' format ({example!r}) is not one the harness draws fresh ids in")
+    at = [""] * count
+    for position, fresh in zip(order, drawn, strict=True):
+        at[int(position)] = fresh
+    return FreshIds(at[: len(test_ids)], at[len(test_ids) :])
+
+
+def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Generator) -> list[str] | None:
+    """`count` distinct ids like the test ids, in their order (numbers ascending), none in `taken`; None where
+    their format is not numbered, hex after a prefix or of one shape (UUIDs)."""
+    if not test_ids:
+        return None
+    numbered = _numbered_format(test_ids)
+    if numbered is not None:
+        prefix, suffix, width = numbered
+        numbers = [int(_NUMBERED.match(i).group(2)) for i in test_ids]  # type: ignore[union-attr]
+        taken_numbers = {
+            int(m.group(2)) for m in map(_NUMBERED.match, taken) if m and _same_frame(m, numbered)
+        }
+        drawn = _draw_numbers(count, numbers, taken_numbers, rng)
+        return [f"{prefix}{n:0{width}d}{suffix}" for n in drawn]
+    prefixed = hex_after_prefix(test_ids)
+    if prefixed is not None:
+        prefix, width = prefixed
+        return sorted(random_hex(count, width, lambda text: f"{prefix}{text}", set(taken), rng))
+    shape = same_shape(test_ids)
+    if shape is not None:
+        return sorted(random_shaped(count, shape, set(taken), rng))
+    return None
+
+
+def _numbered_format(test_ids: list[str]) -> tuple[str, str, int] | None:
+    """(prefix, suffix, zero-padded width or 0) where every test id is one prefix, a number and one suffix."""
+    parts = [_NUMBERED.match(i) for i in test_ids]
+    if not all(parts) or len({(p.group(1), p.group(3)) for p in parts}) != 1:  # type: ignore[union-attr]
+        return None
+    digits = [p.group(2) for p in parts]  # type: ignore[union-attr]
+    padded = len({len(d) for d in digits}) == 1 and any(d.startswith("0") and len(d) > 1 for d in digits)
+    return parts[0].group(1), parts[0].group(3), len(digits[0]) if padded else 0  # type: ignore[union-attr]
+
+
+def _same_frame(match: re.Match, numbered: tuple[str, str, int]) -> bool:
+    return match.group(1) == numbered[0] and match.group(3) == numbered[1]
+
+
+def _numbers(ids: list[str]) -> pd.Series | None:
+    """The ids' numbers where they are numbered in one format, else None."""
+    if not ids or _numbered_format(ids) is None:
+        return None
+    return pd.Series([int(_NUMBERED.match(i).group(2)) for i in ids], dtype="int64")  # type: ignore[union-attr]
+
+
+def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.random.Generator) -> list[int]:
+    """`count` distinct numbers from the test numbers' smallest on, as dense as the test numbers lie where the
+    range has room (titanic's 892-1309 for 418 test rows: 892-1505 for them and 196 held-out rows), none taken;
+    ascending."""
+    low, high = min(numbers), max(numbers)
+    density = len(set(numbers)) / (high - low + 1)
+    end = max(high + 1, low + int(np.ceil(count / density)))
+    while True:
+        if end - low <= MAX_RANGE:
+            candidates = np.setdiff1d(np.arange(low, end, dtype=np.int64), np.fromiter(taken, np.int64))
+            if len(candidates) >= count:
+                return sorted(int(n) for n in rng.choice(candidates, size=count, replace=False))
+        else:  # a wide range of sparse numbers: sampled, as room allows
+            drawn: set[int] = set()
+            for _ in range(50):
+                fresh = set(rng.integers(low, end, size=2 * count).tolist()) - taken
+                drawn |= fresh
+                if len(drawn) >= count:
+                    return sorted(rng.choice(sorted(drawn), size=count, replace=False).tolist())
+        end = low + 2 * (end - low)
+
+
+def named_elsewhere(dest: Path, id_names: set[str], own: set[Path], limit: int = 200) -> str | None:
+    """A table of the view besides `own` (the labelled table, the test table, the sample) with a column named
+    like the ids (a side table keyed by them, which fresh ids would leave behind), among the first `limit`
+    tables; None where there is none."""
+    tables = (p for p in sorted(dest.rglob("*")) if p.suffix.lower() in TABLE_SUFFIXES and p.is_file())
+    for seen, path in enumerate(tables):
+        if seen >= limit:
+            break
+        if path not in own and id_names & set(table_header(path)):
+            return str(path.relative_to(dest))
+    return None
+
+
+@dataclass(frozen=True)
+class ViewRows:
+    """What `fresh_view_ids` needs of a split whose view is on disk but for its test table and sample: the
+    competition, its labelled and test tables (as read), the id column and the tables' names for it, the test
+    ids (the sample's order) and the held-out rows' ids as built, the side files the split hid, the view's root,
+    its test folder (where ids name the test inputs) and own tables, and the view's row order."""
+
+    competition: Competition
+    train: pd.DataFrame
+    test: pd.DataFrame | None
+    id_col: str
+    id_names: set[str]
+    test_ids: list[str]
+    held_ids: list[str]
+    hidden: list[str]
+    dest: Path
+    test_folder: Path | None
+    own_tables: set[Path]
+    order: np.ndarray
+
+
+def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
+    """The view's ids: fresh for every test and held-out row, their files in the test folder renamed alike
+    (`swarm.evaluation.fresh_files`), or kept, saying why (the ids carry meaning, side files are keyed by them,
+    their format or their files' filing is not one the harness renames)."""
+    rng = np.random.default_rng(seed + 2)
+    reason = keep_ids_reason(rows.competition, rows.train, rows.test, rows.id_col)
+    if reason is None and rows.hidden:
+        reason = f"{rows.hidden[0]} is keyed by the ids too"
+    if reason is None:
+        side = named_elsewhere(rows.dest, rows.id_names, rows.own_tables)
+        reason = f"{side} names rows by {rows.id_col} too" if side else None
+    if reason is not None:
+        return kept_ids(reason)
+    taken = (
+        set(rows.train[rows.id_col].astype(str).str.strip()) if rows.id_col in rows.train.columns else set()
+    )
+    fresh = draw_fresh_ids(rows.order, rows.test_ids, taken, len(rows.held_ids), rng)
+    if not fresh.fresh or rows.test_folder is None:
+        return fresh
+    files = find_test_files(rows.test_folder, {*rows.test_ids, *rows.held_ids})
+    if isinstance(files, str):
+        return kept_ids(files)
+    note = rename_test_files(files, fresh.renamed(rows.test_ids, rows.held_ids), set(rows.test_ids), rng)
+    return FreshIds(fresh.test, fresh.held, note=note)

@@ -1,0 +1,104 @@
+"""Fresh ids for the view's test side (issue 30, point 2): drawn in the test ids' format and range, handed out in
+the view's row order, and kept (saying why) where ids carry meaning or something else names them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions import load_competition_dir
+from swarm.evaluation.fresh_ids import draw_fresh_ids
+from swarm.evaluation.harness import Harness
+from swarm.evaluation.holdout import build_holdout
+
+from .test_holdout import binary_competition, make_competition, read
+
+
+def draw(test_ids: list[str], taken: set[str], n_held: int, seed: int = 0):
+    order = np.random.default_rng(seed).permutation(len(test_ids) + n_held)
+    return draw_fresh_ids(order, test_ids, taken, n_held, np.random.default_rng(seed + 1)), order
+
+
+def test_numbered_ids_fill_the_test_range_as_densely_as_the_test_ids() -> None:
+    """titanic: train 1-891, test 892-1309; with 196 held out the view's ids are 892-1505, one each."""
+    fresh, order = draw([str(i) for i in range(892, 1310)], {str(i) for i in range(1, 892)}, 196)
+    every = [*fresh.test, *fresh.held]
+    assert fresh.fresh and sorted(map(int, every)) == list(range(892, 1506))
+    assert [every[i] for i in order] == sorted(every, key=int)  # ascending down the view's rows
+
+
+def test_sparse_numbered_ids_stay_in_their_range_and_skip_training_ids() -> None:
+    test_ids = [str(i) for i in range(1000, 3000, 4)]  # 500 ids, one in four numbers
+    taken = {str(i) for i in range(1001, 3000, 4)} | {str(i) for i in range(1, 1000)}
+    fresh, _ = draw(test_ids, taken, 200)
+    drawn = [int(i) for i in (*fresh.test, *fresh.held)]
+    assert len(set(drawn)) == 700 and not {str(i) for i in drawn} & taken
+    assert min(drawn) >= 1000 and max(drawn) < 1000 + 2 * 4 * 700  # about as dense as the test ids
+
+
+def test_prefixed_padded_hex_and_uuid_ids_keep_their_format() -> None:
+    padded, _ = draw([f"img_{i:03d}" for i in range(1, 11)], {f"img_{i:03d}" for i in range(1, 41)}, 10)
+    assert all(re.fullmatch(r"img_\d{3}", i) for i in padded.test + padded.held)
+    assert not {*padded.test, *padded.held} & {f"img_{i:03d}" for i in range(1, 41)}
+    rng = np.random.default_rng(3)
+    hex_ids = [f"id_{''.join(rng.choice(list('0123456789abcdef'), 9))}" for _ in range(30)]
+    prefixed, _ = draw(hex_ids, set(), 10)
+    assert all(re.fullmatch(r"id_[0-9a-f]{9}", i) for i in prefixed.test + prefixed.held)
+    uuids = [f"{rng.integers(16**8):08x}-{rng.integers(16**4):04x}-11e8-a6a3-ec086b02610b" for _ in range(30)]
+    shaped, _ = draw(uuids, set(), 10)
+    assert all(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-11e8-a6a3-ec086b02610b", i) for i in shaped.held)
+    assert len({*shaped.test, *shaped.held}) == 40
+
+
+def test_ids_of_no_known_format_are_kept_saying_why() -> None:
+    fresh, _ = draw(["alpha", "beta-2x", "gamma"], set(), 2)
+    assert not fresh.fresh and "'alpha'" in fresh.kept
+
+
+def test_ids_that_follow_a_date_column_are_kept_and_the_run_says_so(tmp_path: Path) -> None:
+    rng = np.random.default_rng(0)
+    days = pd.date_range("2020-01-01", periods=130).strftime("%Y-%m-%d")
+    train = pd.DataFrame(
+        {"id": range(1, 101), "date": days[:100], "x": rng.normal(size=100), "y": rng.normal(size=100)}
+    )
+    test = pd.DataFrame({"id": range(101, 131), "date": days[100:], "x": rng.normal(size=30)})
+    sample = pd.DataFrame({"id": range(101, 131), "y": 0.0})
+    root = make_competition(tmp_path / "c", train, test, sample, "rmse")
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2)
+    assert not holdout.fresh_ids and "follow the order of date" in holdout.describe_ids()
+    assert set(read(holdout.public_dir / "test.csv")["id"]) >= {str(i) for i in range(101, 131)}
+
+
+def test_competition_json_keep_ids_and_a_side_table_keyed_by_the_ids_keep_them(tmp_path: Path) -> None:
+    root = binary_competition(tmp_path / "c")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "accuracy"}, "keep_ids": True}))
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2)
+    assert not holdout.fresh_ids and '"keep_ids": true' in holdout.describe_ids()
+
+    root = binary_competition(tmp_path / "d")
+    public = root / "prepared" / "public"
+    pd.DataFrame({"id": range(1001, 1051), "extra": 1}).to_csv(public / "test_extra.csv", index=False)
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h2", fraction=0.2)
+    assert not holdout.fresh_ids and "test_extra.csv names rows by id" in holdout.describe_ids()
+
+
+def test_the_harness_delivers_the_test_rows_under_their_own_ids(tmp_path: Path) -> None:
+    competition = load_competition_dir(binary_competition(tmp_path / "c"))
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=1)
+    assert holdout.fresh_ids and "fresh id" in holdout.describe_ids()
+    view = read(holdout.public_dir / "sample_submission.csv")
+    own = holdout.own_ids("test")
+    path = tmp_path / "s.csv"
+    view.assign(y=[own.get(i, "0")[-1] for i in view["id"]]).to_csv(
+        path, index=False
+    )  # a test row's own id's digit
+    result = Harness(holdout, competition.metric, competition.sample_submission).evaluate(
+        path, tmp_path / "t.csv"
+    )
+    delivered = read(tmp_path / "t.csv")
+    assert result.problem is None and list(delivered["id"]) == list(read(competition.sample_submission)["id"])
+    assert (delivered["y"] == delivered["id"].str[-1]).all()  # each row's prediction went with its own id
