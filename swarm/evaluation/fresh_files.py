@@ -1,6 +1,6 @@
 """The view's test files under the rows' fresh ids (`swarm.evaluation.fresh_ids`): copied, not linked.
 
-Where ids name the test inputs (`test/<id>.png`, `test/<id>/`), each test and held-out example's files are
+Where ids name the test inputs (`test/<id>.png`, `test/<id>/`, `test/<c>/<id>.npy`), each test and held-out example's files are
 renamed after its fresh id. A linked file shares its inode and mtime with the file it links, so a held-out
 example's file (a link of a training file) would differ from a test file in both; every one is copied instead,
 in the order of the fresh ids, each stamped with the mtime of a test file drawn at random. Test inputs larger in
@@ -26,11 +26,13 @@ STAGING_SUFFIX = ".before-fresh-ids"
 @dataclass(frozen=True)
 class TestFiles:
     """The view's test folder and each example's entries in it: id -> [(entry, what follows the id in its
-    name)]; files no id names stay as they are."""
+    name)], filed under folders of their first `filed` characters (seti's `test/<c>/<id>.npy`: 1) or not (0);
+    files no id names stay as they are."""
 
     folder: Path
     entries: dict[str, list[tuple[Path, str]]]
     others: list[Path]
+    filed: int = 0
 
     @property
     def size(self) -> int:
@@ -38,11 +40,14 @@ class TestFiles:
 
 
 def find_test_files(folder: Path, ids: set[str]) -> TestFiles | str:
-    """Each id's files (`<id>`, `<id>.png`, `<id>-mask.png`) or folder (`<id>/`) in the view's test folder; a
-    reason where some id names none there (files filed in subfolders, which are not renamed)."""
+    """Each id's files (`<id>`, `<id>.png`, `<id>-mask.png`) or folder (`<id>/`) in the view's test folder, or
+    its files filed under folders of their first characters; a reason where some id names none there (files
+    filed otherwise are not renamed)."""
     entries: dict[str, list[tuple[Path, str]]] = {}
     others: list[Path] = []
-    for path in sorted(folder.iterdir()):
+    children = sorted(folder.iterdir())
+    filed = _character_depth(folder, children, ids)
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()) if filed else children:
         name = path.name
         if name in ids:
             entries.setdefault(name, []).append((path, ""))
@@ -54,8 +59,22 @@ def find_test_files(folder: Path, ids: set[str]) -> TestFiles | str:
             others.append(path)
     missing = len(ids) - len(entries)
     if missing:
-        return f"{missing} of the {len(ids)} ids name no file or folder directly in {folder.name}/"
-    return TestFiles(folder, entries, others)
+        return f"{missing} of the {len(ids)} ids name no file or folder in {folder.name}/ as the harness renames them"
+    return TestFiles(folder, entries, others, filed)
+
+
+def _character_depth(folder: Path, children: list[Path], ids: set[str]) -> int:
+    """How many folders of first characters file the test files (seti's `test/<c>/<id>.npy`: 1): where every
+    entry is a folder no id names and each file lies under the folders of its name's first characters; else 0."""
+    if not children or not all(p.is_dir() and p.name not in ids for p in children):
+        return 0
+    depths = set()
+    for path in (p for p in folder.rglob("*") if p.is_file()):
+        parents = path.relative_to(folder).parent.parts
+        if any(len(part) != 1 for part in parents) or not path.name.startswith("".join(parents)):
+            return 0
+        depths.add(len(parents))
+    return depths.pop() if len(depths) == 1 else 0
 
 
 def rename_test_files(
@@ -70,15 +89,18 @@ def rename_test_files(
     os.rename(folder, staging)
     folder.mkdir()
     moved = {
-        old: [(staging / path.name, tail) for path, tail in found] for old, found in files.entries.items()
+        old: [(staging / path.relative_to(folder), tail) for path, tail in found]
+        for old, found in files.entries.items()
     }
     mtimes = [os.stat(path).st_mtime_ns for old in test_ids for path, _ in moved.get(old, [])]
     for old, new in sorted(renamed.items(), key=lambda pair: pair[1]):
         stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
         for path, tail in moved.get(old, []):
-            _place(path, folder / f"{new}{tail}", copy, stamp)
+            _place(path, folder.joinpath(*new[: files.filed], f"{new}{tail}"), copy, stamp)
     for path in files.others:
-        os.rename(staging / path.name, folder / path.name)
+        target = folder / path.relative_to(folder)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.rename(staging / path.relative_to(folder), target)
     shutil.rmtree(staging)
     if copy:
         return ""

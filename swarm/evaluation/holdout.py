@@ -7,7 +7,8 @@ sandbox sees (`<run>/harness/public/`):
 - `test.csv` with the held-out rows appended (their target columns removed) and shuffled in;
 - `sample_submission.csv` with their ids added in the same order;
 - every other public file linked in as it is; when ids key files in a folder (images, audio), the held-out
-  rows' files are linked where the test files are, under their (new) ids.
+  rows' files are placed where the test files are, under their (new) ids;
+- every test and held-out row under a fresh id (`fresh_ids`), their files copied under it, unless ids are kept.
 
 The labels stay in `<run>/harness/labels.csv` (mode 0600, never mounted into a sandbox), written in the
 submission's columns, so the grader's own `score_frame` scores the held-out part of every submission
@@ -36,7 +37,9 @@ This module is the builder, step by step; each step's work lives in a module of 
   image in folders, held out by name (alaska2-image-steganalysis);
 - `labels`: the targets in the submission's columns, and the private labels.csv;
 - `split`: the split kinds, choosing one and drawing the held-out rows;
-- `new_ids`: the ids the held-out rows get where theirs could collide with a test id;
+- `new_ids`: the ids the held-out rows get where theirs could collide with a test id (where ids are kept);
+- `fresh_ids`, `fresh_files`: fresh ids for every test and held-out row of the view, their files renamed alike,
+  unless the ids carry meaning;
 - `view_files`, `side_files`, `view_tables`: the sandbox's view on disk (linked files, side files hidden, the
   test table and sample submission with the held-out rows among the test rows).
 """

@@ -15,7 +15,9 @@ from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
 
+from .test_census_rows import filed_by_first_character
 from .test_holdout import binary_competition, make_competition, read
+from .test_labels_table_layouts import image_competition
 
 
 def draw(test_ids: list[str], taken: set[str], n_held: int, seed: int = 0):
@@ -102,3 +104,19 @@ def test_the_harness_delivers_the_test_rows_under_their_own_ids(tmp_path: Path) 
     delivered = read(tmp_path / "t.csv")
     assert result.problem is None and list(delivered["id"]) == list(read(competition.sample_submission)["id"])
     assert (delivered["y"] == delivered["id"].str[-1]).all()  # each row's prediction went with its own id
+
+
+def test_files_filed_by_their_first_characters_are_renamed_into_their_new_folders(tmp_path: Path) -> None:
+    """seti's `test/<c>/<id>.npy`: each test and held-out file under the folder of its fresh id's first
+    character, holding its own row's bytes."""
+    root = filed_by_first_character(image_competition(tmp_path / "seti"))
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=1)
+    assert holdout.fresh_ids, holdout.describe_ids()
+    test = holdout.public_dir / "test"
+    files = {p.stem: p for p in test.rglob("*.tif")}
+    assert set(files) == set(read(holdout.public_dir / "sample_submission.csv")["id"])
+    assert all(path.parent.name == stem[0] for stem, path in files.items())
+    for view_id, own in holdout.own_ids("held").items():
+        assert files[view_id].read_bytes() == f"train/{own}".encode()
+    for view_id, own in holdout.own_ids("test").items():
+        assert files[view_id].read_bytes() == f"test/{own}".encode()
