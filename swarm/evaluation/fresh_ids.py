@@ -231,3 +231,19 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
         return kept_ids(files)
     note = rename_test_files(files, fresh.renamed(rows.test_ids, rows.held_ids), set(rows.test_ids), rng)
     return FreshIds(fresh.test, fresh.held, note=note)
+
+
+def fresh_groups(
+    test: pd.DataFrame, held: pd.DataFrame, column: str, taken: set[str], seed: int
+) -> tuple[dict[str, str], dict[str, str]] | str:
+    """Fresh values of `column` (the first key column of composite ids: a sentence of text normalization) for
+    every test group and held-out group, in the test values' format and range and none in `taken`: (test value ->
+    fresh, held-out value -> fresh), or why they are kept."""
+    test_values = list(pd.unique(test[column].astype(str).str.strip()))
+    held_values = list(pd.unique(held[column].astype(str).str.strip()))
+    rng = np.random.default_rng(seed + 2)
+    order = rng.permutation(len(test_values) + len(held_values))
+    fresh = draw_fresh_ids(order, test_values, taken, len(held_values), rng)
+    if not fresh.fresh:
+        return fresh.kept
+    return dict(zip(test_values, fresh.test, strict=True)), dict(zip(held_values, fresh.held, strict=True))

@@ -46,6 +46,7 @@ This module is the builder, step by step; each step's work lives in a module of 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -68,7 +69,15 @@ from swarm.evaluation.composite import (
 )
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.folder_rows_split import split_folder_rows
-from swarm.evaluation.fresh_ids import FreshIds, ViewRows, fresh_view_ids, keep_ids_reason, kept_ids
+from swarm.evaluation.fresh_ids import (
+    FreshIds,
+    ViewRows,
+    fresh_groups,
+    fresh_view_ids,
+    keep_ids_reason,
+    kept_ids,
+    named_elsewhere,
+)
 from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import (
     TEST,
@@ -553,6 +562,28 @@ def _build_composite(
     hidden = hide_side_files(public, dest, train, named, spec, set(key.test_ids), None, skip)
     mirror(public, dest, skip)
     write_public_csv(kept, dest / key.train.name)
+    # Every test and held-out group of the first key column under a fresh value, unless ids are kept.
+    own_tables = {dest / key.train.name, dest / key.test.name, dest / competition.sample_submission.name}
+    fresh = _fresh_composite(competition, key, train, moved, hidden, dest, own_tables, seed)
+    if isinstance(fresh, tuple):
+        test_values, held_values = fresh
+        column = key.keys[0]
+        test_frame = key.test_frame.assign(**{column: key.test_frame[column].str.strip().map(test_values)})
+        moved = moved.assign(**{column: moved[column].astype(str).str.strip().map(held_values)})
+        view_test_ids = joined_ids(test_frame, key.keys).tolist()
+        sample = sample.assign(
+            **{
+                spec.id_column: sample[spec.id_column]
+                .str.strip()
+                .map(dict(zip(key.test_ids, view_test_ids, strict=True)))
+            }
+        )
+        own_test_ids, own_held_ids = key.test_ids, joined_ids(held, key.keys).tolist()
+        key = replace(key, test_frame=test_frame, test_ids=view_test_ids)
+        ids = joined_ids(moved, key.keys).tolist()
+        write_view_ids(
+            root, {"test": view_test_ids, "held": ids}, {"test": own_test_ids, "held": own_held_ids}
+        )
     write_composite_tests(
         key, moved, ids, sample, spec.id_column, rng, dest / competition.sample_submission.name
     )
@@ -572,7 +603,33 @@ def _build_composite(
         table=key.train.name,
         hidden=hidden,
         key_columns=key.keys,
+        fresh=FreshIds([], []) if isinstance(fresh, tuple) else kept_ids(fresh),
     )
+
+
+def _fresh_composite(
+    competition: Competition,
+    key: CompositeKey,
+    train: pd.DataFrame,
+    moved: pd.DataFrame,
+    hidden: list[str],
+    dest: Path,
+    own_tables: set[Path],
+    seed: int,
+) -> tuple[dict[str, str], dict[str, str]] | str:
+    """Fresh values of the first key column for the test and held-out groups (`fresh_groups`), or why the ids
+    are kept: they carry meaning (`keep_ids_reason`), side files or tables are keyed by them, or their format."""
+    column = key.keys[0]
+    side = named_elsewhere(dest, {column}, own_tables)
+    reason = (
+        keep_ids_reason(competition, train, key.test_frame, column)
+        or (f"{hidden[0]} is keyed by the ids too" if hidden else None)
+        or (f"{side} names rows by {column} too" if side else None)
+    )
+    if reason is not None:
+        return reason
+    taken = set(train[column].astype(str).str.strip())
+    return fresh_groups(key.test_frame, moved, column, taken, seed)
 
 
 def _ids_note(fresh: FreshIds | None) -> str:

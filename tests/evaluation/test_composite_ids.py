@@ -49,10 +49,11 @@ def test_whole_sentences_move_to_the_test_table_under_new_sentence_ids(tmp_path:
     assert list(train.columns) == list(original.columns) and holdout.n_train == len(train)
     kept = set(train["sentence_id"])
     assert all((original["sentence_id"] == s).sum() == (train["sentence_id"] == s).sum() for s in kept)
-    # The test table holds its own rows and the held-out ones, with its columns only, under sentence ids that
-    # neither train nor test had.
+    # The test table holds its own rows and the held-out ones, with its columns only, every sentence (test and
+    # held-out) under a fresh sentence id that no training sentence has.
     assert list(test.columns) == ["sentence_id", "token_id", "before"]
-    moved = test[test["sentence_id"].map(lambda s: int(s) >= 60)]
+    assert holdout.fresh_ids and not set(test["sentence_id"]) & set(original["sentence_id"])
+    moved = test[pd.Series(joined(test), index=test.index).isin(set(holdout.ids))]
     assert len(moved) == len(holdout.ids) == len(original) - len(train)
     assert len(test) == len(test_before) + len(moved)
     assert sorted(joined(moved)) == sorted(holdout.ids)
@@ -64,7 +65,10 @@ def test_whole_sentences_move_to_the_test_table_under_new_sentence_ids(tmp_path:
     assert test["sentence_id"].tolist() != sorted(test["sentence_id"], key=int)
     # The sample lists exactly the test's and the held-out ids, in the test table's order.
     assert sample["id"].tolist() == joined(test)
-    assert set(sample["id"]) == set(joined(test_before)) | set(holdout.ids)
+    own_test = holdout.own_ids("test")  # each test row's fresh id -> its own
+    assert set(own_test.values()) == set(joined(test_before)) and set(sample["id"]) == set(own_test) | set(
+        holdout.ids
+    )
     # labels.csv: each held-out id's `after`, private.
     labels = read(holdout.labels_path)
     assert list(labels.columns) == ["id", "after"] and sorted(labels["id"]) == sorted(holdout.ids)
@@ -107,8 +111,8 @@ def test_an_explicit_split_wins_and_held_out_rows_are_still_rekeyed(tmp_path: Pa
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, split="random")
     assert holdout.split == "random" and holdout.split_reason == "set by evaluation.split"
     test = read(holdout.public_dir / TEST)
-    moved = test[test["sentence_id"].map(int) >= 60]
-    assert sorted(joined(moved)) == sorted(holdout.ids)
+    moved = test[pd.Series(joined(test), index=test.index).isin(set(holdout.ids))]
+    assert sorted(joined(moved)) == sorted(holdout.ids) and len(moved) == len(holdout.ids)
     assert read(holdout.public_dir / SAMPLE)["id"].tolist() == joined(test)
 
 
