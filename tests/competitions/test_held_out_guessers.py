@@ -94,5 +94,6 @@ def test_held_out_rows_cannot_be_told_from_test_rows(
     rows, held = held_out_rows(holdout)
     assert held.sum() == len(holdout.ids) > 100 and (~held).sum() > 100
     found = {guess.__name__: auc(guess(rows, holdout.public_dir), held) for guess in guessers}
+    print(competition_id, {name: round(value, 3) for name, value in found.items()})  # noqa: T201 (figures, -s)
     beyond = {name: round(value, 3) for name, value in found.items() if abs(value - 0.5) > CHANCE_MARGIN}
     assert not beyond, f"guessers beat chance on {competition_id}: {beyond} (all: {found})"
