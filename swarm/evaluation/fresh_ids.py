@@ -25,7 +25,9 @@ from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_files import find_test_files, rename_test_files
 from swarm.evaluation.new_ids import hex_after_prefix, random_hex, random_shaped, same_shape
 from swarm.evaluation.split import competition_hint, date_column
-from swarm.evaluation.table_io import table_header
+from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.records import RECORD_SUFFIXES
+from swarm.tfrecords import TFRECORD_SUFFIXES
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
@@ -175,22 +177,38 @@ def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.rando
 
 def named_elsewhere(dest: Path, id_names: set[str], own: set[Path], limit: int = 200) -> str | None:
     """A table of the view besides `own` (the labelled table, the test table, the sample) with a column named
-    like the ids (a side table keyed by them, which fresh ids would leave behind), among the first `limit`
-    tables; None where there is none."""
+    like the ids, among the first `limit` tables (relative); None where there is none."""
+    found = tables_naming(dest, id_names, own, limit)
+    return str(found[0].relative_to(dest)) if found else None
+
+
+def tables_naming(dest: Path, id_names: set[str], own: set[Path], limit: int = 200) -> list[Path]:
+    """The tables of the view besides `own` with a column named like the ids (side tables keyed by them: tgs-salt's
+    `depths.csv`), among the first `limit` tables."""
     tables = (p for p in sorted(dest.rglob("*")) if p.suffix.lower() in TABLE_SUFFIXES and p.is_file())
-    for seen, path in enumerate(tables):
-        if seen >= limit:
-            break
-        if path not in own and id_names & set(table_header(path)):
-            return str(path.relative_to(dest))
-    return None
+    return [
+        path
+        for seen, path in enumerate(tables)
+        if seen < limit and path not in own and id_names & set(table_header(path))
+    ]
+
+
+def rename_in_tables(paths: list[Path], id_names: set[str], renamed: dict[str, str]) -> None:
+    """Rewrite each CSV side table with its id columns' test and held-out ids under their fresh ids (other values,
+    training ids, stay); the view's copy is replaced, never the public file it linked."""
+    for path in paths:
+        frame = read_csv_as_text(path)
+        for column in id_names & set(frame.columns):
+            values = frame[column].str.strip()
+            frame[column] = values.map(renamed).fillna(frame[column])
+        write_public_csv(frame, path)
 
 
 @dataclass(frozen=True)
 class ViewRows:
     """What `fresh_view_ids` needs of a split whose view is on disk but for its test table and sample: the
     competition, its labelled and test tables (as read), the id column and the tables' names for it, the test
-    ids (the sample's order) and the held-out rows' ids as built, the side files the split hid, the view's root,
+    ids (the sample's order), the held-out rows' ids as built and their own, the side files the split hid, the view's root,
     its test folder (where ids name the test inputs) and own tables, and the view's row order."""
 
     competition: Competition
@@ -200,6 +218,7 @@ class ViewRows:
     id_names: set[str]
     test_ids: list[str]
     held_ids: list[str]
+    own_held_ids: list[str]
     hidden: list[str]
     dest: Path
     test_folder: Path | None
@@ -213,23 +232,34 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
     their format or their files' filing is not one the harness renames)."""
     rng = np.random.default_rng(seed + 2)
     reason = keep_ids_reason(rows.competition, rows.train, rows.test, rows.id_col)
-    if reason is None and rows.hidden:
-        reason = f"{rows.hidden[0]} is keyed by the ids too"
-    if reason is None:
-        side = named_elsewhere(rows.dest, rows.id_names, rows.own_tables)
-        reason = f"{side} names rows by {rows.id_col} too" if side else None
+    own_held = set(rows.own_held_ids)  # a file named by a held-out id was left out: no id inside it is seen
+    inside = [
+        h
+        for h in rows.hidden
+        if h.lower().endswith((*TFRECORD_SUFFIXES, *RECORD_SUFFIXES))
+        and not {Path(h).name, Path(h).stem} & own_held
+    ]
+    if reason is None and inside:
+        reason = f"{inside[0]} holds the ids inside its records"
+    sides = tables_naming(rows.dest, rows.id_names, rows.own_tables)
+    unwritten = [p for p in sides if p.suffix.lower() != ".csv"]
+    if reason is None and unwritten:
+        reason = f"{unwritten[0].relative_to(rows.dest)} names rows by {rows.id_col} too"
     if reason is not None:
         return kept_ids(reason)
     taken = (
         set(rows.train[rows.id_col].astype(str).str.strip()) if rows.id_col in rows.train.columns else set()
     )
     fresh = draw_fresh_ids(rows.order, rows.test_ids, taken, len(rows.held_ids), rng)
-    if not fresh.fresh or rows.test_folder is None:
+    if not fresh.fresh:
         return fresh
-    files = find_test_files(rows.test_folder, {*rows.test_ids, *rows.held_ids})
-    if isinstance(files, str):
-        return kept_ids(files)
-    note = rename_test_files(files, fresh.renamed(rows.test_ids, rows.held_ids), set(rows.test_ids), rng)
+    renamed, note = fresh.renamed(rows.test_ids, rows.held_ids), ""
+    if rows.test_folder is not None:
+        files = find_test_files(rows.test_folder, {*rows.test_ids, *rows.held_ids})
+        if isinstance(files, str):
+            return kept_ids(files)
+        note = rename_test_files(files, renamed, set(rows.test_ids), rng)
+    rename_in_tables(sides, rows.id_names, renamed)  # side tables keyed by the ids follow them
     return FreshIds(fresh.test, fresh.held, note=note)
 
 

@@ -342,6 +342,7 @@ def build_holdout(
         {id_col, data.id_name},
         test_ids,
         ids,
+        [str(i).strip() for i in original] or ids,
         hidden,
         dest,
         dest / test_dir.relative_to(public) if test_dir is not None else None,

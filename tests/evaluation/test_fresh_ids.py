@@ -75,7 +75,9 @@ def test_ids_that_follow_a_date_column_are_kept_and_the_run_says_so(tmp_path: Pa
     assert set(read(holdout.public_dir / "test.csv")["id"]) >= {str(i) for i in range(101, 131)}
 
 
-def test_competition_json_keep_ids_and_a_side_table_keyed_by_the_ids_keep_them(tmp_path: Path) -> None:
+def test_competition_json_keep_ids_keeps_them_and_a_side_table_keyed_by_them_follows_them(
+    tmp_path: Path,
+) -> None:
     root = binary_competition(tmp_path / "c")
     (root / "competition.json").write_text(json.dumps({"metric": {"name": "accuracy"}, "keep_ids": True}))
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2)
@@ -85,7 +87,22 @@ def test_competition_json_keep_ids_and_a_side_table_keyed_by_the_ids_keep_them(t
     public = root / "prepared" / "public"
     pd.DataFrame({"id": range(1001, 1051), "extra": 1}).to_csv(public / "test_extra.csv", index=False)
     holdout = build_holdout(load_competition_dir(root), tmp_path / "h2", fraction=0.2)
-    assert not holdout.fresh_ids and "test_extra.csv names rows by id" in holdout.describe_ids()
+    assert holdout.fresh_ids
+    extra = read(
+        holdout.public_dir / "test_extra.csv"
+    )  # the test rows under their fresh ids, as test.csv has them
+    own = holdout.own_ids("test")
+    assert sorted(extra["id"], key=int) == sorted(own, key=int) and {own[i] for i in extra["id"]} == {
+        str(i) for i in range(1001, 1051)
+    }
+    assert read(root / "prepared" / "public" / "test_extra.csv")["id"].tolist() == [
+        str(i) for i in range(1001, 1051)
+    ]
+    pd.DataFrame({"id": range(1001, 1051)}).to_parquet(
+        public / "test_extra.parquet"
+    )  # not rewritten: ids kept
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h3", fraction=0.2)
+    assert not holdout.fresh_ids and "test_extra.parquet names rows by id" in holdout.describe_ids()
 
 
 def test_the_harness_delivers_the_test_rows_under_their_own_ids(tmp_path: Path) -> None:

@@ -86,11 +86,14 @@ def test_held_out_clips_of_the_chosen_table_get_their_audio_and_their_sets_as_co
     table = read(public / f"{chosen}.csv").set_index("fname")
     labels = read(holdout.labels_path).set_index("fname")
     assert sorted(labels.index) == sorted(holdout.ids) and list(labels.columns) == list(FREESOUND_CLASSES)
+    own = holdout.own_ids("held")  # each held-out clip's fresh name in the view -> its own
     for clip, row in labels.iterrows():
-        assert {c for c in FREESOUND_CLASSES if row[c] == "1"} == set(table.loc[clip, "labels"].split(","))
-        assert (view / "test" / clip).read_bytes() == (public / chosen / clip).read_bytes()
-        assert not (view / chosen / clip).exists()
-    assert not set(read(view / f"{chosen}.csv")["fname"]) & set(holdout.ids)
+        assert {c for c in FREESOUND_CLASSES if row[c] == "1"} == set(
+            table.loc[own[clip], "labels"].split(",")
+        )
+        assert (view / "test" / clip).read_bytes() == (public / chosen / own[clip]).read_bytes()
+        assert not (view / chosen / own[clip]).exists()
+    assert not set(read(view / f"{chosen}.csv")["fname"]) & set(own.values())
     # the other table stays whole
     assert read(view / f"{other}.csv").equals(read(public / f"{other}.csv"))
     assert set(holdout.ids) <= set(read(view / "sample_submission.csv")["fname"])
