@@ -3,13 +3,15 @@
 A held-out row that kept its training id (or got one after the largest) would give itself away: titanic's
 train.csv has gaps exactly where its held-out rows were. So where a split can, every row the solution predicts,
 test row and held-out row alike, gets a fresh id of the test ids' own format and range, drawn at random and
-handed out in the view's (shuffled) row order; the harness keeps which fresh id is which test id
-(`<run>/harness/test_ids.csv`) and maps the test rows back for scoring and delivery.
+handed out in the view's (shuffled) row order; files named by ids are renamed alike (`fresh_files`) and CSV side
+tables keyed by them rewritten; the harness keeps which fresh id is which row's (`<run>/harness/view_ids.csv`) and
+maps the test rows back for delivery.
 
 Ids are kept where they carry meaning, which a solution may use as an input: competition.json says
-`"keep_ids": true`, the ids are dates, or they follow the order of a date column (rows numbered in time). Then the
-held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run says so before its
-first step.
+`"keep_ids": true`, the ids are dates, or they follow the order of a date column (rows numbered in time); and where
+they cannot all be renamed: records or TFRecords hold them inside, a side table is not CSV, their format is not one
+drawn here. Then the held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run
+says so before its first step.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
 MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
 TRUE_WORDS = ("true", "1", "yes")
+HEX_ROOM = 4  # hex ids are drawn only where there are this many times as many as needed
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
 
 
@@ -123,7 +126,7 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
         drawn = _draw_numbers(count, numbers, taken_numbers, rng)
         return [f"{prefix}{n:0{width}d}{suffix}" for n in drawn]
     prefixed = hex_after_prefix(test_ids)
-    if prefixed is not None:
+    if prefixed is not None and HEX_ROOM * count <= 16 ** prefixed[1]:  # room to draw them at random
         prefix, width = prefixed
         return sorted(random_hex(count, width, lambda text: f"{prefix}{text}", set(taken), rng))
     shape = same_shape(test_ids)

@@ -137,3 +137,8 @@ def test_files_filed_by_their_first_characters_are_renamed_into_their_new_folder
         assert files[view_id].read_bytes() == f"train/{own}".encode()
     for view_id, own in holdout.own_ids("test").items():
         assert files[view_id].read_bytes() == f"test/{own}".encode()
+
+
+def test_hex_ids_too_short_to_draw_from_are_kept() -> None:
+    fresh, _ = draw([f"id_{i:02x}" for i in range(200)], set(), 100)  # 256 two-digit names for 300 rows
+    assert not fresh.fresh and "'id_00'" in fresh.kept
