@@ -11,9 +11,11 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions import load_competition_dir
+from swarm.competitions.metric_choice import SOURCE_COMPETITION_JSON, MetricChoice
 from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
+from swarm.evaluation.setup import load_evaluation, prepare_evaluation
 
 from .test_census_rows import filed_by_first_character
 from .test_holdout import binary_competition, make_competition, read
@@ -142,3 +144,20 @@ def test_files_filed_by_their_first_characters_are_renamed_into_their_new_folder
 def test_hex_ids_too_short_to_draw_from_are_kept() -> None:
     fresh, _ = draw([f"id_{i:02x}" for i in range(200)], set(), 100)  # 256 two-digit names for 300 rows
     assert not fresh.fresh and "'id_00'" in fresh.kept
+
+
+def test_the_run_says_before_its_first_step_whether_ids_are_fresh_or_kept(tmp_path: Path) -> None:
+    choice = MetricChoice("accuracy", False, SOURCE_COMPETITION_JSON, "competition.json names 'accuracy'")
+    options = {"holdout_fraction": 0.2, "split": "auto", "seed": 0, "max_train_mb": 100.0}
+    fresh = prepare_evaluation(
+        tmp_path / "r1", load_competition_dir(binary_competition(tmp_path / "c")), choice, **options
+    )
+    assert fresh.lines()[2] == "ids: every test and held-out row has a fresh id (id) in the sandbox"
+    root = binary_competition(tmp_path / "d")
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "accuracy"}, "keep_ids": True}))
+    kept = prepare_evaluation(tmp_path / "r2", load_competition_dir(root), choice, **options)
+    assert (
+        kept.lines()[2]
+        == 'ids: the test ids (id) are kept in the sandbox: competition.json says "keep_ids": true'
+    )
+    assert load_evaluation(tmp_path / "r2").to_dict()["ids"] == kept.lines()[2].removeprefix("ids: ")
