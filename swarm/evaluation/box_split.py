@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.box_rows import box_row_fields, box_strings
+from swarm.evaluation.fresh_ids import ViewRows, fresh_sample_ids, test_folder_of
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import held_out_ids
@@ -84,6 +85,24 @@ def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
     # The view's tables: the box rows of the kept examples; the held-out ones listed among the sample's.
     write_public_csv(kept, dest / layout.train.name)
     order = rng.permutation(len(sample) + len(held))
+    own = {dest / layout.train.name, dest / competition.sample_submission.name}
+    view = ViewRows(
+        competition,
+        train,
+        None,
+        id_col,
+        {id_col},
+        test_ids,
+        ids,
+        [str(i).strip() for i in original] or ids,
+        hidden,
+        dest,
+        test_folder_of(dest, file_dirs),
+        own,
+        order,
+    )
+    fresh, sample = fresh_sample_ids(view, sample, root, seed)  # every image under a fresh id, unless kept
+    ids = fresh.held if fresh.fresh else ids
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
 
     n_boxes = len(held_rows)
@@ -101,4 +120,5 @@ def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
         table=f"{layout.train.name} ({n_boxes} box rows under {len(held)} {id_col}s, a {target} each)",
         hidden=hidden,
         file_dirs=file_dirs,
+        fresh=fresh,
     )

@@ -25,6 +25,7 @@ import pandas as pd
 
 from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_files import find_test_files, rename_test_files
+from swarm.evaluation.holdout_record import write_view_ids
 from swarm.evaluation.new_ids import hex_after_prefix, random_hex, random_shaped, same_shape
 from swarm.evaluation.split import competition_hint, date_column
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
@@ -280,3 +281,24 @@ def fresh_groups(
     if not fresh.fresh:
         return fresh.kept
     return dict(zip(test_values, fresh.test, strict=True)), dict(zip(held_values, fresh.held, strict=True))
+
+
+def fresh_sample_ids(
+    rows: ViewRows, sample: pd.DataFrame, root: Path, seed: int
+) -> tuple[FreshIds, pd.DataFrame]:
+    """For a split whose view lists its rows in the sample only (no test table: the inputs are files named by
+    the ids, vinbigdata's images, contrails' folders, alaska2's versions): the fresh ids (`fresh_view_ids`), the
+    sample under them, and view_ids.csv saved; or the ids kept and the sample as it is."""
+    fresh = fresh_view_ids(rows, seed)
+    if not fresh.fresh:
+        return fresh, sample
+    write_view_ids(
+        root, {"test": fresh.test, "held": fresh.held}, {"test": rows.test_ids, "held": rows.own_held_ids}
+    )
+    return fresh, sample.assign(**{rows.id_col: fresh.test})
+
+
+def test_folder_of(dest: Path, file_dirs: list[str]) -> Path | None:
+    """The view's test folder among the folders a split's ids name files in (relative), if any."""
+    found = [dest / d for d in file_dirs if "test" in d.lower() and (dest / d).is_dir()]
+    return found[0] if found else None

@@ -11,12 +11,16 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from swarm.atomic import PRIVATE, write_text_atomic
 from swarm.competitions.competition import Competition, MetricSpec
+
+if TYPE_CHECKING:
+    from swarm.evaluation.fresh_ids import FreshIds
 
 HARNESS_DIR = "harness"
 VIEW_IDS = "view_ids.csv"  # each row's id in the view -> its own, where fresh ids are drawn
@@ -169,3 +173,4 @@ class SplitParts:
     key_columns: list[str] = field(default_factory=list)  # the test columns the ids join, if any
     positions: np.ndarray | None = None  # the rows of `labels` to save (None: all)
     shifted: bool = False  # whether the held-out ids are test ids at an earlier time (`Holdout.shifted`)
+    fresh: FreshIds | None = None  # the view's fresh ids, or why ids are kept (None: the layout keeps them)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_ids import ViewRows, fresh_sample_ids, test_folder_of
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -69,8 +70,26 @@ def split_mask_folders(request: SplitRequest, fields: dict) -> SplitParts:
     held_keys = HeldKeys(id_col, held, original, ids, test_ids, set(kept[id_col]))
     file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
 
-    # The view's sample: the held-out examples among the test's, with their sizes.
+    # The view's sample: the held-out examples among the test's, with their sizes; every one under a fresh id.
     order = rng.permutation(len(sample) + len(held))
+    own_held = [str(i).strip() for i in original] or ids
+    view = ViewRows(
+        competition,
+        train,
+        None,
+        id_col,
+        {id_col},
+        test_ids,
+        ids,
+        own_held,
+        hidden,
+        dest,
+        test_folder_of(dest, file_dirs),
+        {dest / competition.sample_submission.name},
+        order,
+    )
+    fresh, sample = fresh_sample_ids(view, sample, root, seed)
+    ids = fresh.held if fresh.fresh else ids
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
     return SplitParts(
         labels=held[[target]].reset_index(drop=True),
@@ -87,4 +106,5 @@ def split_mask_folders(request: SplitRequest, fields: dict) -> SplitParts:
         table=f"{fields['train_dir']}/ ({len(train)} example folders, the mask of each in {fields['mask']})",
         hidden=hidden,
         file_dirs=file_dirs,
+        fresh=fresh,
     )

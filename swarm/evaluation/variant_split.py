@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_ids import ViewRows, fresh_sample_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import closed_classes, is_classification
@@ -74,6 +75,25 @@ def split_variant_folders(request: SplitRequest, layout: dict, examples: pd.Data
         link(source, dest / layout["test"] / (new if layout["test_match"] == "name" else new + source.suffix))
     mirror(public, dest, skip)
     order = np.random.default_rng(seed + 2).permutation(len(sample) + count)
+    # Every test image and held-out version under a fresh id (no training id to keep them apart from: the
+    # training files are versions named alike).
+    view = ViewRows(
+        competition,
+        pd.DataFrame({id_col: []}),
+        None,
+        id_col,
+        {id_col},
+        test_ids,
+        ids,
+        list(held[FILE_COLUMN]),
+        [],
+        dest,
+        dest / layout["test"],
+        {dest / competition.sample_submission.name},
+        order,
+    )
+    fresh, sample = fresh_sample_ids(view, sample, root, seed)
+    ids = fresh.held if fresh.fresh else ids
     write_sample(
         sample, held.assign(**{id_col: ids}), ids, spec, order, dest / competition.sample_submission.name
     )
@@ -95,4 +115,5 @@ def split_variant_folders(request: SplitRequest, layout: dict, examples: pd.Data
         table=f"{', '.join(layout['folders'])} (versions of {len(names)} images, {layout['negative']} the originals)",
         hidden=[],
         file_dirs=[*layout["folders"], layout["test"]],
+        fresh=fresh,
     )

@@ -86,22 +86,24 @@ def test_the_harness_holds_out_whole_images_and_scores_their_boxes(tmp_path: Pat
     assert holdout.split == "group:image_id" and 5 <= len(holdout.ids) <= 11  # whole images, about a fifth
 
     train = pd.read_csv(public / "train.csv", dtype=str, keep_default_na=False)
-    held = train[train["image_id"].isin(holdout.ids)]
+    own = holdout.own_ids("held")  # every image has a fresh id in the view; the harness keeps each one's own
+    held = train[train["image_id"].isin(own.values())]
     kept = pd.read_csv(view / "train.csv", dtype=str, keep_default_na=False)
-    assert set(held["image_id"]) == set(holdout.ids) and not set(kept["image_id"]) & set(holdout.ids)
+    assert set(held["image_id"]) == set(own.values()) and not set(kept["image_id"]) & set(own.values())
+    assert set(own) == set(holdout.ids)
     assert len(kept) + len(held) == len(train)  # every box row of a kept image stays, in its columns
     assert list(kept.columns) == list(train.columns)
 
     # prepare.py's answers: the first annotation per (image, class), fillna(0), x_max = y_max = 1 for class 14
     typed = pd.read_csv(public / "train.csv")
     answers = (
-        typed[typed["image_id"].isin(holdout.ids)].groupby(["image_id", "class_id"]).first().reset_index()
+        typed[typed["image_id"].isin(own.values())].groupby(["image_id", "class_id"]).first().reset_index()
     )
     answers = answers.fillna(0)
     answers.loc[answers["class_id"] == 14, ["x_max", "y_max"]] = 1.0
     labels = pd.read_csv(holdout.labels_path, dtype=str)
     for image, string in zip(labels["image_id"], labels["PredictionString"], strict=True):
-        rows = answers[answers["image_id"] == image]
+        rows = answers[answers["image_id"] == own[image]]
         want = sorted((str(r.class_id), (r.x_min, r.y_min, r.x_max, r.y_max)) for r in rows.itertuples())
         assert sorted((c, tuple(b)) for c, b in box_groups(string)) == want
 
@@ -109,9 +111,9 @@ def test_the_harness_holds_out_whole_images_and_scores_their_boxes(tmp_path: Pat
     assert set(holdout.ids) <= set(sample["image_id"]) and len(sample) == 10 + len(holdout.ids)
     for image in holdout.ids:  # the input where the test's are, not on the training side
         assert (view / "test" / f"{image}.dicom").read_bytes() == (
-            public / "train" / f"{image}.dicom"
+            public / "train" / f"{own[image]}.dicom"
         ).read_bytes()
-        assert not (view / "train" / f"{image}.dicom").exists()
+        assert not (view / "train" / f"{own[image]}.dicom").exists()
     assert "PredictionString" not in kept.columns
     assert score_frame(labels, labels, competition.metric) > 0.5  # the grader's own quirks keep it under 1
 

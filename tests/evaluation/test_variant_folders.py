@@ -38,12 +38,16 @@ def test_every_version_of_a_held_out_image_leaves_and_one_joins_the_test(tmp_pat
         drawn.append(name)
     assert sorted(drawn) == gone
     assert {"0", "1"} <= set(labels["Label"])
-    # held-out ids look like the test's (4 digits, .jpg) and none is a test id; the sample lists them all
+    # every test and held-out image has a fresh id like the test's (4 digits, .jpg); the sample lists them all
     test_ids = set(pd.read_csv(public / "sample_submission.csv", dtype=str)["Id"])
-    assert all(len(i) == 8 and i.endswith(".jpg") for i in labels["Id"]) and not set(labels["Id"]) & test_ids
+    own_test = holdout.own_ids("test")
+    assert holdout.fresh_ids and set(own_test.values()) == test_ids
+    assert all(len(i) == 8 and i.endswith(".jpg") for i in [*labels["Id"], *own_test])
     sample = pd.read_csv(view / "sample_submission.csv", dtype=str)
-    assert sorted(sample["Id"]) == sorted(test_ids | set(labels["Id"]))
+    assert sorted(sample["Id"]) == sorted(set(own_test) | set(labels["Id"]))
     assert sorted(p.name for p in (view / "Test").iterdir()) == sorted(sample["Id"])
+    for view_id, own in own_test.items():  # a test image under its fresh id
+        assert (view / "Test" / view_id).read_bytes() == (public / "Test" / own).read_bytes()
 
 
 def test_a_split_that_would_part_an_images_versions_is_refused(tmp_path: Path) -> None:
