@@ -9,13 +9,15 @@ maps the test rows back for delivery.
 
 Ids are kept where they carry meaning, which a solution may use as an input: competition.json says
 `"keep_ids": true`, the ids are dates, or they follow the order of a date column (rows numbered in time); and where
-they cannot all be renamed: records or TFRecords hold them inside, a side table is not CSV, their format is not one
-drawn here. Then the held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run
+they cannot all be renamed: TFRecords hold them inside, a side table is parquet, their format is not one
+drawn here. (CSV side tables and JSON records with an id column are rewritten under the fresh ids.) Then the
+held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run
 says so before its first step.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,7 +31,7 @@ from swarm.evaluation.holdout_record import write_view_ids
 from swarm.evaluation.new_ids import hex_after_prefix, random_hex, random_shaped, same_shape
 from swarm.evaluation.split import competition_hint, date_column
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
-from swarm.records import RECORD_SUFFIXES
+from swarm.records import is_records_file, read_records, records_frame, write_records
 from swarm.tfrecords import TFRECORD_SUFFIXES
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
@@ -38,6 +40,10 @@ MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range i
 TRUE_WORDS = ("true", "1", "yes")
 HEX_ROOM = 4  # hex ids are drawn only where there are this many times as many as needed
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
+MIN_NAMED = 2  # rows of the test side a side table's column must name to be keyed by them
+MAX_SIDE_BYTES = (
+    256 * 2**20
+)  # side tables read whole to find the ids in them; a larger one is judged by its header
 
 
 @dataclass(frozen=True)
@@ -197,10 +203,56 @@ def tables_naming(dest: Path, id_names: set[str], own: set[Path], limit: int = 2
     ]
 
 
+def side_columns(
+    dest: Path, ids: set[str], id_names: set[str], own: set[Path], limit: int = 200
+) -> dict[Path, list[str]] | str:
+    """The view's side tables (CSV, JSON records; besides `own`, among the first `limit`) and their columns
+    whose values name at least MIN_NAMED of `ids` (the rows of the test side): what fresh ids must follow; or why
+    they cannot (a parquet or over-large table with a column named like the ids)."""
+    found: dict[Path, list[str]] = {}
+    tables = (p for p in sorted(dest.rglob("*")) if p.suffix.lower() in TABLE_SUFFIXES and p.is_file())
+    for seen, path in enumerate(tables):
+        if seen >= limit:
+            break
+        if path in own:
+            continue
+        name = path.relative_to(dest)
+        if path.suffix.lower() == ".parquet" or path.stat().st_size > MAX_SIDE_BYTES:
+            if set(table_header(path)) & id_names:
+                return f"{name} names rows by {sorted(set(table_header(path)) & id_names)[0]} too"
+            continue
+        try:
+            frame = (
+                records_frame(read_records(str(path)))
+                if is_records_file(str(path))
+                else read_csv_as_text(path)
+            )
+        except (ValueError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError):
+            continue  # no table: nothing in it names a row
+        columns = [c for c in frame.columns if len(ids & set(frame[c].astype(str).str.strip())) >= MIN_NAMED]
+        if columns:
+            found[path] = columns
+    return found
+
+
 def rename_in_tables(paths: list[Path], id_names: set[str], renamed: dict[str, str]) -> None:
-    """Rewrite each CSV side table with its id columns' test and held-out ids under their fresh ids (other values,
-    training ids, stay); the view's copy is replaced, never the public file it linked."""
+    """Rewrite each side table (CSV, or JSON records: contrails' `train_metadata.json`) with its id columns' test
+    and held-out ids under their fresh ids (other values, training ids, stay); the view's copy is replaced, never
+    the public file it linked."""
     for path in paths:
+        if is_records_file(str(path)):
+            records = [
+                {
+                    k: renamed.get(str(v).strip(), v) if k in id_names and isinstance(v, str) else v
+                    for k, v in r.items()
+                }
+                for r in read_records(str(path))
+            ]
+            written = path.with_name(path.name + ".fresh")
+            write_records(records, str(written), like=str(path))
+            written.chmod(0o644)
+            os.replace(written, path)  # a new file where a link to the public one was
+            continue
         frame = read_csv_as_text(path)
         for column in id_names & set(frame.columns):
             values = frame[column].str.strip()
@@ -239,16 +291,18 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
     own_held = set(rows.own_held_ids)  # a file named by a held-out id was left out: no id inside it is seen
     inside = [
         h
-        for h in rows.hidden
-        if h.lower().endswith((*TFRECORD_SUFFIXES, *RECORD_SUFFIXES))
-        and not {Path(h).name, Path(h).stem} & own_held
+        for h in [*rows.hidden, *(str(p.relative_to(rows.dest)) for p in rows.dest.rglob("*"))]
+        if h.lower().endswith(TFRECORD_SUFFIXES) and not {Path(h).name, Path(h).stem} & own_held
     ]
     if reason is None and inside:
-        reason = f"{inside[0]} holds the ids inside its records"
-    sides = tables_naming(rows.dest, rows.id_names, rows.own_tables)
-    unwritten = [p for p in sides if p.suffix.lower() != ".csv"]
-    if reason is None and unwritten:
-        reason = f"{unwritten[0].relative_to(rows.dest)} names rows by {rows.id_col} too"
+        reason = f"{inside[0]} holds the ids inside its records (TFRecords are not rewritten)"
+    sides = side_columns(rows.dest, {*rows.test_ids, *rows.held_ids}, rows.id_names, rows.own_tables)
+    if reason is None and isinstance(sides, str):
+        reason = sides
+    found = sides if isinstance(sides, dict) else {}
+    odd = [(p, c) for p, cols in found.items() for c in cols if c not in rows.id_names]
+    if reason is None and odd:  # a column by another name holding ids (a token, a count): not renamed
+        reason = f"{odd[0][0].relative_to(rows.dest)}'s {odd[0][1]} names the rows too"
     if reason is not None:
         return kept_ids(reason)
     taken = (
@@ -263,7 +317,7 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
         if isinstance(files, str):
             return kept_ids(files)
         note = rename_test_files(files, renamed, set(rows.test_ids), rng)
-    rename_in_tables(sides, rows.id_names, renamed)  # side tables keyed by the ids follow them
+    rename_in_tables(list(found), rows.id_names, renamed)  # side tables keyed by the ids follow them
     return FreshIds(fresh.test, fresh.held, note=note)
 
 

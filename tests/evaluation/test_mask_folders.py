@@ -60,15 +60,24 @@ def test_held_out_folders_reach_the_test_side_without_their_masks(tmp_path: Path
     public, view = competition.public_dir, holdout.public_dir
     labels = pd.read_csv(holdout.root / "labels.csv", dtype=str, keep_default_na=False)
     assert len(labels) == 5 and holdout.n_train == 15
+    own = holdout.own_ids(
+        "held"
+    )  # every example folder has a fresh id in the view; the harness keeps its own
+    assert holdout.fresh_ids and set(own) == set(labels["record_id"])
     for record, encoded in zip(labels["record_id"], labels["encoded_pixels"], strict=True):
-        assert not (view / "train" / record).exists()
+        assert not (view / "train" / own[record]).exists()
         assert sorted(p.name for p in (view / "test" / record).iterdir()) == [
             f"band_{b:02d}.npy" for b in range(8, 17)
         ]
-        assert encoded == rle_string(np.load(public / "train" / record / "human_pixel_masks.npy")[..., 0] > 0)
+        assert (view / "test" / record / "band_08.npy").read_bytes() == (
+            public / "train" / own[record] / "band_08.npy"
+        ).read_bytes()
+        assert encoded == rle_string(
+            np.load(public / "train" / own[record] / "human_pixel_masks.npy")[..., 0] > 0
+        )
     assert not list((view / "test").rglob("human_*")), "a held-out mask reached the test side"
     metadata = {r["record_id"] for r in json.loads((view / "train_metadata.json").read_text())}
-    assert metadata.isdisjoint(labels["record_id"]) and len(metadata) == 15
+    assert metadata.isdisjoint(own.values()) and len(metadata) == 15
     sample = pd.read_csv(view / "sample_submission.csv", dtype=str)
     held = sample[sample["record_id"].isin(labels["record_id"])]
     assert len(held) == 5 and set(held["height"]) == set(held["width"]) == {"16"}
