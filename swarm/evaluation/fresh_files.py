@@ -83,7 +83,8 @@ def rename_test_files(
     """Put every example's entries in the test folder under its fresh id (`renamed`), copied in the order of the
     fresh ids, with a test example's mtime drawn at random; "" or, where they are linked instead (too large to
     copy), a note saying so."""
-    copy = files.size <= COPY_LIMIT_BYTES
+    size = files.size
+    copy = size <= COPY_LIMIT_BYTES
     folder = files.folder
     staging = folder.with_name(folder.name + STAGING_SUFFIX)
     os.rename(folder, staging)
@@ -105,7 +106,7 @@ def rename_test_files(
     if copy:
         return ""
     return (
-        f"the test inputs ({files.size / 2**30:.1f} GiB) are linked under the fresh ids, not copied, so their "
+        f"the test inputs ({size / 2**30:.1f} GiB) are linked under the fresh ids, not copied, so their "
         "inodes could tell held-out files apart"
     )
 

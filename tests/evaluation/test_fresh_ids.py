@@ -12,6 +12,7 @@ import pandas as pd
 
 from swarm.competitions import load_competition_dir
 from swarm.competitions.metric_choice import SOURCE_COMPETITION_JSON, MetricChoice
+from swarm.evaluation import fresh_files
 from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
@@ -161,3 +162,13 @@ def test_the_run_says_before_its_first_step_whether_ids_are_fresh_or_kept(tmp_pa
         == 'ids: the test ids (id) are kept in the sandbox: competition.json says "keep_ids": true'
     )
     assert load_evaluation(tmp_path / "r2").to_dict()["ids"] == kept.lines()[2].removeprefix("ids: ")
+
+
+def test_test_inputs_over_the_copy_limit_are_linked_and_the_run_says_so(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr(fresh_files, "COPY_LIMIT_BYTES", 10)  # the miniature's images are more than 10 bytes
+    root = image_competition(tmp_path / "c")
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=1)
+    assert holdout.fresh_ids and "linked under the fresh ids, not copied" in holdout.describe_ids()
+    test = holdout.public_dir / "test"
+    assert all(path.stat().st_nlink > 1 for path in test.iterdir())  # links of the public files
+    assert not list(holdout.public_dir.glob("*.before-fresh-ids"))
