@@ -55,7 +55,7 @@ import pandas as pd
 from swarm.coco_records import coco_fields
 from swarm.competitions.competition import Competition, MetricSpec
 from swarm.competitions.grouped_layout import grouped_rows
-from swarm.competitions.long_layout import long_classes
+from swarm.competitions.long_layout import LongClasses, long_classes
 from swarm.competitions.validation import group_columns
 from swarm.evaluation.box_split import box_rows_layout, split_box_rows
 from swarm.evaluation.bson_split import bson_layout, split_bson
@@ -78,6 +78,7 @@ from swarm.evaluation.fresh_ids import (
     kept_ids,
     named_elsewhere,
 )
+from swarm.evaluation.fresh_keys import KeyedView, fresh_keys
 from swarm.evaluation.grouped_split import split_grouped_rows
 from swarm.evaluation.holdout_record import (
     TEST,
@@ -207,7 +208,9 @@ def build_holdout(
         )
     visits = first_visits_layout(public, spec.id_column, targets, sample)
     if visits is not None:  # a row per visit; the test gives each key's first, the sample every step (osic)
-        parts = split_first_visits(request, visits)
+        parts = _with_fresh_keys(
+            request, split_first_visits(request, visits), visits.key, visits.train, visits.test
+        )
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     positional = position_layout(public, spec.id_column, targets, test_ids, max_train_mb)
     if positional is not None:  # records of per-position arrays (stanford-covid-vaccine)
@@ -218,6 +221,8 @@ def build_holdout(
         layout = find(public, spec.id_column, targets)
         if layout is not None:
             parts = split_layout(request, layout)  # type: ignore[arg-type]
+            key = layout.key if isinstance(layout, LongClasses) else layout.keys[0]  # type: ignore[union-attr]
+            parts = _with_fresh_keys(request, parts, key, layout.train, layout.test)  # type: ignore[union-attr]
             return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     boxes = box_rows_layout(public, spec.id_column, targets, sample)
     if boxes is not None:  # a row per labelled box, a string of boxes per example (vinbigdata)
@@ -390,6 +395,18 @@ def build_holdout(
         file_dirs=file_dirs,
         fresh=fresh,
     )
+
+
+def _with_fresh_keys(
+    request: SplitRequest, parts: SplitParts, key: str, train: Path, test: Path
+) -> SplitParts:
+    """`parts` of a layout whose ids begin with an example's key, every test and held-out example under a fresh
+    key (`swarm.evaluation.fresh_keys`), or kept saying why."""
+    competition = request.competition
+    labelled = read_labelled_table(train, request.max_train_mb)
+    own = (train.name, test.name, competition.sample_submission.name)
+    view = KeyedView(competition, request.spec, request.root, key, test.name, labelled, own)
+    return fresh_keys(view, parts, request.seed)
 
 
 def _split_without_inputs(

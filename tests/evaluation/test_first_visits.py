@@ -33,17 +33,21 @@ def test_the_harness_holds_out_whole_patients_as_their_first_visits(tmp_path: Pa
     )
     steps = sample["Patient_Week"].str.rsplit("_", n=1).str[1][:-1].tolist()
     labels = text(holdout.labels_path)
-    patients = sorted(set(labels["Patient_Week"].str.rsplit("_", n=1).str[0]))
-    assert patients and not set(patients) & set(kept["Patient"])  # no visit of a held-out patient is left
-    assert len(kept) + train["Patient"].isin(patients).sum() == len(train)
+    patients = sorted(set(labels["Patient_Week"].str.rsplit("_", n=1).str[0]))  # fresh keys in the view
+    own_ids = holdout.own_ids("held")
+    own = {fresh.rsplit("_", 1)[0]: mine.rsplit("_", 1)[0] for fresh, mine in own_ids.items()}
+    owns = [own[p] for p in patients]
+    assert holdout.fresh_ids and not set(patients) & set(train["Patient"])
+    assert patients and not set(owns) & set(kept["Patient"])  # no visit of a held-out patient is left
+    assert len(kept) + train["Patient"].isin(owns).sum() == len(train)
 
     test = text(view / "test.csv")
     assert list(test.columns) == list(text(public / "test.csv").columns) and len(test) == 8 + len(patients)
-    visits = train[train["Patient"].isin(patients)].assign(week=lambda t: t["Weeks"].astype(int))
+    visits = train[train["Patient"].isin(owns)].assign(week=lambda t: t["Weeks"].astype(int))
     first = visits.sort_values("week").groupby("Patient").head(1).set_index("Patient")
     for patient in patients:  # the first visit, whole, as prepare.py's test.csv has it
         row = test[test["Patient"] == patient].iloc[0]
-        assert row[1:].tolist() == first.loc[patient, list(test.columns[1:])].tolist()
+        assert row[1:].tolist() == first.loc[own[patient], list(test.columns[1:])].tolist()
         assert row["Weeks"] in sample["Patient_Week"].str.rsplit("_", n=1).str[1].tolist()
 
     listed = text(view / "sample_submission.csv")
@@ -52,11 +56,11 @@ def test_the_harness_holds_out_whole_patients_as_their_first_visits(tmp_path: Pa
         f"{p}_{w}": f for p, w, f in zip(visits["Patient"], visits["Weeks"], visits["FVC"], strict=True)
     }
     for row in labels.itertuples():
-        assert (row.FVC, row.Confidence) == (measured.get(row.Patient_Week, ""), "100")
+        assert (row.FVC, row.Confidence) == (measured.get(own_ids[row.Patient_Week], ""), "100")
     assert (labels["FVC"] != "").any() and steps
     for patient in patients:  # the inputs where the test's are
         assert sorted(p.name for p in (view / "test" / patient).iterdir()) == ["1.dcm", "2.dcm"]
-        assert not (view / "train" / patient).exists()
+        assert not (view / "train" / own[patient]).exists()
     perfect = labels.assign(FVC=labels["FVC"].replace("", "2000"))
     assert score_frame(perfect, labels, competition.metric) > -5  # the measured weeks are scored, exactly
 

@@ -60,10 +60,13 @@ def test_whole_patients_move_to_the_test_side_with_their_images(tmp_path: Path) 
         read(public / "test.csv").columns
     )  # no label column reaches the test side
     held = test[test[ID].isin(holdout.ids)]
-    patients = set(held["patient_id"])
-    assert len(patients) == len(holdout.ids) // 2 and not patients & set(train["patient_id"])
+    patients = set(held["patient_id"])  # fresh in the view, as the test's patients are
+    own = holdout.own_ids("held")
+    own_patients = {own[i].rsplit("_", 1)[0] for i in holdout.ids}
+    assert holdout.fresh_ids and len(patients) == len(own_patients) == len(holdout.ids) // 2
+    assert not (patients | own_patients) & set(train["patient_id"])
     # Every held-out image is a test row under its breast's id; every one of its images left train.csv.
-    originals = full[full["patient_id"].isin(patients)]
+    originals = full[full["patient_id"].isin(own_patients)]
     assert sorted(held["image_id"]) == sorted(originals["image_id"])
     assert (held[ID] == held["patient_id"] + "_" + held["laterality"]).all()
     assert len(train) + len(held) == len(full)
@@ -72,15 +75,16 @@ def test_whole_patients_move_to_the_test_side_with_their_images(tmp_path: Path) 
     assert set(sample[ID]) == set(test[ID])
     truth = originals.assign(**{ID: originals["patient_id"] + "_" + originals["laterality"]})
     expected = truth.groupby(ID)[TARGET].first()
-    assert labels.set_index(ID)[TARGET].to_dict() == expected.to_dict()
+    assert {own[i]: v for i, v in labels.set_index(ID)[TARGET].items()} == expected.to_dict()
     assert stat.S_IMODE(holdout.labels_path.stat().st_mode) == 0o600
     # The held-out patients' image folders are where the test's are, none left under train_images/.
     for _, row in held.iterrows():
         image = Path("test_images") / row["patient_id"] / f"{row['image_id']}.dcm"
+        own_patient = own[row[ID]].rsplit("_", 1)[0]
         assert (view / image).read_bytes() == (
-            public / "train_images" / image.relative_to("test_images")
+            public / "train_images" / own_patient / f"{row['image_id']}.dcm"
         ).read_bytes()
-    assert not {p.name for p in (view / "train_images").iterdir()} & patients
+    assert not {p.name for p in (view / "train_images").iterdir()} & own_patients
 
 
 def test_an_explicit_split_still_holds_out_whole_ids(tmp_path: Path) -> None:

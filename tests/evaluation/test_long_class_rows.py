@@ -84,9 +84,13 @@ def test_whole_studies_move_to_the_test_table_as_a_row_per_class(tmp_path: Path)
     root, holdout = split(tmp_path)
     public, view = root / "prepared" / "public", holdout.public_dir
     original, test_before = read(public / "train.csv"), read(public / "test.csv")
-    held = list(dict.fromkeys(study_of(i) for i in holdout.ids))
-    assert len(held) == 3 and holdout.ids == [f"{s}_{c}" for s in held for c in CLASSES]
-    assert holdout.key_columns == [KEY, CLASS] and holdout.target_columns == [TARGET] and not holdout.rekeyed
+    # every test and held-out study has a fresh StudyInstanceUID in the view; the harness keeps each row's own
+    own = holdout.own_ids("held")
+    fresh = list(dict.fromkeys(study_of(i) for i in holdout.ids))
+    held = list(dict.fromkeys(study_of(own[i]) for i in holdout.ids))
+    assert len(held) == 3 and holdout.ids == [f"{s}_{c}" for s in fresh for c in CLASSES]
+    assert [own[f"{f}_{c}"] for f in fresh for c in CLASSES] == [f"{s}_{c}" for s in held for c in CLASSES]
+    assert holdout.key_columns == [KEY, CLASS] and holdout.target_columns == [TARGET] and holdout.fresh_ids
     assert holdout.split == "stratified" and "moves whole, as its 8 rows of test.csv" in holdout.split_reason
     assert (
         "holds out 24 labelled rows of train.csv's 8 class columns (3 StudyInstanceUIDs" in holdout.describe()
@@ -101,11 +105,14 @@ def test_whole_studies_move_to_the_test_table_as_a_row_per_class(tmp_path: Path)
     # MLE-bench's, the studies shuffled in (one order for every class)
     test = read(view / "test.csv")
     assert list(test.columns) == list(test_before.columns) and len(test) == len(test_before) + 24
-    assert set(test[ID]) == set(test_before[ID]) | set(holdout.ids)
+    own_test = holdout.own_ids("test")
+    assert set(own_test.values()) == set(test_before[ID]) and set(test[ID]) == set(own_test) | set(
+        holdout.ids
+    )
     assert (test[ID] == test[KEY] + "_" + test[CLASS]).all()
     blocks = [rows[KEY].tolist() for _, rows in test.groupby(CLASS, sort=False)]
     assert [c for c in dict.fromkeys(test[CLASS])] == list(CLASSES) and all(b == blocks[0] for b in blocks)
-    assert len(blocks[0]) == 7 and set(blocks[0][-3:]) != set(held)  # not simply appended
+    assert len(blocks[0]) == 7 and set(blocks[0][-3:]) != set(fresh)  # not simply appended
     assert long_classes(view, ID, [TARGET]) is not None  # the view keeps the layout
     # the sample lists the test table's ids in its order, the held-out rows with the filler 0.5
     sample = read(view / "sample_submission.csv")
@@ -114,14 +121,16 @@ def test_whole_studies_move_to_the_test_table_as_a_row_per_class(tmp_path: Path)
     labels = read(holdout.labels_path)
     assert list(labels.columns) == [ID, TARGET] and labels[ID].tolist() == holdout.ids
     wide = original.set_index(KEY)
-    assert labels[TARGET].tolist() == [wide.loc[study_of(i), i.split("_", 1)[1]] for i in labels[ID]]
+    assert labels[TARGET].tolist() == [wide.loc[study_of(own[i]), i.split("_", 1)[1]] for i in labels[ID]]
     assert stat.S_IMODE(holdout.labels_path.stat().st_mode) == 0o600
 
 
 def test_the_view_holds_no_held_out_label_and_their_folders_sit_with_the_tests(tmp_path: Path) -> None:
     root, holdout = split(tmp_path)
     public, view = root / "prepared" / "public", holdout.public_dir
-    held = set(dict.fromkeys(study_of(i) for i in holdout.ids))
+    own = holdout.own_ids("held")
+    held = {study_of(own[i]) for i in holdout.ids}  # the held-out studies' own keys (the view has fresh ones)
+    fresh = {study_of(i) for i in holdout.ids}
     kept = set(read(view / "train.csv")[KEY])
     # no table of the view gives a held-out study's class values, nor is its target anywhere
     assert not any(
@@ -139,15 +148,15 @@ def test_the_view_holds_no_held_out_label_and_their_folders_sit_with_the_tests(t
     # folders: a held-out study's DICOM files under test_images/<study>/, none left under train_images/
     assert sorted(holdout.file_dirs) == ["test_images", "train_images"]
     assert {p.name for p in (view / "train_images").iterdir()} == kept
-    test_studies = set(read(public / "test.csv")[KEY])
-    assert {p.name for p in (view / "test_images").iterdir()} == test_studies | held
-    for study in held:
+    test_studies = {study_of(i) for i in read(view / "test.csv")[ID]}  # fresh keys, test and held-out
+    assert {p.name for p in (view / "test_images").iterdir()} == test_studies and fresh <= test_studies
+    for study in fresh:
         files = sorted((view / "test_images" / study).iterdir())
         assert [p.name for p in files] == ["1.dcm", "2.dcm", "3.dcm"]
-        assert [p.read_bytes() for p in files] == [dicom(study, n) for n in (1, 2, 3)]
-    # no path of the view names a held-out study but its test_images folder
-    named = [p for p in view.rglob("*") if held & {p.name, p.stem} and p.parent.name != "test_images"]
-    assert named == []
+        own_study = study_of(own[f"{study}_{CLASSES[0]}"])
+        assert [p.read_bytes() for p in files] == [dicom(own_study, n) for n in (1, 2, 3)]
+    # no path of the view names a held-out study by its own key
+    assert [p for p in view.rglob("*") if held & {p.name, p.stem}] == []
 
 
 def submission_for(holdout: Holdout, truth: dict[str, str], path: Path, change=None) -> None:
@@ -206,13 +215,15 @@ def test_studies_that_collide_with_the_tests_are_rekeyed(tmp_path: Path) -> None
         assert [labels.loc[f"{study}_{c}", TARGET] for c in CLASSES] == original.loc[
             old, list(CLASSES)
         ].tolist()
-    # the test's own folders are untouched: the same UIDs, the test's files
+    # the test's own studies are there under fresh UIDs, each with its own files
     test = read(view / "test.csv")
-    assert set(test[KEY]) == set(read(public / "test.csv")[KEY]) | set(new)
-    study = read(public / "test.csv")[KEY].iloc[0]
-    assert (view / "test_images" / study / "1.dcm").read_bytes() == (
-        public / "test_images" / study / "1.dcm"
-    ).read_bytes()
+    own_test = holdout.own_ids("test")
+    assert {study_of(own_test[i]) for i in test[ID] if i in own_test} == set(read(public / "test.csv")[KEY])
+    for row_id in [i for i in test[ID] if i in own_test][:3]:
+        study, own = study_of(row_id), study_of(own_test[row_id])
+        assert (view / "test_images" / study / "1.dcm").read_bytes() == (
+            public / "test_images" / own / "1.dcm"
+        ).read_bytes()
 
 
 # ---- refusals ------------------------------------------------------------------------------------------------
