@@ -17,6 +17,7 @@ says so before its first step.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass
@@ -38,7 +39,7 @@ _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
 MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
 TRUE_WORDS = ("true", "1", "yes")
-HEX_ROOM = 4  # hex ids are drawn only where there are this many times as many as needed
+HEX_ROOM = 4  # hex or shaped ids are drawn only where there are this many times as many as needed
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
 MIN_NAMED = 2  # rows of the test side a side table's column must name to be keyed by them
 MAX_SIDE_BYTES = (
@@ -136,8 +137,8 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
     if prefixed is not None and HEX_ROOM * count <= 16 ** prefixed[1]:  # room to draw them at random
         prefix, width = prefixed
         return sorted(random_hex(count, width, lambda text: f"{prefix}{text}", set(taken), rng))
-    shape = same_shape(test_ids)
-    if shape is not None:
+    shape = same_shape(test_ids, min_variable=1)  # nfl's `58080_002723`: digits in their places
+    if shape is not None and HEX_ROOM * (count + len(taken)) <= math.prod(len(p) for p in shape):
         return sorted(random_shaped(count, shape, set(taken), rng))
     return None
 

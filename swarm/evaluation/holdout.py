@@ -235,8 +235,10 @@ def build_holdout(
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)
-    if twins is not None:
-        parts = split_twin_tables(request, twins)
+    if twins is not None:  # fresh groups: the first twin's test table lists them, the other twins follow
+        parts = _with_fresh_keys(
+            request, split_twin_tables(request, twins), twins.group, twins.labels, twins.twins[0][1]
+        )
         return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
     if not (
         public / TRAIN

@@ -102,10 +102,11 @@ MIN_SHAPED_IDS = 2  # fewer test ids show no shape
 MIN_VARIABLE = 8  # positions that vary: fewer could not give new ids enough room
 
 
-def same_shape(test_ids: list[str]) -> list[str] | None:
+def same_shape(test_ids: list[str], min_variable: int = MIN_VARIABLE) -> list[str] | None:
     """Where the test ids are of one length and their punctuation stands where it does in all of them (UUIDs),
     the characters each position may take: the one character every id has there, else the smallest class of
-    digits, hex digits or lower-case letters holding all of theirs; None otherwise (then the fallback format)."""
+    digits, hex digits or lower-case letters holding all of theirs; None otherwise (then the fallback format), or
+    where fewer than `min_variable` positions vary."""
     if len(test_ids) < MIN_SHAPED_IDS or len({len(i) for i in test_ids}) != 1:
         return None
     shape = []
@@ -117,7 +118,7 @@ def same_shape(test_ids: list[str]) -> list[str] | None:
         if fitting is None:
             return None
         shape.append(fitting)
-    return shape if sum(len(p) > 1 for p in shape) >= MIN_VARIABLE else None
+    return shape if sum(len(p) > 1 for p in shape) >= min_variable else None
 
 
 def random_shaped(count: int, shape: list[str], taken: set[str], rng: np.random.Generator) -> list[str]:

@@ -28,20 +28,21 @@ def test_whole_game_plays_move_to_the_test_side_with_their_rows_and_videos(tmp_p
 
     original = read(public / "train_labels.csv")
     labels = read(holdout.labels_path)
-    held_plays = set(original.set_index("contact_id").loc[labels["contact_id"], "game_play"])
+    own = holdout.own_ids("held")  # every game play of the test side has a fresh key; each row's own is here
+    own_contacts = labels["contact_id"].map(own)
+    held_plays = set(original.set_index("contact_id").loc[own_contacts, "game_play"])
     assert holdout.split == "group:game_play" and len(held_plays) == 2
     # every contact of a held-out game play is held out, with its own label
-    assert set(labels["contact_id"]) == set(
-        original.loc[original["game_play"].isin(held_plays), "contact_id"]
-    )
+    assert set(own_contacts) == set(original.loc[original["game_play"].isin(held_plays), "contact_id"])
     truth = original.set_index("contact_id")["contact"]
-    assert (labels.set_index("contact_id")["contact"] == truth.loc[labels["contact_id"]]).all()
+    assert (labels["contact"].to_numpy() == truth.loc[own_contacts].to_numpy()).all()
     # the view's labels table keeps the other game plays whole, and none of the held-out ones
     kept = read(view / "train_labels.csv")
     assert not set(kept["game_play"]) & held_plays and len(kept) + len(labels) == len(original)
     # the sample lists the test's contacts and the held-out ones, each once
     sample, test_sample = read(view / "sample_submission.csv"), read(public / "sample_submission.csv")
-    assert sorted(sample["contact_id"]) == sorted([*test_sample["contact_id"], *labels["contact_id"]])
+    assert sorted(sample["contact_id"]) == sorted([*holdout.own_ids("test"), *labels["contact_id"]])
+    assert sorted(holdout.own_ids("test").values()) == sorted(test_sample["contact_id"])
     # each twin's held-out rows are on the test side only, the test's rows all still there
     for name in ("baseline_helmets", "player_tracking", "video_metadata"):
         train_view, test_view = read(view / f"train_{name}.csv"), read(view / f"test_{name}.csv")
@@ -51,20 +52,24 @@ def test_whole_game_plays_move_to_the_test_side_with_their_rows_and_videos(tmp_p
         assert len(test_view) == len(test_before) + len(moved) and list(test_view.columns) == list(
             test_before.columns
         )
-        assert set(test_view["game_play"]) == set(test_before["game_play"]) | held_plays
-    # the videos of a held-out game play are in test/, under their names, and no longer in train/
-    for play in held_plays:
+        fresh = {group_of(i, set(test_view["game_play"])) for i in sample["contact_id"]}
+        assert set(test_view["game_play"]) == fresh and not fresh & (
+            set(test_before["game_play"]) | held_plays
+        )
+    # the videos of a held-out game play are in test/, under its fresh key, and no longer in train/
+    fresh_plays = {group_of(i, fresh) for i in labels["contact_id"]}
+    for play in fresh_plays:
         for view_name in ("All29", "Endzone", "Sideline"):
             assert (view / "test" / f"{play}_{view_name}.mp4").is_file()
+    for play in held_plays:
+        for view_name in ("All29", "Endzone", "Sideline"):
             assert not (view / "train" / f"{play}_{view_name}.mp4").exists()
     assert sorted(holdout.file_dirs) == ["test", "train"]
     # no file of the view holds a held-out contact's label: the only table with `contact` is the kept labels
     for path in view.rglob("*.csv"):
         frame = read(path)
         if "contact" in frame.columns and path.name != "sample_submission.csv":
-            assert path.name == "train_labels.csv" and not set(frame["contact_id"]) & set(
-                labels["contact_id"]
-            )
+            assert path.name == "train_labels.csv" and not set(frame["contact_id"]) & set(own_contacts)
 
 
 def test_the_layout_is_found_only_where_ids_start_with_a_twin_group(tmp_path: Path) -> None:
@@ -101,3 +106,26 @@ def test_the_offline_coder_reads_the_labelled_columns_an_id_joins() -> None:
     assert id_part_columns(odd, "contact_id", ["contact"]) is None
     # ids that join no columns
     assert id_part_columns(head.assign(contact_id=["a", "b"]), "contact_id", ["contact"]) is None
+
+
+def test_every_test_and_held_out_game_play_gets_a_fresh_key(tmp_path: Path) -> None:
+    """With enough game plays to draw from (`<game>_<play>`, digits in their places), every game play of the test
+    side is renamed alike in the twins' test tables, the videos' names and the sample's ids."""
+    root = nfl_contact(tmp_path / "nfl", n_plays=40, n_test=10)
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.25, seed=0)
+    view, public = holdout.public_dir, root / "prepared" / "public"
+    assert holdout.fresh_ids, holdout.describe_ids()
+    own_plays = set(read(public / "test_player_tracking.csv")["game_play"]) | set(
+        read(public / "train_labels.csv")["game_play"]
+    )
+    plays = set(read(view / "test_player_tracking.csv")["game_play"])
+    assert plays == set(read(view / "test_video_metadata.csv")["game_play"]) and not plays & own_plays
+    assert {group_of(i, plays) for i in read(view / "sample_submission.csv")["contact_id"]} == plays
+    assert {p.name.rsplit("_", 1)[0] for p in (view / "test").iterdir()} == plays
+    own = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    for contact in list(own)[:20]:  # each video under its fresh game play is its own game play's
+        play, mine = group_of(contact, plays), group_of(own[contact], own_plays)
+        side = "test" if contact in holdout.own_ids("test") else "train"
+        assert (view / "test" / f"{play}_Endzone.mp4").read_bytes() == (
+            public / side / f"{mine}_Endzone.mp4"
+        ).read_bytes()
