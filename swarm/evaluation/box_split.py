@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.box_rows import box_row_fields, box_strings
-from swarm.evaluation.fresh_ids import ViewRows, fresh_sample_ids, test_folder_of
+from swarm.evaluation.fresh_ids import fresh_sample_ids, keyed_view
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import held_out_ids
@@ -86,21 +86,7 @@ def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
     write_public_csv(kept, dest / layout.train.name)
     order = rng.permutation(len(sample) + len(held))
     own = {dest / layout.train.name, dest / competition.sample_submission.name}
-    view = ViewRows(
-        competition,
-        train,
-        None,
-        id_col,
-        {id_col},
-        test_ids,
-        ids,
-        [str(i).strip() for i in original] or ids,
-        hidden,
-        dest,
-        test_folder_of(dest, file_dirs),
-        own,
-        order,
-    )
+    view = keyed_view(competition, train, held_keys, hidden, dest, file_dirs, own, order)
     fresh, sample = fresh_sample_ids(view, sample, root, seed)  # every image under a fresh id, unless kept
     ids = fresh.held if fresh.fresh else ids
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)

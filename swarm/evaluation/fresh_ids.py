@@ -32,6 +32,7 @@ from swarm.evaluation.holdout_record import write_view_ids
 from swarm.evaluation.new_ids import hex_after_prefix, random_hex, random_shaped, same_shape
 from swarm.evaluation.split import competition_hint, date_column
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.view_files import HeldKeys
 from swarm.records import is_records_file, read_records, records_frame, write_records
 from swarm.tfrecords import TFRECORD_SUFFIXES
 
@@ -351,6 +352,37 @@ def fresh_sample_ids(
         root, {"test": fresh.test, "held": fresh.held}, {"test": rows.test_ids, "held": rows.own_held_ids}
     )
     return fresh, sample.assign(**{rows.id_col: fresh.test})
+
+
+def keyed_view(
+    competition: Competition,
+    train: pd.DataFrame,
+    keys: HeldKeys,
+    hidden: list[str],
+    dest: Path,
+    file_dirs: list[str],
+    own: set[Path],
+    order: np.ndarray,
+) -> ViewRows:
+    """The `ViewRows` of a split whose held-out examples' inputs are named by their keys (`HeldKeys`: vinbigdata's
+    images, contrails' folders), its rows listed in the sample only."""
+    own_held = [str(i).strip() for i in keys.original] or keys.new
+    folder = test_folder_of(dest, file_dirs)
+    return ViewRows(
+        competition,
+        train,
+        None,
+        keys.key,
+        {keys.key},
+        keys.test,
+        keys.new,
+        own_held,
+        hidden,
+        dest,
+        folder,
+        own,
+        order,
+    )
 
 
 def test_folder_of(dest: Path, file_dirs: list[str]) -> Path | None:

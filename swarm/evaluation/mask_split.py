@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from swarm.evaluation.fresh_ids import ViewRows, fresh_sample_ids, test_folder_of
+from swarm.evaluation.fresh_ids import fresh_sample_ids, keyed_view
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -72,19 +72,13 @@ def split_mask_folders(request: SplitRequest, fields: dict) -> SplitParts:
 
     # The view's sample: the held-out examples among the test's, with their sizes; every one under a fresh id.
     order = rng.permutation(len(sample) + len(held))
-    own_held = [str(i).strip() for i in original] or ids
-    view = ViewRows(
+    view = keyed_view(
         competition,
         train,
-        None,
-        id_col,
-        {id_col},
-        test_ids,
-        ids,
-        own_held,
+        held_keys,
         hidden,
         dest,
-        test_folder_of(dest, file_dirs),
+        file_dirs,
         {dest / competition.sample_submission.name},
         order,
     )
