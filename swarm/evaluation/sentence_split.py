@@ -18,7 +18,8 @@ import pandas as pd
 
 from swarm.atomic import PUBLIC, write_text_atomic
 from swarm.competitions.competition import Competition
-from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.fresh_ids import draw_fresh_ids
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.sentence_lines import remove_inner_word, sentence_lines_file
@@ -74,8 +75,15 @@ def split_sentence_lines(request: SplitRequest, layout: SentenceLines) -> SplitP
     ids = new_ids(len(shown), test_ids, set(test_ids), np.random.default_rng(seed + 1))
     held = pd.DataFrame({id_col: ids, target: shown})
     rows = pd.concat([sample[[id_col, target]], held], ignore_index=True)
-    rows = rows.iloc[np.random.default_rng(seed + 3).permutation(len(rows))]
-    _write_like(layout.test, dest / layout.test.name, rows)
+    order = np.random.default_rng(seed + 3).permutation(len(rows))
+    # Every test and held-out sentence under a fresh id (the test's numbers, as many more as held out).
+    fresh = draw_fresh_ids(order, test_ids, set(), len(ids), np.random.default_rng(seed + 4))
+    if fresh.fresh:
+        rows[id_col] = [*fresh.test, *fresh.held]
+        write_view_ids(root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": ids})
+        ids = fresh.held
+        held = held.assign(**{id_col: ids})
+    _write_like(layout.test, dest / layout.test.name, rows.iloc[order])
     mirror(public, dest, {layout.train, layout.test, *extracted_archives(public)})
 
     return SplitParts(
@@ -93,6 +101,7 @@ def split_sentence_lines(request: SplitRequest, layout: SentenceLines) -> SplitP
         table=f"{layout.train.name} ({aim} sentences, a word taken out of each)",
         hidden=[],
         file_dirs=[],
+        fresh=fresh,
     )
 
 

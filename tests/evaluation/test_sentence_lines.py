@@ -72,8 +72,11 @@ def test_the_harness_holds_out_sentences_with_a_word_taken_out(tmp_path: Path) -
     assert raw[0] == '"id","sentence"'
     assert all(line.split(",", 1)[1].startswith('"') for line in raw[1:])  # rows as prepare.py writes them
     test = pd.read_csv(view / "test_v2.txt", dtype=str, keep_default_na=False)
-    assert {"0", "1"} <= set(test["id"]) and set(holdout.ids) <= set(test["id"]) and len(test) == 14
-    assert test.loc[test["id"] == "1", "sentence"].item() == 'A "quoted" word here .'
+    # every sentence under a fresh id: the test's numbers and as many more, ascending down the shuffled rows
+    assert holdout.fresh_ids and test["id"].tolist() == [str(i) for i in range(14)]
+    assert set(holdout.ids) <= set(test["id"])
+    quoted = {v for v, own in holdout.own_ids("test").items() if own == "1"}.pop()  # the test's sentence 1
+    assert test.loc[test["id"] == quoted, "sentence"].item() == 'A "quoted" word here .'
     shown = test.set_index("id")["sentence"]
     for i, whole in zip(labels["id"], labels["sentence"], strict=True):
         words, short = whole.split(), shown[i].split()
