@@ -1,8 +1,9 @@
 """A solution that could tell held-out rows from test rows could behave differently when scored (issue 30,
 point 2). Guessers that read what the sandbox sees (id gaps in train.csv, id ranges, the distance to the
 nearest training id, row order; the files' mtimes, inodes, link counts and sizes) must find the held-out rows
-no better than chance, on titanic (ids numbered, train.csv's gaps are the held-out rows' own ids) and on
-digit-images (ids name image files, held-out images come from train/)."""
+no better than chance, on titanic (ids numbered, train.csv's gaps are the held-out rows' own ids), the other bundled
+tables (but chicago-ridership, whose ids follow its dates and are kept) and digit-images (ids name image files,
+held-out images come from train/)."""
 
 from __future__ import annotations
 
@@ -81,10 +82,13 @@ TABLE_GUESSERS = [in_train_gaps, id_value, nearest_train_id, row_order]
 FILE_GUESSERS = [id_value, row_order, *map(file_stat, ("st_mtime_ns", "st_ino", "st_nlink", "st_size"))]
 
 
+TABLES = ("titanic", "house-prices", "telco-churn", "food-reviews", "flight-delays")  # chicago keeps its ids
+
+
 @pytest.mark.parametrize(
     ("competition_id", "guessers"),
-    [("titanic", TABLE_GUESSERS), ("digit-images", FILE_GUESSERS)],
-    ids=["titanic", "digit-images"],
+    [*((c, TABLE_GUESSERS) for c in TABLES), ("digit-images", FILE_GUESSERS)],
+    ids=[*TABLES, "digit-images"],
 )
 def test_held_out_rows_cannot_be_told_from_test_rows(
     cache_dir: Path, tmp_path: Path, competition_id: str, guessers: list[Guesser]
