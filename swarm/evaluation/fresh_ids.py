@@ -187,24 +187,6 @@ def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.rando
         end = low + 2 * (end - low)
 
 
-def named_elsewhere(dest: Path, id_names: set[str], own: set[Path], limit: int = 200) -> str | None:
-    """A table of the view besides `own` (the labelled table, the test table, the sample) with a column named
-    like the ids, among the first `limit` tables (relative); None where there is none."""
-    found = tables_naming(dest, id_names, own, limit)
-    return str(found[0].relative_to(dest)) if found else None
-
-
-def tables_naming(dest: Path, id_names: set[str], own: set[Path], limit: int = 200) -> list[Path]:
-    """The tables of the view besides `own` with a column named like the ids (side tables keyed by them: tgs-salt's
-    `depths.csv`), among the first `limit` tables."""
-    tables = (p for p in sorted(dest.rglob("*")) if p.suffix.lower() in TABLE_SUFFIXES and p.is_file())
-    return [
-        path
-        for seen, path in enumerate(tables)
-        if seen < limit and path not in own and id_names & set(table_header(path))
-    ]
-
-
 def side_columns(
     dest: Path, ids: set[str], id_names: set[str], own: set[Path], limit: int = 200
 ) -> dict[Path, list[str]] | str:

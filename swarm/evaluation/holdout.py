@@ -76,7 +76,8 @@ from swarm.evaluation.fresh_ids import (
     fresh_view_ids,
     keep_ids_reason,
     kept_ids,
-    named_elsewhere,
+    rename_in_tables,
+    side_columns,
 )
 from swarm.evaluation.fresh_keys import KeyedView, fresh_keys
 from swarm.evaluation.grouped_split import split_grouped_rows
@@ -152,6 +153,7 @@ from swarm.level_rows import level_fields
 from swarm.mask_folders import mask_fields
 from swarm.qa_records import qa_fields
 from swarm.records import write_records
+from swarm.tfrecords import TFRECORD_SUFFIXES
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
 
@@ -637,19 +639,34 @@ def _fresh_composite(
     own_tables: set[Path],
     seed: int,
 ) -> tuple[dict[str, str], dict[str, str]] | str:
-    """Fresh values of the first key column for the test and held-out groups (`fresh_groups`), or why the ids
-    are kept: they carry meaning (`keep_ids_reason`), side files or tables are keyed by them, or their format."""
+    """Fresh values of the first key column for the test and held-out groups (`fresh_groups`), side tables keyed
+    by that column rewritten under them (as `fresh_view_ids` does), or why the ids are kept: they carry meaning
+    (`keep_ids_reason`), TFRecords hold them, a side table names them in another column or cannot be rewritten,
+    or their format."""
     column = key.keys[0]
-    side = named_elsewhere(dest, {column}, own_tables)
+    groups = {*key.test_frame[column].astype(str).str.strip(), *moved[column].astype(str).str.strip()}
+    sides = side_columns(dest, groups, {column}, own_tables)
+    found = sides if isinstance(sides, dict) else {}
+    odd = [(p, c) for p, cols in found.items() for c in cols if c != column]
+    records = [h for h in hidden if h.lower().endswith(TFRECORD_SUFFIXES)]
     reason = (
         keep_ids_reason(competition, train, key.test_frame, column)
-        or (f"{hidden[0]} is keyed by the ids too" if hidden else None)
-        or (f"{side} names rows by {column} too" if side else None)
+        or (
+            f"{records[0]} holds the ids inside its records (TFRecords are not rewritten)"
+            if records
+            else None
+        )
+        or (sides if isinstance(sides, str) else None)
+        or (f"{odd[0][0].relative_to(dest)}'s {odd[0][1]} names the rows too" if odd else None)
     )
     if reason is not None:
         return reason
     taken = set(train[column].astype(str).str.strip())
-    return fresh_groups(key.test_frame, moved, column, taken, seed)
+    drawn = fresh_groups(key.test_frame, moved, column, taken, seed)
+    if isinstance(drawn, str):
+        return drawn
+    rename_in_tables(list(found), {column}, {**drawn[0], **drawn[1]})
+    return drawn
 
 
 def _ids_note(fresh: FreshIds | None) -> str:

@@ -162,3 +162,23 @@ def test_group_order_shuffles_whole_groups() -> None:
     shuffled = values.iloc[order].tolist()
     assert sorted(order) == list(range(7))
     assert [k for k, _ in itertools.groupby(shuffled)] == list(dict.fromkeys(shuffled))
+
+
+def test_a_side_table_keyed_by_the_sentence_follows_its_fresh_id(tmp_path: Path) -> None:
+    """A table beside the test's naming each test sentence by `sentence_id` is rewritten with the fresh ids (as a
+    side table keyed by the id is in the whole-table split); one naming them in another column keeps the ids."""
+    root = text_normalization_competition(tmp_path / "text-normalization")
+    public = root / "prepared" / "public"
+    sentences = sorted(set(read(public / TEST)["sentence_id"]), key=int)
+    pd.DataFrame({"sentence_id": sentences, "source": "news"}).to_csv(public / "en_sources.csv", index=False)
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, seed=4)
+    view = holdout.public_dir
+    sources, test = read(view / "en_sources.csv"), read(view / TEST)
+    own = holdout.own_ids("test")  # `<sentence>_<token>` in the view -> its own
+    own_sentence = {i.split("_")[0]: o.split("_")[0] for i, o in own.items()}
+    assert holdout.fresh_ids and set(sources["sentence_id"]) <= set(test["sentence_id"])
+    assert sorted((own_sentence[s] for s in sources["sentence_id"]), key=int) == sentences
+
+    pd.DataFrame({"about": sentences}).to_csv(public / "en_sources.csv", index=False)
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h2", fraction=0.2, seed=4)
+    assert not holdout.fresh_ids and "en_sources.csv's about names the rows too" in holdout.describe_ids()
