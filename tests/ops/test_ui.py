@@ -18,6 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +34,7 @@ pytestmark = [pytest.mark.ui, pytest.mark.slow]
 REPO = Path(__file__).resolve().parents[2]
 SHOTS = Path(__file__).resolve().parent / "artifacts"
 IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
+CALL_TRIES = 6  # tries of one API call (503s and timeouts)
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -82,9 +84,18 @@ class Stack:
         return self._call("POST", path, body)
 
     def _call(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
-        """One API call; a 503 (SQLite busy on a loaded machine) is tried again, as Prefect's client does."""
-        for attempt in range(6):
-            response = httpx.request(method, f"{self.api}{path}", json=body, timeout=60)
+        """One API call; a 503 (SQLite busy on a loaded machine) is tried again, as Prefect's client does, and so
+        is a call the server did not answer in time (it stalled once for over a minute while two runs wrote):
+        every call here reads, or creates a flow run with an idempotency key (`trigger`), so a retry does no
+        harm."""
+        for attempt in range(CALL_TRIES):
+            try:
+                response = httpx.request(method, f"{self.api}{path}", json=body, timeout=60)
+            except httpx.TimeoutException:
+                if attempt == CALL_TRIES - 1:
+                    raise
+                time.sleep(1 + attempt)
+                continue
             if response.status_code != 503:
                 break
             time.sleep(1 + attempt)
@@ -109,9 +120,11 @@ class Stack:
     def trigger(self, deployment: str, params: dict[str, Any]) -> str:
         """Create a flow run of `flow/deployment` with these `params`; its id."""
         dep = self.get(f"/deployments/name/{deployment}")
-        return self.post(f"/deployments/{dep['id']}/create_flow_run", {"parameters": {"params": params}})[
-            "id"
-        ]
+        body = {
+            "parameters": {"params": params},
+            "idempotency_key": uuid.uuid4().hex,
+        }  # one run, retried or not
+        return self.post(f"/deployments/{dep['id']}/create_flow_run", body)["id"]
 
     def wait(self, flow_run_id: str, timeout: float = 240) -> dict[str, Any]:
         """The flow run once it reached a terminal state (the worker's log in the failure otherwise)."""
