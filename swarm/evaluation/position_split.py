@@ -4,9 +4,10 @@ stanford-covid-vaccine's `train.json` of sequences whose targets are arrays, one
 Whole records are held out, so that no sequence has positions on both sides; as MLE-bench drew its test
 sequences among those passing the data's quality filter (`SN_filter`), `auto` draws among the records whose
 0/1 field named with "filter", known only for labelled records, is 1. The held-out records leave `train.json`
-and join `test.json` with the test records' fields only (no target, error or filter field), under new ids
-where theirs could collide with a test id (`new_ids`), shuffled in; a field numbering the records in file order
-(MLE-bench's `index`) is renumbered in both. The sample submission lists every position of each held-out
+and join `test.json` with the test records' fields only (no target, error or filter field), shuffled in; every
+record of the view's `test.json`, test and held-out alike, gets a fresh id in the test ids' format
+(`swarm.evaluation.fresh_ids`; where ids are kept, held-out records get new ids only where theirs could collide
+with a test id); a field numbering the records in file order (MLE-bench's `index`) is renumbered in both. The sample submission lists every position of each held-out
 record as it lists the test records' (by their length field), in test.json's order. labels.csv holds the scored
 positions only (those with target values); the harness scores those and leaves the others out, as grade.py
 does with its `keep` column.
@@ -21,7 +22,9 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import Competition
-from swarm.evaluation.holdout_record import Holdout, SplitRequest
+from swarm.evaluation.fresh_ids import ViewRows, fresh_view_ids
+from swarm.evaluation.fresh_keys import rekeyed as with_fresh_key
+from swarm.evaluation.holdout_record import Holdout, SplitRequest, write_view_ids
 from swarm.evaluation.labels import write_labels
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.position_records import (
@@ -35,7 +38,7 @@ from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, seal
-from swarm.evaluation.view_tables import sample_rows
+from swarm.evaluation.view_tables import renamed_records, sample_rows
 from swarm.records import records_frame, write_records
 
 FILTER_WORD = "filter"  # a 0/1 field of labelled records named so marks those a test set was drawn from
@@ -66,9 +69,48 @@ def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Ho
     kept = [r for i, r in enumerate(layout.records) if i not in dropped]
     _write(renumbered(kept, numbering_field(layout.records)), dest / layout.train.name, layout.train)
     order = rng.permutation(len(layout.test_records) + len(held))
+    # Every test and held-out record under a fresh id, unless ids are kept (`swarm.evaluation.fresh_ids`).
+    own_tables = {
+        dest / layout.train.name,
+        dest / layout.test.name,
+        dest / competition.sample_submission.name,
+    }
+    own_held = [str(i).strip() for i in original] or ids
+    rows = ViewRows(
+        competition,
+        frame,
+        records_frame(layout.test_records),
+        layout.id_field,
+        {layout.id_field},
+        layout.test_ids,
+        ids,
+        own_held,
+        hidden,
+        dest,
+        None,
+        own_tables,
+        order,
+    )
+    fresh = fresh_view_ids(rows, seed)
+    renamed = fresh.renamed(layout.test_ids, ids) if fresh.fresh else {}
+    own_ids = ids
+    if fresh.fresh:
+        layout = replace(layout, test_records=renamed_records(layout.test_records, layout.id_field, renamed))
+        ids = fresh.held
     view_ids = _write_test(layout, held, ids, order, dest / layout.test.name)
     counts = [positions_of(r, layout.length_field) for r in held]
     row_ids = [i for record_id, n in zip(ids, counts, strict=True) for i in position_ids(record_id, n)]
+    own_sample = [str(i).strip() for i in sample[spec.id_column]]
+    if fresh.fresh:
+        sample = sample.assign(**{spec.id_column: [with_fresh_key(i, renamed) for i in own_sample]})
+        own_rows = [
+            i for record_id, n in zip(own_ids, counts, strict=True) for i in position_ids(record_id, n)
+        ]
+        write_view_ids(
+            root,
+            {"test": sample[spec.id_column].tolist(), "held": row_ids},
+            {"test": own_sample, "held": own_rows},
+        )
     _write_sample(sample, spec.id_column, row_ids, view_ids, dest / competition.sample_submission.name)
 
     labels = position_labels(held, ids, layout, spec.id_column)
@@ -89,6 +131,8 @@ def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Ho
             f"{len(labels)} of them with targets and scored)"
         ),
         hidden_side_files=hidden,
+        fresh_ids=fresh.fresh,
+        ids_note=fresh.kept or fresh.note,
     )
     seal(holdout)
     return holdout

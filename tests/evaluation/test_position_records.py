@@ -65,20 +65,31 @@ def split(tmp_path: Path, **options) -> tuple[Path, Holdout]:
     return root, build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2, seed=3)
 
 
+def own_records(holdout: Holdout) -> dict[str, str]:
+    """Each record's fresh id in the view -> its own (test and held-out records)."""
+    rows = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    return {view.rsplit("_", 1)[0]: mine.rsplit("_", 1)[0] for view, mine in rows.items()}
+
+
 def test_whole_records_move_to_test_json_and_every_position_to_the_sample(tmp_path: Path) -> None:
     root, holdout = split(tmp_path)
     public, view = root / "prepared" / "public", holdout.public_dir
     original = {r["id"]: r for r in read_lines(public / "train.json")}
     train, test = read_lines(view / "train.json"), read_lines(view / "test.json")
-    held = [r for r in test if r["id"] in original]
+    own = own_records(holdout)
+    held = [r for r in test if own[r["id"]] in original]
 
     assert holdout.table.startswith("train.json (8 records") and holdout.split == "random"
     assert len(held) == 8 and len(train) == 32 and len(test) == 16 and holdout.n_train == 32
-    assert not {r["id"] for r in held} & {r["id"] for r in train}  # a sequence is on one side only
-    assert all(original[r["id"]]["SN_filter"] == 1 for r in held)  # drawn as MLE-bench drew its test
+    assert not {own[r["id"]] for r in held} & {r["id"] for r in train}  # a sequence is on one side only
+    assert all(original[own[r["id"]]]["SN_filter"] == 1 for r in held)  # drawn as MLE-bench drew its test
     assert all(list(r) == TEST_FIELDS for r in test)  # the test records' fields, in their order
     assert [r["index"] for r in test] == list(range(16)) and [r["index"] for r in train] == list(range(32))
-    assert all(r["sequence"] == original[r["id"]]["sequence"] for r in held)
+    assert all(r["sequence"] == original[own[r["id"]]]["sequence"] for r in held)
+    # Every record of test.json, test and held-out alike, has a fresh id like the test's: no training id, no tell.
+    assert holdout.fresh_ids and not {r["id"] for r in test} & set(original)
+    assert all(re.fullmatch(r"id_[0-9a-f]{9}", r["id"]) for r in test) and len({r["id"] for r in test}) == 16
+    assert "fresh id (id_seqpos)" in holdout.describe_ids()
     # The sample lists every position of every record of test.json, in its order; the harness knows them all.
     sample = read(view / SAMPLE)
     assert list(sample["id_seqpos"]) == [f"{r['id']}_{k}" for r in test for k in range(LENGTH)]
@@ -87,7 +98,9 @@ def test_whole_records_move_to_test_json_and_every_position_to_the_sample(tmp_pa
     # labels.csv: the scored positions of the held-out records, in the submission's columns, private.
     labels = read(holdout.labels_path)
     assert list(labels.columns) == ["id_seqpos", *TARGETS] and len(labels) == 8 * SCORED_POSITIONS
-    expected = {f"{i}_{k}": original[i]["deg_Mg_50C"][k] for i in (r["id"] for r in held) for k in range(12)}
+    expected = {
+        f"{i}_{k}": original[own[i]]["deg_Mg_50C"][k] for i in (r["id"] for r in held) for k in range(12)
+    }
     assert {i: float(v) for i, v in zip(labels["id_seqpos"], labels["deg_Mg_50C"], strict=True)} == expected
     assert oct(holdout.labels_path.stat().st_mode & 0o777) == "0o600"
 
@@ -95,7 +108,8 @@ def test_whole_records_move_to_test_json_and_every_position_to_the_sample(tmp_pa
 def test_no_target_of_a_held_out_record_stays_in_the_view(tmp_path: Path) -> None:
     root, holdout = split(tmp_path)
     original = {r["id"]: r for r in read_lines(root / "prepared" / "public" / "train.json")}
-    held = [original[i] for i in {i.rsplit("_", 1)[0] for i in holdout.ids}]
+    own = own_records(holdout)
+    held = [original[own[i]] for i in {i.rsplit("_", 1)[0] for i in holdout.ids}]
     secrets = {json.dumps(v) for r in held for f in [*TARGETS, *ERRORS] for v in r[f]}
     secrets |= {json.dumps(r["signal_to_noise"]) for r in held}
     files = [p for p in holdout.public_dir.rglob("*") if p.is_file()]
@@ -243,8 +257,8 @@ def test_held_out_ids_a_test_record_has_are_rekeyed(tmp_path: Path) -> None:
     holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=3)
     view_test = read_lines(holdout.public_dir / "test.json")
     assert holdout.rekeyed and len({r["id"] for r in view_test}) == 16
-    new = {r["id"] for r in view_test} - {r["id"] for r in test}
-    assert len(new) == 8 and {i.rsplit("_", 1)[0] for i in holdout.ids} == new
+    new = {r["id"] for r in view_test}  # fresh for every record: none a test or training record's own
+    assert not new & {r["id"] for r in [*test, *train]} and {i.rsplit("_", 1)[0] for i in holdout.ids} < new
     assert all(re.fullmatch(r"id_[0-9a-f]{9}", i) for i in new)  # like the test's ids: no tell
     truth = read(holdout.labels_path).set_index("id_seqpos")
     assert set(truth.index) <= set(holdout.ids)
