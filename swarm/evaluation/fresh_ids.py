@@ -37,6 +37,8 @@ from swarm.records import is_records_file, read_records, records_frame, write_re
 from swarm.tfrecords import TFRECORD_SUFFIXES
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
+_SIGNED = re.compile(r"^-?[1-9]\d*$|^0$")
+INT64_END = 2**63 - 1  # numbers are drawn below this (64-bit ids)
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
 MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
 TRUE_WORDS = ("true", "1", "yes")
@@ -125,6 +127,11 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
     their format is not numbered, hex after a prefix or of one shape (UUIDs)."""
     if not test_ids:
         return None
+    if all(_SIGNED.match(i) for i in test_ids) and any(i.startswith("-") for i in test_ids):
+        numbers = [int(i) for i in test_ids]  # tensorflow2-qa's example ids: signed 64-bit numbers
+        return [
+            str(n) for n in _draw_numbers(count, numbers, {int(t) for t in taken if _SIGNED.match(t)}, rng)
+        ]
     numbered = _numbered_format(test_ids)
     if numbered is not None:
         prefix, suffix, width = numbered
@@ -171,7 +178,7 @@ def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.rando
     ascending."""
     low, high = min(numbers), max(numbers)
     density = len(set(numbers)) / (high - low + 1)
-    end = max(high + 1, low + int(np.ceil(count / density)))
+    end = min(max(high + 1, low + int(np.ceil(count / density))), INT64_END)
     while True:
         if end - low <= MAX_RANGE:
             candidates = np.setdiff1d(np.arange(low, end, dtype=np.int64), np.fromiter(taken, np.int64))
@@ -184,7 +191,9 @@ def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.rando
                 drawn |= fresh
                 if len(drawn) >= count:
                     return sorted(rng.choice(sorted(drawn), size=count, replace=False).tolist())
-        end = low + 2 * (end - low)
+        if end == INT64_END:
+            raise ValueError(f"no room for {count} fresh numbers from {low} below {INT64_END}")
+        end = min(low + 2 * (end - low), INT64_END)
 
 
 def side_columns(

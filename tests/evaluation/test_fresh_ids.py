@@ -16,6 +16,7 @@ from swarm.evaluation import fresh_files
 from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
+from swarm.evaluation.qa_split import line_id
 from swarm.evaluation.setup import load_evaluation, prepare_evaluation
 
 from .test_census_rows import filed_by_first_character
@@ -57,6 +58,25 @@ def test_prefixed_padded_hex_and_uuid_ids_keep_their_format() -> None:
     shaped, _ = draw(uuids, set(), 10)
     assert all(re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-11e8-a6a3-ec086b02610b", i) for i in shaped.held)
     assert len({*shaped.test, *shaped.held}) == 40
+
+
+def test_signed_64_bit_ids_are_drawn_as_signed_numbers_in_their_range() -> None:
+    """tensorflow2-question-answering's example ids: random signed 64-bit numbers, both signs."""
+    rng = np.random.default_rng(5)
+    test_ids = [str(int(n)) for n in rng.integers(-(2**63) + 1, 2**63 - 1, size=50)]
+    taken = {str(int(n)) for n in rng.integers(-(2**63) + 1, 2**63 - 1, size=200)}
+    fresh, _ = draw(test_ids, taken, 20)
+    drawn = [*fresh.test, *fresh.held]
+    assert fresh.fresh and len(set(drawn)) == 70 and not set(drawn) & (taken | set(test_ids))
+    assert all(re.fullmatch(r"-?[1-9]\d*", i) and -(2**63) <= int(i) < 2**63 for i in drawn)
+    assert any(i.startswith("-") for i in drawn) and any(not i.startswith("-") for i in drawn)
+
+
+def test_a_json_lines_record_id_is_read_from_its_last_key() -> None:
+    text = json.dumps({"document_text": 'a "example_id": 7 inside', "example_id": "-42"})
+    assert line_id(text, "example_id") == "-42"
+    assert line_id('{"example_id": 123, "x": 1}', "example_id") == "123"
+    assert line_id('{"other": 1}', "example_id") is None
 
 
 def test_ids_of_no_known_format_are_kept_saying_why() -> None:

@@ -5,6 +5,7 @@ test file without their annotations, and scores them by the metric's answer cell
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -73,12 +74,19 @@ def test_held_out_records_join_the_test_file_without_their_annotations(tmp_path:
         "example_id"
     )
     held = {i.rsplit("_", 1)[0] for i in labels.index}
-    assert len(held) == 10 and len(kept) == 30 and not held & {r["example_id"] for r in kept}
+    rows = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    own = {view.rsplit("_", 1)[0]: mine.rsplit("_", 1)[0] for view, mine in rows.items()}
+    assert (
+        len(held) == 10 and len(kept) == 30 and not {own[i] for i in held} & {r["example_id"] for r in kept}
+    )
     assert len(tests) == 20 and held < set(tests)
+    # Every test record and held-out record has a fresh id like the test's (a signed number): none its own.
+    assert holdout.fresh_ids and set(own) == set(tests) and not set(tests) & {*originals, *own.values()}
+    assert all(re.fullmatch(r"-?[1-9]\d*", i) for i in tests)
     for example in held:
         assert "annotations" not in tests[example]  # the test records' fields only
-        assert tests[example]["question_text"] == originals[example]["question_text"]
-        cells = answer_cells(originals[example])
+        assert tests[example]["question_text"] == originals[own[example]]["question_text"]
+        cells = answer_cells(originals[own[example]])
         assert labels.loc[f"{example}_long", "PredictionString"] == cells["long"]
         assert labels.loc[f"{example}_short", "PredictionString"] == cells["short"]
     sample = pd.read_csv(view / "sample_submission.csv", dtype=str, keep_default_na=False).set_index(
