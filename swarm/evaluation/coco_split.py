@@ -1,16 +1,21 @@
 """The harness split of labels in COCO-style JSON objects (swarm/coco_records.py: herbarium, iwildcam-2020,
 inaturalist-2019): whole labelled images are held out at random. In the view, the training object loses their
-image records and annotations; the test object (or list) gains their records, under new ids in the test ids'
-format, with the test records' fields only, each `file_name` a new name beside the first test image's; their
-image files are linked there and leave the training folders (whose paths can name the category); the sample lists
-their new ids; labels.csv keeps their categories. Other JSON files whose records name the held-out images
-(iwildcam-2020's megadetector detections) name them by their new ids in the view.
+image records and annotations; the test object (or list) gains their records with the test records' fields only.
+Every test and held-out image gets a fresh id in the test ids' format (`swarm.evaluation.fresh_ids`) and the file
+name a test image with that id would have (`swarm.evaluation.name_templates`), its file copied there with a test
+file's mtime; where ids are kept (they carry meaning, or the test file names follow no rule), the held-out images
+get new ids in the test ids' format and their files are linked beside the first test image's. Their image files
+leave the training folders (whose paths can name the category); the sample lists the view's ids; labels.csv keeps
+their categories. Other JSON files whose records name the images (iwildcam-2020's megadetector detections) name
+them by their ids in the view.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +23,13 @@ import pandas as pd
 
 from swarm.atomic import PUBLIC
 from swarm.coco_records import coco_images, coco_labels, image_key, read_coco
-from swarm.evaluation.holdout_record import Holdout, NoHoldout, SplitRequest
+from swarm.competitions.competition import Competition
+from swarm.evaluation.fresh_files import copy_under_names
+from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids
+from swarm.evaluation.holdout_record import Holdout, NoHoldout, SplitRequest, write_view_ids
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
 from swarm.evaluation.labels import closed_classes, write_labels
+from swarm.evaluation.name_templates import name_template
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
@@ -51,29 +60,64 @@ def build_coco_holdout(request: SplitRequest, fields: dict) -> Holdout:
 
     dest = fresh_view(root)
     skip = {train_path, test_path, competition.sample_submission, *extracted_archives(public)}
+    order = rng.permutation(
+        len(test_images) + len(held)
+    )  # the view's test records: test and held-out, shuffled
+    train_frame = pd.DataFrame({key: [str(i[key]) for i in images]})
+    fresh, name_of = _fresh_images(competition, train_frame, key, test_images, len(held), order, seed)
     beside = os.path.dirname(str(test_images[0]["file_name"]))
     test_keys = list(dict.fromkeys(k for i in test_images for k in i))
     numeric = isinstance(test_images[0][test_key], int)
-    moved = []
+
+    def as_id(new: str) -> int | str:
+        return int(new) if numeric and new.isdigit() else new
+
+    held_ids = [str(i[key]) for i in held]
+    if (
+        fresh.fresh
+    ):  # every test and held-out image copied under its fresh id's name, its record renamed alike
+        ids, test_names = fresh.held, [name_of(f) for f in fresh.test]
+        sources = [public / fields["test_folder"] / str(i["file_name"]) for i in test_images]
+        test_images = [
+            {**i, test_key: as_id(f), "file_name": n}
+            for i, f, n in zip(test_images, fresh.test, test_names, strict=True)
+        ]
+    moved, placed = [], []
     for image, new in zip(held, ids, strict=True):
         source = public / fields["train_folder"] / str(image["file_name"])
-        name = os.path.join(beside, new + source.suffix)
-        link(source, dest / fields["test_folder"] / name)
+        name = name_of(new) if fresh.fresh else os.path.join(beside, new + source.suffix)
+        placed.append((source, dest / fields["test_folder"] / name))
         skip.add(source)
         record = {k: image.get(k) for k in test_keys}
-        moved.append({**record, test_key: int(new) if numeric and new.isdigit() else new, "file_name": name})
-    held_ids = {str(i[key]) for i in held}
-    _write_json(dest / fields["train_json"], _without(train, held_ids, key))
-    renamed = _rekey_side_records(
-        public, dest, skip, {str(i[key]): new for i, new in zip(held, ids, strict=True)}
-    )
+        moved.append({**record, test_key: as_id(new), "file_name": name})
+    note = ""
+    if fresh.fresh:
+        targets = [dest / fields["test_folder"] / str(i["file_name"]) for i in test_images]
+        skip.update(sources)
+        note = copy_under_names([*zip(sources, targets, strict=True), *placed], sources, rng)
+        fresh = replace(fresh, note=note)
+    else:
+        for source, target in placed:
+            link(source, target)
+    _write_json(dest / fields["train_json"], _without(train, set(held_ids), key))
+    renamed_ids = dict(zip(held_ids, ids, strict=True))
+    if fresh.fresh:
+        renamed_ids.update(zip([str(i) for i in test_ids], fresh.test, strict=True))
+    renamed = _rekey_side_records(public, dest, skip, renamed_ids)
     listed = test_images + moved
-    listed = [listed[k] for k in rng.permutation(len(listed))]
+    listed = [listed[k] for k in order]
     _write_json(dest / fields["test_json"], {**test, "images": listed} if isinstance(test, dict) else listed)
     mirror(public, dest, skip)
 
     id_col, target = spec.id_column, spec.target_columns[0]
     filler = sample[target].iloc[0] if len(sample) else "0"
+    if fresh.fresh:
+        own_sample = sample[id_col].astype(str).str.strip().tolist()
+        test_of = dict(zip(test_ids, fresh.test, strict=True))
+        sample = sample.assign(**{id_col: [test_of[i] for i in own_sample]})
+        write_view_ids(
+            root, {"test": sample[id_col].tolist(), "held": ids}, {"test": own_sample, "held": held_ids}
+        )
     rows = pd.concat([sample, pd.DataFrame({id_col: ids, target: filler})], ignore_index=True)
     write_public_csv(rows.iloc[rng.permutation(len(rows))], dest / competition.sample_submission.name)
     answers = [str(labels[str(i[key])]) for i in held]
@@ -97,9 +141,37 @@ def build_coco_holdout(request: SplitRequest, fields: dict) -> Holdout:
             fields["train_json"],
             *(f"{name} (held-out images' records re-keyed)" for name in renamed),
         ],
+        fresh_ids=fresh.fresh,
+        ids_note=fresh.kept or fresh.note,
     )
     seal(holdout)
     return holdout
+
+
+def _fresh_images(
+    competition: Competition,
+    train: pd.DataFrame,
+    key: str,
+    test_images: list[dict],
+    n_held: int,
+    order: np.ndarray,
+    seed: int,
+) -> tuple[FreshIds, Callable[[str], str]]:
+    """Fresh ids for the test images and the held-out ones (`order`: the view's records, test images first) and
+    the rule naming an image's file after its id (`swarm.evaluation.name_templates`); or why ids are kept: they
+    carry meaning, their format, or test file names that do not follow the ids."""
+    test_key = image_key(test_images)
+    test_ids = [str(i[test_key]) for i in test_images]
+    reason = keep_ids_reason(competition, train, None, key)
+    rule = name_template(test_ids, [str(i["file_name"]) for i in test_images])
+    if reason is None and rule is None:
+        reason = (
+            f"the test images' file names ({test_images[0]['file_name']}) do not follow their ids by a rule"
+        )
+    if reason is not None:
+        return kept_ids(reason), str
+    rng = np.random.default_rng(seed + 3)
+    return draw_fresh_ids(order, test_ids, set(train[key]), n_held, rng), rule
 
 
 def _rekey_side_records(public: Path, dest: Path, skip: set[Path], new_id: dict[str, str]) -> list[str]:

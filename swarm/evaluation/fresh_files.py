@@ -103,8 +103,23 @@ def rename_test_files(
         target.parent.mkdir(parents=True, exist_ok=True)
         os.rename(staging / path.relative_to(folder), target)
     shutil.rmtree(staging)
-    if copy:
-        return ""
+    return "" if copy else _linked_note(size)
+
+
+def copy_under_names(pairs: list[tuple[Path, Path]], test_files: list[Path], rng: np.random.Generator) -> str:
+    """Put each source file at its target (the view's test files and held-out files under fresh names: COCO-style
+    images), copied in the targets' order, each with the mtime of one of `test_files` drawn at random; "" or,
+    where they are linked instead (too large to copy), a note saying so."""
+    size = sum(_size(source) for source, _ in pairs)
+    copy = size <= COPY_LIMIT_BYTES
+    mtimes = [os.stat(path).st_mtime_ns for path in test_files]
+    for source, target in sorted(pairs, key=lambda pair: str(pair[1])):
+        stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+        _place(source, target, copy, stamp)
+    return "" if copy else _linked_note(size)
+
+
+def _linked_note(size: int) -> str:
     return (
         f"the test inputs ({size / 2**30:.1f} GiB) are linked under the fresh ids, not copied, so their "
         "inodes could tell held-out files apart"

@@ -2,8 +2,9 @@
 `annotations` with each image's `category_id`, ...) beside image files filed by category
 (`images/<ccc>/<cc>/<id>.jpg`), and `nybg2020/test/metadata.json` lists the test images, whose ids are the sample's.
 The harness holds out whole images: their records and annotations leave the training object, their records join
-the test object under new ids in the test ids' format with the test records' fields, their files move beside the
-test images under those ids (no path names a category any more), and labels.csv keeps their categories."""
+the test object with the test records' fields, every test and held-out image under a fresh id in the test ids'
+format, its file copied under the name a test image with that id has (no path names a category any more), and
+labels.csv keeps their categories."""
 
 from __future__ import annotations
 
@@ -52,6 +53,17 @@ def test_held_out_images_move_to_the_test_object_under_new_ids(tmp_path: Path) -
     for image in moved:
         assert image["file_name"] == f"images/000/{image['id']}.jpg"
         assert (view / "nybg2020" / "test" / image["file_name"]).is_file()
+    # Every test and held-out image has a fresh id, named as the test's are, copied (no inode shared with a
+    # training file) with a test file's mtime: nothing in the files tells the held-out ones apart.
+    own_test = holdout.own_ids("test")
+    assert holdout.fresh_ids and sorted(own_test.values()) == [str(k) for k in range(8)]
+    assert not {str(i["id"]) for i in test["images"]} & {str(i["id"]) for i in before["images"]}
+    files = [view / "nybg2020" / "test" / i["file_name"] for i in test["images"]]
+    assert sorted(p for p in (view / "nybg2020" / "test").rglob("*.jpg")) == sorted(files)
+    assert all(f"/{i['id']}.jpg" in i["file_name"] for i in test["images"])
+    assert all(f.stat().st_nlink == 1 for f in files)
+    test_mtimes = {f.stat().st_mtime_ns for f in (public / "nybg2020" / "test").rglob("*.jpg")}
+    assert {f.stat().st_mtime_ns for f in files} <= test_mtimes
     # the held-out images leave the training side: no training record, annotation or file of theirs remains
     kept = {i["id"] for i in train["images"]}
     held = [i for i in before["images"] if i["id"] not in kept]
@@ -104,6 +116,14 @@ def test_records_named_by_image_id_and_a_bare_test_list_as_herbarium_2022(tmp_pa
     moved = [t for t in tests if t["image_id"] in holdout.ids]
     assert len(moved) == 4 and all(set(t) == {"file_name", "image_id", "license"} for t in moved)
     assert all((view / "test_images" / t["file_name"]).is_file() for t in moved)
+    # fresh ids for all 9, each named as herbarium-2022 names a test image: `<id // 1000:03d>/test-<id:06d>.jpg`
+    assert holdout.fresh_ids and len({t["image_id"] for t in tests}) == 9
+    assert all(
+        t["file_name"] == f"{int(t['image_id']) // 1000:03d}/test-{int(t['image_id']):06d}.jpg" for t in tests
+    )
+    assert sorted(
+        p.relative_to(view / "test_images").as_posix() for p in (view / "test_images").rglob("*.jpg")
+    ) == sorted(t["file_name"] for t in tests)
     train = json.loads((view / "train_metadata.json").read_text())
     assert len(train["images"]) == len(train["annotations"]) == 16
     assert len(read(holdout.labels_path)) == 4
@@ -133,10 +153,14 @@ def test_iwildcam_2020s_detections_follow_the_held_out_images_to_their_new_ids(t
     assert sorted(str(after[i]["detections"]) for i in holdout.ids) == sorted(
         str(before[i]["detections"]) for i in held_old
     )
-    test_ids = set(read(public / "sample_submission.csv")["Id"])
-    assert all(after[i] == before[i] for i in test_ids)
+    own_test = holdout.own_ids("test")  # the test images' records follow their fresh ids too
+    assert sorted(own_test.values()) == sorted(read(public / "sample_submission.csv")["Id"])
+    assert all(after[fresh] == {**before[own], "id": fresh} for fresh, own in own_test.items())
+    assert not set(own_test.values()) & set(after)
     uuid = r"[0-9a-f]{8}-[0-9a-f]{4}-11ea-[0-9a-f]{4}-[0-9a-f]{12}"  # the new ids look like the test ids
-    assert all(re.fullmatch(uuid, i) for i in [*test_ids, *holdout.ids])
+    assert all(re.fullmatch(uuid, i) for i in [*own_test, *holdout.ids])
+    view_files = sorted(p.name for p in (holdout.public_dir / "test").iterdir())
+    assert view_files == sorted(f"{i}.jpg" for i in [*own_test, *holdout.ids])
     assert any(name in hidden for hidden in holdout.hidden_side_files)
 
 
