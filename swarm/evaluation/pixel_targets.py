@@ -2,20 +2,25 @@
 `<image>_<row>_<col>` (1-based) over the test images, and each training image in `train/` has its target image of
 the same name in another folder (`train_cleaned/`), whose grey value / 255 is each pixel's answer.
 
-The harness holds out whole training images: each moves to the test folder under a new name in the test images'
-format, its target image leaves the view, the sample lists its pixels as it lists a test image's (images in the
-order of their names, pixels row by row), and labels.csv holds their answers.
+The harness holds out whole training images: each moves to the test folder, its target image leaves the view,
+the sample lists its pixels as it lists a test image's (images in the order of their names, pixels row by row),
+and labels.csv holds their answers. Every test and held-out image gets a fresh name in the test names' format
+(`swarm.evaluation.fresh_ids`), its file copied with a test image's mtime, so that no gap in the training images'
+numbers names a held-out one; where names are kept, held-out images keep theirs (new ones where they clash).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from swarm.evaluation.holdout_record import Holdout, SplitRequest
+from swarm.evaluation.fresh_files import copy_under_names
+from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids
+from swarm.evaluation.fresh_keys import rekeyed as with_fresh_key
+from swarm.evaluation.holdout_record import Holdout, SplitRequest, write_view_ids
 from swarm.evaluation.labels import write_labels
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import whole_examples
@@ -84,18 +89,45 @@ def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> Holdout:
     public, dest = competition.public_dir, fresh_view(root)
     test_rel = layout.test_dir.relative_to(public)
     skip = {competition.sample_submission, *extracted_archives(public)}
-    for old, new in zip(original, names, strict=True):
-        link(inputs[old], dest / test_rel / (new + inputs[old].suffix))
+    for old in original:
         skip |= {inputs[old], answers[old]}  # the input moves to the test side; its target leaves the view
+    fresh = _fresh_images(request, layout, stems, len(original))
+    id_col, target = spec.id_column, spec.target_columns[0]
+    if fresh.fresh:  # every test and held-out image copied under a fresh name, with a test image's mtime
+        names, tests = fresh.held, _images(layout.test_dir)
+        pairs = [
+            (tests[stem], dest / test_rel / (new + tests[stem].suffix))
+            for stem, new in zip(layout.test_images, fresh.test, strict=True)
+        ]
+        pairs += [
+            (inputs[old], dest / test_rel / (new + inputs[old].suffix))
+            for old, new in zip(original, names, strict=True)
+        ]
+        skip |= set(tests.values())
+        fresh = replace(
+            fresh, note=copy_under_names(pairs, list(tests.values()), np.random.default_rng(seed + 3))
+        )
+        renamed = dict(zip(layout.test_images, fresh.test, strict=True))
+        own_sample = sample[id_col].astype(str).str.strip().tolist()
+        sample = sample.assign(**{id_col: [with_fresh_key(i, renamed) for i in own_sample]})
+    else:
+        for old, new in zip(original, names, strict=True):
+            link(inputs[old], dest / test_rel / (new + inputs[old].suffix))
     mirror(public, dest, skip)
 
-    id_col, target = spec.id_column, spec.target_columns[0]
     labels = pd.concat([pixel_answers(answers[old], new) for old, new in zip(original, names, strict=True)])
     labels = labels.rename(columns={"id": id_col, "value": target}).reset_index(drop=True)
     filler = sample[target].iloc[0] if len(sample) else "0"
     held_rows = labels[[id_col]].assign(**{target: filler})
     _write_sample(sample, held_rows, id_col, dest / competition.sample_submission.name)
     write_labels(root, labels, spec)
+    if fresh.fresh:
+        back = dict(zip(names, original, strict=True))
+        write_view_ids(
+            root,
+            {"test": sample[id_col].tolist(), "held": labels[id_col].tolist()},
+            {"test": own_sample, "held": [with_fresh_key(i, back) for i in labels[id_col]]},
+        )
     holdout = Holdout(
         root=root,
         id_column=id_col,
@@ -113,9 +145,24 @@ def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> Holdout:
             f"({len(original)} images, a row per pixel <image>_<row>_<col>)"
         ),
         hidden_side_files=[str(answers[old].relative_to(public)) for old in original],
+        fresh_ids=fresh.fresh,
+        ids_note=fresh.kept or fresh.note,
     )
     seal(holdout)
     return holdout
+
+
+def _fresh_images(
+    request: SplitRequest, layout: PixelTargets, labelled: pd.DataFrame, n_held: int
+) -> FreshIds:
+    """Fresh names for the test images and the held-out ones in the test names' format (none a training image's),
+    or why they are kept (`swarm.evaluation.fresh_ids`)."""
+    reason = keep_ids_reason(request.competition, labelled, None, "image")
+    if reason is not None:
+        return kept_ids(reason)
+    rng = np.random.default_rng(request.seed + 2)
+    order = rng.permutation(len(layout.test_images) + n_held)
+    return draw_fresh_ids(order, list(layout.test_images), set(labelled["image"]), n_held, rng)
 
 
 def _write_sample(sample: pd.DataFrame, held_rows: pd.DataFrame, id_col: str, path: Path) -> None:

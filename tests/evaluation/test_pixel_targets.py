@@ -1,5 +1,6 @@
 """Targets that are images, a submission row per pixel (denoising-dirty-documents; issue 29, point 3): the
-harness holds out whole training images, moves each to `test/` under a new name, leaves its clean image out of
+harness holds out whole training images, moves each to `test/`, every test and held-out image under a fresh
+name, leaves its clean image out of
 the view, lists its pixels in the sample as a test image's, and scores them against the clean image."""
 
 from __future__ import annotations
@@ -30,18 +31,33 @@ def test_whole_images_are_held_out_and_scored_by_their_clean_pixels(tmp_path: Pa
 
     images = {p.stem for p in (public / "train").iterdir()}
     held_images = sorted({i.rsplit("_", 2)[0] for i in holdout.ids})
-    assert len(held_images) == 3 and set(held_images) <= images  # names free of the test's: kept
+    own_rows = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    own = {view_id.rsplit("_", 2)[0]: mine.rsplit("_", 2)[0] for view_id, mine in own_rows.items()}
+    assert len(held_images) == 3 and {own[n] for n in held_images} <= images
     assert "train_cleaned/ (3 images, a row per pixel <image>_<row>_<col>)" in holdout.describe()
     for name in held_images:
-        assert (view / "test" / f"{name}.png").read_bytes() == (public / "train" / f"{name}.png").read_bytes()
-        assert not (view / "train" / f"{name}.png").exists()
-        assert not (view / "train_cleaned" / f"{name}.png").exists()  # the answers are nowhere in the view
+        assert (view / "test" / f"{name}.png").read_bytes() == (
+            public / "train" / f"{own[name]}.png"
+        ).read_bytes()
+        assert not (view / "train" / f"{own[name]}.png").exists()
+        assert not (
+            view / "train_cleaned" / f"{own[name]}.png"
+        ).exists()  # the answers are nowhere in the view
     assert len(list((view / "train_cleaned").iterdir())) == 9
+    # Every test and held-out image has a fresh name (none a training or test image's own), copied with a test
+    # image's mtime: no gap in train/'s numbers names a held-out image.
+    tests = sorted((view / "test").iterdir())
+    assert holdout.fresh_ids and {p.stem for p in tests} == set(own) and len(tests) == 6
+    assert not {p.stem for p in tests} & images and all(p.stem.isdigit() for p in tests)
+    assert all(p.stat().st_nlink == 1 for p in tests)
+    assert {p.stat().st_mtime_ns for p in tests} <= {
+        p.stat().st_mtime_ns for p in (public / "test").iterdir()
+    }
 
     labels = read(holdout.labels_path)
     assert list(labels.columns) == ["id", "value"] and len(labels) == 3 * 12
     clean = {
-        name: np.asarray(Image.open(public / "train_cleaned" / f"{name}.png"), dtype=float) / 255
+        name: np.asarray(Image.open(public / "train_cleaned" / f"{own[name]}.png"), dtype=float) / 255
         for name in held_images
     }
     for pixel, value in zip(labels["id"], labels["value"], strict=True):
