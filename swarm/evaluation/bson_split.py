@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.bson_records import bson_fields, documents, scalars, without_fields
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import interleaved, write_sample
@@ -137,6 +138,9 @@ def split_bson(request: SplitRequest, files: BsonFiles) -> SplitParts:
         table=f"{files.train.name} ({len(ids)} documents)",
         hidden=[o.name for o in files.others],
         file_dirs=[],
+        fresh=kept_ids(
+            f"the ids live inside the BSON documents of {files.test.name}, which are streamed, not rewritten"
+        ),
     )
 
 

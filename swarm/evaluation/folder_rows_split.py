@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, move_folders
@@ -83,4 +84,13 @@ def split_folder_rows(request: SplitRequest, fields: dict) -> SplitParts:
         ),
         hidden=[],
         file_dirs=[fields["test_dir"]],
+        fresh=kept_ids(_why_kept(str(held_units[UNIT].iloc[0]), fields["test_dir"])),
     )
+
+
+def _why_kept(folder: str, test_dir: str) -> str:
+    """Why the ids are kept: they begin with their folder's name, a date (smartphone's `2021-04-29-US-SJC-2`:
+    a drive's day, which a solution may use), or they name the example folders, which are not renamed."""
+    if not pd.isna(pd.to_datetime(folder[:10], errors="coerce", format="%Y-%m-%d")):
+        return f"the ids begin with their folder's name ({folder}), which is a date: they carry meaning"
+    return f"the ids name the example folders of {test_dir}/ ({folder}), which are not renamed"

@@ -119,6 +119,33 @@ def copy_under_names(pairs: list[tuple[Path, Path]], test_files: list[Path], rng
     return "" if copy else _linked_note(size)
 
 
+def copy_test_side(folder: Path, stamps_from: Path | None, rng: np.random.Generator) -> str:
+    """Every file under a view's test folder, test and held-out examples' alike, copied anew in a random order
+    (folders made as their first file comes), each with the mtime of a file of `stamps_from` (the public test
+    folder) drawn at random: where ids are kept, a held-out example's file would otherwise be a link of a
+    training file, its inode and mtime telling it apart. "" or, where the folder is too large to copy, a note
+    saying its files stay linked."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    size = sum(p.stat().st_size for p in files)
+    if size > COPY_LIMIT_BYTES:
+        return f"the test inputs in {folder.name}/ ({size / 2**30:.1f} GiB) stay linked, so their inodes could tell held-out files apart"
+    stamps = (
+        sorted(p for p in stamps_from.rglob("*") if p.is_file())
+        if stamps_from is not None and stamps_from.is_dir()
+        else []
+    )
+    mtimes = [os.stat(path).st_mtime_ns for path in stamps]
+    staging = folder.with_name(folder.name + STAGING_SUFFIX)
+    os.rename(folder, staging)
+    folder.mkdir()
+    for k in rng.permutation(len(files)):
+        relative = files[int(k)].relative_to(folder)
+        stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+        _place(staging / relative, folder / relative, True, stamp)
+    shutil.rmtree(staging)
+    return ""
+
+
 def _linked_note(size: int) -> str:
     return (
         f"the test inputs ({size / 2**30:.1f} GiB) are linked under the fresh ids, not copied, so their "

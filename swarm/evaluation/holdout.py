@@ -69,6 +69,7 @@ from swarm.evaluation.composite import (
 )
 from swarm.evaluation.first_visits import first_visits_layout, split_first_visits
 from swarm.evaluation.folder_rows_split import split_folder_rows
+from swarm.evaluation.fresh_files import copy_test_side
 from swarm.evaluation.fresh_ids import (
     FreshIds,
     ViewRows,
@@ -182,11 +183,11 @@ def build_holdout(
         keyed = keyed_rows_layout(public, spec, sample)
         if keyed is not None:
             parts = split_keyed_rows(request, keyed)
-            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
         in_folders = folder_rows_fields(str(public), sample)  # a labels table per example folder (smartphone)
         if in_folders is not None:
             parts = split_folder_rows(request, in_folders)
-            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
         joined = " and ".join((spec.id_column, *spec.key_columns))
         raise NoHoldout(
             f"the sample keys each row by {joined} together ({spec.id_column} repeats), and the harness splits such "
@@ -213,7 +214,7 @@ def build_holdout(
         parts = _with_fresh_keys(
             request, split_first_visits(request, visits), visits.key, visits.train, visits.test
         )
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     positional = position_layout(public, spec.id_column, targets, test_ids, max_train_mb)
     if positional is not None:  # records of per-position arrays (stanford-covid-vaccine)
         return build_position_holdout(request, positional)
@@ -225,29 +226,29 @@ def build_holdout(
             parts = split_layout(request, layout)  # type: ignore[arg-type]
             key = layout.key if isinstance(layout, LongClasses) else layout.keys[0]  # type: ignore[union-attr]
             parts = _with_fresh_keys(request, parts, key, layout.train, layout.test)  # type: ignore[union-attr]
-            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     boxes = box_rows_layout(public, spec.id_column, targets, sample)
     if boxes is not None:  # a row per labelled box, a string of boxes per example (vinbigdata)
         parts = split_box_rows(request, boxes)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     # sentences a line, a word taken out of each test sentence (billion-word-imputation)
     lines = sentence_lines_layout(competition, targets)
     if lines is not None:
         parts = split_sentence_lines(request, lines)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     # Whole groups whose inputs are train_/test_ table pairs (nfl-player-contact-detection).
     twins = twin_tables(public, spec.id_column, targets, test_ids)
     if twins is not None:  # fresh groups: the first twin's test table lists them, the other twins follow
         parts = _with_fresh_keys(
             request, split_twin_tables(request, twins), twins.group, twins.labels, twins.twins[0][1]
         )
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     if not (
         public / TRAIN
     ).is_file():  # labelled examples in files no table rule reads, each split by its module
         parts = _split_beyond_tables(request, targets)
         if parts is not None:
-            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
     if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
         return build_pixel_holdout(request, pixels)
@@ -268,7 +269,7 @@ def build_holdout(
     train, layout, records = data.train, data.layout, data.records
     if layout is not None and layout["kind"] == "variants":  # versions of one image in folders (alaska2)
         parts = split_variant_folders(request, layout, train)
-        return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+        return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     test_columns = None if data.test is None else list(data.test.columns)
     renamed = renamed_target(train, spec, list(sample.columns), test_columns)
     labels = submission_labels(train.rename(columns=renamed), spec, list(sample.columns))
@@ -277,7 +278,7 @@ def build_holdout(
     ):  # only ids and labels: inputs elsewhere?
         parts = _split_without_inputs(request, train, labels)
         if parts is not None:
-            return _save_split(root, spec, **vars(parts), fraction=fraction, seed=seed)
+            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
     wide = not all(c in train.columns or c in renamed.values() for c in labels.columns)
     strata = labels.astype(str).agg("|".join, axis=1)
     classification = is_classification(spec, labels, wide)
@@ -398,6 +399,7 @@ def build_holdout(
         hidden=hidden,
         file_dirs=file_dirs,
         fresh=fresh,
+        public=public,
     )
 
 
@@ -483,7 +485,7 @@ def _build_streamed(
         options = {"why_streamed": str(big), "fraction": fraction, "split": split, "seed": seed}
         parts = split_large_parquet(competition, spec, root, path, test_path, groups, sample, **options)
         share = len(parts.held) / (len(parts.held) + parts.n_train)  # the share held out, not the one asked
-        return _save_split(root, spec, **vars(parts), fraction=share, seed=seed)
+        return _save_split(root, spec, **vars(parts), public=public, fraction=share, seed=seed)
     if check_split(split) not in ("auto", "random"):
         raise NoHoldout(
             f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"
@@ -695,9 +697,11 @@ def _save_split(
     key_columns: list[str] | None = None,
     shifted: bool = False,
     fresh: FreshIds | None = None,
+    public: Path | None = None,
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
-    and the split's record, and seal the harness dir."""
+    and the split's record, and seal the harness dir. Where ids are kept and the split placed files, the view's
+    test folders are copied anew (`_copy_test_folders`; `public`: the competition's public dir)."""
     saved = labels if positions is None else labels.iloc[positions]
     label_frame = pd.DataFrame({spec.id_column: ids}).join(saved.reset_index(drop=True))
     # The key columns completing the id (uw-madison's class); log_mae's groups, masked_mae's mask, jigsaw's identities.
@@ -705,6 +709,11 @@ def _save_split(
         if group in held.columns and group not in label_frame.columns:
             label_frame[group] = held[group].astype(str).to_numpy()
     write_labels(root, label_frame, spec)
+    note = _ids_note(fresh)
+    kept = fresh is None or not fresh.fresh
+    if kept and file_dirs and public is not None:  # held-out files were linked to the test side: copied
+        copied = _copy_test_folders(root / "public", public, seed)
+        note = "; ".join(n for n in (note, copied) if n)
     holdout = Holdout(
         root=root,
         id_column=spec.id_column,
@@ -723,7 +732,18 @@ def _save_split(
         key_columns=key_columns or [],
         shifted=shifted,
         fresh_ids=fresh is not None and fresh.fresh,
-        ids_note=_ids_note(fresh),
+        ids_note=note,
     )
     seal(holdout)
     return holdout
+
+
+def _copy_test_folders(dest: Path, public: Path, seed: int) -> str:
+    """Where ids are kept and a split moved held-out files to the test side, every file of each top-level view
+    folder named with "test" copied anew with a public test file's mtime (`fresh_files.copy_test_side`); a note
+    where some stay linked."""
+    rng = np.random.default_rng(seed + 4)
+    notes = []
+    for folder in sorted(p for p in dest.iterdir() if p.is_dir() and "test" in p.name.lower()):
+        notes.append(copy_test_side(folder, public / folder.name, rng))
+    return "; ".join(n for n in notes if n)

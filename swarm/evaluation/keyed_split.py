@@ -22,6 +22,7 @@ from PIL import Image, UnidentifiedImageError
 
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.validation import group_columns
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -172,4 +173,8 @@ def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
         ),
         hidden=hidden,
         file_dirs=[str(test_dir.relative_to(public))],
+        fresh=kept_ids(
+            f"the ids name each example's folders and files under {test_dir.name}/ ({held_ids[0]}), which are "
+            "not renamed"
+        ),
     )

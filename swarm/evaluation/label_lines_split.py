@@ -68,6 +68,10 @@ def build_label_lines_holdout(request: SplitRequest, fields: dict) -> Holdout:
             f"<example> * {multiplier} + <class>)"
         ),
         hidden_side_files=[fields["labels_file"]],
+        ids_note=(
+            f"every example stays listed under its own id in every file, the held-out ones marked "
+            f"{UNKNOWN_LABELS} in {fields['labels_file']} as the test ones are, so no gap or file names them"
+        ),
     )
     seal(holdout)
     return holdout

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 
 from swarm.atomic import PUBLIC
 from swarm.competitions.competition import Competition, MetricSpec
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts
 from swarm.evaluation.labels import closed_classes, is_classification, submission_labels
 from swarm.evaluation.large_table import CHUNK_ROWS, MIN_HELD
@@ -128,6 +129,10 @@ def split_large_parquet(
         table=f"{path.name} ({len(held)} rows of {len(held_groups)} {column}s)",
         hidden=hidden,
         file_dirs=file_dirs,
+        fresh=kept_ids(
+            f"{path.name} is streamed, and the ids live inside the input files its {column}s name, which are not "
+            "rewritten"
+        ),
     )
 
 

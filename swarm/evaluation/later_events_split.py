@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.later_events import EVENT_CHUNK_ROWS, event_times, horizon_days, items_by_id, log_end
@@ -73,4 +74,8 @@ def split_later_events(request: SplitRequest, fields: dict) -> SplitParts:
         hidden=[],
         file_dirs=[],
         shifted=True,
+        fresh=kept_ids(
+            f"the held-out rows are the test's own {spec.id_column}s a span earlier (every row of a submission is a "
+            "test row)"
+        ),
     )

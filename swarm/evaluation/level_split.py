@@ -11,9 +11,12 @@ and `labels.csv` holds their strings as `prepare.py` writes the answers (`swarm.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
@@ -93,4 +96,12 @@ def split_levels(request: SplitRequest, fields: dict) -> SplitParts:
         ),
         hidden=hidden,
         file_dirs=file_dirs,
+        fresh=kept_ids(_why_kept(root / "public", file_dirs)),
     )
+
+
+def _why_kept(dest: Path, file_dirs: list[str]) -> str:
+    """Why the ids are kept: they name the examples' folders and files, and DICOM files hold them inside."""
+    dicom = any(next((dest / d).rglob("*.dcm"), None) is not None for d in file_dirs)
+    inside = ", and the DICOM files hold them in their headers" if dicom else ""
+    return f"the ids name the examples' folders and files{inside}, which are not rewritten"

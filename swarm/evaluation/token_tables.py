@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
@@ -195,6 +196,10 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
         table=f"{TRAIN} ({len(train)} samples in {len(units)} groups, their inputs records of {train_dir.name}/)",
         hidden=sorted(n for n in tables if n not in test_tables),
         file_dirs=[test_dir.name],
+        fresh=kept_ids(
+            f"the ids are sample tokens that link the JSON tables of {test_dir.name}/ and name their input files, "
+            "which are not rewritten"
+        ),
     )
 
 

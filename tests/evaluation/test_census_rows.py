@@ -160,6 +160,17 @@ def test_the_census_says_yes_exactly_where_the_miniature_splits(tmp_path: Path, 
     if splits:  # the offline coder reads the view the sandbox gets: the no-key run's preflight passes
         task = infer_task_from_dir(str(holdout.public_dir))
         assert task["targets"], task
+        # Held-out rows look like test rows (issue 30): fresh ids, or the run says why they are kept; and no
+        # file on the test side is a link (a held-out file linked from train/ would share its inode and mtime).
+        assert holdout.fresh_ids or "this layout's split keeps them" not in holdout.describe_ids()
+        linked = [
+            path
+            for folder in holdout.public_dir.iterdir()
+            if folder.is_dir() and "test" in folder.name.lower()
+            for path in folder.rglob("*")
+            if path.is_file() and path.stat().st_nlink > 1
+        ]
+        assert not linked, f"{linked[0]} is a link: its inode and mtime could tell a held-out file apart"
     stale = competition_id in CENSUS_TO_UPDATE
     assert (cell.startswith("yes") != stale) == splits, (
         f"census says {cell!r}; the miniature {'splits' if splits else why}"
