@@ -281,12 +281,7 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
     their format or their files' filing is not one the harness renames)."""
     rng = np.random.default_rng(seed + 2)
     reason = keep_ids_reason(rows.competition, rows.train, rows.test, rows.id_col)
-    own_held = set(rows.own_held_ids)  # a file named by a held-out id was left out: no id inside it is seen
-    inside = [
-        h
-        for h in [*rows.hidden, *(str(p.relative_to(rows.dest)) for p in rows.dest.rglob("*"))]
-        if h.lower().endswith(TFRECORD_SUFFIXES) and not {Path(h).name, Path(h).stem} & own_held
-    ]
+    inside = tfrecords_in_view(rows.dest, rows.hidden, set(rows.own_held_ids))
     if reason is None and inside:
         reason = f"{inside[0]} holds the ids inside its records (TFRecords are not rewritten)"
     sides = side_columns(rows.dest, {*rows.test_ids, *rows.held_ids}, rows.id_names, rows.own_tables)
@@ -312,6 +307,17 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
         note = rename_test_files(files, renamed, set(rows.test_ids), rng)
     rename_in_tables(list(found), rows.id_names, renamed)  # side tables keyed by the ids follow them
     return FreshIds(fresh.test, fresh.held, note=note)
+
+
+def tfrecords_in_view(dest: Path, hidden: list[str], own_held: set[str]) -> list[str]:
+    """The TFRecord files of the view and those the split hid (relative names), which may hold ids inside their
+    records; a file named by a held-out id (`own_held`) was left out whole, so no id inside it is seen."""
+    names = [*hidden, *(str(p.relative_to(dest)) for p in dest.rglob("*"))]
+    return [
+        h
+        for h in names
+        if h.lower().endswith(TFRECORD_SUFFIXES) and not {Path(h).name, Path(h).stem} & own_held
+    ]
 
 
 def fresh_groups(

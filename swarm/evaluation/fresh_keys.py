@@ -36,7 +36,8 @@ from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 @dataclass(frozen=True)
 class KeyedView:
     """A view whose ids begin with an example's key: the competition and its metric, the harness root, the key
-    column, the test table's name, the labelled table (as read) and the names of the view's own tables."""
+    column, the test table's name, the labelled table and the sample submission (as read) and the names of the
+    view's own tables."""
 
     competition: Competition
     spec: MetricSpec
@@ -44,6 +45,7 @@ class KeyedView:
     key: str
     test_name: str
     train: pd.DataFrame
+    sample: pd.DataFrame
     own_tables: tuple[str, ...]
 
 
@@ -82,8 +84,7 @@ def fresh_keys(view: KeyedView, parts: SplitParts, seed: int) -> SplitParts:
     note = rename_test_files(files, renamed, set(test_keys), rng) if files is not None else ""
     rename_in_tables(list(found), {key}, renamed)
     _rewrite_tables(dest, view, test, renamed)
-    sample = read_csv_as_text(view.competition.sample_submission)
-    own_ids = [i.strip() for i in sample[id_col]]
+    own_ids = [str(i).strip() for i in view.sample[id_col]]
     view_ids = [rekeyed(i, renamed) for i in own_ids]
     held_ids = [rekeyed(i, renamed) for i in parts.ids]
     write_view_ids(

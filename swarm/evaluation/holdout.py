@@ -79,6 +79,7 @@ from swarm.evaluation.fresh_ids import (
     kept_ids,
     rename_in_tables,
     side_columns,
+    tfrecords_in_view,
 )
 from swarm.evaluation.fresh_keys import KeyedView, fresh_keys
 from swarm.evaluation.grouped_split import split_grouped_rows
@@ -154,7 +155,6 @@ from swarm.level_rows import level_fields
 from swarm.mask_folders import mask_fields
 from swarm.qa_records import qa_fields
 from swarm.records import write_records
-from swarm.tfrecords import TFRECORD_SUFFIXES
 
 __all__ = ["Holdout", "NoHoldout", "build_holdout", "check_split", "harness_root"]
 
@@ -411,7 +411,7 @@ def _with_fresh_keys(
     competition = request.competition
     labelled = read_labelled_table(train, request.max_train_mb)
     own = (train.name, test.name, competition.sample_submission.name)
-    view = KeyedView(competition, request.spec, request.root, key, test.name, labelled, own)
+    view = KeyedView(competition, request.spec, request.root, key, test.name, labelled, request.sample, own)
     return fresh_keys(view, parts, request.seed)
 
 
@@ -650,7 +650,7 @@ def _fresh_composite(
     sides = side_columns(dest, groups, {column}, own_tables)
     found = sides if isinstance(sides, dict) else {}
     odd = [(p, c) for p, cols in found.items() for c in cols if c != column]
-    records = [h for h in hidden if h.lower().endswith(TFRECORD_SUFFIXES)]
+    records = tfrecords_in_view(dest, hidden, set())
     reason = (
         keep_ids_reason(competition, train, key.test_frame, column)
         or (
