@@ -63,6 +63,35 @@ def find_test_files(folder: Path, ids: set[str]) -> TestFiles | str:
     return TestFiles(folder, entries, others, filed)
 
 
+def other_test_folders(dest: Path, test_folder: Path | None, test_ids: set[str]) -> list[Path]:
+    """The view's folders on the test side, besides `test_folder` and the folders in it, holding files named by
+    test ids (siim-isic's `test/<id>.dcm` beside `jpeg/test/<id>.jpg`): their files must follow fresh ids too."""
+    found = []
+    for folder in sorted(p for p in dest.rglob("*") if p.is_dir()):
+        inside = test_folder is not None and (folder == test_folder or test_folder in folder.parents)
+        if inside or not any(part.lower().startswith("test") for part in folder.relative_to(dest).parts):
+            continue
+        if any(p.is_file() and (p.name in test_ids or p.stem in test_ids) for p in folder.iterdir()):
+            found.append(folder)
+    return found
+
+
+def bring_held_files(folder: Path, dest: Path, public: Path, held: dict[str, str]) -> str | None:
+    """Copy each held-out example's file from the training twin of a view's test folder (`test/` -> `train/`,
+    in the public dir) into that folder under its id in the view (`held`: its own id -> that id), as the test
+    examples have theirs there; None, or why not (no twin, or an example without its file there)."""
+    twin = public / str(folder.relative_to(dest)).lower().replace("test", "train")
+    if not twin.is_dir():
+        return f"{folder.relative_to(dest)}/ names the test rows' files, and no training twin holds the held-out rows'"
+    by_stem = {p.stem: p for p in twin.iterdir() if p.is_file()}
+    for own, new in held.items():
+        source = by_stem.get(own)
+        if source is None:
+            return f"{twin.relative_to(public)}/ has no file of held-out row {own}, as {folder.relative_to(dest)}/ has the test rows'"
+        shutil.copyfile(source, folder / f"{new}{source.suffix}")
+    return None
+
+
 def _character_depth(folder: Path, children: list[Path], ids: set[str]) -> int:
     """How many folders of first characters file the test files (seti's `test/<c>/<id>.npy`: 1): where every
     entry is a folder no id names and each file lies under the folders of its name's first characters; else 0."""

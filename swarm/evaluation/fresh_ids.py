@@ -3,15 +3,16 @@
 A held-out row that kept its training id (or got one after the largest) would give itself away: titanic's
 train.csv has gaps exactly where its held-out rows were. So where a split can, every row the solution predicts,
 test row and held-out row alike, gets a fresh id of the test ids' own format and range, drawn at random and
-handed out in the view's (shuffled) row order; files named by ids are renamed alike (`fresh_files`) and CSV side
-tables keyed by them rewritten; the harness keeps which fresh id is which row's (`<run>/harness/view_ids.csv`) and
-maps the test rows back for delivery.
+handed out in the view's (shuffled) row order; files named by ids are renamed alike (`fresh_files`: in the test
+folder and any other test folder named by the ids, which gets the held-out rows' files from its training twin),
+CSV side tables and JSON records keyed by them rewritten, and the test side's TFRecords written again with the
+fresh ids inside (`tfrecord_split.rename_ids_in_tfrecords`); the harness keeps which fresh id is which row's
+(`<run>/harness/view_ids.csv`) and maps the test rows back for delivery.
 
 Ids are kept where they carry meaning, which a solution may use as an input: competition.json says
 `"keep_ids": true`, the ids are dates, or they follow the order of a date column (rows numbered in time); and where
-they cannot all be renamed: TFRecords hold them inside, a side table is parquet, their format is not one
-drawn here. (CSV side tables and JSON records with an id column are rewritten under the fresh ids.) Then the
-held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run
+they cannot all be renamed: a side table is parquet or names them in another column, their format is not one
+drawn here. Then the held-out rows keep theirs where they do not clash (`swarm.evaluation.new_ids`), and the run
 says so before its first step.
 """
 
@@ -27,11 +28,18 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import Competition
-from swarm.evaluation.fresh_files import find_test_files, rename_test_files
+from swarm.evaluation.fresh_files import (
+    bring_held_files,
+    find_test_files,
+    other_test_folders,
+    rename_test_files,
+)
 from swarm.evaluation.holdout_record import write_view_ids
 from swarm.evaluation.new_ids import hex_after_prefix, random_hex, random_shaped, same_shape
+from swarm.evaluation.side_files import on_test_side
 from swarm.evaluation.split import competition_hint, date_column
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.tfrecord_split import rename_ids_in_tfrecords
 from swarm.evaluation.view_files import HeldKeys
 from swarm.records import is_records_file, read_records, records_frame, write_records
 from swarm.tfrecords import TFRECORD_SUFFIXES
@@ -136,10 +144,16 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
     if numbered is not None:
         prefix, suffix, width = numbered
         numbers = [int(_NUMBERED.match(i).group(2)) for i in test_ids]  # type: ignore[union-attr]
-        taken_numbers = {
-            int(m.group(2)) for m in map(_NUMBERED.match, taken) if m and _same_frame(m, numbered)
-        }
-        drawn = _draw_numbers(count, numbers, taken_numbers, rng)
+        framed = [m for m in map(_NUMBERED.match, taken) if m and _same_frame(m, numbered)]
+        taken_numbers = {int(m.group(2)) for m in framed}
+        lengths = {len(_NUMBERED.match(i).group(2)) for i in test_ids}  # type: ignore[union-attr]
+        # Numbers of one length (siim-isic's `ISIC_0076100`: 7 digits, zero-padded among the training ids) stay
+        # within it where there is room, padded as those are.
+        length = lengths.pop() if len(lengths) == 1 else None
+        ceiling = 10**length if length is not None and length > 1 else None
+        if ceiling is not None and any(len(m.group(2)) == length and m.group(2)[0] == "0" for m in framed):
+            width = length
+        drawn = _draw_numbers(count, numbers, taken_numbers, rng, ceiling)
         return [f"{prefix}{n:0{width}d}{suffix}" for n in drawn]
     prefixed = hex_after_prefix(test_ids)
     if prefixed is not None and HEX_ROOM * count <= 16 ** prefixed[1]:  # room to draw them at random
@@ -172,13 +186,15 @@ def _numbers(ids: list[str]) -> pd.Series | None:
     return pd.Series([int(_NUMBERED.match(i).group(2)) for i in ids], dtype="int64")  # type: ignore[union-attr]
 
 
-def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.random.Generator) -> list[int]:
+def _draw_numbers(
+    count: int, numbers: list[int], taken: set[int], rng: np.random.Generator, ceiling: int | None = None
+) -> list[int]:
     """`count` distinct numbers from the test numbers' smallest on, as dense as the test numbers lie where the
-    range has room (titanic's 892-1309 for 418 test rows: 892-1505 for them and 196 held-out rows), none taken;
-    ascending."""
+    range has room (titanic's 892-1309 for 418 test rows: 892-1505 for them and 196 held-out rows), below
+    `ceiling` where that leaves room, none taken; ascending."""
     low, high = min(numbers), max(numbers)
     density = len(set(numbers)) / (high - low + 1)
-    end = min(max(high + 1, low + int(np.ceil(count / density))), INT64_END)
+    end = min(max(high + 1, low + int(np.ceil(count / density))), ceiling or INT64_END, INT64_END)
     while True:
         if end - low <= MAX_RANGE:
             candidates = np.setdiff1d(np.arange(low, end, dtype=np.int64), np.fromiter(taken, np.int64))
@@ -193,7 +209,9 @@ def _draw_numbers(count: int, numbers: list[int], taken: set[int], rng: np.rando
                     return sorted(rng.choice(sorted(drawn), size=count, replace=False).tolist())
         if end == INT64_END:
             raise ValueError(f"no room for {count} fresh numbers from {low} below {INT64_END}")
-        end = min(low + 2 * (end - low), INT64_END)
+        if ceiling is not None and end >= ceiling:  # no room below it: the numbers grow longer
+            ceiling = None
+        end = min(low + 2 * (end - low), ceiling or INT64_END, INT64_END)
 
 
 def side_columns(
@@ -281,9 +299,6 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
     their format or their files' filing is not one the harness renames)."""
     rng = np.random.default_rng(seed + 2)
     reason = keep_ids_reason(rows.competition, rows.train, rows.test, rows.id_col)
-    inside = tfrecords_in_view(rows.dest, rows.hidden, set(rows.own_held_ids))
-    if reason is None and inside:
-        reason = f"{inside[0]} holds the ids inside its records (TFRecords are not rewritten)"
     sides = side_columns(rows.dest, {*rows.test_ids, *rows.held_ids}, rows.id_names, rows.own_tables)
     if reason is None and isinstance(sides, str):
         reason = sides
@@ -300,24 +315,46 @@ def fresh_view_ids(rows: ViewRows, seed: int) -> FreshIds:
     if not fresh.fresh:
         return fresh
     renamed, note = fresh.renamed(rows.test_ids, rows.held_ids), ""
+    files = None
     if rows.test_folder is not None:
         files = find_test_files(rows.test_folder, {*rows.test_ids, *rows.held_ids})
         if isinstance(files, str):
             return kept_ids(files)
+    # Other test folders named by the ids (siim-isic's DICOMs beside its JPEGs) get the held-out rows' files too.
+    others = other_test_folders(rows.dest, rows.test_folder, set(rows.test_ids))
+    held_own = dict(zip(rows.own_held_ids, rows.held_ids, strict=True))
+    for folder in others:
+        problem = bring_held_files(folder, rows.dest, rows.competition.public_dir, held_own)
+        if problem is not None:
+            return kept_ids(problem)
+    other_files = [find_test_files(folder, {*rows.test_ids, *rows.held_ids}) for folder in others]
+    unnamed = next((found for found in other_files if isinstance(found, str)), None)
+    if unnamed is not None:
+        return kept_ids(unnamed)
+    # The test side's TFRecords (siim-isic's, cassava's: the split moved held-out records into them) follow too;
+    # training TFRecords hold no test-side id (the split moved the held-out records out, or hid the files).
+    test_records = [
+        path
+        for path in sorted(rows.dest.rglob("*"))
+        if path.name.lower().endswith(TFRECORD_SUFFIXES) and path.is_file() and on_test_side(rows.dest, path)
+    ]
+    problem = rename_ids_in_tfrecords(test_records, renamed) if test_records else None
+    if problem is not None:
+        return kept_ids(problem)
+    if files is not None:
         note = rename_test_files(files, renamed, set(rows.test_ids), rng)
+    for other in other_files:
+        also = rename_test_files(other, renamed, set(rows.test_ids), rng)  # type: ignore[arg-type]
+        note = "; ".join(n for n in (note, also) if n)
     rename_in_tables(list(found), rows.id_names, renamed)  # side tables keyed by the ids follow them
     return FreshIds(fresh.test, fresh.held, note=note)
 
 
-def tfrecords_in_view(dest: Path, hidden: list[str], own_held: set[str]) -> list[str]:
+def tfrecords_in_view(dest: Path, hidden: list[str]) -> list[str]:
     """The TFRecord files of the view and those the split hid (relative names), which may hold ids inside their
-    records; a file named by a held-out id (`own_held`) was left out whole, so no id inside it is seen."""
+    records (a composite-id split does not rewrite them)."""
     names = [*hidden, *(str(p.relative_to(dest)) for p in dest.rglob("*"))]
-    return [
-        h
-        for h in names
-        if h.lower().endswith(TFRECORD_SUFFIXES) and not {Path(h).name, Path(h).stem} & own_held
-    ]
+    return [name for name in names if name.lower().endswith(TFRECORD_SUFFIXES)]
 
 
 def fresh_groups(

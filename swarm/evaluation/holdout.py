@@ -650,7 +650,7 @@ def _fresh_composite(
     sides = side_columns(dest, groups, {column}, own_tables)
     found = sides if isinstance(sides, dict) else {}
     odd = [(p, c) for p, cols in found.items() for c in cols if c != column]
-    records = tfrecords_in_view(dest, hidden, set())
+    records = tfrecords_in_view(dest, hidden)
     reason = (
         keep_ids_reason(competition, train, key.test_frame, column)
         or (

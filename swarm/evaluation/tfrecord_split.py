@@ -6,11 +6,13 @@ and as TFRecords of `tf.train.Example` records (`train00-2071.tfrec`: `image`, `
 records are copied byte for byte) and joins the test files with the test records' fields only, under its id in
 the view; the test files' records and the held-out ones are shuffled over the test files, whose names keep
 saying how many records each holds (`<name>-<count>.tfrec`). Where the records name no labelled id, or there are
-no test TFRecords to follow, the training TFRecords are left out of the view instead (`side_files`).
+no test TFRecords to follow, the training TFRecords are left out of the view instead (`side_files`). Where fresh
+ids are drawn (`swarm.evaluation.fresh_ids`), the test files are written once more with each record's fresh id.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -229,3 +231,51 @@ def _destination(public: Path, dest: Path, path: Path, count: int, new_count: in
     target = dest / relative.parent / name
     target.parent.mkdir(parents=True, exist_ok=True)
     return target
+
+
+def rename_ids_in_tfrecords(paths: list[Path], renamed: dict[str, str]) -> str | None:
+    """Rewrite the view's test TFRecords with each record's id under its fresh id (`renamed`: each test and
+    held-out id in the view -> its fresh one), the id's key found as the feature whose value is such an id. All
+    or nothing: each file is written beside itself first, and they replace the files (new files where links to
+    the public ones were) only once all are written. None, or why the ids cannot be renamed there."""
+    partials = [path.with_name(path.name + ".fresh") for path in paths]
+    try:
+        for path, partial in zip(paths, partials, strict=True):
+            problem = _rewrite_ids(path, partial, renamed)
+            if problem is not None:
+                break
+    except (OSError, TFRecordError) as exc:
+        problem = f"the test TFRecords cannot be rewritten under fresh ids ({exc})"
+    if problem is not None:
+        for partial in partials:
+            partial.unlink(missing_ok=True)
+        return problem
+    for path, partial in zip(paths, partials, strict=True):
+        partial.chmod(0o644)
+        os.replace(partial, path)
+    return None
+
+
+def _rewrite_ids(source: Path, target: Path, renamed: dict[str, str]) -> str | None:
+    """`source`'s records written to `target` under their fresh ids (their CRCs computed a batch at a time);
+    why not where a record names no id of `renamed`."""
+    id_key: str | None = None
+    pending: list[bytes] = []
+    size = 0
+    with open(target, "wb") as out:
+        for record in read_records(source):
+            if id_key is None:
+                id_key = next(
+                    (k for k in features(record.data) if first_value(record.data, k) in renamed), None
+                )
+            name = first_value(record.data, id_key) if id_key is not None else None
+            if id_key is None or name not in renamed:
+                return f"{source.name} holds a record whose id is no test or held-out row's"
+            keep = set(features(record.data))
+            pending.append(without_fields(record.data, keep, (id_key, renamed[name].encode())))
+            size += len(pending[-1])
+            if size >= CRC_BATCH_BYTES:
+                out.writelines(frames(pending))
+                pending, size = [], 0
+        out.writelines(frames(pending))
+    return None

@@ -79,6 +79,19 @@ def test_a_json_lines_record_id_is_read_from_its_last_key() -> None:
     assert line_id('{"other": 1}', "example_id") is None
 
 
+def test_numbers_of_one_length_stay_within_it_padded_as_the_training_ids() -> None:
+    """siim-isic's `ISIC_<7 digits>`: sparse test numbers would reach 8 digits at the test ids' density."""
+    rng = np.random.default_rng(9)
+    test_ids = [f"ISIC_{n:07d}" for n in sorted(rng.choice(np.arange(1_000_000, 10**7), 30, replace=False))]
+    taken = {f"ISIC_{n:07d}" for n in rng.choice(10**6, 50, replace=False)}  # zero-padded training ids
+    fresh, _ = draw(test_ids, taken, 20)
+    drawn = [*fresh.test, *fresh.held]
+    assert fresh.fresh and len(set(drawn)) == 50 and not set(drawn) & taken
+    assert all(re.fullmatch(r"ISIC_\d{7}", i) for i in drawn)
+    room, _ = draw([str(n) for n in range(10, 100)], set(), 40)  # no room among two digits: they grow longer
+    assert room.fresh and len({*room.test, *room.held}) == 130
+
+
 def test_ids_of_no_known_format_are_kept_saying_why() -> None:
     fresh, _ = draw(["alpha", "beta-2x", "gamma"], set(), 2)
     assert not fresh.fresh and "'alpha'" in fresh.kept

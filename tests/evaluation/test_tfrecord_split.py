@@ -99,7 +99,11 @@ def test_held_out_images_move_to_the_test_tfrecords_without_labels(
     holdout = build_holdout(competition, tmp_path / "h", fraction=0.25, seed=2)
     view = holdout.public_dir
     held = set(pd.read_csv(holdout.labels_path, dtype=str)[id_column])
-    test_ids = set(pd.read_csv(public / "sample_submission.csv", dtype=str)[id_column])
+    own_test = holdout.own_ids("test")  # every test and held-out image has a fresh id, inside its record too
+    test_ids = set(own_test)
+    listed = set(pd.read_csv(view / "sample_submission.csv", dtype=str)[id_column])
+    assert holdout.fresh_ids and listed == test_ids | held
+    assert not test_ids & set(own_test.values())
     before = {p.name: [r.raw for r in tfrecords.read_records(p)] for p in sorted(public.rglob("*.tfrec"))}
 
     train_view, test_view = view_records(view / train_dir, "train"), view_records(view / test_dir, "test")
@@ -114,6 +118,8 @@ def test_held_out_images_move_to_the_test_tfrecords_without_labels(
     # fields but the labels, which MLE-bench's test TFRecords hold (Kaggle's training files renamed)
     in_test = sum((names(r) for r in test_view.values()), [])
     assert sorted(in_test) == sorted(test_ids | held) and len(in_test) == len(test_ids | held)
+    for path in (view / test_dir).glob("*test*"):  # rewritten records are framed with their CRCs
+        assert all(tfrecords.frame(r.data) == r.raw for r in tfrecords.read_records(path))
     first_test = next(tfrecords.read_records(next(public.rglob("*test*.tfrec"))))
     test_fields = set(tfrecords.features(first_test.data))
     assert "target" in test_fields
@@ -154,3 +160,24 @@ def test_a_labels_field_is_found_where_the_table_repeats_ids(tmp_path: Path):
     table = pd.DataFrame({"id": ["a", "a", "b", "c"], "label": ["1", "1", "0", "1"]})
     labelled = tfrecord_split.LabelledRows(table, "id", ("label",), None)
     assert tfrecord_split._layout(train, test, labelled) == ({"name"}, "name")
+
+
+def test_every_row_of_the_view_has_its_image_in_each_test_folder_named_by_ids(tmp_path: Path):
+    """siim-isic names each image by its id twice on the test side (`jpeg/test/<id>.jpg`, `test/<id>.dcm`): in
+    the view every test and held-out row has both under its fresh id (a held-out image's DICOM had been left out,
+    which told it apart), copies with a test file's mtime."""
+    competition = load_competition_dir(siim_isic(tmp_path / "c"))
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.25, seed=2)
+    view, public = holdout.public_dir, competition.public_dir
+    rows = set(pd.read_csv(view / "sample_submission.csv", dtype=str)["image_name"])
+    for folder, suffix in (("jpeg/test", ".jpg"), ("test", ".dcm")):
+        files = sorted((view / folder).iterdir())
+        assert {p.name for p in files} == {f"{row}{suffix}" for row in rows}, folder
+        assert all(p.stat().st_nlink == 1 for p in files)
+        stamps = {p.stat().st_mtime_ns for p in (public / folder).iterdir()}
+        assert {p.stat().st_mtime_ns for p in files} <= stamps
+    own = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    for row in rows:  # each under its fresh name holds its own image's bytes
+        sides = [public / side / f"{own[row]}.dcm" for side in ("test", "train")]
+        source = next(path for path in sides if path.is_file())
+        assert (view / "test" / f"{row}.dcm").read_bytes() == source.read_bytes()
