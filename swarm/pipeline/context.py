@@ -90,10 +90,13 @@ def metric_argument(metric: MetricChoice) -> str:
     return f"map@{k}" if k is not None and metric.name == "map_at_k" else metric.name
 
 
-def choose_metric(cfg: Config, competition: Competition, run_id: str | None = None) -> MetricChoice:
+def choose_metric(
+    cfg: Config, competition: Competition, run_id: str | None = None, ledger: UsageLedger | None = None
+) -> MetricChoice:
     """The run's metric: data.metric > competition.json > inferred from description.md by the code model (the
-    offline coder's rules when offline); MetricUnknown when nothing names it."""
-    ledger = UsageLedger(None)
+    offline coder's rules when offline); MetricUnknown when nothing names it. A model call is charged to
+    `ledger` (the run's: its usage file and spend cap), else kept in memory."""
+    ledger = ledger if ledger is not None else UsageLedger(None)
     client = make_client(cfg.llm.code, cfg.llm.prices, ledger, lambda _: OfflineClient(seed=cfg.project.seed))
     bundled = not cfg.data.data_dir and competition.id in SPECS
     return resolve_metric(
@@ -109,7 +112,15 @@ def create_run(cfg: Config, run_dir: Path | None = None, metric: MetricChoice | 
     paths = RunPaths(Path(run_dir) if run_dir else cfg.project.runs_dir / run_id)
     if paths.state.exists():
         raise FileExistsError(f"{paths.root} already holds a run; resume it with --resume {paths.root}")
-    metric = metric or choose_metric(cfg, competition, run_id)
+    if metric is None:  # a model's metric call is the run's first spend: in its usage file, under its cap
+        made = not paths.root.exists()
+        try:
+            ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
+            metric = choose_metric(cfg, competition, run_id, ledger)
+        except BaseException:
+            if made and paths.root.is_dir() and not any(paths.root.iterdir()):
+                paths.root.rmdir()  # nothing was spent: no run dir is left behind
+            raise
     competition = resolve_competition(cfg, metric)
     paths.root.mkdir(parents=True, exist_ok=True)
     saved = cfg.model_copy(deep=True)

@@ -121,3 +121,43 @@ def test_resolve_falls_back_to_the_rules_when_the_model_names_no_library_metric(
     assert (choice.name, choice.lower_is_better, choice.source) == ("multiclass_logloss", True, SOURCE_RULES)
     assert 'says "multi-class logarithmic loss" (the model call failed: ' in choice.reason
     assert "choose_metric" in choice.reason
+
+
+def test_a_runs_metric_call_is_charged_to_its_usage_file_and_spend_cap(
+    tmp_path: Path, server, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model call that names a run's metric is the run's first spend: create_run writes it to the run's
+    usage file (so the report and the spend cap count it), not to a ledger kept in memory only."""
+    from swarm.config import load_config
+    from swarm.llm.usage import UsageLedger
+    from swarm.pipeline.context import create_run
+    from tests.evaluation.test_holdout import binary_competition
+
+    root = binary_competition(tmp_path / "c")
+    (root / "competition.json").write_text("{}")  # no metric: the model names it from the description
+    (root / "prepared" / "public" / "description.md").write_text(
+        "# Coins\n\nSubmissions are scored by accuracy.\n"
+    )
+    monkeypatch.setenv("LOOPBACK_TEST_KEY", "sk-loopback")
+    llm = {
+        "provider": "openai",
+        "model": "gpt-4o-mini",
+        "base_url": server.openai_base_url,
+        "api_key_env": "LOOPBACK_TEST_KEY",
+        "max_retries": 0,
+    }
+    overrides = [o for o in base_overrides if not o.startswith(("data.competition=", "llm.code."))]
+    overrides += [
+        f"data.data_dir={root}",
+        "llm.spend_cap_usd=0.10",
+        *(f"llm.code.{k}={v}" for k, v in llm.items()),
+    ]
+    reply = {"name": "accuracy", "lower_is_better": False, "reason": 'says "scored by accuracy"'}
+    server.enqueue(Reply.tool_call("choose_metric", reply, prompt_tokens=1_000_000, completion_tokens=10))
+    cfg = load_config(None, overrides)
+    paths = create_run(cfg, tmp_path / "run")
+
+    (record,) = [json.loads(line) for line in paths.usage.read_text().splitlines()]
+    assert (record["stage"], record["kind"], record["ok"]) == ("code", "metric", True)
+    ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)  # as the run's steps open it
+    assert ledger.total_cost_usd == pytest.approx(0.15 + 10 * 0.6 / 1e6) and ledger.cap_reached
