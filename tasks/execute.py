@@ -1,5 +1,6 @@
-"""execute: run the solution in the sandbox. A solution's crash is a Failed task run whose message is its
-traceback (visible in the UI) but never retried: it goes to the debug path. Engine faults are retried.
+"""execute: run the solution in the sandbox. A solution's crash is a Failed task run whose state message is one
+line (the error and the script's line) and whose log holds its traceback as lines (both in the UI); it is never
+retried: it goes to the debug path. Engine faults are retried.
 A step whose GPUs are busy logs "waiting for GPU" (and when it gets them) in its task run."""
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def execute(
     run_dir: str, planned: steps.PlannedStep, generation: steps.Generation
 ) -> ExecutionResult | None | State:
     result = steps.execute(get_context(run_dir), planned.plan, generation, notify=_log_in_task)
-    if result is not None and not result.succeeded:
-        return Failed(message=f"{SOLUTION_FAILED}: {steps.failure_message(result)}", data=result)
+    if result is not None and not result.succeeded:  # the traceback as lines in the log, the state one line
+        get_run_logger().error("%s: %s", SOLUTION_FAILED, steps.failure_message(result))
+        return Failed(message=f"{SOLUTION_FAILED}: {steps.failure_headline(result)}", data=result)
     return result

@@ -36,7 +36,7 @@ from swarm.fitness import score_against
 from swarm.genes import missing_sections, split_genes
 from swarm.journal import Journal, Node
 from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
-from swarm.llm.review import ExecutionFacts, ReviewOutcome, TrustedScore, review_execution
+from swarm.llm.review import ExecutionFacts, ReviewOutcome, TrustedScore, describe_exception, review_execution
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
@@ -50,6 +50,8 @@ from swarm.submission_check import check_submission, constant_predictions
 
 log = logging.getLogger(__name__)
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
+HEADLINE_CHARS = 300  # a failed step's state message, one line
+OUTPUT_TAIL_CHARS = 3000  # of a failed solution's output, logged under its execute task
 
 
 class PlannedStep(BaseModel):
@@ -213,17 +215,27 @@ def clear_outputs(node_dirs: NodeDirs) -> None:
             remove_tree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
 
 
-def failure_message(result: ExecutionResult) -> str:
-    """One line on why a solution failed, then its traceback: what the UI shows for a failed execute."""
+def failure_headline(result: ExecutionResult) -> str:
+    """One short line on why a solution failed (the error and the script's line): a failed execute task's state
+    message, which the Prefect UI shows on one line."""
     if result.timed_out:
         head = f"timed out after {result.exec_time:.3g} s"
     elif result.oom_killed:
         head = "killed: out of memory"
+    elif result.disk_exceeded:
+        head = "killed: wrote more than its disk limit"
     elif result.exc_type:
-        head = f"raised {result.exc_type}: {result.exc_info or ''}".strip()
+        head = describe_exception(result.exc_type, result.output, result.exc_info).removeprefix("the script ")
     else:
         head = f"exited with status {result.exit_code}"
-    return f"{head}\n{result.output[-3000:]}".strip()
+    line = " ".join(head.split())
+    return line if len(line) <= HEADLINE_CHARS else line[: HEADLINE_CHARS - 3] + "..."
+
+
+def failure_message(result: ExecutionResult) -> str:
+    """The headline, then the tail of the solution's output (its traceback) as lines: what the execute task
+    logs for a failed solution."""
+    return f"{failure_headline(result)}\n{result.output[-OUTPUT_TAIL_CHARS:]}".strip()
 
 
 def adopt_outputs(rc: RunContext, plan: StepPlan, result: ExecutionResult | None) -> ExecutionResult | None:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
+from prefect.client.schemas.filters import LogFilter, LogFilterTaskRunId, TaskRunFilter, TaskRunFilterName
 
 from flows.competition import CompetitionParams, competition_flow
 from sandbox.process_tree import real_uid
@@ -334,6 +335,18 @@ def task_runs(prefix: str, node_id: str, ready, timeout: float = 30.0) -> list:
         time.sleep(0.2)
 
 
+def task_run_logs(task_run_id, ready, timeout: float = 30.0) -> str:
+    """The text of a task run's log messages, polled until `ready(text)` (logs reach the API in batches)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with get_client(sync_client=True) as client:
+            logs = client.read_logs(log_filter=LogFilter(task_run_id=LogFilterTaskRunId(any_=[task_run_id])))
+        text = "\n".join(log.message for log in logs)
+        if ready(text) or time.monotonic() > deadline:
+            return text
+        time.sleep(0.2)
+
+
 def test_crashing_solution_is_debugged(tmp_path: Path, base_overrides: list[str]) -> None:
     with LoopbackServer() as server:
         server.enqueue(Reply.say(CRASHING_REPLY), Reply.say(solution("debugged")))
@@ -358,6 +371,17 @@ def test_crashing_solution_is_debugged(tmp_path: Path, base_overrides: list[str]
     failed = task_runs("execute[", first.id, lambda runs: runs and runs[0].state and runs[0].state.is_final())
     assert len(failed) == 1 and failed[0].state.is_failed()
     assert "KeyError" in failed[0].state.message and failed[0].run_count == 1  # shown, never retried
+    # The state message is one short line (the error and the script's line); the traceback is in the task
+    # run's log as lines, as the Prefect UI shows them.
+    message = failed[0].state.message
+    assert "\n" not in message and re.fullmatch(
+        r"solution failed: raised KeyError: 'no_such_column' at line \d+", message
+    )
+    logged = task_run_logs(failed[0].id, lambda text: "Traceback (most recent call last):" in text)
+    assert (
+        "Traceback (most recent call last):\n" in logged
+        and "KeyError: 'no_such_column'" in logged.splitlines()
+    )
 
 
 def test_private_answers_never_reach_a_prompt(

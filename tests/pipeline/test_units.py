@@ -157,6 +157,32 @@ def test_failure_message_has_the_reason_and_the_output_tail() -> None:
     )
     message = steps.failure_message(result)
     assert message.startswith("exited with status 3") and message.endswith("fatal: out of ideas")
+    assert steps.failure_headline(result) == "exited with status 3"
+
+
+def test_a_crashs_headline_is_one_line_naming_the_error_and_the_script_line() -> None:
+    """What a failed execute task's state message says in the Prefect UI: one line, not the traceback."""
+    traceback = (
+        "Traceback (most recent call last):\n"
+        '  File "/work/node/solution.py", line 12, in <module>\n'
+        '    print(row["Age"])\n'
+        "KeyError: 'Age'\n"
+    )
+    result = ExecutionResult(
+        output="loading\n" + traceback,
+        exit_code=1,
+        exc_type="KeyError",
+        exc_info="'Age'",
+        exec_time=1.0,
+        backend="x",
+    )
+    headline = steps.failure_headline(result)
+    assert headline == "raised KeyError: 'Age' at line 12" and "\n" not in headline
+    assert steps.failure_message(result).splitlines()[-1] == "KeyError: 'Age'"  # the log keeps the lines
+    long = result.model_copy(update={"exc_info": "x" * 1000, "output": "y\n" * 5})
+    assert len(steps.failure_headline(long)) <= steps.HEADLINE_CHARS and "\n" not in steps.failure_headline(
+        long
+    )
 
 
 def test_artifact_keys_are_valid_and_differ_by_branch() -> None:
