@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from swarm.metric import ValidationSource
+
 # Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -114,8 +116,8 @@ def summary_row(target: str, state: State, elapsed_s: float) -> dict[str, Any]:
 
 def _validation(summary: dict[str, Any]) -> str:
     """`harness`, or `unverified: <why no harness split>` (the solutions' own scores ranked them)."""
-    if summary.get("validation_source") == "harness":
-        return "harness"
+    if summary.get("validation_source") == ValidationSource.HARNESS:
+        return str(ValidationSource.HARNESS)
     return f"unverified: {_one_line(summary.get('unverified_reason') or 'no harness split')}"
 
 
@@ -137,7 +139,7 @@ def summary_markdown(rows: list[dict[str, Any]]) -> str:
     lines += [
         f"- **{r['competition']}** {r['validation']}"
         for r in done
-        if r["validation"] and r["validation"] != "harness"
+        if r["validation"] and r["validation"] != ValidationSource.HARNESS
     ]
     lines += [f"- **{r['competition']}** failed: {r['note']}" for r in rows if r["status"] != "completed"]
     return "\n".join(lines)

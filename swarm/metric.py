@@ -10,9 +10,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+
+class ValidationSource(StrEnum):
+    """Who computed a score: the harness, from rows whose labels the solution never saw, or the solution itself
+    (the metric it printed: an unverified claim)."""
+
+    HARNESS = "harness"
+    SOLUTION = "solution"
 
 
 @dataclass(frozen=True, eq=False)

@@ -15,9 +15,9 @@ from swarm.atomic import read_json, write_json_atomic
 from swarm.competitions import Competition
 from swarm.competitions.metric_choice import MetricChoice
 from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout, harness_root
+from swarm.metric import ValidationSource
 
 EVALUATION_FILE = "evaluation.json"
-HARNESS, SOLUTION = "harness", "solution"
 
 
 @dataclass(frozen=True)
@@ -29,9 +29,9 @@ class EvaluationSetup:
     unverified_reason: str | None = None  # why scores are the solutions' own claims (no harness split)
 
     @property
-    def validation_source(self) -> str:
+    def validation_source(self) -> ValidationSource:
         """`harness` when the harness scores every solution, else `solution` (the printed metric)."""
-        return HARNESS if self.holdout is not None else SOLUTION
+        return ValidationSource.HARNESS if self.holdout is not None else ValidationSource.SOLUTION
 
     def lines(self) -> list[str]:
         """What a run prints before its first step."""
@@ -47,7 +47,7 @@ class EvaluationSetup:
     def to_dict(self) -> dict[str, Any]:
         return {
             "metric": self.metric.to_dict(),
-            "validation_source": self.validation_source,
+            "validation_source": str(self.validation_source),
             "unverified_reason": self.unverified_reason,
             "holdout": self.holdout.describe() if self.holdout else None,
             "ids": self.holdout.describe_ids() if self.holdout else None,
@@ -91,7 +91,11 @@ def load_evaluation(run_root: Path) -> EvaluationSetup | None:
     if not path.is_file():
         return None
     data = read_json(path)
-    holdout = Holdout.load(harness_root(run_root)) if data.get("validation_source") == HARNESS else None
+    holdout = (
+        Holdout.load(harness_root(run_root))
+        if data.get("validation_source") == ValidationSource.HARNESS
+        else None
+    )
     return EvaluationSetup(
         metric=MetricChoice.from_dict(data["metric"]),
         holdout=holdout,

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
+from swarm.metric import ValidationSource
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
 from swarm.text import trim_middle
 
@@ -112,9 +113,9 @@ class ReviewOutcome:
     test_submission: str | None = None  # the harness's copy of the submission's test rows, if it split one
 
     @property
-    def validation_source(self) -> str:
+    def validation_source(self) -> ValidationSource:
         """`harness` when the harness scored the run, else `solution` (its own, unverified claim)."""
-        return "harness" if self.metric_source == "harness" else "solution"
+        return ValidationSource.HARNESS if self.metric_source == "harness" else ValidationSource.SOLUTION
 
     @property
     def has_metric_conflict(self) -> bool:

@@ -17,6 +17,7 @@ from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, EnsembleChoice, blend_frames, build_library, choose
 from swarm.evaluation.holdout import harness_root
 from swarm.journal import Journal, Node
+from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.parallel import run_parallel
 from swarm.pipeline.refit import refit, scored_submission
@@ -55,7 +56,7 @@ def candidates(rc: RunContext, journal: Journal) -> dict[str, pd.DataFrame]:
     frames = {}
     for node in rank_nodes(journal.good_nodes()):
         path = rc.harness_heldout(node.id)
-        if node.meta.get("validation_source") == "harness" and path.is_file():
+        if node.meta.get("validation_source") == ValidationSource.HARNESS and path.is_file():
             frames[node.id] = pd.read_csv(path, dtype=str, keep_default_na=False)
     return frames
 

@@ -17,6 +17,7 @@ from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.competitions import CompetitionError, GradeReport, grade_submission
 from swarm.evaluation.harness import file_sha256
 from swarm.journal import Journal, Node
+from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
 from swarm.pipeline.refit import refit
@@ -116,7 +117,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "good_nodes": len(journal.good_nodes()),
         "best_node": best.id if best else None,
         "validation_metric": best.metric.value if best and best.metric else None,
-        "validation_source": evaluation.validation_source,
+        "validation_source": str(evaluation.validation_source),
         "unverified_reason": evaluation.unverified_reason,
         "claimed_metric": best.meta.get("claimed_metric") if best else None,
         "refit": refit_note,
@@ -167,7 +168,8 @@ def tree_lines(journal: Journal) -> list[str]:
 def _fmt(node: Node) -> str:
     if not node.metric or node.metric.value is None:
         return "n/a"
-    unverified = "" if node.meta.get("validation_source", "solution") == "harness" else " (unverified)"
+    source = node.meta.get("validation_source", ValidationSource.SOLUTION)
+    unverified = "" if source == ValidationSource.HARNESS else " (unverified)"
     return f"{node.metric.value:.5g}{unverified}"
 
 

@@ -412,7 +412,7 @@ def make_node(step: StepOutcome) -> Node:
             node.meta["submission_path"] = outcome.test_submission
             node.meta["submission_sha256"] = file_sha256(Path(outcome.test_submission))
         node.meta["sandbox"] = result.backend
-    node.meta["validation_source"] = outcome.validation_source
+    node.meta["validation_source"] = str(outcome.validation_source)
     node.meta["claimed_metric"] = outcome.claimed_metric
     if plan.gene:
         node.meta["gene"] = plan.gene  # the section a mutate step changed
