@@ -11,7 +11,7 @@ killed run are replayed first, with their saved prompts, so their model calls hi
 
 The steps' values (planned step, generation, execution result, outcome) go to their tasks wrapped in Prefect's
 `opaque`: Prefect takes them as they are instead of walking every field for futures and states, twice per task
-run (0.05 to 0.45 ms a walk; they never hold a future). The task run graph keeps its edges: Prefect still sees
+run (they never hold a future; what a walk costs is in benchmarks/README.md, "Orchestration overhead"). The task run graph keeps its edges: Prefect still sees
 which task run returned each value.
 """
 
@@ -81,7 +81,7 @@ def finished_value(state: State) -> Any:
 @functools.lru_cache(maxsize=64)
 def storing(task: Task, storage: Path, refresh: bool = False) -> Task:
     """`task` persisting its results in `storage` (and refreshing its cache entry when `refresh`), made once
-    per run: `Task.with_options` builds a whole new task, 0.3-0.4 ms each, three times a step."""
+    per run: `Task.with_options` builds a whole new task, which would otherwise happen three times a step."""
     return task.with_options(result_storage=storage, refresh_cache=refresh or None)
 
 

@@ -1,8 +1,8 @@
 """Short full garbage collections in a long-running search process.
 
 Python's cyclic collector now and then walks every object the process holds. After the imports (Prefect,
-pandas, pydantic) and an opened run that is a few hundred thousand objects, and one such walk took 0.18 s in
-the middle of an epoch (`benchmarks/orchestration_overhead.py`, measured with `gc.callbacks`). Those objects
+pandas, pydantic) and an opened run that is a few hundred thousand objects, and such a walk pauses an epoch
+wherever it lands (benchmarks/README.md, "Orchestration overhead", measures it with `gc.callbacks`). Those objects
 live as long as the process, so they are frozen once (`gc.freeze`) when the first epoch starts: the collector
 skips them from then on and walks only what was made since. Reference counting still frees them as usual; only
 a reference cycle among them that becomes garbage stays (once, at one epoch's start, so a bounded amount).

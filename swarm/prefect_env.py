@@ -1,8 +1,8 @@
 """Environment defaults for processes that start Prefect's ephemeral API (set before `import prefect`).
 
 Why: without the two batch sizes, the temporary API's task-run recorder and event persister write to SQLite in
-many small transactions that contend for its lock ("database is locked") and stall runs for seconds (measured:
-a 10-task flow took 2.2 s instead of 0.14 s); analytics would try the network; a loaded machine needs more
+many small transactions that contend for its lock ("database is locked") and stall runs for seconds
+(benchmarks/README.md, "Orchestration overhead"); analytics would try the network; a loaded machine needs more
 than the default time to start the API. The same settings are in the repository's `prefect.toml`. A value
 already in the environment wins. Prefect-free on purpose.
 """
