@@ -2,12 +2,12 @@
 
 Provider `auto` picks by model family (names starting with `claude` are Anthropic's, everything else speaks
 the OpenAI protocol): the real provider when its API key is set in the environment, or an OpenAI-compatible
-server when `base_url` is set (local servers need no key); otherwise the offline coder.
+server when `base_url` is set (local servers need no key); otherwise the offline coder, which the caller passes
+as `offline_factory` (`swarm.pipeline.context` passes `swarm.offline.OfflineClient`).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import time
 from collections.abc import Callable, Mapping
@@ -110,21 +110,13 @@ def make_stage_clients(
 
 
 def _offline_client(stage_cfg: StageLLMConfig, offline_factory: OfflineFactory | None) -> LLMClient:
-    if offline_factory is not None:
-        return offline_factory(stage_cfg)
-    try:
-        module = importlib.import_module("swarm.offline")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("swarm.offline", "swarm"):
-            raise
+    """The offline coder, from the caller's factory: this package does not import it (it imports this one)."""
+    if offline_factory is None:
         raise LLMError(
-            "no API key is set and the offline coder (swarm.offline) is not available yet; set "
-            f"${stage_cfg.key_env_name() or 'OPENAI_API_KEY'} or pass offline_factory"
-        ) from None
-    offline_client = getattr(module, "OfflineClient", None)
-    if offline_client is None:
-        raise LLMError("swarm.offline has no OfflineClient; the offline coder is incomplete")
-    return offline_client()
+            f"no API key is set (${stage_cfg.key_env_name() or 'OPENAI_API_KEY'}) and no offline coder was given "
+            "(offline_factory) to stand in for the model"
+        )
+    return offline_factory(stage_cfg)
 
 
 class RecordingClient:

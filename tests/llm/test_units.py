@@ -192,8 +192,7 @@ def test_missing_key_and_missing_offline_coder_give_clear_errors(monkeypatch):
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     with pytest.raises(LLMError, match=r"provider anthropic .* needs an API key in \$ANTHROPIC_API_KEY"):
         make_client(StageLLMConfig(provider="anthropic", model="claude-haiku-4-5"), {}, None)
-    monkeypatch.setitem(sys.modules, "swarm.offline", None)
-    with pytest.raises(LLMError, match="offline coder"):
+    with pytest.raises(LLMError, match="no offline coder was given"):
         make_client(StageLLMConfig(provider="offline"), {}, None)
 
 
@@ -211,9 +210,10 @@ def test_stage_clients_and_run_ledger(tmp_path, monkeypatch):
     assert clients["feedback"].inner.cfg.temperature == 0.0
 
 
-def test_default_offline_client_is_the_offline_coder():
-    pytest.importorskip("swarm.offline")
-    client = make_client(StageLLMConfig(provider="offline"), {}, UsageLedger())
+def test_the_offline_coder_given_stands_in_for_the_model_and_reaches_the_ledger():
+    from swarm.offline import OfflineClient
+
+    client = make_client(StageLLMConfig(provider="offline"), {}, UsageLedger(), lambda _: OfflineClient())
     assert isinstance(client, RecordingClient) and client.provider == "offline"
     assert type(client.inner).__name__ == "OfflineClient"
 
