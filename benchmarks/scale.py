@@ -48,7 +48,7 @@ from swarm.metric import MetricValue  # noqa: E402
 from swarm.offline import OfflineClient  # noqa: E402
 from swarm.pipeline.policy import choose_next  # noqa: E402
 from swarm.pipeline.state import RunState  # noqa: E402
-from swarm.prompting import PromptBudget  # noqa: E402
+from swarm.prompting import PromptBudget, memory_summary  # noqa: E402
 from swarm.protocol import GENE_SECTIONS  # noqa: E402
 
 AGENTS = [f"agent_{i}" for i in range(4)]
@@ -416,12 +416,12 @@ def main(argv: list[str] | None = None) -> int:
     timings["best-k (k=5)"] = timed(lambda: journal.best_k(5), fast)
     budget = PromptBudget().memory
     summaries = {
-        budget: journal.memory_summary(max_chars=budget),
-        6000: journal.memory_summary(max_chars=6000),
+        budget: memory_summary(journal, max_chars=budget),
+        6000: memory_summary(journal, max_chars=6000),
     }
     for chars, text in summaries.items():
         timings[f"memory summary (budget {chars})"] = {
-            **timed(lambda c=chars: journal.memory_summary(max_chars=c), fast),
+            **timed(lambda c=chars: memory_summary(journal, max_chars=c), fast),
             "chars": len(text),
             "within_budget": len(text) <= chars,
         }

@@ -49,7 +49,7 @@ from swarm.pipeline.state import (
     migrate_journal,
     save_state,
 )
-from swarm.prompting import ParentView, PromptBuilder
+from swarm.prompting import ParentView, PromptBuilder, memory_summary
 
 log = logging.getLogger(__name__)
 
@@ -264,7 +264,7 @@ class RunContext:
         execution = self.sandbox.cfg  # the limits each solution has (`auto` resolved for this host)
         kwargs: dict[str, Any] = {
             "task_desc": self.task_desc,
-            "memory": journal.memory_summary(max_chars=self.prompts.budget.memory),
+            "memory": memory_summary(journal, max_chars=self.prompts.budget.memory),
             "data_preview": self.data_preview,
             "examples": examples,
             "time_remaining_s": plan.time_remaining_s,

@@ -33,6 +33,14 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
     "swarm.evaluation": {"swarm.llm", "swarm.offline", "swarm.pipeline", "swarm.mlebench"},
     "swarm.offline": {"swarm.evaluation", "swarm.pipeline", "swarm.mlebench"},
     "swarm.pipeline": {"swarm.mlebench"},
+    "swarm.journal": {
+        "swarm.llm",
+        "swarm.competitions",
+        "swarm.evaluation",
+        "swarm.offline",
+        "swarm.pipeline",
+        "swarm.mlebench",
+    },
     "swarm": {"swarm.offline", "swarm.pipeline", "swarm.mlebench"},
 }
 

@@ -9,6 +9,7 @@ import pytest
 
 from swarm.journal import Journal, JournalError, Node
 from swarm.metric import MetricValue
+from swarm.prompting import memory_summary
 
 
 def make(task="draft", parents=(), metric=None, lower=False, buggy=False, **kw):
@@ -187,7 +188,7 @@ def test_best_node_ties_pick_earliest_and_none_when_empty():
 def test_unreviewed_nodes_are_neither_good_nor_buggy():
     j = Journal([Node(code="x=1")])
     assert j.good_nodes() == [] and j.buggy_nodes() == []
-    assert j.memory_summary() == "No solutions have been tried yet."
+    assert memory_summary(j) == "No solutions have been tried yet."
 
 
 # -- serialisation ----------------------------------------------------------------------------------
@@ -363,7 +364,7 @@ def test_debug_depth_terminates_on_a_debug_cycle():
 
 def test_memory_summary_marks_buggy_and_best(tree):
     j, n = tree
-    text = j.memory_summary(max_chars=10_000)
+    text = memory_summary(j, max_chars=10_000)
     assert "[BUGGY]: NameError" in text
     assert text.count("[BUGGY]") == 3
     assert text.count("- Step") == 8
@@ -371,13 +372,13 @@ def test_memory_summary_marks_buggy_and_best(tree):
     assert text.index("Step 7 (merge) [BEST]") < text.index("Step 6 (debug)")  # best first
     assert "left out" not in text
     assert "```python" not in text
-    with_code = j.memory_summary(max_chars=10_000, include_code=True)
+    with_code = memory_summary(j, max_chars=10_000, include_code=True)
     assert with_code.count("```python") == 8
 
 
 def test_memory_summary_prefers_newest_after_best(tree):
     j, n = tree
-    text = j.memory_summary(max_chars=420, num_best=1)
+    text = memory_summary(j, max_chars=420, num_best=1)
     assert len(text) <= 420
     assert "Step 7 (merge) [BEST]" in text
     assert "Step 6 (debug)" in text
@@ -388,9 +389,9 @@ def test_memory_summary_prefers_newest_after_best(tree):
 @pytest.mark.parametrize("budget", [0, 1, 10, 50, 80, 150, 500, 3000])
 def test_memory_summary_never_exceeds_small_budgets(tree, budget):
     j, _ = tree
-    assert len(j.memory_summary(max_chars=budget, include_code=True)) <= budget
+    assert len(memory_summary(j, max_chars=budget, include_code=True)) <= budget
     with pytest.raises(ValueError, match="max_chars"):
-        j.memory_summary(max_chars=-1)
+        memory_summary(j, max_chars=-1)
 
 
 def test_memory_summary_budget_with_10k_nodes():
@@ -414,9 +415,9 @@ def test_memory_summary_budget_with_10k_nodes():
     best = j.best_node()
     for budget in (200, 2000, 8000, 30_000):
         for include_code in (False, True):
-            text = j.memory_summary(max_chars=budget, include_code=include_code)
+            text = memory_summary(j, max_chars=budget, include_code=include_code)
             assert len(text) <= budget
             if budget >= 2000:
                 assert f"Step {best.step} (" in text
                 assert "more entries left out" in text
-    assert f"Step {len(j) - 1} (" in j.memory_summary(max_chars=8000)
+    assert f"Step {len(j) - 1} (" in memory_summary(j, max_chars=8000)

@@ -304,7 +304,7 @@ def test_a_snapshot_from_before_still_branches(tmp_path: Path) -> None:
 def test_lines_are_read_whole_across_blocks(block: int) -> None:
     import io
 
-    from swarm.journal import _lines
+    from swarm.journal.store import _lines
 
     data = b"first\n" + b"x" * 20 + b"\n\nlast without newline"
     assert list(_lines(io.BytesIO(data), block)) == [

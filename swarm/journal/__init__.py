@@ -1,0 +1,22 @@
+"""The solution journal: every tried solution as a node of a DAG.
+
+- `node`: a `Node` is one solution (code, plan, genes), how it ran and how it was reviewed;
+- `dag`: a `Journal` holds nodes in the order they were appended (`step`), with the queries search policies need;
+- `store`: a journal on disk, append-only (`Journal.save`, `Journal.load`), and the older whole document.
+
+What a prompt shows of a journal (its memory) is `swarm.prompting.memory_summary`.
+"""
+
+from swarm.journal.dag import Journal
+from swarm.journal.node import JournalError, Node, StackFrame
+from swarm.journal.store import MUTABLE_FIELDS, fields_path, write_journal_prefix
+
+__all__ = [
+    "MUTABLE_FIELDS",
+    "Journal",
+    "JournalError",
+    "Node",
+    "StackFrame",
+    "fields_path",
+    "write_journal_prefix",
+]

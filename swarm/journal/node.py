@@ -1,0 +1,161 @@
+"""A journal's node: one solution (code, plan, genes), how it ran and how it was reviewed, and its JSON form.
+
+The float fields `exec_time` and `fitness` keep non-finite values as the strings "inf", "-inf" and "nan", so the
+round trip is lossless. `meta` is JSON data: it must hold JSON-able values, and tuples come back as lists.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+import uuid
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from swarm.metric import MetricValue
+from swarm.protocol import GENE_SECTIONS, TASK_TYPES
+from swarm.text import trim_middle
+
+StackFrame = tuple[str, int, str, str | None]
+
+
+class JournalError(ValueError):
+    """A journal or node is malformed; the message says which node and what is wrong."""
+
+
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+_FLOAT_FIELDS = ("exec_time", "fitness")
+
+
+def _encode_float(value: float | None) -> float | str | None:
+    """A float as JSON allows it: non-finite values become "inf", "-inf" or "nan"."""
+    if value is None or math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else ("inf" if value > 0 else "-inf")
+
+
+def _decode_float(value: Any, name: str, node_id: str) -> float | None:
+    """The inverse of `_encode_float`; anything else is a JournalError naming the field."""
+    if value is None:
+        return None
+    if isinstance(value, str) and value in _NON_FINITE:
+        return _NON_FINITE[value]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return float(value)
+    raise JournalError(
+        f"node {node_id}: {name} must be a number, null, 'inf', '-inf' or 'nan', got {value!r}"
+    )
+
+
+@dataclass
+class Node:
+    """One solution in the journal: what was written, how it ran, how it was judged."""
+
+    code: str = ""
+    plan: str = ""
+    task_type: str = "draft"
+    parent_ids: tuple[str, ...] = ()
+    genes: dict[str, str] = field(default_factory=dict)
+    agent_id: str | None = None
+    id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    step: int | None = None
+    created_at: float = field(default_factory=time.time)
+    epoch: int | None = None
+    # execution facts
+    term_out: str = ""
+    exec_time: float | None = None
+    exit_code: int | None = None
+    timed_out: bool = False
+    oom_killed: bool = False
+    exc_type: str | None = None
+    exc_info: dict[str, Any] | None = None
+    exc_stack: list[StackFrame] | None = None
+    # review
+    analysis: str | None = None
+    metric: MetricValue | None = None
+    is_buggy: bool | None = None
+    bug_reason: str | None = None
+    lower_is_better: bool | None = None
+    metric_conflict: bool = False
+    # genetic algorithm
+    generation: int | None = None
+    fitness: float | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # JSON data: saved as JSON, tuples come back as lists
+
+    def __post_init__(self) -> None:
+        if self.task_type not in TASK_TYPES:
+            raise JournalError(
+                f"node {self.id}: task_type {self.task_type!r} is not one of {', '.join(TASK_TYPES)}"
+            )
+        if isinstance(self.parent_ids, str):
+            raise JournalError(f"node {self.id}: parent_ids must be a sequence of ids, not a string")
+        self.parent_ids = tuple(self.parent_ids)
+        unknown = sorted(set(self.genes) - set(GENE_SECTIONS))
+        if unknown:
+            raise JournalError(
+                f"node {self.id}: unknown gene sections {unknown}; expected some of {', '.join(GENE_SECTIONS)}"
+            )
+        if self.exc_stack is not None:
+            self.exc_stack = [tuple(frame) for frame in self.exc_stack]  # type: ignore[misc]
+
+    @property
+    def parent_id(self) -> str | None:
+        """The first parent's id, or None for a root (draft) node."""
+        return self.parent_ids[0] if self.parent_ids else None
+
+    @property
+    def is_evaluated(self) -> bool:
+        """True once a review has decided whether the node is buggy."""
+        return self.is_buggy is not None
+
+    @property
+    def is_good(self) -> bool:
+        """Reviewed and not buggy."""
+        return self.is_buggy is False
+
+    def term_out_for_prompt(self, max_chars: int = 4000) -> str:
+        """The terminal output trimmed for a prompt: head and tail kept, the middle replaced by a marker."""
+        return trim_middle(self.term_out, max_chars, head_fraction=0.4)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict of every field (non-finite exec_time/fitness as "inf", "-inf" or "nan")."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["parent_ids"] = list(self.parent_ids)
+        data["genes"] = dict(self.genes)
+        data["meta"] = dict(self.meta)
+        data["metric"] = self.metric.to_dict() if self.metric is not None else None
+        data["exc_stack"] = [list(f) for f in self.exc_stack] if self.exc_stack is not None else None
+        for name in _FLOAT_FIELDS:
+            data[name] = _encode_float(getattr(self, name))
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Node:
+        """The inverse of `to_dict`; unknown or missing keys are reported by name."""
+        if not isinstance(data, dict):
+            raise JournalError(f"a node must be a JSON object, got {type(data).__name__}")
+        unknown = sorted(set(data) - _node_field_names())
+        node_id = data.get("id", "?")
+        if unknown:
+            raise JournalError(f"node {node_id}: unknown fields {unknown}")
+        if "id" not in data:
+            raise JournalError("a node in the journal has no 'id'")
+        kwargs = dict(data)
+        for name in _FLOAT_FIELDS:
+            if name in kwargs:
+                kwargs[name] = _decode_float(kwargs[name], name, node_id)
+        if kwargs.get("metric") is not None:
+            try:
+                kwargs["metric"] = MetricValue.from_dict(kwargs["metric"])
+            except (TypeError, ValueError) as exc:
+                raise JournalError(f"node {node_id}: bad metric: {exc}") from exc
+        try:
+            return cls(**kwargs)
+        except TypeError as exc:
+            raise JournalError(f"node {node_id}: {exc}") from exc
+
+
+@functools.cache
+def _node_field_names() -> frozenset[str]:
+    return frozenset(f.name for f in fields(Node))
