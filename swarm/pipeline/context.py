@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import shutil
 import time
 import uuid
 from dataclasses import replace
@@ -114,12 +115,16 @@ def create_run(cfg: Config, run_dir: Path | None = None, metric: MetricChoice | 
         raise FileExistsError(f"{paths.root} already holds a run; resume it with --resume {paths.root}")
     if metric is None:  # a model's metric call is the run's first spend: in its usage file, under its cap
         made = not paths.root.exists()
+        ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
         try:
-            ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
             metric = choose_metric(cfg, competition, run_id, ledger)
         except BaseException:
-            if made and paths.root.is_dir() and not any(paths.root.iterdir()):
-                paths.root.rmdir()  # nothing was spent: no run dir is left behind
+            if (
+                made
+                and ledger.total_cost_usd == 0
+                and {p.name for p in paths.root.iterdir()} <= {paths.usage.name}
+            ):
+                shutil.rmtree(paths.root)  # nothing was spent (the offline coder's rules): no run dir is left
             raise
     competition = resolve_competition(cfg, metric)
     paths.root.mkdir(parents=True, exist_ok=True)
