@@ -124,7 +124,7 @@ def rename_test_files(
     }
     mtimes = [os.stat(path).st_mtime_ns for old in test_ids for path, _ in moved.get(old, [])]
     for old, new in sorted(renamed.items(), key=lambda pair: pair[1]):
-        stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+        stamp = _drawn_stamp(mtimes, rng)
         for path, tail in moved.get(old, []):
             _place(path, folder.joinpath(*new[: files.filed], f"{new}{tail}"), copy, stamp)
     for path in files.others:
@@ -143,7 +143,7 @@ def copy_under_names(pairs: list[tuple[Path, Path]], test_files: list[Path], rng
     copy = size <= COPY_LIMIT_BYTES
     mtimes = [os.stat(path).st_mtime_ns for path in test_files]
     for source, target in sorted(pairs, key=lambda pair: str(pair[1])):
-        stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+        stamp = _drawn_stamp(mtimes, rng)
         _place(source, target, copy, stamp)
     return "" if copy else _linked_note(size)
 
@@ -169,7 +169,7 @@ def copy_test_side(folder: Path, stamps_from: Path | None, rng: np.random.Genera
     folder.mkdir()
     for k in rng.permutation(len(files)):
         relative = files[int(k)].relative_to(folder)
-        stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+        stamp = _drawn_stamp(mtimes, rng)
         _place(staging / relative, folder / relative, True, stamp)
     shutil.rmtree(staging)
     return ""
@@ -180,6 +180,12 @@ def _linked_note(size: int) -> str:
         f"the test inputs ({size / 2**30:.1f} GiB) are linked under the fresh ids, not copied, so their "
         "inodes could tell held-out files apart"
     )
+
+
+def _drawn_stamp(mtimes: list[int], rng: np.random.Generator) -> int | None:
+    """One of the test files' mtimes drawn at random (None where there are none): what each copy is stamped
+    with, so that no mtime tells a held-out file from a test file."""
+    return int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
 
 
 def _place(source: Path, target: Path, copy: bool, mtime_ns: int | None) -> None:
