@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import string
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,7 @@ INT64_END = 2**63 - 1  # numbers are drawn below this (64-bit ids)
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
 MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
 TRUE_WORDS = ("true", "1", "yes")
+MAX_LETTER_NAME = 3  # letters-only test ids up to this long are names drawn afresh (longer: words)
 HEX_ROOM = 4  # hex or shaped ids are drawn only where there are this many times as many as needed
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
 MIN_NAMED = 2  # rows of the test side a side table's column must name to be keyed by them
@@ -162,6 +164,22 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
     shape = same_shape(test_ids, min_variable=1)  # nfl's `58080_002723`: digits in their places
     if shape is not None and HEX_ROOM * (count + len(taken)) <= math.prod(len(p) for p in shape):
         return sorted(random_shaped(count, shape, set(taken), rng))
+    letters = _letter_names(test_ids)  # vesuvius' fragment `a` (its training fragments are `1`, `2`)
+    if letters is not None and HEX_ROOM * (count + len(taken)) <= len(letters[0]) ** len(letters):
+        return sorted(random_shaped(count, letters, set(taken), rng))
+    return None
+
+
+def _letter_names(test_ids: list[str]) -> list[str] | None:
+    """Where every test id is a short name of letters of one case and one length (vesuvius' one test fragment,
+    `a`), the letters each position may take; None otherwise. A lone id shows no shape (`same_shape`), so this
+    format is read from the letters alone."""
+    lengths = {len(i) for i in test_ids}
+    if len(lengths) != 1 or not 1 <= (length := lengths.pop()) <= MAX_LETTER_NAME:
+        return None
+    for alphabet in (string.ascii_lowercase, string.ascii_uppercase):
+        if all(set(i) <= set(alphabet) for i in test_ids):
+            return [alphabet] * length
     return None
 
 

@@ -5,11 +5,12 @@ There is no labelled table: each training example is a folder (`train/<record_id
 its inputs and its mask file (`human_pixel_masks.npy`, `inklabels.png`), and the sample a row per test folder with
 the mask run-length encoded (and contrails' image size). The split holds out whole example folders, as MLE-bench's
 `prepare.py` draws its test (vesuvius: one of its two fragments, the other left to train on): a held-out example's
-inputs are linked into a folder of the test folder under its view id, its label files (every file the test folders
-lack: vesuvius' `ir.png` and `inklabels_rle.csv` too) stay out, records naming it in side files
-(`train_metadata.json`) are hidden, the sample lists it among the test examples with its size, and `labels.csv`
-holds its mask as `prepare.py` writes the answers (`swarm.mask_folders.rle_string`: pixels numbered down each
-column, or along each row where the competition's own encoding files do so; "-" for an empty mask).
+inputs are placed in a folder of the test folder under its view id (every test and held-out folder
+then copied under a fresh id: vesuvius' `a` and the held-out fragment under two fresh letters), its label files
+(every file the test folders lack: vesuvius' `ir.png` and `inklabels_rle.csv` too) stay out, records naming it in
+side files (`train_metadata.json`) are hidden, the sample lists it among the test examples with its size, and
+`labels.csv` holds its mask as `prepare.py` writes the answers (`swarm.mask_folders.rle_string`: pixels numbered
+down each column, or along each row where the competition's own encoding files do so; "-" for an empty mask).
 """
 
 from __future__ import annotations

@@ -92,6 +92,15 @@ def test_numbers_of_one_length_stay_within_it_padded_as_the_training_ids() -> No
     assert room.fresh and len({*room.test, *room.held}) == 130
 
 
+def test_a_lone_letter_name_is_drawn_among_letters_of_its_case() -> None:
+    """vesuvius: the test fragment `a`, the training fragments `1` and `2` (one of them held out)."""
+    fresh, _ = draw(["a"], {"1", "2"}, 1)
+    assert fresh.fresh and len({*fresh.test, *fresh.held}) == 2
+    assert all(re.fullmatch(r"[a-z]", i) for i in (*fresh.test, *fresh.held))
+    upper, _ = draw(["XY", "QZ"], {"EF"}, 3)
+    assert all(re.fullmatch(r"[A-Z]{2}", i) and i != "EF" for i in (*upper.test, *upper.held))
+
+
 def test_ids_of_no_known_format_are_kept_saying_why() -> None:
     fresh, _ = draw(["alpha", "beta-2x", "gamma"], set(), 2)
     assert not fresh.fresh and "'alpha'" in fresh.kept

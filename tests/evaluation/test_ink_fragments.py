@@ -69,22 +69,27 @@ def test_one_fragment_is_held_out_without_its_labels_and_scored_by_its_own_encod
     holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=0)
     public, view = competition.public_dir, holdout.public_dir
     assert len(holdout.ids) == 1 and holdout.n_train == 1
-    held = holdout.ids[0]
+    shown = holdout.ids[0]  # the held-out fragment's name in the view
+    held = holdout.own_ids("held")[shown]
     kept = ({"1", "2"} - {held}).pop()
     labels = pd.read_csv(holdout.labels_path, dtype=str)
     own = pd.read_csv(public / "train" / held / "inklabels_rle.csv", dtype=str)
     assert labels["Predicted"].tolist() == own["Predicted"].tolist()  # what grade.py's answers hold
     assert not (view / "train" / held).exists() and (view / "train" / kept / "inklabels.png").is_file()
     seen = {
-        p.relative_to(view / "test" / held).as_posix()
-        for p in (view / "test" / held).rglob("*")
+        p.relative_to(view / "test" / shown).as_posix()
+        for p in (view / "test" / shown).rglob("*")
         if p.is_file()
     }
     assert seen == {"mask.png", *(f"surface_volume/{k:02d}.tif" for k in range(6))}
     assert not [p for p in (view / "test").rglob("*") if p.name in LABEL_FILES], (
         "a label file reached the test side"
     )
-    assert pd.read_csv(view / "sample_submission.csv", dtype=str)["Id"].tolist() in (["a", held], [held, "a"])
+    # Both test fragments are named as the test's own (`a`): a letter, neither a training fragment's number.
+    names = pd.read_csv(view / "sample_submission.csv", dtype=str)["Id"].tolist()
+    assert holdout.fresh_ids and shown in names and len(set(names)) == 2
+    assert all(len(n) == 1 and n.islower() for n in names), names
+    assert sorted(p.name for p in (view / "test").iterdir()) == sorted(names)
 
 
 def test_the_answers_score_one_and_the_sample_zero(tmp_path: Path) -> None:
