@@ -2,17 +2,17 @@
 
 Each step is a chain select_parent -> generate -> execute -> review -> update_population. The scheduler of
 `swarm.pipeline.schedule` (the plain runner's too) runs the epoch in the flow's thread: select_parent and
-update_population are tasks called there, on the journal and state the flow holds in memory
-(`tasks.runs.hold_run`; they take the run dir and small values only), and each planned step's
-generate -> execute -> review runs as one `step` task submitted to the flow's task runner: its threads
-(`ThreadPoolTaskRunner(max_workers=search.parallel)`, `step_task_runner`) or a Dask cluster
-(`search.task_runner=dask`), so one step's model call overlaps another's execution. Steps left pending by a
-killed run are replayed first, with their saved prompts, so their model calls hit the cache.
+update_population are tasks called there, on the run the flow holds in memory (`LiveRun`: its journal and
+state, handed to them explicitly), and each planned step's generate -> execute -> review (the chain of
+`swarm.pipeline.chain`, here with the tasks as its stages: `task_stages`) runs as one `step` task submitted to
+the flow's task runner: its threads (`ThreadPoolTaskRunner(max_workers=search.parallel)`, `step_task_runner`)
+or a Dask cluster (`search.task_runner=dask`), so one step's model call overlaps another's execution. Steps left
+pending by a killed run are replayed first, with their saved prompts, so their model calls hit the cache.
 
-The steps' values (planned step, generation, execution result, outcome) go to their tasks wrapped in Prefect's
-`opaque`: Prefect takes them as they are instead of walking every field for futures and states, twice per task
-run (they never hold a future; what a walk costs is in benchmarks/README.md, "Orchestration overhead"). The task run graph keeps its edges: Prefect still sees
-which task run returned each value.
+The steps' values (the live run, planned step, generation, execution result, outcome) go to their tasks wrapped
+in Prefect's `opaque`: Prefect takes them as they are instead of walking every field for futures and states,
+twice per task run (they never hold a future; what a walk costs is in benchmarks/README.md, "Orchestration
+overhead"). The task run graph keeps its edges: Prefect still sees which task run returned each value.
 """
 
 from __future__ import annotations
@@ -35,14 +35,15 @@ from sandbox import ExecutionResult
 from swarm.config import Config
 from swarm.journal import Journal, Node
 from swarm.pipeline import steps
+from swarm.pipeline.chain import StepStages, run_chain
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.progress import PROGRESS
-from swarm.pipeline.schedule import StepHooks, finish_epoch, run_steps, start_epoch
+from swarm.pipeline.schedule import LiveRun, StepHooks, finish_epoch, run_steps, start_epoch
 from swarm.pipeline.snapshots import branch_from_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_state
 from tasks import evolve_agents, execute, generate, review, select_parent, update_population
 from tasks.naming import step_name
-from tasks.runs import cache_storage, get_context, hold_run
+from tasks.runs import cache_storage, get_context
 
 
 class EpochParams(BaseModel):
@@ -95,22 +96,30 @@ def _run_execute(run_dir: str, planned: steps.PlannedStep, generation: steps.Gen
     return result
 
 
-def run_step_chain(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcome:
-    """generate -> execute -> review for one planned step (runs in a task runner's worker)."""
-    storage = cache_storage(run_dir)
-    generation = storing(generate, storage)(run_dir, opaque(planned))
+def _execute_with_files(run_dir: str, planned: steps.PlannedStep, generation: steps.Generation):
+    """The execute task; run again past its cache where the cached run's submission file is gone."""
     result = _run_execute(run_dir, planned, generation, refresh=False)
     if result is not None and result.submission_path and not Path(result.submission_path).is_file():
-        result = _run_execute(run_dir, planned, generation, refresh=True)  # a cached run whose files are gone
-    result = steps.adopt_outputs(get_context(run_dir), planned.plan, result)
-    outcome = storing(review, storage)(run_dir, opaque(planned), opaque(generation), opaque(result))
-    return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)
+        result = _run_execute(run_dir, planned, generation, refresh=True)
+    return result
+
+
+def task_stages(run_dir: str) -> StepStages:
+    """The chain's stages as this flow's tasks: cached, retried, their results persisted in the run's cache."""
+    storage = cache_storage(run_dir)
+    return StepStages(
+        generate=lambda planned: storing(generate, storage)(run_dir, opaque(planned)),
+        execute=lambda planned, generation: _execute_with_files(run_dir, planned, generation),
+        review=lambda planned, generation, result: storing(review, storage)(
+            run_dir, opaque(planned), opaque(generation), opaque(result)
+        ),
+    )
 
 
 @task(task_run_name=step_name("step"), cache_policy=NO_CACHE, persist_result=False)
 def run_step(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcome:
     """One step's chain, submitted to the flow's task runner (its threads, or Dask workers elsewhere)."""
-    return run_step_chain(run_dir, planned)
+    return run_chain(get_context(run_dir), planned, task_stages(run_dir))
 
 
 def submit_step(run_dir: str, planned: steps.PlannedStep, task_runner: str) -> Any:
@@ -143,20 +152,20 @@ def run_epoch(params: EpochParams) -> EpochSummary:
     journal, state = Journal.load(rc.paths.journal), load_state(rc.paths)
     start = start_epoch(rc, journal, state, params.epoch)
     PROGRESS.update(epoch=params.epoch, max_steps=rc.cfg.agent.max_steps, lower_is_better=rc.lower_is_better)
-    with hold_run(run_dir, journal, state):
-        done = run_steps(
-            rc,
-            journal,
-            state,
-            submit=lambda planned: submit_step(run_dir, planned, rc.cfg.search.task_runner),
-            wanted=params.steps or rc.cfg.evolution.steps_per_epoch,
-            parallel=rc.cfg.search.parallel,
-            replay=start.replay,
-            started=start.recorded,
-            plan=lambda: select_parent(run_dir, state.next_step),
-            record=lambda outcome: journal.get(update_population(run_dir, opaque(outcome))),
-            hooks=progress_hooks(rc, journal, state),
-        )
+    live = LiveRun(rc, journal, state)
+    done = run_steps(
+        rc,
+        journal,
+        state,
+        submit=lambda planned: submit_step(run_dir, planned, rc.cfg.search.task_runner),
+        wanted=params.steps or rc.cfg.evolution.steps_per_epoch,
+        parallel=rc.cfg.search.parallel,
+        replay=start.replay,
+        started=start.recorded,
+        plan=lambda: select_parent(opaque(live), state.next_step),
+        record=lambda outcome: journal.get(update_population(opaque(live), opaque(outcome))),
+        hooks=progress_hooks(rc, journal, state),
+    )
     finish_epoch(rc, journal, state, params.epoch, done.stopped_reason, lambda e: evolve_agents(run_dir, e))
     publish_epoch_artifacts(rc, journal, state, params.epoch)
     best = journal.best_node(only_good=True)

@@ -1,7 +1,9 @@
 """Prefect tasks: one per search step, each a thin adapter over `swarm.pipeline.steps`.
 
-Tasks take the run dir (a string) and small pydantic values, and find the run's context through
-`tasks.runs.get_context`, so any process that sees the run dir can run them.
+The stage tasks (generate, execute, review, evolve_agents) take the run dir (a string) and small pydantic
+values, and find the run's context through `tasks.runs.get_context`, so any process that sees the run dir can
+run them. select_parent and update_population run in the epoch flow's thread on the run it holds in memory
+(`swarm.pipeline.schedule.LiveRun`), passed to them explicitly.
 """
 
 from tasks.evolve_agents import evolve_agents

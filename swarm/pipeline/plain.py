@@ -5,8 +5,9 @@
 
 The epoch flow's scheduler (`swarm.pipeline.schedule`) drives it, with a thread pool in place of the flow's
 task runner: a step is planned (parent, agent and prompt, saved as pending) and recorded in the calling
-thread, and generate -> execute -> adopt_outputs -> review run in a pool of `parallel` threads, so one step's
-model call overlaps another's execution. Steps a killed run left pending are replayed first, as the flow does.
+thread, and the step's chain (`swarm.pipeline.chain`, the flow's too: generate -> execute -> adopt_outputs ->
+review, here the step functions called as they are) runs in a pool of `parallel` threads, so one step's model
+call overlaps another's execution. Steps a killed run left pending are replayed first, as the flow does.
 The journal, state and experience pool end up as the flow leaves them. What it leaves out is Prefect's: no
 task runs, no result cache, no retries, no artifacts. Tests and the orchestration benchmarks (`benchmarks/`)
 use it.
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 
 from swarm.journal import Journal, Node
 from swarm.pipeline import steps
+from swarm.pipeline.chain import plain_stages, run_chain
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.schedule import finish_epoch, run_steps, start_epoch
 from swarm.pipeline.state import RunState
@@ -34,15 +36,6 @@ class PlainEpoch:
     evolved: list[str] = field(default_factory=list)
 
 
-def run_chain(rc: RunContext, planned: steps.PlannedStep) -> steps.StepOutcome:
-    """generate -> execute -> adopt_outputs -> review for one planned step (safe in a worker thread)."""
-    generation = steps.generate(rc, planned)
-    result = steps.execute(rc, planned.plan, generation)
-    result = steps.adopt_outputs(rc, planned.plan, result)
-    outcome = steps.review(rc, planned.plan, generation, result)
-    return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)
-
-
 def run_pooled(
     rc: RunContext,
     journal: Journal,
@@ -56,12 +49,13 @@ def run_pooled(
     step, time or spend limit, or repeated step failures), None when all wanted steps started."""
     if parallel < 1:
         raise ValueError(f"parallel must be >= 1, got {parallel}")
+    stages = plain_stages(rc)
     with cf.ThreadPoolExecutor(max_workers=parallel, thread_name_prefix="plain-step") as pool:
         done = run_steps(
             rc,
             journal,
             state,
-            submit=lambda planned: pool.submit(run_chain, rc, planned),
+            submit=lambda planned: pool.submit(run_chain, rc, planned, stages),
             wanted=wanted,
             parallel=parallel,
             replay=replay or [],

@@ -74,6 +74,16 @@ class EpochStart:
     recorded: int
 
 
+@dataclass(frozen=True)
+class LiveRun:
+    """A run as its running epoch holds it: the context, and the journal and state in memory, which only the
+    scheduling thread touches. The epoch flow hands it to its select_parent and update_population tasks."""
+
+    rc: RunContext
+    journal: Journal
+    state: RunState
+
+
 def plan_step(rc: RunContext, journal: Journal, state: RunState) -> steps.PlannedStep:
     """Plan the next step and save it as pending before any model call (the select_parent step). Only the
     state and the pending prompt changed, so only they are written."""

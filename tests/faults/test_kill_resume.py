@@ -17,14 +17,16 @@ from pathlib import Path
 import pytest
 from prefect import flow
 from prefect.settings import PREFECT_API_URL
+from prefect.utilities.annotations import opaque
 
 from flows.competition import CompetitionParams, competition_flow, prepare_run
 from swarm.atomic import read_json
 from swarm.journal import Journal
+from swarm.pipeline.schedule import LiveRun
 from swarm.pipeline.state import RunPaths, load_state
 from swarm.pipeline.steps import PlannedStep, generation_cache_key
 from tasks import generate, select_parent
-from tasks.runs import cache_storage, forget_context, get_context, hold_run
+from tasks.runs import cache_storage, forget_context, get_context
 from testing.loopback_server import LoopbackServer, Reply
 
 from .conftest import solution, stage_overrides
@@ -175,8 +177,7 @@ def crash_after_generate(run_dir: str) -> None:
     """Plan a step and let the model answer it, then die before the step is recorded."""
     rc = get_context(run_dir)
     journal, state = Journal.load(rc.paths.journal), load_state(rc.paths)
-    with hold_run(run_dir, journal, state):
-        planned = select_parent(run_dir, state.next_step)
+    planned = select_parent(opaque(LiveRun(rc, journal, state)), state.next_step)
     generate.with_options(result_storage=cache_storage(run_dir))(run_dir, planned)
     raise RuntimeError("killed after generate")
 

@@ -1,0 +1,46 @@
+"""One step's chain, generate -> execute -> adopt_outputs -> review, written once for the epoch flow and the
+plain runner.
+
+The chain runs wherever the scheduler's `submit` puts it (a worker thread, a Dask worker), on one planned step.
+Its three stages are passed in as `StepStages`: the plain runner calls the step functions of
+`swarm.pipeline.steps` directly (`plain_stages`); the epoch flow passes its Prefect tasks, which add caching,
+retries and persisted results around the same functions (`flows.epoch.task_stages`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from sandbox import ExecutionResult
+from swarm.llm.review import ReviewOutcome
+from swarm.pipeline import steps
+from swarm.pipeline.context import RunContext
+
+
+@dataclass(frozen=True)
+class StepStages:
+    """How each stage of a step is run: called with the planned step and what the stages before returned."""
+
+    generate: Callable[[steps.PlannedStep], steps.Generation]
+    execute: Callable[[steps.PlannedStep, steps.Generation], ExecutionResult | None]
+    review: Callable[[steps.PlannedStep, steps.Generation, ExecutionResult | None], ReviewOutcome]
+
+
+def plain_stages(rc: RunContext) -> StepStages:
+    """The step functions called as they are: no cache, no retries."""
+    return StepStages(
+        generate=lambda planned: steps.generate(rc, planned),
+        execute=lambda planned, generation: steps.execute(rc, planned.plan, generation),
+        review=lambda planned, generation, result: steps.review(rc, planned.plan, generation, result),
+    )
+
+
+def run_chain(rc: RunContext, planned: steps.PlannedStep, stages: StepStages) -> steps.StepOutcome:
+    """generate -> execute -> adopt_outputs -> review for one planned step (safe in a worker thread: it reads
+    the run's context and writes only the step's own files, never the journal or the state)."""
+    generation = stages.generate(planned)
+    result = stages.execute(planned, generation)
+    result = steps.adopt_outputs(rc, planned.plan, result)
+    outcome = stages.review(planned, generation, result)
+    return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)
