@@ -17,7 +17,7 @@ import functools
 import json
 import re
 import zipfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -556,6 +556,13 @@ def _leaderboard_path(root: Path, meta: dict) -> Path | None:
         return path
     path = root / LEADERBOARD_FILE
     return path if path.is_file() else None
+
+
+def scored_by(competition: Competition, metric: str) -> Competition:
+    """`competition` scored by the metric `metric` names (as `load_competition_dir`'s `metric` would make it),
+    its spec read again from the same competition.json and sample, without reading the rest of the dir again."""
+    meta = _read_metadata(competition.root)
+    return replace(competition, metric=_metric_spec(meta, metric, competition.sample_submission))
 
 
 def load_competition_dir(

@@ -20,7 +20,7 @@ import pandas as pd
 from pydantic import BaseModel, Field, create_model
 
 from swarm.competitions import metrics as metric_lib
-from swarm.competitions.competition import METADATA_FILE, Competition
+from swarm.competitions.competition import METADATA_FILE, Competition, scored_by
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.numeric_metrics import MASKED_METRICS
 from swarm.competitions.scored_columns import scored_columns_named
@@ -402,6 +402,25 @@ _K_HINTS = (
 )
 _K_NEARBY = (_K_HINTS[0], _K_HINTS[2])
 _IOU_HINT = re.compile(r"\biou\s*(?:>=?|≥|of|=)\s*`?(0?\.\d+)", re.IGNORECASE)
+
+
+def scored_by_choice(competition: Competition, choice: MetricChoice) -> Competition:
+    """`competition` (loaded with `data.metric`, if set) scored by the run's chosen metric: as it is where the
+    choice is its competition.json's or the bundled one's; else by the chosen name, with the choice's params
+    beyond what the name carries (log_mae's group_column read from the description)."""
+    if choice.source in (SOURCE_COMPETITION_JSON, SOURCE_BUNDLED):
+        return competition
+    competition = scored_by(competition, metric_argument(choice))
+    spec = competition.metric
+    if choice.params and spec is not None and spec.name == choice.name:
+        competition = replace(competition, metric=replace(spec, params={**spec.params, **choice.params}))
+    return competition
+
+
+def metric_argument(choice: MetricChoice) -> str:
+    """The metric as `load_competition` takes it: its name, with MAP@k's k (`map@5`)."""
+    k = choice.params.get("k")
+    return f"map@{k}" if k is not None and choice.name == "map_at_k" else choice.name
 
 
 def evaluation_section(description: str) -> str | None:

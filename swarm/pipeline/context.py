@@ -11,7 +11,6 @@ import logging
 import shutil
 import time
 import uuid
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,11 @@ from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.competitions.bundled import SPECS
 from swarm.competitions.metric_choice import (
-    SOURCE_BUNDLED,
     SOURCE_COMPETITION_JSON,
     MetricChoice,
     MetricUnknown,
     resolve_metric,
+    scored_by_choice,
 )
 from swarm.config import Config, load_config
 from swarm.data_preview import preview
@@ -68,27 +67,8 @@ def resolve_competition(cfg: Config, metric: MetricChoice | None = None) -> Comp
     target = cfg.data.data_dir or cfg.data.competition
     if target is None:
         raise ValueError("no competition: set data.competition (a bundled id) or data.data_dir")
-    name = cfg.data.metric
-    chosen = (
-        metric
-        if metric is not None and metric.source not in (SOURCE_COMPETITION_JSON, SOURCE_BUNDLED)
-        else None
-    )
-    if chosen is not None:
-        name = metric_argument(chosen)
-    competition = load_competition(target, cfg.project.cache_dir, metric=name)
-    spec = competition.metric
-    if chosen is not None and chosen.params and spec is not None and spec.name == chosen.name:
-        # the choice's params beyond what its name carries (log_mae's group_column from the description)
-        spec = replace(spec, params={**spec.params, **chosen.params})
-        competition = replace(competition, metric=spec)
-    return competition
-
-
-def metric_argument(metric: MetricChoice) -> str:
-    """The metric as `load_competition` takes it: its name, with MAP@k's k (`map@5`)."""
-    k = metric.params.get("k")
-    return f"map@{k}" if k is not None and metric.name == "map_at_k" else metric.name
+    competition = load_competition(target, cfg.project.cache_dir, metric=cfg.data.metric)
+    return scored_by_choice(competition, metric) if metric is not None else competition
 
 
 def choose_metric(
@@ -126,7 +106,7 @@ def create_run(cfg: Config, run_dir: Path | None = None, metric: MetricChoice | 
             ):
                 shutil.rmtree(paths.root)  # nothing was spent (the offline coder's rules): no run dir is left
             raise
-    competition = resolve_competition(cfg, metric)
+    competition = scored_by_choice(competition, metric)
     paths.root.mkdir(parents=True, exist_ok=True)
     saved = cfg.model_copy(deep=True)
     saved.data.data_dir = competition.root if cfg.data.data_dir else None
