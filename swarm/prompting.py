@@ -55,7 +55,7 @@ import jinja2
 
 from swarm.agent_store import PARTS, REPO_ROOT, AgentProfile, prompt_assets_hash
 from swarm.experience import AgentStats, ExperienceRecord
-from swarm.genes import missing_sections
+from swarm.ga.genes import missing_sections
 from swarm.journal import Journal, Node
 from swarm.llm.base import Message
 from swarm.protocol import (

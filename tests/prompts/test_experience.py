@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from swarm.experience import ExperienceError, ExperiencePool, ExperienceRecord, input_hash
-from swarm.fitness import normalise
+from swarm.ga.fitness import normalise
 
 REPO = Path(__file__).resolve().parents[2]
 
