@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import Workspace, make_sandbox
-from swarm.agent_store import REPO_ROOT, AgentStore
+from swarm.agents.dispatcher import Dispatcher
+from swarm.agents.experience import ExperiencePool
+from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.competitions.bundled import SPECS
@@ -30,11 +32,9 @@ from swarm.competitions.metric_choice import (
 )
 from swarm.config import Config, load_config
 from swarm.data_preview import preview
-from swarm.dispatcher import Dispatcher
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import harness_root
 from swarm.evaluation.setup import EvaluationSetup, load_evaluation, prepare_evaluation
-from swarm.experience import ExperiencePool
 from swarm.gpu_probe import describe_facts, run_gpu_facts
 from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message

@@ -28,10 +28,10 @@ from pydantic import BaseModel, Field
 from sandbox import ExecutionResult
 from sandbox.tree_ops import remove_tree
 from sandbox.workspace import NodeDirs
-from swarm.agent_evolution import EvolutionReport, evolution_due, evolve_agents
+from swarm.agents.evolution import EvolutionReport, evolution_due, evolve_agents
+from swarm.agents.experience import ExperienceRecord, input_hash
 from swarm.atomic import write_json_atomic
 from swarm.evaluation.harness import file_sha256, keep_copy
-from swarm.experience import ExperienceRecord, input_hash
 from swarm.ga.fitness import score_against
 from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness

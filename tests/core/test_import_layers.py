@@ -28,6 +28,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.offline",
         "swarm.pipeline",
         "swarm.mlebench",
+        "swarm.agents",
         "swarm.ga",
     },
     "swarm.competitions": {
@@ -35,10 +36,18 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.offline",
         "swarm.pipeline",
         "swarm.mlebench",
+        "swarm.agents",
         "swarm.ga",
     },
-    "swarm.evaluation": {"swarm.llm", "swarm.offline", "swarm.pipeline", "swarm.mlebench", "swarm.ga"},
-    "swarm.offline": {"swarm.evaluation", "swarm.pipeline", "swarm.mlebench", "swarm.ga"},
+    "swarm.evaluation": {
+        "swarm.llm",
+        "swarm.offline",
+        "swarm.pipeline",
+        "swarm.mlebench",
+        "swarm.agents",
+        "swarm.ga",
+    },
+    "swarm.offline": {"swarm.evaluation", "swarm.pipeline", "swarm.mlebench", "swarm.agents", "swarm.ga"},
     "swarm.pipeline": {"swarm.mlebench"},
     "swarm.journal": {
         "swarm.llm",
@@ -47,7 +56,17 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.offline",
         "swarm.pipeline",
         "swarm.mlebench",
+        "swarm.agents",
         "swarm.ga",
+    },
+    # the agent layer: agent texts, dispatcher, experience pool, agent evolution (calls an LLM; the pool's
+    # quality is the GA's fitness)
+    "swarm.agents": {
+        "swarm.competitions",
+        "swarm.evaluation",
+        "swarm.offline",
+        "swarm.pipeline",
+        "swarm.mlebench",
     },
     # the GA over gene sections: genes, fitness, population (reads the journal)
     "swarm.ga": {
@@ -57,6 +76,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.offline",
         "swarm.pipeline",
         "swarm.mlebench",
+        "swarm.agents",
     },
     "swarm": {"swarm.offline", "swarm.pipeline", "swarm.mlebench"},
 }
