@@ -31,7 +31,6 @@ from swarm.competitions.metric_choice import (
     resolve_metric,
 )
 from swarm.config import Config, load_config
-from swarm.data_preview import preview
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import harness_root
 from swarm.evaluation.setup import EvaluationSetup, load_evaluation, prepare_evaluation
@@ -50,6 +49,7 @@ from swarm.pipeline.state import (
     migrate_journal,
     save_state,
 )
+from swarm.preview.data import preview
 from swarm.prompting import ParentView, PromptBuilder, memory_summary
 
 log = logging.getLogger(__name__)

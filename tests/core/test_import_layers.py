@@ -30,6 +30,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.mlebench",
         "swarm.agents",
         "swarm.ga",
+        "swarm.preview",
     },
     "swarm.competitions": {
         "swarm.evaluation",
@@ -38,6 +39,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.mlebench",
         "swarm.agents",
         "swarm.ga",
+        "swarm.preview",
     },
     "swarm.evaluation": {
         "swarm.llm",
@@ -46,8 +48,16 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.mlebench",
         "swarm.agents",
         "swarm.ga",
+        "swarm.preview",
     },
-    "swarm.offline": {"swarm.evaluation", "swarm.pipeline", "swarm.mlebench", "swarm.agents", "swarm.ga"},
+    "swarm.offline": {
+        "swarm.evaluation",
+        "swarm.pipeline",
+        "swarm.mlebench",
+        "swarm.agents",
+        "swarm.ga",
+        "swarm.preview",
+    },
     "swarm.pipeline": {"swarm.mlebench"},
     "swarm.journal": {
         "swarm.llm",
@@ -58,6 +68,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.mlebench",
         "swarm.agents",
         "swarm.ga",
+        "swarm.preview",
     },
     # the agent layer: agent texts, dispatcher, experience pool, agent evolution (calls an LLM; the pool's
     # quality is the GA's fitness)
@@ -67,6 +78,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.offline",
         "swarm.pipeline",
         "swarm.mlebench",
+        "swarm.preview",
     },
     # the GA over gene sections: genes, fitness, population (reads the journal)
     "swarm.ga": {
@@ -77,8 +89,21 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.agents",
+        "swarm.preview",
     },
-    "swarm": {"swarm.offline", "swarm.pipeline", "swarm.mlebench"},
+    # what a prompt shows of the data: reads files through the flat readers only
+    "swarm.preview": {
+        "swarm.llm",
+        "swarm.competitions",
+        "swarm.evaluation",
+        "swarm.offline",
+        "swarm.pipeline",
+        "swarm.mlebench",
+        "swarm.journal",
+        "swarm.agents",
+        "swarm.ga",
+    },
+    "swarm": {"swarm.offline", "swarm.pipeline", "swarm.mlebench", "swarm.preview"},
 }
 
 
