@@ -39,9 +39,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from benchmarks.common import print_table, write_json  # noqa: E402
+from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash  # noqa: E402
 from swarm.config import load_config  # noqa: E402
-from swarm.experience import ExperiencePool, ExperienceRecord, input_hash  # noqa: E402
-from swarm.genes import split_genes  # noqa: E402
+from swarm.ga.genes import split_genes  # noqa: E402
 from swarm.journal import Journal, Node  # noqa: E402
 from swarm.llm.base import CallContext  # noqa: E402
 from swarm.metric import MetricValue  # noqa: E402

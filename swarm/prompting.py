@@ -53,9 +53,9 @@ from typing import Any
 
 import jinja2
 
-from swarm.agent_store import PARTS, REPO_ROOT, AgentProfile, prompt_assets_hash
-from swarm.experience import AgentStats, ExperienceRecord
-from swarm.genes import missing_sections
+from swarm.agents.experience import AgentStats, ExperienceRecord
+from swarm.agents.store import PARTS, REPO_ROOT, AgentProfile, prompt_assets_hash
+from swarm.ga.genes import missing_sections
 from swarm.journal import Journal, Node
 from swarm.llm.base import Message
 from swarm.protocol import (

@@ -1,6 +1,6 @@
 """evolve_agents: every `evolution_interval` epochs, rewrite the texts of the weakest agents.
 
-The work is `swarm.pipeline.steps.evolve_if_due` (due or not, `swarm.agent_evolution.evolve_agents`, saved to
+The work is `swarm.pipeline.steps.evolve_if_due` (due or not, `swarm.agents.evolution.evolve_agents`, saved to
 `evolution/<epoch>.json` in the run dir); this task publishes a markdown artifact with the scores and a diff of each
 changed text. A model fault while rewriting one text keeps that text and is reported, so nothing is retried.
 """
@@ -12,7 +12,7 @@ import logging
 from prefect import task
 from prefect.artifacts import create_markdown_artifact
 
-from swarm.agent_evolution import EvolutionReport
+from swarm.agents.evolution import EvolutionReport
 from swarm.pipeline import steps
 from tasks.runs import get_context
 

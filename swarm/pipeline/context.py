@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from sandbox import Workspace, make_sandbox
-from swarm.agent_store import REPO_ROOT, AgentStore
+from swarm.agents.dispatcher import Dispatcher
+from swarm.agents.experience import ExperiencePool
+from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.competitions.bundled import SPECS
@@ -28,12 +30,9 @@ from swarm.competitions.metric_choice import (
     scored_by_choice,
 )
 from swarm.config import Config, load_config
-from swarm.data_preview import preview
-from swarm.dispatcher import Dispatcher
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import harness_root
 from swarm.evaluation.setup import EvaluationSetup, load_evaluation, prepare_evaluation
-from swarm.experience import ExperiencePool
 from swarm.gpu_probe import describe_facts, run_gpu_facts
 from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message
@@ -49,6 +48,7 @@ from swarm.pipeline.state import (
     migrate_journal,
     save_state,
 )
+from swarm.preview.data import preview
 from swarm.prompting import ParentView, PromptBuilder, memory_summary
 
 log = logging.getLogger(__name__)

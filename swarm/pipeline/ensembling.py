@@ -16,12 +16,12 @@ import pandas as pd
 from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, EnsembleChoice, blend_frames, build_library, choose
 from swarm.evaluation.holdout import harness_root
+from swarm.ga.population import rank_nodes
 from swarm.journal import Journal, Node
 from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.parallel import run_parallel
 from swarm.pipeline.refit import refit, scored_submission
-from swarm.population import rank_nodes
 from swarm.submission_check import check_submission
 
 ENSEMBLE_FILE = "ensemble.json"

@@ -3,7 +3,7 @@
 - `aide`: draft until `num_drafts`; with `debug_prob` debug a buggy leaf within `max_debug_depth`; else
   improve the best node.
 - `ga`: AIDE steps while the population fills; once it holds `ga_min_population` good nodes (default
-  `population_size`), every epoch is a GA generation whose steps are offspring (`swarm.population`: merge
+  `population_size`), every epoch is a GA generation whose steps are offspring (`swarm.ga.population`: merge
   with `crossover_rate`, mutate with `mutation_rate`, else improve, parents by tournament), and buggy
   offspring are debugged with `debug_prob` like any buggy leaf.
 
@@ -28,9 +28,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from swarm.config import Config
+from swarm.ga.population import StepChoice, choose_ga_step, population_fitness, rank_nodes
 from swarm.journal import Journal
 from swarm.pipeline.state import RunState, StepPlan
-from swarm.population import StepChoice, choose_ga_step, population_fitness, rank_nodes
 
 FINAL, STAGNATION = "final", "stagnation"
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.gpus import discover_gpus
-from swarm.genes import missing_sections
+from swarm.ga.genes import missing_sections
 from swarm.response import parse_response
 
 REPO = Path(__file__).resolve().parents[2]

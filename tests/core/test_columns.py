@@ -1,4 +1,4 @@
-"""Column understanding (swarm/columns.py) and its part of the data preview (swarm/column_preview.py)."""
+"""Column understanding (swarm/columns.py) and its part of the data preview (swarm/preview/columns.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from swarm.column_preview import describe_columns
 from swarm.columns import column_kinds, resolve_file
-from swarm.data_preview import preview
+from swarm.preview.columns import describe_columns
+from swarm.preview.data import preview
 
 WORDS = ["good", "bad", "great", "awful", "tasty", "bland", "fresh", "stale", "love", "hate"]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from swarm.data_preview import describe_file, preview
+from swarm.preview.data import describe_file, preview
 
 
 @pytest.fixture

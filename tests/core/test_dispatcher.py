@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from swarm.dispatcher import Dispatcher
+from swarm.agents.dispatcher import Dispatcher
 
 AGENTS = ["agent_0", "agent_1", "agent_2", "agent_3"]
 

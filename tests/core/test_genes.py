@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from swarm.genes import PREAMBLE, GeneError, assemble, missing_sections, split_genes, split_sections
+from swarm.ga.genes import PREAMBLE, GeneError, assemble, missing_sections, split_genes, split_sections
 from swarm.protocol import GENE_SECTIONS, section_marker
 
 

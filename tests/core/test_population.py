@@ -7,9 +7,7 @@ from collections import Counter
 
 import pytest
 
-from swarm.journal import Journal, Node
-from swarm.metric import MetricValue
-from swarm.population import (
+from swarm.ga.population import (
     choose_ga_step,
     crossover_plan,
     next_generation,
@@ -18,6 +16,8 @@ from swarm.population import (
     rank_nodes,
     tournament,
 )
+from swarm.journal import Journal, Node
+from swarm.metric import MetricValue
 from swarm.protocol import GENE_SECTIONS, section_marker
 
 

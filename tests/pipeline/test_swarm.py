@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from flows.competition import CompetitionParams, competition_flow
-from swarm.agent_store import AgentStore
+from swarm.agents.store import AgentStore
 from swarm.journal import Journal
 from swarm.protocol import GENE_SECTIONS
 

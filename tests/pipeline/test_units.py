@@ -13,7 +13,7 @@ import pytest
 from flows.artifacts import artifact_key, curve_lines, journal_rows, markdown_table
 from sandbox import ExecutionResult
 from sandbox.resources import HostResources, resolve_resources
-from swarm.agent_store import AgentStore
+from swarm.agents.store import AgentStore
 from swarm.config import load_config
 from swarm.journal import Journal, Node
 from swarm.llm.review import ReviewOutcome

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from swarm.agent_evolution import EvolutionReport, evolution_due, evolve_agents, rank_agents, stats_of
-from swarm.agent_store import PARTS, AgentStore
-from swarm.experience import ExperiencePool, ExperienceRecord
+from swarm.agents.evolution import EvolutionReport, evolution_due, evolve_agents, rank_agents, stats_of
+from swarm.agents.experience import ExperiencePool, ExperienceRecord
+from swarm.agents.store import PARTS, AgentStore
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
 from swarm.offline import OfflineClient
 from swarm.prompting import PromptBuilder

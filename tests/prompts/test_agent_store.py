@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm.agent_store import (
+from swarm.agents.store import (
     PARTS,
     REPO_ROOT,
     AgentStore,

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from swarm.experience import ExperienceError, ExperiencePool, ExperienceRecord, input_hash
-from swarm.fitness import normalise
+from swarm.agents.experience import ExperienceError, ExperiencePool, ExperienceRecord, input_hash
+from swarm.ga.fitness import normalise
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -174,19 +174,19 @@ def test_torn_last_line_is_skipped_with_a_warning_and_healed(tmp_path: Path, cap
     pool.add(rec("n2"))
     data = path.read_bytes()
     path.write_bytes(data[: len(data) - 25])  # cut the last record mid-line, as a kill would
-    with caplog.at_level(logging.WARNING, logger="swarm.experience"):
+    with caplog.at_level(logging.WARNING, logger="swarm.agents.experience"):
         reloaded = ExperiencePool(path)
     assert [r.node_id for r in reloaded.records()] == ["n1"]
     assert "unterminated" in caplog.text
     reloaded.add(rec("n3"))  # must not be glued onto the torn line
-    with caplog.at_level(logging.WARNING, logger="swarm.experience"):
+    with caplog.at_level(logging.WARNING, logger="swarm.agents.experience"):
         assert [r.node_id for r in ExperiencePool(path).records()] == ["n1", "n3"]
     assert "skipping bad line 2" in caplog.text
 
 
 _WRITER = """
 import sys, time
-from swarm.experience import ExperiencePool, ExperienceRecord
+from swarm.agents.experience import ExperiencePool, ExperienceRecord
 pool = ExperiencePool(sys.argv[1], max_records=int(sys.argv[2]))
 i = 0
 print("ready", flush=True)
@@ -231,7 +231,7 @@ def test_concurrent_threads(tmp_path: Path) -> None:
 
 _BATCH_WRITER = """
 import sys, time
-from swarm.experience import ExperiencePool, ExperienceRecord
+from swarm.agents.experience import ExperiencePool, ExperienceRecord
 path, worker, n, max_records = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 pool = ExperiencePool(path, max_records=max_records)
 for i in range(n):

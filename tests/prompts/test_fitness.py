@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from swarm.fitness import METHODS, normalise, score_against
+from swarm.ga.fitness import METHODS, normalise, score_against
 
 
 def _order(values: list[float]) -> list[int]:

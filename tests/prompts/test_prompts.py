@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from swarm.agent_store import PARTS, REPO_ROOT, read_seed_profile
-from swarm.experience import AgentStats, ExperienceRecord
+from swarm.agents.experience import AgentStats, ExperienceRecord
+from swarm.agents.store import PARTS, REPO_ROOT, read_seed_profile
 from swarm.llm.base import Message
 from swarm.prompting import (
     LAYERS,

@@ -26,7 +26,7 @@ API:
 Fresh quality. A record's stored `quality` was computed against the good nodes known when it was recorded,
 so it goes stale: an early mediocre baseline scored 1.0 while it was the only good node. With
 `lower_is_better` given, queries re-score every successful record against all the other successful records
-of the pool now (`swarm.fitness.normalise` over their `metric`; a success without a finite metric gets 0.0)
+of the pool now (`swarm.ga.fitness.normalise` over their `metric`; a success without a finite metric gets 0.0)
 and filter and rank on those fresh scores; the records they return carry the fresh score as `quality`.
 Failed records keep their stored quality. With `lower_is_better=None` the stored qualities are used.
 A pool holds one run, so one metric; do not share a pool between competitions.
@@ -49,7 +49,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from swarm.atomic import PUBLIC, append_bytes_durable, write_bytes_atomic
-from swarm.fitness import normalise
+from swarm.ga.fitness import normalise
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +216,7 @@ class ExperiencePool:
     def rescored(self, lower_is_better: bool) -> list[ExperienceRecord]:
         """All records, oldest first, each success re-scored against every other success of the pool now.
 
-        A success's `quality` becomes its `swarm.fitness.normalise` fitness among the `metric`s of all
+        A success's `quality` becomes its `swarm.ga.fitness.normalise` fitness among the `metric`s of all
         successful records (0.0 without a finite metric); failed records keep their stored quality."""
         if not isinstance(lower_is_better, bool):
             raise ExperienceError(f"lower_is_better must be a bool, got {lower_is_better!r}")

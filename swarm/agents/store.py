@@ -49,7 +49,7 @@ from typing import Any
 
 from swarm.atomic import PUBLIC, copy_tree_atomic, write_text_atomic
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 PARTS: tuple[str, ...] = ("role", "strategy_explore", "strategy_merge", "strategy_mutate")
 STRATEGY_PART_BY_TASK: dict[str, str] = {
     "draft": "strategy_explore",

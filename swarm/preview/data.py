@@ -1,7 +1,7 @@
 """A short, size-bounded text description of a competition's data directory, for prompts.
 
 `preview(data_dir, max_chars)` gives a file tree (large directories collapsed to counts per extension), the
-kind of every train/test column (swarm/column_preview.py: text, datetime, file references, codes...), then
+kind of every train/test column (swarm/preview/columns.py: text, datetime, file references, codes...), then
 per CSV/TSV its shape and a line per column (dtype, missing %, unique count, min/max/mean for numbers or the
 top values for text), and per JSON/JSONL its top-level structure. Huge CSVs are read only in part (and the
 preview says so); wide tables list their first columns and count the rest. Unreadable files (binary, bad
@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.column_preview import describe_columns
+from swarm.preview.columns import describe_columns
 
 TABLE_SUFFIXES = {".csv": ",", ".tsv": "\t"}
 COMPRESSED_SUFFIXES = (".gz", ".bz2", ".zip", ".xz")

@@ -16,8 +16,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from swarm.agent_store import PARTS, AgentProfile, AgentStore
-from swarm.experience import AgentStats, ExperiencePool, ExperienceRecord
+from swarm.agents.experience import AgentStats, ExperiencePool, ExperienceRecord
+from swarm.agents.store import PARTS, AgentProfile, AgentStore
 from swarm.llm.base import CallContext, LLMClient, LLMError
 from swarm.prompting import PromptBuilder, PromptError, extract_evolved_text
 

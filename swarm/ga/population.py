@@ -7,7 +7,7 @@ The population is a list of node ids kept in the run state. It is renewed at the
          + the best good nodes made this epoch (the offspring)
          + the rest of the current population, best first          (only while places are left)
 
-cut to `population_size`. Fitness is the metric normalised over the population (`swarm.fitness`), in [0, 1],
+cut to `population_size`. Fitness is the metric normalised over the population (`swarm.ga.fitness`), in [0, 1],
 higher is better whatever the metric's direction. All randomness comes from the `random.Random` passed in,
 so a seeded run chooses the same parents again.
 """
@@ -18,8 +18,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from swarm.fitness import normalise
-from swarm.genes import missing_sections, split_genes
+from swarm.ga.fitness import normalise
+from swarm.ga.genes import missing_sections, split_genes
 from swarm.journal import Journal, Node
 from swarm.protocol import GENE_SECTIONS
 
