@@ -92,13 +92,10 @@ class DataConfig(_Section):
 
     @field_validator("metric")
     @classmethod
-    def _known_metric(cls, value: str | None) -> str | None:
-        if value is None:
-            return None
-        from swarm.competitions.metrics import get_metric  # the library's own check and message
-
-        get_metric(value)
-        return value.strip()
+    def _stripped_metric(cls, value: str | None) -> str | None:
+        """Whether the metric library knows the name is checked by `swarm.pipeline.preflight` (config sits
+        below the library and imports none of it)."""
+        return None if value is None else value.strip()
 
 
 class StageLLMConfig(_Section):
@@ -229,10 +226,9 @@ class EvaluationConfig(_Section):
 
     @field_validator("split")
     @classmethod
-    def _known_split(cls, value: str) -> str:
-        from swarm.evaluation.holdout import check_split
-
-        return check_split(value.strip())
+    def _stripped_split(cls, value: str) -> str:
+        """Whether the harness knows the split is checked by `swarm.pipeline.preflight`."""
+        return value.strip()
 
 
 class EnsembleConfig(_Section):

@@ -33,6 +33,7 @@ from swarm.mlebench.deliver import (
 )
 from swarm.mlebench.settings import AgentSettings, SettingsError, TimeBudget
 from swarm.mlebench.validate import validate_submission
+from swarm.pipeline.preflight import check_named_settings
 from swarm.pipeline.state import RunPaths
 
 log = logging.getLogger(__name__)
@@ -123,7 +124,7 @@ def build_overrides(settings: AgentSettings, budget: TimeBudget) -> list[str]:
         overrides.append(f"agent.time_limit_s={left:.3f}")
         if cfg.execution.timeout_s > left:
             overrides.append(f"execution.timeout_s={left:.3f}")  # one solution may not outlive the search
-    load_config(settings.config_path, overrides)  # fail here, not in the thread
+    check_named_settings(load_config(settings.config_path, overrides))  # fail here, not in the thread
     return overrides
 
 

@@ -1,7 +1,8 @@
 """Everything a run needs checked before it writes anything, calls a model or executes code.
 
 `check_request` loads the config of a new run or of the run to resume and checks it: the config itself
-(types, unknown fields), the run dir (a new run's must not hold one; a resumed one must), the competition (its
+(types, unknown fields; the names it gives the metric library and the harness: `check_named_settings`), the run
+dir (a new run's must not hold one; a resumed one must), the competition (its
 dir, sample submission, train and test files), and each LLM stage (its key, and that its endpoint serves its
 model). Each problem raises an error whose message is one sentence naming what is wrong; nothing is written,
 so an existing run dir stays as it was.
@@ -18,8 +19,10 @@ from sandbox import make_sandbox
 from sandbox.exposure import exposure_warnings
 from swarm.competitions import Competition, CompetitionError
 from swarm.competitions.competition import folder_listing
+from swarm.competitions.metrics import get_metric
 from swarm.competitions.public_files import check_public_files
-from swarm.config import Config, load_config
+from swarm.config import Config, ConfigError, load_config
+from swarm.evaluation.split import check_split
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
 from swarm.offline.inference import infer_task_from_dir, missing_tables
@@ -27,6 +30,24 @@ from swarm.pipeline.context import resolve_competition
 from swarm.pipeline.state import RunPaths, load_state
 
 log = logging.getLogger(__name__)
+
+
+def check_named_settings(cfg: Config) -> None:
+    """ConfigError naming the field where the config names a metric the library does not know (`data.metric`)
+    or a split the harness does not make (`evaluation.split`). Checked here, not by the config's own
+    validators: the config sits below the metric library and the harness, and imports neither."""
+    problems = []
+    if cfg.data.metric is not None:
+        try:
+            get_metric(cfg.data.metric)  # the library's own check and message
+        except (CompetitionError, ValueError) as exc:
+            problems.append(f"data.metric: {exc}")
+    try:
+        check_split(cfg.evaluation.split)
+    except ValueError as exc:
+        problems.append(f"evaluation.split: {exc}")
+    if problems:
+        raise ConfigError("invalid configuration: " + "; ".join(problems))
 
 
 def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
@@ -74,6 +95,7 @@ def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
 
 def check_run_inputs(cfg: Config) -> Competition:
     """The competition the config names, after checking it and the LLM stages; raises on the first problem."""
+    check_named_settings(cfg)
     competition = resolve_competition(cfg)
     warn_exposure(cfg, competition)
     if cfg.data.check_inputs:

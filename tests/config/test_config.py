@@ -57,6 +57,27 @@ def test_wrong_value_names_the_field(override: str, field: str) -> None:
         load_config(overrides=[override], env_file=None)
 
 
+@pytest.mark.parametrize(
+    ("override", "field", "words"),
+    [
+        ("data.metric=bleu", "data.metric", "unknown metric 'bleu'; known metrics: accuracy"),
+        ("evaluation.split=sideways", "evaluation.split", "unknown split 'sideways': use auto"),
+    ],
+)
+def test_names_the_library_or_harness_does_not_know_are_refused_by_preflight(
+    override: str, field: str, words: str
+) -> None:
+    """The config (below the metric library and the harness) only strips these; preflight checks them."""
+    from swarm.pipeline.preflight import check_named_settings
+
+    cfg = load_config(overrides=[override], env_file=None)
+    with pytest.raises(ConfigError, match=f"{field}: {words}".replace(".", r"\.").replace("(", r"\(")):
+        check_named_settings(cfg)
+    check_named_settings(
+        load_config(overrides=["data.metric= rmse ", "evaluation.split=time:date"], env_file=None)
+    )
+
+
 def test_broken_yaml_and_missing_file_fail_clearly(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         load_config(tmp_path / "absent.yaml", env_file=None)

@@ -103,7 +103,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.agents",
         "swarm.ga",
     },
-    "swarm": {"swarm.offline", "swarm.pipeline", "swarm.mlebench", "swarm.preview"},
+    "swarm": {"swarm.evaluation", "swarm.offline", "swarm.pipeline", "swarm.mlebench", "swarm.preview"},
 }
 
 
