@@ -18,6 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from sandbox import ExecutionResult
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 from swarm.metric import ValidationSource
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
@@ -66,23 +67,21 @@ class TrustedScore:
 class ExecutionFacts:
     """What the sandbox and the harness established about one run; the review cannot overrule them.
 
-    `exc_message` is the exception message as the sandbox saw it, used when the output shows none (e.g. the
-    sandbox's own DiskLimitExceeded). `submission_problem` is why the written submission is invalid (from
-    `check_submission`), or None. `trusted` is the harness's score, when it held rows out.
+    `result` is the sandbox's record of the run as it came (output, exit code, exception, limits hit, the
+    submission file). Beside it what the harness added: `submission_problem`, why the written submission is
+    invalid (from `check_submission`), or None; `trusted`, the harness's score, when it held rows out; and the
+    run's settings the review's words name (`timeout_s`, `submission_name`).
     """
 
-    output: str
-    exit_code: int | None
-    exc_type: str | None
-    timed_out: bool
-    oom_killed: bool
-    submission_exists: bool
-    exc_message: str | None = None
+    result: ExecutionResult
     submission_problem: str | None = None
     timeout_s: float | None = None
-    exec_time_s: float | None = None
     submission_name: str = "submission.csv"
     trusted: TrustedScore | None = None
+
+    @property
+    def submission_exists(self) -> bool:
+        return self.result.submission_path is not None
 
 
 @dataclass(frozen=True)
@@ -155,16 +154,19 @@ def review_execution(
         Message(
             "user",
             _review_prompt(
-                task_description, _clip(code, max_code_chars), _clip(facts.output, max_output_chars), facts
+                task_description,
+                _clip(code, max_code_chars),
+                _clip(facts.result.output, max_output_chars),
+                facts,
             ),
         ),
     ]
     hints = {
-        "output": facts.output,
+        "output": facts.result.output,
         "has_submission": facts.submission_exists,
         "submission_problem": facts.submission_problem,
-        "exit_code": facts.exit_code,
-        "timed_out": facts.timed_out,
+        "exit_code": facts.result.exit_code,
+        "timed_out": facts.result.timed_out,
     }
     ctx = replace(ctx, hints={**hints, **ctx.hints})  # for the offline coder; real models ignore hints
     llm_said: dict[str, Any] | None = None
@@ -186,7 +188,7 @@ def combine_review(
     """The outcome from the model's review (None if it failed) and the facts; the facts win. With a trusted
     (harness) score in the facts, that score is the metric and the solution's own is only a claim."""
     said = SubmitReview.model_validate(llm_said) if llm_said is not None else None
-    printed = parse_metric_line(facts.output)
+    printed = parse_metric_line(facts.result.output)
     llm_metric = said.metric if said is not None and _finite(said.metric) else None
     llm_lower = said.lower_is_better if said is not None else None
 
@@ -237,14 +239,16 @@ def combine_review(
 def fact_reasons(facts: ExecutionFacts) -> list[str]:
     """Why the facts alone make the run buggy, in words a user can read (empty when they do not)."""
     reasons = []
-    if facts.timed_out:
+    if facts.result.timed_out:
         reasons.append(f"timed out after {facts.timeout_s:g} s" if facts.timeout_s else "timed out")
-    if facts.oom_killed:
+    if facts.result.oom_killed:
         reasons.append("was killed for running out of memory")
-    if facts.exc_type:
-        reasons.append(describe_exception(facts.exc_type, facts.output, facts.exc_message))
-    elif facts.exit_code not in (0, None) and not facts.timed_out and not facts.oom_killed:
-        reasons.append(f"the script exited with code {facts.exit_code}")
+    if facts.result.exc_type:
+        reasons.append(describe_exception(facts.result.exc_type, facts.result.output, facts.result.exc_info))
+    elif (
+        facts.result.exit_code not in (0, None) and not facts.result.timed_out and not facts.result.oom_killed
+    ):
+        reasons.append(f"the script exited with code {facts.result.exit_code}")
     if not facts.submission_exists:
         reasons.append(f"no {facts.submission_name} was written")
     elif facts.submission_problem:
@@ -287,16 +291,15 @@ def metric_conflict(
 def _review_prompt(task: str, code: str, output: str, facts: ExecutionFacts) -> str:
     name = facts.submission_name
     lines = [
-        f"exit code: {facts.exit_code}",
-        f"exception: {facts.exc_type or 'none'}",
-        f"timed out: {'yes' if facts.timed_out else 'no'}",
-        f"killed for memory: {'yes' if facts.oom_killed else 'no'}",
+        f"exit code: {facts.result.exit_code}",
+        f"exception: {facts.result.exc_type or 'none'}",
+        f"timed out: {'yes' if facts.result.timed_out else 'no'}",
+        f"killed for memory: {'yes' if facts.result.oom_killed else 'no'}",
         f"{name} written: {'yes' if facts.submission_exists else 'no'}",
     ]
     if facts.submission_exists and facts.submission_problem:
         lines.append(f"{name} is invalid: {facts.submission_problem}")
-    if facts.exec_time_s is not None:
-        lines.append(f"run time: {facts.exec_time_s:.1f} s")
+    lines.append(f"run time: {facts.result.exec_time:.1f} s")
     return (
         f"# Task\n{task.strip()}\n\n# Code\n```python\n{code}\n```\n\n# Output\n```\n{output}\n```\n\n"
         "# Facts of the run\n" + "\n".join(f"- {line}" for line in lines) + "\n\n"

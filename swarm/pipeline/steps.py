@@ -306,17 +306,7 @@ def _review(
                 )
             problem = "; ".join(p for p in (problem, test_problem) if p) or None
     facts = ExecutionFacts(
-        output=result.output,
-        exit_code=result.exit_code,
-        exc_type=result.exc_type,
-        exc_message=result.exc_info,
-        timed_out=result.timed_out,
-        oom_killed=result.oom_killed,
-        submission_exists=result.submission_path is not None,
-        submission_problem=problem,
-        timeout_s=rc.cfg.execution.timeout_s,
-        exec_time_s=result.exec_time,
-        trusted=trusted,
+        result=result, submission_problem=problem, timeout_s=rc.cfg.execution.timeout_s, trusted=trusted
     )
     ctx = CallContext(
         stage="feedback",

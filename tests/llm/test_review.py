@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from sandbox import ExecutionResult
 from swarm.llm.base import CallContext
 from swarm.llm.review import (
     SUBMIT_REVIEW,
@@ -25,11 +28,24 @@ TRACEBACK = """Traceback (most recent call last):
 KeyError: 'Age'
 """
 CLEAN = dict(exit_code=0, exc_type=None, timed_out=False, oom_killed=False, submission_exists=True)
+HARNESS_FIELDS = {"submission_problem", "timeout_s", "submission_name", "trusted"}
 
 
 def facts(output: str, **overrides) -> ExecutionFacts:
-    """The facts of a clean run that printed `output`, with `overrides`."""
-    return ExecutionFacts(output=output, **{**CLEAN, **overrides})
+    """The facts of a clean run that printed `output`, with `overrides`: the sandbox's result's fields (and
+    `submission_exists`, `exc_message`, as the review reads them off it) or the harness's."""
+    fields = {**CLEAN, **overrides}
+    added = {k: fields.pop(k) for k in HARNESS_FIELDS & set(fields)}
+    written = fields.pop("submission_exists")
+    result = ExecutionResult(
+        output=output,
+        exc_info=fields.pop("exc_message", None),
+        exec_time=1.0,
+        submission_path=Path("submission.csv") if written else None,
+        backend="local",
+        **fields,
+    )
+    return ExecutionFacts(result=result, **added)
 
 
 def said(**overrides):
@@ -249,6 +265,6 @@ def test_a_harness_score_replaces_the_claim():
 def test_facts_are_one_frozen_value():
     value = facts("x")
     with pytest.raises(AttributeError):
-        value.exit_code = 1  # type: ignore[misc]
+        value.timeout_s = 1  # type: ignore[misc]
     with pytest.raises(TypeError):
-        ExecutionFacts("x", 0, None, False, False, True)  # type: ignore[misc]  # keywords only
+        ExecutionFacts(value.result, None, 600)  # type: ignore[misc]  # keywords only
