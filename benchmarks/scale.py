@@ -239,7 +239,7 @@ def run_dir_timings(
     recorded step (`update_population`) and an epoch's end (fitness, snapshot, save), what they take and
     write."""
     from sandbox.result import ExecutionResult
-    from swarm.llm.review import ReviewOutcome
+    from swarm.evaluation.review import ReviewOutcome
     from swarm.pipeline import steps
     from swarm.pipeline.context import create_run, open_run
     from swarm.pipeline.snapshots import write_snapshot

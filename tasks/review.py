@@ -7,7 +7,7 @@ from typing import Any
 from prefect import task
 
 from sandbox import ExecutionResult
-from swarm.llm.review import ReviewOutcome
+from swarm.evaluation.review import ReviewOutcome
 from swarm.pipeline import steps
 from tasks.naming import step_name
 from tasks.retry import worth_retrying

@@ -11,21 +11,16 @@ from swarm.llm.base import (
 )
 from swarm.llm.factory import make_client, make_stage_clients
 from swarm.llm.retry import ProviderError, RetryPolicy
-from swarm.llm.review import SUBMIT_REVIEW, ExecutionFacts, ReviewOutcome, SubmitReview, review_execution
 from swarm.llm.usage import UsageLedger, UsageRecord, ledger_for_run
 
 __all__ = [
-    "SUBMIT_REVIEW",
     "CallContext",
-    "ExecutionFacts",
     "LLMClient",
     "LLMError",
     "Message",
     "ProviderError",
     "RetryPolicy",
-    "ReviewOutcome",
     "SpendCapReached",
-    "SubmitReview",
     "TokenBudgetSpent",
     "ToolSpec",
     "UsageLedger",
@@ -33,5 +28,4 @@ __all__ = [
     "ledger_for_run",
     "make_client",
     "make_stage_clients",
-    "review_execution",
 ]

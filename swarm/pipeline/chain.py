@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandbox import ExecutionResult
-from swarm.llm.review import ReviewOutcome
+from swarm.evaluation.review import ReviewOutcome
 from swarm.pipeline import steps
 from swarm.pipeline.context import RunContext
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from swarm.llm.base import CallContext, LLMError, Message, TokenBudgetSpent, thinking_of
-from swarm.llm.review import SUBMIT_REVIEW
 from swarm.llm.usage import UsageLedger
+from swarm.pipeline.review import SUBMIT_REVIEW
 from testing.loopback_server import Reply
 
 from .conftest import PLAN_TOOL

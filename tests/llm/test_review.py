@@ -7,15 +7,9 @@ from pathlib import Path
 import pytest
 
 from sandbox import ExecutionResult
+from swarm.evaluation.review import ExecutionFacts, TrustedScore, combine_review, describe_exception
 from swarm.llm.base import CallContext
-from swarm.llm.review import (
-    SUBMIT_REVIEW,
-    ExecutionFacts,
-    TrustedScore,
-    combine_review,
-    describe_exception,
-    review_execution,
-)
+from swarm.pipeline.review import SUBMIT_REVIEW, review_execution
 from swarm.protocol import metric_line
 from testing.loopback_server import Reply
 

@@ -9,8 +9,8 @@ import pytest
 
 from sandbox import ExecutionResult
 from swarm.config import load_config
+from swarm.evaluation.review import ReviewOutcome
 from swarm.journal import Journal, Node
-from swarm.llm.review import ReviewOutcome
 from swarm.metric import MetricValue
 from swarm.pipeline import steps
 from swarm.pipeline.context import create_run, open_run

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from swarm.evaluation.review import ReviewOutcome
 from swarm.journal import Journal, Node
 from swarm.llm.base import SpendCapReached
-from swarm.llm.review import ReviewOutcome
 from swarm.pipeline import steps
 from swarm.pipeline.schedule import MAX_CONSECUTIVE_STEP_FAILURES, StepHooks, run_steps
 from swarm.pipeline.state import RunState, StepPlan

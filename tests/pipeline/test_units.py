@@ -15,8 +15,8 @@ from sandbox import ExecutionResult
 from sandbox.resources import HostResources, resolve_resources
 from swarm.agents.store import AgentStore
 from swarm.config import load_config
+from swarm.evaluation.review import ReviewOutcome
 from swarm.journal import Journal, Node
-from swarm.llm.review import ReviewOutcome
 from swarm.metric import MetricValue
 from swarm.pipeline import steps
 from swarm.pipeline.context import create_run

@@ -1,36 +1,29 @@
-"""Reviewing one execution: the model's opinion, checked against the hard facts of the run.
+"""The review's rules: what the sandbox and the harness established about a run wins over what a model says.
 
-The model is asked (forced function `submit_review`) whether the run is buggy and what its validation metric
-is. The facts of the run (`ExecutionFacts`, built once by the caller) win: a run that raised, timed out, was
-OOM-killed, wrote no submission file or reported no metric is buggy whatever the model says; so is one whose
-submission file fails the check in `swarm/submission_check.py` (`submission_problem`). The printed
-`SWARM_METRIC` line is preferred over the model's metric; when the two disagree the outcome records the
-conflict. If the review call fails for good, the outcome is built from the facts alone and says so. A buggy
-outcome may still carry a metric: do not rank it.
+A review (`swarm.pipeline.review` asks the feedback model, forced function `submit_review`: `SubmitReview`) says
+whether the run is buggy and what validation metric it reported. The facts of the run (`ExecutionFacts`: the
+sandbox's result, the harness's submission check and score) win: a run that raised, timed out, was OOM-killed,
+wrote no submission file or reported no metric is buggy whatever the model says; so is one whose submission file
+fails the check in `swarm/submission_check.py` (`submission_problem`). The printed `SWARM_METRIC` line is
+preferred over the model's metric; when the two disagree the outcome records the conflict; with a harness score,
+that score is the metric and the solution's own only a claim. If the review call failed for good, the outcome is
+built from the facts alone and says so. A buggy outcome may still carry a metric: do not rank it.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from sandbox import ExecutionResult
-from swarm.llm.base import CallContext, LLMClient, LLMError, Message, ToolSpec
 from swarm.metric import ValidationSource
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
-from swarm.text import trim_middle
 
 MetricSource = Literal["printed", "reviewer", "harness"]
-
-REVIEW_SYSTEM = (
-    "You review the execution of a Python script written to solve a machine-learning competition. "
-    "Judge from the code and its output whether it ran correctly, whether it wrote its predictions to "
-    "submission.csv, and what validation metric it reported. Report by calling submit_review."
-)
 
 
 class SubmitReview(BaseModel):
@@ -45,13 +38,6 @@ class SubmitReview(BaseModel):
         description="The validation metric the script reported, or null if it reported none."
     )
     lower_is_better: bool = Field(description="True if a lower value of the metric is better (e.g. RMSE).")
-
-
-SUBMIT_REVIEW = ToolSpec(
-    name="submit_review",
-    description="Submit the review of the script's execution.",
-    schema=SubmitReview,
-)
 
 
 @dataclass(frozen=True)
@@ -133,49 +119,6 @@ class ReviewOutcome:
             "claimed_metric": self.llm_metric,
             "claimed_lower_is_better": self.llm_lower_is_better,
         }
-
-
-def review_execution(
-    client: LLMClient,
-    ctx: CallContext,
-    *,
-    task_description: str,
-    code: str,
-    facts: ExecutionFacts,
-    rel_tol: float = 5e-3,
-    max_output_chars: int = 8000,
-    max_code_chars: int = 20000,
-) -> ReviewOutcome:
-    """Ask the model for a review, then overrule it with the facts of the run."""
-    if rel_tol < 0:
-        raise ValueError(f"rel_tol must be >= 0, got {rel_tol}")
-    messages = [
-        Message("system", REVIEW_SYSTEM),
-        Message(
-            "user",
-            _review_prompt(
-                task_description,
-                _clip(code, max_code_chars),
-                _clip(facts.result.output, max_output_chars),
-                facts,
-            ),
-        ),
-    ]
-    hints = {
-        "output": facts.result.output,
-        "has_submission": facts.submission_exists,
-        "submission_problem": facts.submission_problem,
-        "exit_code": facts.result.exit_code,
-        "timed_out": facts.result.timed_out,
-    }
-    ctx = replace(ctx, hints={**hints, **ctx.hints})  # for the offline coder; real models ignore hints
-    llm_said: dict[str, Any] | None = None
-    review_error: str | None = None
-    try:
-        llm_said = client.call_tool(messages, SUBMIT_REVIEW, ctx)
-    except LLMError as exc:
-        review_error = str(exc)
-    return combine_review(llm_said, facts, rel_tol=rel_tol, review_error=review_error)
 
 
 def combine_review(
@@ -288,26 +231,6 @@ def metric_conflict(
     return "; ".join(problems) + " (the printed line is used)" if problems else None
 
 
-def _review_prompt(task: str, code: str, output: str, facts: ExecutionFacts) -> str:
-    name = facts.submission_name
-    lines = [
-        f"exit code: {facts.result.exit_code}",
-        f"exception: {facts.result.exc_type or 'none'}",
-        f"timed out: {'yes' if facts.result.timed_out else 'no'}",
-        f"killed for memory: {'yes' if facts.result.oom_killed else 'no'}",
-        f"{name} written: {'yes' if facts.submission_exists else 'no'}",
-    ]
-    if facts.submission_exists and facts.submission_problem:
-        lines.append(f"{name} is invalid: {facts.submission_problem}")
-    lines.append(f"run time: {facts.result.exec_time:.1f} s")
-    return (
-        f"# Task\n{task.strip()}\n\n# Code\n```python\n{code}\n```\n\n# Output\n```\n{output}\n```\n\n"
-        "# Facts of the run\n" + "\n".join(f"- {line}" for line in lines) + "\n\n"
-        "Call submit_review. Report the validation metric exactly as the script printed it "
-        f"(its `{METRIC_LINE_PREFIX}` line, if any), or null if it printed none."
-    )
-
-
 def _script_line(output: str) -> int | None:
     """The line number of the innermost traceback frame that is not inside an installed library."""
     frames = re.findall(r'^\s*File "([^"]+)", line (\d+)', output, re.MULTILINE)
@@ -315,11 +238,6 @@ def _script_line(output: str) -> int | None:
         if not any(part in filename for part in ("site-packages", "/lib/python", "<frozen")):
             return int(line)
     return int(frames[-1][1]) if frames else None
-
-
-def _clip(text: str, limit: int) -> str:
-    """Head and tail of `text` for the review prompt (the tail, where errors are, gets two thirds)."""
-    return trim_middle(text, limit, head_fraction=1 / 3)
 
 
 def _direction(lower_is_better: bool) -> str:
