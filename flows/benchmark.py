@@ -15,18 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from prefect import flow
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.states import Failed, State
+from pydantic import BaseModel, Field
+
+from flows.competition import CompetitionParams, competition_flow
+from swarm.competitions import list_bundled
 from swarm.metric import ValidationSource
-
-# Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from prefect import flow  # noqa: E402
-from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
-from prefect.states import Failed, State  # noqa: E402
-from pydantic import BaseModel, Field  # noqa: E402
-
-from flows.competition import CompetitionParams, competition_flow  # noqa: E402
-from swarm.competitions import list_bundled  # noqa: E402
 
 SUMMARY_KEY = "benchmark-summary"
 ENGINE_PREFIX = "Flow run encountered an exception: "  # what Prefect puts before a failed run's exception

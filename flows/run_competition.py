@@ -20,10 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-# Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
+from swarm.prefect_env import apply_prefect_defaults
 
 apply_prefect_defaults()
 
