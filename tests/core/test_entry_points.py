@@ -1,11 +1,13 @@
 """The entry points (issue 31, point 5): `swarm run ...` is `python flows/run_competition.py ...` and `swarm
-benchmark ...` is `python flows/benchmark.py ...` (one parser, one main each), and the `swarm` console script
-keeps the core's commands."""
+benchmark ...` is `python flows/benchmark.py ...` (one parser, one main each), the `swarm` console script keeps the
+core's commands, and no script edits the import path: the installed packages, `python -m` from the repo root
+and pytest's rootdir make every such edit unnecessary."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -19,6 +21,15 @@ REPO = Path(__file__).resolve().parents[2]
 COLUMNS = "100"  # argparse wraps help to the terminal's width: the same width on both sides
 # The installed project's packages (`pip install -e .`); here pinned to this checkout, wherever pip points.
 ENV = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": COLUMNS}
+
+# An edit of the import path in a script: the line that adds a dir to sys.path, in any of its spellings.
+PATH_EDIT = re.compile(r"sys\.path\.(insert|append|extend)\(|sys\.path(\[[^\]]*\])?\s*\+?=(?!=)")
+SCANNED = ("flows", "benchmarks", "deployments", "swarm", "sandbox", "tasks", "testing", "tests")
+# file -> why its path edit stays
+ALLOWED = {
+    "tests/competitions/data/make_box_map_cases.py": "a by-hand tool: MLE-bench's graders are loose files in a "
+    "dir named on its command line (not a package) that import mlebench.grade_helpers from there",
+}
 
 
 def script(name: str, *args: str, cwd: Path) -> subprocess.CompletedProcess:
@@ -106,3 +117,18 @@ def test_the_cores_commands_start_without_prefect(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[-1] == "['flows.cli']"
+
+
+def test_no_script_edits_the_import_path() -> None:
+    found = []
+    for top in SCANNED:
+        for path in sorted((REPO / top).rglob("*.py")):
+            relative = path.relative_to(REPO).as_posix()
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+                if PATH_EDIT.search(line) and relative not in ALLOWED:
+                    found.append(f"{relative}:{number}: {line.strip()}")
+    assert not found, (
+        "run scripts as installed packages or `python -m` from the repo root instead:\n" + "\n".join(found)
+    )
+    for relative in ALLOWED:  # an allowed edit that went should leave the list too
+        assert PATH_EDIT.search((REPO / relative).read_text(encoding="utf-8")), relative
