@@ -1,7 +1,7 @@
 """AIDE side by side: the reference agent AIDE (aideml 0.2.2) and Swarm-Ev2 on one competition, with the same
 scripted model replies and latency; steps per minute and each step's time outside the model and execution.
 
-    python benchmarks/aide_side_by_side.py [--steps 16] [--latency 2.0] [--parallel 1 4] [--plain 1]
+    python -m benchmarks.aide_side_by_side [--steps 16] [--latency 2.0] [--parallel 1 4] [--plain 1]
                                            [--competition titanic] [--json benchmarks/results/aide_side_by_side.json]
 
 AIDE is not a dependency: its pins (pandas==2.1.4, numpy==1.26.2, torch, ...) cannot be installed beside this
@@ -43,10 +43,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from benchmarks.common import (  # noqa: E402
+from benchmarks.common import (
     median,
     prefect_env,
     print_table,
@@ -55,7 +52,7 @@ from benchmarks.common import (  # noqa: E402
     warm_prefect,
     write_json,
 )
-from benchmarks.throughput import KEY_ENV, solution_replies  # noqa: E402
+from benchmarks.throughput import KEY_ENV, solution_replies
 
 AIDE_VERSION = "0.2.2"
 INSTALL_HINT = f'pip install --no-deps aideml=={AIDE_VERSION} && pip install -e ".[bench]"'

@@ -1,7 +1,7 @@
 """What the benchmark scripts share: a quiet Prefect API of their own, offline run overrides, tables, JSON.
 
-Import it after the script has put the repo root on `sys.path`, and call `prefect_env()` before anything
-imports Prefect (its settings are read at import).
+The scripts run as modules from the repository root (`python -m benchmarks.scale`), which puts the root on
+`sys.path`. Call `prefect_env()` before anything imports Prefect (its settings are read at import).
 """
 
 from __future__ import annotations

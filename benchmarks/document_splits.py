@@ -2,7 +2,7 @@
 (cdiscount's `train.bson`) and JSON lines of annotated questions (tensorflow2-question-answering's
 `simplified-nq-train.jsonl`).
 
-    python benchmarks/document_splits.py [--mb 1000] [--json benchmarks/results/document_splits.json]
+    python -m benchmarks.document_splits [--mb 1000] [--json benchmarks/results/document_splits.json]
 
 Writes a synthetic public dir of each layout whose training file holds about `--mb` MB (a tenth as much in the
 test file), a document at a time: cdiscount-like products of one to four pictures of 2-9 KB each, and
@@ -18,7 +18,6 @@ import argparse
 import json
 import multiprocessing
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,12 +25,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.common import write_json  # noqa: E402
-from swarm.bson_records import encode  # noqa: E402
-from swarm.competitions import load_competition  # noqa: E402
-from swarm.evaluation.holdout import build_holdout  # noqa: E402
+from benchmarks.common import write_json
+from swarm.bson_records import encode
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import build_holdout
 
 WORDS = np.array(["the", "river", "who", "was", "born", "in", "city", "film", "season", "of", "team", "and"])
 

@@ -1,6 +1,6 @@
 """GPU check: a short solution trains a small torch model on the GPU inside the sandbox and says what it saw.
 
-    python benchmarks/gpu_check.py [--sandbox bwrap|local|docker] [--gpus all] [--json out.json]
+    python -m benchmarks.gpu_check [--sandbox bwrap|local|docker] [--gpus all] [--json out.json]
 
 It runs through the same sandbox the search uses, with `execution.gpus` (default `all`), and prints the
 solution's output: `torch.cuda.is_available()`, the device name, CUDA_VISIBLE_DEVICES and the loss of a few
@@ -16,9 +16,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from sandbox import ExecutionConfig, GpuUnavailable, SandboxUnavailable, Workspace, make_sandbox  # noqa: E402
-from sandbox.gpus import describe, discover_gpus  # noqa: E402
+from sandbox import ExecutionConfig, GpuUnavailable, SandboxUnavailable, Workspace, make_sandbox
+from sandbox.gpus import describe, discover_gpus
 
 TAG = "GPU_CHECK "
 SOLUTION = f"""\

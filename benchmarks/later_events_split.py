@@ -1,7 +1,7 @@
 """Time and memory of the harness's split of a log whose later events are the targets, and of the offline coder's
 recommendations over it (h-and-m-personalized-fashion-recommendations' layout, issue 29).
 
-    python benchmarks/later_events_split.py [--rows 3000000] [--customers 300000] [--articles 30000] [--days 365]
+    python -m benchmarks.later_events_split [--rows 3000000] [--customers 300000] [--articles 30000] [--days 365]
                                             [--json benchmarks/results/later_events_split.json]
 
 Writes a synthetic h-and-m-like public dir (`transactions_train.csv` of `--rows` purchases over `--days` days,
@@ -18,7 +18,6 @@ import argparse
 import json
 import multiprocessing
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -26,12 +25,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.common import write_json  # noqa: E402
-from swarm.competitions import load_competition  # noqa: E402
-from swarm.evaluation.holdout import build_holdout  # noqa: E402
-from swarm.later_events import later_events_fields, recommended  # noqa: E402
+from benchmarks.common import write_json
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import build_holdout
+from swarm.later_events import later_events_fields, recommended
 
 DESCRIPTION = """# Synthetic H&M
 

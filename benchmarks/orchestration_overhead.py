@@ -1,6 +1,6 @@
 """Orchestration overhead: one epoch through Prefect tasks against the same steps as plain function calls.
 
-    python benchmarks/orchestration_overhead.py [--steps 8] [--parallel 1] [--repeats 2] [--seed 0]
+    python -m benchmarks.orchestration_overhead [--steps 8] [--parallel 1] [--repeats 2] [--seed 0]
                                                 [--cold-runs 2] [--json benchmarks/results/orchestration.json]
 
 Both sides run one epoch of a new run made from the same config and project seed, so the seeded offline coder
@@ -44,10 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from benchmarks.common import (  # noqa: E402
+from benchmarks.common import (
     median,
     prefect_env,
     print_table,

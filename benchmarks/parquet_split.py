@@ -1,6 +1,6 @@
 """Time and memory of the harness's streamed split of a large parquet table (icecube's layout, issue 29).
 
-    python benchmarks/parquet_split.py [--rows 5000000] [--batches 110] [--test-batches 10]
+    python -m benchmarks.parquet_split [--rows 5000000] [--batches 110] [--test-batches 10]
                                        [--json benchmarks/results/parquet_split.json]
 
 Writes a synthetic icecube-like public dir (`train_meta.parquet` of `--rows` events in `--batches` equal batches,
@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -25,11 +24,9 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.common import write_json  # noqa: E402
-from swarm.competitions import load_competition  # noqa: E402
-from swarm.evaluation.holdout import build_holdout  # noqa: E402
+from benchmarks.common import write_json
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import build_holdout
 
 
 def write_competition(root: Path, rows: int, batches: int, test_batches: int) -> int:

@@ -1,6 +1,6 @@
 """A GPU machine check in one call (issue 28, point 6): each sandbox's GPU check, then the main job, a CNN.
 
-    python benchmarks/real_machine_check.py [--steps 8] [--parallel 1 4] [--epochs 8] [--latency 0.5]
+    python -m benchmarks.real_machine_check [--steps 8] [--parallel 1 4] [--epochs 8] [--latency 0.5]
                                             [--backends bwrap local unsafe-local] [--budget-s 480]
                                             [--sandbox BACKEND] [--json PATH]
 
@@ -46,10 +46,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+from benchmarks.common import installed_version, print_table
 
-from benchmarks.common import installed_version, print_table  # noqa: E402
+REPO = Path(__file__).resolve().parent.parent
 
 TAG = "REAL_MACHINE_CHECK "
 KEY_ENV = "SWARM_BENCH_MODEL_KEY"
@@ -318,7 +317,7 @@ def gpu_check(backend: str, timeout_s: float, work: Path) -> dict[str, Any]:
     out = work / f"gpu_check_{backend}.json"
     cmd = [
         sys.executable,
-        str(REPO / "benchmarks" / "gpu_check.py"),
+        *("-m", "benchmarks.gpu_check"),  # from REPO (run_bounded's cwd): this checkout, installed or not
         "--sandbox",
         backend,
         "--json",
@@ -411,7 +410,7 @@ def main_job(
         server.enqueue(*(Reply.say(model_reply(v, args.epochs)) for v in variants))
         cmd = [
             sys.executable,
-            str(REPO / "flows" / "run_competition.py"),
+            *("-m", "flows.run_competition"),  # from REPO: this checkout's main job
             *("--competition", COMPETITION, "--run-dir", str(run_dir), "--no-live", "--json"),
             *[
                 a

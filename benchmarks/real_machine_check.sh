@@ -87,5 +87,5 @@ export PYTHONUNBUFFERED=1
     || echo "warning: $PYTHON cannot import the project's dependencies" >&2
 command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=index,name,memory.total,uuid --format=csv,noheader
 # The driver cuts each part's timeout to fit the budget; this timeout only stops a driver that hangs itself.
-timeout --kill-after=10 $((BUDGET + 45)) "$PYTHON" benchmarks/real_machine_check.py --budget-s "$BUDGET" \
+timeout --kill-after=10 $((BUDGET + 45)) "$PYTHON" -m benchmarks.real_machine_check --budget-s "$BUDGET" \
     "${DRIVER_ARGS[@]}"

@@ -1,6 +1,6 @@
 """How far honest refits move a node's test predictions: the basis of the refit check's floors (issue 30).
 
-    python benchmarks/refit_drift.py [--competitions titanic ...] [--seeds 0] [--steps 6] [--parallel 2]
+    python -m benchmarks.refit_drift [--competitions titanic ...] [--seeds 0] [--steps 6] [--parallel 2]
                                      [--json benchmarks/results/refit_drift.json]
 
 For each bundled competition (default: all) and seed, runs the main job with the offline coder (no model), then
@@ -15,12 +15,10 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from benchmarks.common import prefect_env, write_json  # noqa: E402
+from benchmarks.common import prefect_env, write_json
 
 prefect_env(None)  # an ephemeral API with a temporary home of its own
 

@@ -1,6 +1,6 @@
 """Per-execution overhead of the sandbox backends: container vs bwrap vs local vs a bare `python -c pass`.
 
-    python benchmarks/sandbox_overhead.py [--runs 15] [--code "pass"]
+    python -m benchmarks.sandbox_overhead [--runs 15] [--code "pass"]
                                           [--json benchmarks/results/sandbox_overhead.json]
 
 Prints the median wall time of each way to run the same snippet, and ratios to the bare interpreter.
@@ -21,14 +21,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.common import write_json  # noqa: E402
-from sandbox import LocalSandbox, Sandbox, SandboxUnavailable, Workspace  # noqa: E402
-from sandbox.bwrap_backend import BwrapSandbox  # noqa: E402
-from sandbox.config import ExecutionConfig  # noqa: E402
-from sandbox.local import find_isolated_python  # noqa: E402
-from sandbox.tree_ops import remove_tree  # noqa: E402
+from benchmarks.common import write_json
+from sandbox import LocalSandbox, Sandbox, SandboxUnavailable, Workspace
+from sandbox.bwrap_backend import BwrapSandbox
+from sandbox.config import ExecutionConfig
+from sandbox.local import find_isolated_python
+from sandbox.tree_ops import remove_tree
 
 
 def _median_s(fn: Callable[[int], None], runs: int) -> float:

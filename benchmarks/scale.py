@@ -1,6 +1,6 @@
 """Scale: a journal and an experience pool of 10,000 nodes and records, and what each step does with them.
 
-    python benchmarks/scale.py [--nodes 10000] [--records 10000] [--repeats 5] [--seed 0]
+    python -m benchmarks.scale [--nodes 10000] [--records 10000] [--repeats 5] [--seed 0]
                                [--json benchmarks/results/scale.json]
 
 The journal is synthetic but shaped like a run's: drafts, improves of the best or a good node, debug chains
@@ -35,21 +35,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from benchmarks.common import print_table, write_json  # noqa: E402
-from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash  # noqa: E402
-from swarm.config import load_config  # noqa: E402
-from swarm.ga.genes import split_genes  # noqa: E402
-from swarm.journal import Journal, Node  # noqa: E402
-from swarm.llm.base import CallContext  # noqa: E402
-from swarm.metric import MetricValue  # noqa: E402
-from swarm.offline import OfflineClient  # noqa: E402
-from swarm.pipeline.policy import choose_next  # noqa: E402
-from swarm.pipeline.state import RunState  # noqa: E402
-from swarm.prompting import PromptBudget, memory_summary  # noqa: E402
-from swarm.protocol import GENE_SECTIONS  # noqa: E402
+from benchmarks.common import print_table, write_json
+from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash
+from swarm.config import load_config
+from swarm.ga.genes import split_genes
+from swarm.journal import Journal, Node
+from swarm.llm.base import CallContext
+from swarm.metric import MetricValue
+from swarm.offline import OfflineClient
+from swarm.pipeline.policy import choose_next
+from swarm.pipeline.state import RunState
+from swarm.prompting import PromptBudget, memory_summary
+from swarm.protocol import GENE_SECTIONS
 
 AGENTS = [f"agent_{i}" for i in range(4)]
 TRACEBACK = (

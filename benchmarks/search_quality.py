@@ -1,6 +1,6 @@
 """Search quality: the AIDE policy against the GA policy, same budget, offline coder, every bundled competition.
 
-    python benchmarks/search_quality.py [--steps 20] [--seeds 0 1 2] [--competitions titanic ...]
+    python -m benchmarks.search_quality [--steps 20] [--seeds 0 1 2] [--competitions titanic ...]
                                         [--parallel 2] [--json benchmarks/results/search_quality.json]
 
 Each (competition, policy, seed) is one run of the main job (the competition flow, local sandbox, offline
@@ -32,8 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
+from swarm.prefect_env import apply_prefect_defaults
 
 apply_prefect_defaults(PREFECT_LOGGING_LEVEL="ERROR")
 

@@ -1,6 +1,6 @@
 """Merge result files of `search_quality.py` (e.g. one per seed) into one JSON and a Markdown summary table.
 
-    python benchmarks/search_quality_table.py RESULT.json [RESULT.json ...] [--json merged.json]
+    python -m benchmarks.search_quality_table RESULT.json [RESULT.json ...] [--json merged.json]
 
 Per (competition, policy): the mean delivered score (blend or single node), the mean score of the best single
 node, how often the blend was delivered, the medals per seed, and whether the run beat the strongest reference
@@ -15,11 +15,10 @@ import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from swarm.competitions.build_leaderboards import LEADERBOARD_DIR  # noqa: E402
-from swarm.competitions.bundled import get_spec  # noqa: E402
-from swarm.competitions.leaderboard import read_leaderboard  # noqa: E402
-from swarm.competitions.metrics import get_metric  # noqa: E402
+from swarm.competitions.build_leaderboards import LEADERBOARD_DIR
+from swarm.competitions.bundled import get_spec
+from swarm.competitions.leaderboard import read_leaderboard
+from swarm.competitions.metrics import get_metric
 
 
 def top_reference(competition: str, lower_is_better: bool) -> float:

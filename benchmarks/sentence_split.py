@@ -1,6 +1,6 @@
 """Time and memory of the harness's split of sentences a line (billion-word-imputation's layout, issue 29).
 
-    python benchmarks/sentence_split.py [--lines 3000000] [--test 30000]
+    python -m benchmarks.sentence_split [--lines 3000000] [--test 30000]
                                         [--json benchmarks/results/sentence_split.json]
 
 Writes a synthetic billion-word-like public dir (`train_v2.txt` of `--lines` sentences of 5-40 words, about 150
@@ -15,18 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from benchmarks.common import write_json  # noqa: E402
-from swarm.competitions import load_competition  # noqa: E402
-from swarm.evaluation.holdout import build_holdout  # noqa: E402
+from benchmarks.common import write_json
+from swarm.competitions import load_competition
+from swarm.evaluation.holdout import build_holdout
 
 DESCRIPTION = """# Synthetic Billion Word
 

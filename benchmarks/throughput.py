@@ -1,6 +1,6 @@
 """Throughput with a slow model: steps per minute for search.parallel = 1, 2, 4, 8, and without Prefect.
 
-    python benchmarks/throughput.py [--steps 16] [--latency 2.0] [--parallel 1 2 4 8] [--plain 1]
+    python -m benchmarks.throughput [--steps 16] [--latency 2.0] [--parallel 1 2 4 8] [--plain 1]
                                     [--solutions offline|short] [--repeats 1]
                                     [--json benchmarks/results/throughput.json]
 
@@ -31,10 +31,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-
-from benchmarks.common import (  # noqa: E402
+from benchmarks.common import (
     median,
     prefect_env,
     print_table,

@@ -2,6 +2,7 @@
 
     prefect deployment run 'benchmark/weekly-benchmark'            # through a server and a worker
     python flows/benchmark.py titanic house-prices --steps 4       # in-process, on Prefect's ephemeral API
+    swarm benchmark titanic house-prices --steps 4                 # the same, through the console script
 
 A competition whose run fails is reported in the table (status `failed` and the reason); the others still run.
 The benchmark's own run is Failed when any competition failed (`fail_on_error`), so a scheduled run shows it.
@@ -14,18 +15,14 @@ import time
 from pathlib import Path
 from typing import Any
 
+from prefect import flow
+from prefect.artifacts import create_markdown_artifact, create_table_artifact
+from prefect.states import Failed, State
+from pydantic import BaseModel, Field
+
+from flows.competition import CompetitionParams, competition_flow
+from swarm.competitions import list_bundled
 from swarm.metric import ValidationSource
-
-# Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from prefect import flow  # noqa: E402
-from prefect.artifacts import create_markdown_artifact, create_table_artifact  # noqa: E402
-from prefect.states import Failed, State  # noqa: E402
-from pydantic import BaseModel, Field  # noqa: E402
-
-from flows.competition import CompetitionParams, competition_flow  # noqa: E402
-from swarm.competitions import list_bundled  # noqa: E402
 
 SUMMARY_KEY = "benchmark-summary"
 ENGINE_PREFIX = "Flow run encountered an exception: "  # what Prefect puts before a failed run's exception
@@ -171,13 +168,14 @@ def benchmark_flow(params: BenchmarkParams) -> list[dict[str, Any]] | State:
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run a benchmark in this process (ephemeral Prefect API unless PREFECT_API_URL is set)."""
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """Run a benchmark in this process (ephemeral Prefect API unless PREFECT_API_URL is set); `prog` names the
+    command in usage and errors (`swarm benchmark`)."""
     import argparse
     import json
 
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("competitions", nargs="*", default=list(BUNDLED), help="ids or prepared dirs")
     parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="SECTION.FIELD=VALUE")

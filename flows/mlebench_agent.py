@@ -24,10 +24,6 @@ import logging  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
-from pathlib import Path  # noqa: E402
-
-# Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
 

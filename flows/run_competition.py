@@ -5,6 +5,8 @@
     python flows/run_competition.py --resume runs/<run id>
     python flows/run_competition.py --rerun-epoch 2 --run-dir runs/<run id>
 
+`swarm run ...` (the `swarm` console script) is the same command, with the same options and exit codes.
+
 With no API key set it runs on the built-in offline coder (not an LLM), on Prefect's ephemeral local API.
 """
 
@@ -18,10 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-# Run as a script, Python puts flows/ first on the path; the repo root is what the imports need.
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
+from swarm.prefect_env import apply_prefect_defaults
 
 apply_prefect_defaults()
 
@@ -39,9 +38,10 @@ from swarm.pipeline.progress import PROGRESS  # noqa: E402
 INPUT_ERRORS = (ConfigError, FileNotFoundError, FileExistsError, ValueError, LLMError, SandboxUnavailable)
 
 
-def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+def parse_args(argv: list[str] | None = None, prog: str | None = None) -> argparse.Namespace:
+    """The command line of the main job; `prog` names the command in usage and errors (`swarm run`)."""
     parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     target = parser.add_mutually_exclusive_group()
     target.add_argument("--competition", help="a bundled competition id (see `swarm competitions list`)")
@@ -179,8 +179,9 @@ def print_summary(console: Console, summary: dict) -> None:
     console.print(table)
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def main(argv: list[str] | None = None, prog: str | None = None) -> int:
+    """The main job: exit 0 done, 1 no good node, 2 a wrong input (one sentence on stderr)."""
+    args = parse_args(argv, prog)
     console = Console(stderr=True)
     stop = threading.Event()
     try:

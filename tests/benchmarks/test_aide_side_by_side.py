@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SCRIPT = REPO / "benchmarks" / "aide_side_by_side.py"
+SCRIPT = ("-m", "benchmarks.aide_side_by_side")  # run from REPO, as benchmarks/README.md says
 
 
 def aide_importable() -> bool:
@@ -27,7 +27,7 @@ def test_without_aide_it_exits_with_how_to_install(tmp_path: Path) -> None:
     shadow.mkdir(parents=True)
     (shadow / "__init__.py").write_text("raise ImportError('no module named omegaconf')\n")
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--json", str(tmp_path / "out.json")],
+        [sys.executable, *SCRIPT, "--json", str(tmp_path / "out.json")],
         cwd=REPO,
         env={**_env(), "PYTHONPATH": str(shadow.parent)},
         capture_output=True,
@@ -48,7 +48,7 @@ def test_tiny_side_by_side(tmp_path: Path, competition_cache: Path) -> None:
     done = subprocess.run(
         [
             sys.executable,
-            str(SCRIPT),
+            *SCRIPT,
             *("--steps", "2", "--latency", str(latency), "--parallel", "2", "--plain", "1"),
             *("--cache-dir", str(competition_cache), "--json", str(out)),
         ],

@@ -18,10 +18,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run_script(name: str, *args: str, timeout: float = 600) -> tuple[str, dict[str, Any]]:
-    """Run benchmarks/<name>.py from the repo root; its stdout and the JSON it wrote (given as --json)."""
+    """Run `python -m benchmarks.<name>` from the repo root; its stdout and the JSON it wrote (given as --json)."""
     json_path = Path(args[args.index("--json") + 1])
     done = subprocess.run(
-        [sys.executable, str(REPO / "benchmarks" / f"{name}.py"), *args],
+        [sys.executable, "-m", f"benchmarks.{name}", *args],
         cwd=REPO,
         capture_output=True,
         text=True,

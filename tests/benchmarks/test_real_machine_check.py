@@ -115,7 +115,8 @@ def test_steps_per_min_and_part_timeout(rmc) -> None:
 def test_gpu_check_part_reports_no_gpu_and_the_script_goes_on(tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), "--backends", "unsafe-local", "--parallel", "--json", str(out)],
+        [sys.executable, "-m", "benchmarks.real_machine_check", "--backends", "unsafe-local", "--parallel"]
+        + ["--json", str(out)],
         cwd=REPO,
         capture_output=True,
         text=True,

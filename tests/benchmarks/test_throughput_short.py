@@ -51,8 +51,7 @@ def test_throughput_with_short_solutions(tmp_path: Path, competition_cache: Path
     out = tmp_path / "throughput.json"
     done = subprocess.run(
         [
-            sys.executable,
-            str(REPO / "benchmarks" / "throughput.py"),
+            *(sys.executable, "-m", "benchmarks.throughput"),
             *("--steps", "2", "--latency", "0.3", "--parallel", "1", "2", "--plain", "--solutions", "short"),
             *("--cache-dir", str(competition_cache), "--json", str(out)),
         ],

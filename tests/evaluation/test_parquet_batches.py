@@ -127,7 +127,6 @@ def test_text_written_back_in_the_source_types_reads_back_equal(tmp_path: Path) 
 
 NO_PYARROW = """
 import sys
-sys.path.insert(0, sys.argv[1])
 
 
 class NoPyarrow:
@@ -141,7 +140,7 @@ from pathlib import Path
 from swarm.competitions import load_competition
 from swarm.evaluation.holdout import NoHoldout, build_holdout
 
-out = Path(sys.argv[2])
+out = Path(sys.argv[1])
 for name in ("spooky", "icecube"):  # built beforehand, with pyarrow
     competition = load_competition(str(out / name), out / "cache")
     try:
@@ -162,7 +161,8 @@ def test_without_pyarrow_only_parquet_tables_are_refused_and_in_one_sentence(tmp
     icecube(tmp_path / "icecube")
     repo = Path(__file__).resolve().parents[2]
     done = subprocess.run(
-        [sys.executable, "-c", NO_PYARROW, str(repo), str(tmp_path)],
+        [sys.executable, "-c", NO_PYARROW, str(tmp_path)],
+        cwd=repo,  # `-c` puts the working dir first on sys.path: this checkout's swarm
         capture_output=True,
         text=True,
         check=True,

@@ -170,7 +170,7 @@ def refused_main_job(*args: str, env: dict[str, str], cwd: Path = REPO) -> subpr
     done = subprocess.run(
         [sys.executable, str(REPO / "flows" / "run_competition.py"), "--no-live", *args],
         cwd=cwd,
-        env=env,
+        env={**env, "PYTHONPATH": str(REPO)},  # this checkout's packages, wherever pip points
         capture_output=True,
         text=True,
         timeout=120,

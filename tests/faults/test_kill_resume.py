@@ -93,6 +93,7 @@ def launch(run_dir: Path, overrides: list[str], env: dict[str, str]) -> subproce
     else:
         args = ["--run-dir", str(run_dir), *[a for o in overrides for a in ("--set", o)]]
     cmd = [sys.executable, str(REPO / "flows" / "run_competition.py"), "--no-live", "--json", *args]
+    env = {**env, "PYTHONPATH": str(REPO)}  # this checkout's packages, wherever pip points
     return subprocess.Popen(cmd, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -242,6 +243,7 @@ def test_cli_missing_data_dir(tmp_path: Path) -> None:
         text=True,
         timeout=120,
         cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(REPO)},  # this checkout's packages, wherever pip points
     )
     assert proc.returncode == EXIT_BAD_INPUT, proc.stderr
     errors = [line for line in proc.stderr.splitlines() if "error" in line.lower()]

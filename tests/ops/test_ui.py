@@ -501,7 +501,7 @@ def test_secret_block_reaches_the_worker_environment(stack: Stack) -> None:
     """deployments/start_worker.py reads a Secret block into the worker's environment, and never prints it."""
     key = "sk-test-not-a-real-key-1234"
     save_and_read = (
-        "import sys; sys.path.insert(0, 'deployments'); import start_worker as w; "
+        "from deployments import start_worker as w; "  # run from the repo root (Stack.run)
         "from prefect.blocks.system import Secret; "
         f"Secret(value={key!r}).save('openai-api-key'); "
         f"values, _ = w.secret_env(); assert values == {{'OPENAI_API_KEY': {key!r}}}, sorted(values)"

@@ -12,6 +12,7 @@ to `int(np.where(image_ids == image_id)[0][0])`. tests/competitions/test_box_met
 import contextlib, io, json, sys
 import numpy as np, pandas as pd
 
+# Stays: the graders are loose files in <dir>, not a package, and import mlebench.grade_helpers from there.
 sys.path.insert(0, sys.argv[1])
 import vin_grade, siim_grade
 
