@@ -42,7 +42,7 @@ from benchmarks.common import print_table, write_json  # noqa: E402
 from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash  # noqa: E402
 from swarm.config import load_config  # noqa: E402
 from swarm.ga.genes import split_genes  # noqa: E402
-from swarm.journal import Journal, Node  # noqa: E402
+from swarm.journal import Journal, Node, NodeMeta  # noqa: E402
 from swarm.llm.base import CallContext  # noqa: E402
 from swarm.metric import MetricValue  # noqa: E402
 from swarm.offline import OfflineClient  # noqa: E402
@@ -129,7 +129,9 @@ def synthetic_journal(size: int, codes: list[tuple[str, str]], rng: random.Rando
             bug_reason="KeyError: 'Cabin_deck' in the feature step" if is_buggy else None,
             lower_is_better=False,
             fitness=rng.random(),
-            meta={"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None},
+            meta=NodeMeta.from_dict(
+                {"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None}
+            ),
         )
         journal.append(node)
         if is_buggy and depth < 3:  # search.max_debug_depth
