@@ -51,7 +51,7 @@ def drift(competition_id: str, seed: int, args: argparse.Namespace, root: Path) 
     spec = rc.competition.metric
     found = []
     for node in Journal.load(run_dir / "journal.jsonl").good_nodes():
-        scored = node.meta.get("submission_path")
+        scored = node.meta.submission_path
         target = harness_root(run_dir) / "drift" / f"{node.id}.csv"
         _, note = refit(rc, node, target)
         if not scored or not target.is_file():

@@ -39,7 +39,7 @@ from benchmarks.common import print_table, write_json
 from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash
 from swarm.config import load_config
 from swarm.ga.genes import split_genes
-from swarm.journal import Journal, Node
+from swarm.journal import Journal, Node, NodeMeta
 from swarm.llm.base import CallContext
 from swarm.metric import MetricValue
 from swarm.offline import OfflineClient
@@ -126,7 +126,9 @@ def synthetic_journal(size: int, codes: list[tuple[str, str]], rng: random.Rando
             bug_reason="KeyError: 'Cabin_deck' in the feature step" if is_buggy else None,
             lower_is_better=False,
             fitness=rng.random(),
-            meta={"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None},
+            meta=NodeMeta.from_dict(
+                {"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None}
+            ),
         )
         journal.append(node)
         if is_buggy and depth < 3:  # search.max_debug_depth

@@ -68,7 +68,7 @@ def steps_to_bronze(run_dir: Path, competition: Any) -> tuple[int | None, list[f
     scores: list[float | None] = []
     reached: int | None = None
     for index, node in enumerate(journal, start=1):
-        submission = node.meta.get("submission_path")
+        submission = node.meta.submission_path
         if node.is_good and node.metric is not None and submission and (best is None or node.metric > best):
             best = node.metric
             report = grade_submission(competition, submission)
@@ -83,12 +83,12 @@ def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
     """Hidden-test scores of the node picked by the harness score and of the one the printed claims would pick,
     and the mean |claimed - harness| over good nodes that have both."""
     lower = competition.metric.lower_is_better
-    good = [n for n in journal.good_nodes() if n.meta.get("submission_path")]
+    good = [n for n in journal.good_nodes() if n.meta.submission_path]
 
     def hidden(node: Any) -> float | None:
         if node is None:
             return None
-        report = grade_submission(competition, node.meta["submission_path"])
+        report = grade_submission(competition, node.meta.submission_path)
         return report.score if report.valid else None
 
     def best(key: Any) -> Any:
@@ -96,13 +96,13 @@ def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
         return min(scored, key=lambda n: key(n) if lower else -key(n)) if scored else None
 
     gaps = [
-        abs(n.meta["claimed_metric"] - n.metric.value)
+        abs(n.meta.claimed_metric - n.metric.value)
         for n in good
-        if n.meta.get("claimed_metric") is not None and n.metric and n.metric.value is not None
+        if n.meta.claimed_metric is not None and n.metric and n.metric.value is not None
     ]
     return {
         "harness_pick_score": hidden(best(lambda n: n.metric.value if n.metric else None)),
-        "printed_pick_score": hidden(best(lambda n: n.meta.get("claimed_metric"))),
+        "printed_pick_score": hidden(best(lambda n: n.meta.claimed_metric)),
         "claim_gap": statistics.mean(gaps) if gaps else None,
     }
 

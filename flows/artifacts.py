@@ -29,11 +29,11 @@ def journal_rows(nodes: Iterable[Node]) -> list[dict[str, object]]:
             "agent": node.agent_id,
             "task": node.task_type,
             "metric": None if node.metric is None else node.metric.value,
-            "scored by": "harness" if node.meta.get("validation_source") == "harness" else "unverified",
-            "claimed": node.meta.get("claimed_metric"),
+            "scored by": "harness" if node.meta.validation_source == "harness" else "unverified",
+            "claimed": node.meta.claimed_metric,
             "buggy": node.is_buggy,
             "why": node.bug_reason or "",
-            "mode": node.meta.get("search_mode") or "",
+            "mode": node.meta.search_mode or "",
         }
         for node in nodes
     ]
@@ -42,7 +42,7 @@ def journal_rows(nodes: Iterable[Node]) -> list[dict[str, object]]:
 def mode_lines(journal: Journal, epoch: int, patience: int) -> list[str]:
     """The epoch's steps chosen in the final phase or the stagnation mode, and the steps since the last
     improvement (markdown list items)."""
-    mine = [n for n in journal if n.epoch == epoch and n.meta.get("search_mode")]
+    mine = [n for n in journal if n.epoch == epoch and n.meta.search_mode]
     since = steps_since_improvement(journal)
     lines = [
         f"- steps since the best score last improved: {'n/a' if since is None else since} (patience {patience})"
@@ -51,7 +51,7 @@ def mode_lines(journal: Journal, epoch: int, patience: int) -> list[str]:
         (STAGNATION, "stagnation mode (no improvement for search.patience steps)"),
         (FINAL, "final phase"),
     ):
-        steps = [f"{n.step} {n.task_type}" for n in mine if n.meta["search_mode"] == mode]
+        steps = [f"{n.step} {n.task_type}" for n in mine if n.meta.search_mode == mode]
         if steps:
             lines.append(f"- {what}: {len(steps)} step(s) this epoch ({', '.join(steps)})")
     return lines

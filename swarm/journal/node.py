@@ -1,7 +1,9 @@
 """A journal's node: one solution (code, plan, genes), how it ran and how it was reviewed, and its JSON form.
 
 The float fields `exec_time` and `fitness` keep non-finite values as the strings "inf", "-inf" and "nan", so the
-round trip is lossless. `meta` is JSON data: it must hold JSON-able values, and tuples come back as lists.
+round trip is lossless. `meta` is a `NodeMeta` (`swarm.journal.node_meta`): typed fields for what the search
+steps record, other keys kept in its `extra`; saved as the JSON object of what is set, so a saved node's meta is
+written back as it was read.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import uuid
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from swarm.journal.node_meta import NodeMeta
 from swarm.metric import MetricValue
 from swarm.protocol import GENE_SECTIONS, TASK_TYPES
 from swarm.text import trim_middle
@@ -81,7 +84,7 @@ class Node:
     # genetic algorithm
     generation: int | None = None
     fitness: float | None = None
-    meta: dict[str, Any] = field(default_factory=dict)  # JSON data: saved as JSON, tuples come back as lists
+    meta: NodeMeta = field(default_factory=NodeMeta)  # what the step recorded (swarm.journal.node_meta)
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:
@@ -95,6 +98,10 @@ class Node:
         if unknown:
             raise JournalError(
                 f"node {self.id}: unknown gene sections {unknown}; expected some of {', '.join(GENE_SECTIONS)}"
+            )
+        if not isinstance(self.meta, NodeMeta):
+            raise JournalError(
+                f"node {self.id}: meta must be a NodeMeta, got {type(self.meta).__name__} (NodeMeta.from_dict reads a dict)"
             )
         if self.exc_stack is not None:
             self.exc_stack = [tuple(frame) for frame in self.exc_stack]  # type: ignore[misc]
@@ -123,7 +130,10 @@ class Node:
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["parent_ids"] = list(self.parent_ids)
         data["genes"] = dict(self.genes)
-        data["meta"] = dict(self.meta)
+        try:
+            data["meta"] = self.meta.to_dict()
+        except ValueError as exc:
+            raise JournalError(f"node {self.id}: {exc}") from exc
         data["metric"] = self.metric.to_dict() if self.metric is not None else None
         data["exc_stack"] = [list(f) for f in self.exc_stack] if self.exc_stack is not None else None
         for name in _FLOAT_FIELDS:
@@ -150,6 +160,11 @@ class Node:
                 kwargs["metric"] = MetricValue.from_dict(kwargs["metric"])
             except (TypeError, ValueError) as exc:
                 raise JournalError(f"node {node_id}: bad metric: {exc}") from exc
+        if "meta" in kwargs:
+            try:
+                kwargs["meta"] = NodeMeta.from_dict(kwargs["meta"])
+            except (TypeError, ValueError) as exc:
+                raise JournalError(f"node {node_id}: bad meta: {exc}") from exc
         try:
             return cls(**kwargs)
         except TypeError as exc:

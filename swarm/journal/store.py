@@ -18,8 +18,9 @@ whole journal:
 
 Every other field is fixed once a node is saved: later changes to them are not written. The float fields
 `exec_time` and `fitness` keep non-finite values as the strings "inf", "-inf" and "nan", so the round trip is
-lossless. `meta` is JSON data: it must hold JSON-able values, and tuples come back as lists. A journal file
-is written by one process at a time; readers in other processes may read it while it grows.
+lossless. `meta` (a `NodeMeta`) is saved as the JSON object of its set fields and `extra` keys, so a line
+read and written again is the same; its values must be JSON data, and tuples come back as lists. A journal
+file is written by one process at a time; readers in other processes may read it while it grows.
 
 `to_json`/`from_json` are the whole journal as one JSON document (format version 1:
 `{"format": "swarm-journal", "version": 1, "nodes": [...]}`), the `journal.json` runs kept before the

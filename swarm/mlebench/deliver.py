@@ -61,7 +61,7 @@ class Choice:
 
 
 def _candidate(node: Node) -> Candidate | None:
-    source = node.meta.get("submission_path")
+    source = node.meta.submission_path
     if not source or not Path(source).is_file():
         return None
     metric = node.metric.value if node.metric is not None else None

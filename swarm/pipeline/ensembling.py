@@ -56,7 +56,7 @@ def candidates(rc: RunContext, journal: Journal) -> dict[str, pd.DataFrame]:
     frames = {}
     for node in rank_nodes(journal.good_nodes()):
         path = rc.harness_heldout(node.id)
-        if node.meta.get("validation_source") == ValidationSource.HARNESS and path.is_file():
+        if node.meta.validation_source == ValidationSource.HARNESS and path.is_file():
             frames[node.id] = pd.read_csv(path, dtype=str, keep_default_na=False)
     return frames
 

@@ -32,10 +32,10 @@ def promote(rc: RunContext, node: Node, submission: Path | None = None) -> Path:
     best.mkdir(parents=True, exist_ok=True)
     for old in best.iterdir():
         shutil.rmtree(old) if old.is_dir() else old.unlink()
-    source = submission or node.meta.get("submission_path")
+    source = submission or node.meta.submission_path
     if not source or not Path(source).is_file():
         raise FileNotFoundError(f"best node {node.id} has no submission file ({source})")
-    expected = node.meta.get("submission_sha256")
+    expected = node.meta.submission_sha256
     if submission is None and expected and file_sha256(Path(source)) != expected:
         raise ValueError(f"best node {node.id}'s submission {source} changed after it was reviewed")
     shutil.copyfile(source, best / SUBMISSION)
@@ -94,12 +94,12 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
     single_submission: Path | None = None
     refit_note: str | None = None
     delivery: Delivery | None = None
-    if best is not None and best.meta.get("submission_path"):
+    if best is not None and best.meta.submission_path:
         delivery = consider_ensemble(rc, journal)
         if delivery.submission is not None:
             submission = promote_ensemble(rc, journal, delivery)
             refit_note = f"members: {'; '.join(f'{k[:8]} {v}' for k, v in delivery.members.items())}"
-            single_submission = Path(delivery.member_submissions.get(best.id) or best.meta["submission_path"])
+            single_submission = Path(delivery.member_submissions.get(best.id) or best.meta.submission_path)
         else:
             refitted, refit_note = refit(rc, best)
             submission = single_submission = promote(rc, best, refitted)
@@ -119,7 +119,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "validation_metric": best.metric.value if best and best.metric else None,
         "validation_source": str(evaluation.validation_source),
         "unverified_reason": evaluation.unverified_reason,
-        "claimed_metric": best.meta.get("claimed_metric") if best else None,
+        "claimed_metric": best.meta.claimed_metric if best else None,
         "refit": refit_note,
         "submission": str(submission) if submission else None,
         "delivered": delivery.delivered if delivery else None,
@@ -154,7 +154,7 @@ def tree_lines(journal: Journal) -> list[str]:
         status = (
             f"[BUGGY] {node.bug_reason}" if node.is_buggy else f"metric {_fmt(node)}, claimed {_claim(node)}"
         )
-        mode = f" [{node.meta['search_mode']}]" if node.meta.get("search_mode") else ""
+        mode = f" [{node.meta.search_mode}]" if node.meta.search_mode else ""
         lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type}{mode} by {node.agent_id}: {status}")
         for child in journal.children(node):
             if child.parent_ids and child.parent_ids[0] == node.id:
@@ -168,13 +168,12 @@ def tree_lines(journal: Journal) -> list[str]:
 def _fmt(node: Node) -> str:
     if not node.metric or node.metric.value is None:
         return "n/a"
-    source = node.meta.get("validation_source", ValidationSource.SOLUTION)
-    unverified = "" if source == ValidationSource.HARNESS else " (unverified)"
+    unverified = "" if node.meta.validation_source == ValidationSource.HARNESS else " (unverified)"
     return f"{node.metric.value:.5g}{unverified}"
 
 
 def _claim(node: Node) -> str:
-    claimed = node.meta.get("claimed_metric")
+    claimed = node.meta.claimed_metric
     return "none printed" if claimed is None else f"{claimed:.5g}"
 
 

@@ -20,8 +20,8 @@ REFIT_SUBMISSION = "refit_submission.csv"
 def scored_submission(node: Node) -> Path | None:
     """The test predictions of the node's scored run, as the harness kept them; None where the file is gone or
     changed since its review (its sha256)."""
-    source = node.meta.get("submission_path")
-    expected = node.meta.get("submission_sha256")
+    source = node.meta.submission_path
+    expected = node.meta.submission_sha256
     if not source or not Path(source).is_file() or (expected and file_sha256(Path(source)) != expected):
         return None
     return Path(source)

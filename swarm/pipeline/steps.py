@@ -36,7 +36,7 @@ from swarm.evaluation.review import ExecutionFacts, ReviewOutcome, TrustedScore,
 from swarm.ga.fitness import score_against
 from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness
-from swarm.journal import Journal, Node
+from swarm.journal import Journal, Node, NodeMeta
 from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
@@ -386,7 +386,7 @@ def make_node(step: StepOutcome) -> Node:
         lower_is_better=outcome.lower_is_better,
         metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
         metric_conflict=outcome.has_metric_conflict,
-        meta={"agent_versions": step.planned.agent_versions, "plan_step": plan.step, "worker": step.worker},
+        meta=NodeMeta(agent_versions=step.planned.agent_versions, plan_step=plan.step, worker=step.worker),
     )
     if result is not None:
         node.term_out = result.output
@@ -397,37 +397,37 @@ def make_node(step: StepOutcome) -> Node:
         node.exc_type = result.exc_type
         node.exc_info = {"message": result.exc_info} if result.exc_info else None
         node.exc_stack = [(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None
-        node.meta["submission_path"] = str(result.submission_path) if result.submission_path else None
+        node.meta.submission_path = str(result.submission_path) if result.submission_path else None
         if outcome.test_submission:  # the harness's copy of its test rows: what is promoted and graded
-            node.meta["solution_submission_path"] = node.meta["submission_path"]
-            node.meta["submission_path"] = outcome.test_submission
-            node.meta["submission_sha256"] = file_sha256(Path(outcome.test_submission))
-        node.meta["sandbox"] = result.backend
-    node.meta["validation_source"] = str(outcome.validation_source)
-    node.meta["claimed_metric"] = outcome.claimed_metric
+            node.meta.solution_submission_path = node.meta.submission_path
+            node.meta.submission_path = outcome.test_submission
+            node.meta.submission_sha256 = file_sha256(Path(outcome.test_submission))
+        node.meta.sandbox = result.backend
+    node.meta.validation_source = outcome.validation_source
+    node.meta.claimed_metric = outcome.claimed_metric  # a null saved when nothing was printed
     if plan.gene:
-        node.meta["gene"] = plan.gene  # the section a mutate step changed
+        node.meta.gene = plan.gene  # the section a mutate step changed
     if plan.mode:
-        node.meta["search_mode"] = plan.mode  # final phase or stagnation: why the policy chose this step
+        node.meta.search_mode = plan.mode  # final phase or stagnation: why the policy chose this step
     if plan.crossover_plan:
-        node.meta["crossover_plan"] = plan.crossover_plan  # section -> parent index of a merge
+        node.meta.crossover_plan = plan.crossover_plan  # section -> parent index of a merge
     if gen.parse_error:
-        node.meta["parse_error"] = gen.parse_error
+        node.meta.parse_error = gen.parse_error
     if gen.thinking:
-        node.meta["thinking"] = gen.thinking  # for people to read; prompts never show it
+        node.meta.thinking = gen.thinking  # for people to read; prompts never show it
     if gen.missing_genes:
-        node.meta["missing_genes"] = gen.missing_genes  # useless to crossover/mutation until marked
+        node.meta.missing_genes = gen.missing_genes  # useless to crossover/mutation until marked
     if outcome.has_metric_conflict:
-        node.meta["metric_conflict"] = outcome.conflict_record()  # what was used, what the model claimed
+        node.meta.metric_conflict = outcome.conflict_record()  # what was used, what the model claimed
     if outcome.submission_problem:
-        node.meta["submission_problem"] = outcome.submission_problem
+        node.meta.submission_problem = outcome.submission_problem
     return node
 
 
 def update_population(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome) -> Node:
     """Add the node to the journal, feed the experience pool, persist journal and state."""
     node = journal.append(make_node(step))
-    node.meta["prompt_assets_hash"] = rc.prompt_assets_hash
+    node.meta.prompt_assets_hash = rc.prompt_assets_hash
     good = [
         n.metric.value
         for n in journal.good_nodes()

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from swarm.journal import Journal, JournalError, Node
-from swarm.metric import MetricValue
+from swarm.journal import Journal, JournalError, Node, NodeMeta
+from swarm.metric import MetricValue, ValidationSource
 from swarm.prompting import memory_summary
 
 
@@ -51,7 +51,12 @@ def full_node(parent_ids=()):
         metric_conflict=True,
         generation=4,
         fitness=-0.125,
-        meta={"crossover": {"DATA": "a", "MODEL": "b"}, "tags": [1, 2.5, None]},
+        meta=NodeMeta(
+            validation_source=ValidationSource.HARNESS,
+            claimed_metric=0.5,
+            crossover_plan={"DATA": 0, "MODEL": 1},
+            extra={"crossover": {"DATA": "a", "MODEL": "b"}, "tags": [1, 2.5, None]},
+        ),
     )
 
 
@@ -205,6 +210,8 @@ def test_json_round_trip_is_lossless(tree, tmp_path):
     assert loaded.exc_stack == parent.exc_stack and isinstance(loaded.exc_stack[0], tuple)
     assert loaded.parent_ids == parent.parent_ids and isinstance(loaded.parent_ids, tuple)
     assert loaded.metric == MetricValue(0.125, True)
+    assert loaded.meta == parent.meta and loaded.meta.validation_source is ValidationSource.HARNESS
+    assert loaded.meta.extra == {"crossover": {"DATA": "a", "MODEL": "b"}, "tags": [1, 2.5, None]}
     assert again.children(n["i1"].id)[-1].id == parent.id
     saved = j.save(tmp_path / "sub" / "journal.jsonl")
     assert Journal.load(saved) == j
@@ -246,14 +253,20 @@ def test_bad_saved_float_names_node_and_field(bad):
 
 
 def test_meta_is_json_data_tuples_come_back_as_lists():
-    node = make(metric=0.5, meta={"pair": (1, 2), "nested": {"k": [1, "a"]}})
+    node = make(
+        metric=0.5, meta=NodeMeta(missing_genes=("DATA",), extra={"pair": (1, 2), "nested": {"k": [1, "a"]}})
+    )
     again = Journal.from_json(Journal([node]).to_json())[node.id]
-    assert again.meta == {"pair": [1, 2], "nested": {"k": [1, "a"]}}
+    assert again.meta.to_dict() == {"missing_genes": ["DATA"], "pair": [1, 2], "nested": {"k": [1, "a"]}}
+    assert again.meta.missing_genes == ["DATA"] and again.meta.extra == {
+        "pair": [1, 2],
+        "nested": {"k": [1, "a"]},
+    }
 
 
 def test_unserialisable_meta_names_the_node():
     node = make(metric=0.5)
-    node.meta["obj"] = object()
+    node.meta.extra["obj"] = object()
     with pytest.raises(JournalError, match=node.id):
         Journal([node]).to_json()
 
@@ -263,7 +276,7 @@ def test_save_is_atomic_on_failure(tmp_path):
     Journal([make(metric=0.1)]).save(path)
     before = path.read_text()
     bad = make(metric=0.2)
-    bad.meta["x"] = {1, 2}
+    bad.meta.extra["x"] = {1, 2}
     with pytest.raises(JournalError):
         Journal([bad]).save(path)
     assert path.read_text() == before

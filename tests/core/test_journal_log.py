@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from swarm.atomic import read_json
-from swarm.journal import Journal, JournalError, Node, fields_path, write_journal_prefix
+from swarm.journal import Journal, JournalError, Node, NodeMeta, fields_path, write_journal_prefix
 from swarm.metric import MetricValue
 from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_journal, migrate_journal
@@ -142,11 +142,11 @@ def test_a_node_that_cannot_be_written_writes_nothing(tmp_path: Path) -> None:
     journal.save(path)
     before = path.read_bytes()
     bad = journal.append(node(journal.nodes[-1]))
-    bad.meta["x"] = {1, 2}
+    bad.meta.extra["x"] = {1, 2}
     with pytest.raises(JournalError, match=bad.id):
         journal.save(path)
     assert path.read_bytes() == before
-    bad.meta.clear()
+    bad.meta.extra.clear()
     journal.save(path)
     assert Journal.load(path) == journal
 
@@ -318,6 +318,12 @@ def test_lines_are_read_whole_across_blocks(block: int) -> None:
 def test_values_the_fast_parser_refuses_still_load(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     journal = grown(1)
-    journal.append(node(journal.nodes[0], meta={"big": 2**70, "text": "naïve ✓"}))
+    journal.append(
+        node(journal.nodes[0], meta=NodeMeta(thinking="naïve ✓", extra={"big": 2**70, "text": "naïve ✓"}))
+    )
     journal.save(path)
-    assert Journal.load(path).nodes[1].meta == {"big": 2**70, "text": "naïve ✓"}
+    assert Journal.load(path).nodes[1].meta.to_dict() == {
+        "thinking": "naïve ✓",
+        "big": 2**70,
+        "text": "naïve ✓",
+    }

@@ -62,10 +62,10 @@ def test_thinking_model_without_tools_system_role_or_usage(tmp_path, base_overri
     assert len(nodes) == 2 and summary["good_nodes"] == 2 and summary["grade"]["valid"]
     for node, tag in zip(nodes, ("first", "second"), strict=True):
         assert f"variant {tag}" in node.code and DRAFT not in node.code + node.plan
-        assert DRAFT in node.meta["thinking"]  # kept for people to read
+        assert DRAFT in node.meta.thinking  # kept for people to read
         assert node.analysis == REVIEW["summary"]  # the review was read, not left to the facts
     # the quick solution marks no gene sections: flagged, and the improve step asks for the markers
-    assert nodes[0].meta["missing_genes"] == list(GENE_SECTIONS) and nodes[1].task_type == "improve"
+    assert nodes[0].meta.missing_genes == list(GENE_SECTIONS) and nodes[1].task_type == "improve"
     assert sum("lacks these gene-section marker lines" in json.dumps(r.body) for r in requests) == 1
     # no prompt ever carried a thinking trace, and no request carried a system message once rejected
     later = [json.dumps(r.body) for r in requests[1:]]

@@ -116,9 +116,9 @@ def test_no_fake_score_wins(backend, request, open_competition, base_overrides, 
     assert summary["validation_source"] == "harness"
     assert summary["best_node"] == honest.id
     for name, node in nodes.items():
-        assert node.meta["validation_source"] == "harness", name
-    assert nodes["constant claims 0.99999"].meta["claimed_metric"] == pytest.approx(0.99999)
-    assert nodes["made-up metric 7.5"].meta["claimed_metric"] == pytest.approx(7.5)
+        assert node.meta.validation_source == "harness", name
+    assert nodes["constant claims 0.99999"].meta.claimed_metric == pytest.approx(0.99999)
+    assert nodes["made-up metric 7.5"].meta.claimed_metric == pytest.approx(7.5)
     for fake in ("constant claims 0.99999", "made-up metric 7.5", "reads the labels"):
         # Each writes one prediction for every row: the review calls it a bug, and the harness score it got
         # is what a constant guess is worth, whatever it printed.

@@ -215,7 +215,7 @@ def test_a_reply_without_code_is_a_buggy_node_and_gets_debugged(tmp_path, base_o
         requests = server.requests
     first, second = Journal.load(run_dir / "journal.jsonl").nodes
     assert first.is_buggy and "no runnable code" in (first.bug_reason or "") and first.code == ""
-    assert first.meta.get("parse_error")
+    assert first.meta.parse_error
     assert second.task_type == "debug" and second.parent_ids == (first.id,) and not second.is_buggy
     assert_one_record_per_attempt(model_attempts(run_dir), requests)
 

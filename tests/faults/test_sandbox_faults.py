@@ -410,13 +410,13 @@ def test_private_answers_never_reach_a_prompt(
     records = [json.loads(line) for line in (run_dir / "experience.jsonl").read_text().splitlines()]
     assert sorted(r["node_id"] for r in records) == sorted(n.id for n in journal)  # one record per node
     for node in journal:  # every node traces the agent texts and prompt assets it was given
-        assert set(node.meta["agent_versions"]) == {
+        assert set(node.meta.agent_versions) == {
             "role",
             "strategy_explore",
             "strategy_merge",
             "strategy_mutate",
         }
-        assert len(node.meta["prompt_assets_hash"]) == 64
+        assert len(node.meta.prompt_assets_hash) == 64
     rows = answer_rows(competition)
     for body in bodies:
         assert str(competition.private_dir) not in body and answers.name not in body

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from flows.mlebench_agent import parse_args, settings_for
-from swarm.journal import Journal, Node
+from swarm.journal import Journal, Node, NodeMeta
 from swarm.metric import MetricValue
 from swarm.mlebench import (
     SettingsError,
@@ -146,7 +146,12 @@ def _journal(tmp_path: Path) -> Journal:
             path.write_text(f"id,y\n1,{step}\n")
         value = None if metric is None else MetricValue(metric, False)
         return Node(
-            code=name, id=name, step=step, is_buggy=buggy, metric=value, meta={"submission_path": str(path)}
+            code=name,
+            id=name,
+            step=step,
+            is_buggy=buggy,
+            metric=value,
+            meta=NodeMeta(submission_path=str(path)),
         )
 
     return Journal(

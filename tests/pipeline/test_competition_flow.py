@@ -126,18 +126,16 @@ def test_parallel_steps_never_share_files(tmp_path: Path, base_overrides: list[s
     spans = sorted((r.start_time, r.end_time) for r in runs)
     overlapping = sum(1 for a, b in zip(spans, spans[1:], strict=False) if b[0] < a[1])
     assert overlapping >= 1, spans  # two executions ran at the same time
-    paths = [node.meta.get("solution_submission_path") for node in journal if not node.is_buggy]
+    paths = [node.meta.solution_submission_path for node in journal if not node.is_buggy]
     assert len(paths) >= 2
     assert len(set(paths)) == len(paths)
     for node in journal:
-        if node.meta.get("solution_submission_path"):
-            path = Path(node.meta["solution_submission_path"])
+        if node.meta.solution_submission_path:
+            path = Path(node.meta.solution_submission_path)
             assert path.parent.parent.name == node.id  # nodes/<id>/submission/submission.csv
             assert len(pd.read_csv(path)) > 0
             # the harness's copy of its test rows, outside the node's dirs
-            assert (
-                Path(node.meta["submission_path"]) == run_dir / "harness" / "submissions" / f"{node.id}.csv"
-            )
+            assert Path(node.meta.submission_path) == run_dir / "harness" / "submissions" / f"{node.id}.csv"
 
 
 def _tree_digest(root: Path) -> dict[str, str]:

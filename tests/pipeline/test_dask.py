@@ -29,5 +29,5 @@ def test_short_epoch_on_a_local_dask_cluster(tmp_path: Path, base_overrides: lis
     )
     journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 2 and summary["grade"]["valid"], summary["grade"]
-    workers = {node.meta["worker"] for node in journal}
+    workers = {node.meta.worker for node in journal}
     assert all(not w.endswith(f":{os.getpid()}") for w in workers), workers  # ran in the Dask workers

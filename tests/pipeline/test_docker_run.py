@@ -30,7 +30,7 @@ def test_short_run_on_the_docker_sandbox(
     )
     journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 2
-    assert {node.meta.get("sandbox") for node in journal} == {"docker"}
+    assert {node.meta.sandbox for node in journal} == {"docker"}
     assert summary["grade"]["valid"], summary["grade"]
     best = run_dir / "workspace" / "best_solution"
     assert (best / "submission.csv").is_file() and (best / "node_id.txt").read_text().strip() == summary[

@@ -85,7 +85,7 @@ def members(rc: RunContext, codes: list[str], scored: list[bool]) -> tuple[Journ
             kept = rc.paths.root / "scored" / f"{node.id}.csv"
             kept.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(rc.competition.sample_submission, kept)
-            node.meta.update(submission_path=str(kept), submission_sha256=file_sha256(kept))
+            node.meta.submission_path, node.meta.submission_sha256 = str(kept), file_sha256(kept)
         journal.append(node)
         weights[node.id] = round(0.4 - 0.1 * i, 2)
     choice = EnsembleChoice(chosen=ENSEMBLE, reason="the blend estimates better", single_node=None)
@@ -170,7 +170,7 @@ def test_a_member_whose_refit_disagrees_with_its_scored_run_keeps_its_scored_pre
     assert swapped.startswith(
         "its scored run's test predictions (refit rejected: label agreement 0.000 < 0.80"
     )
-    assert delivery.member_submissions[ids[1]] == journal.get(ids[1]).meta["submission_path"]
+    assert delivery.member_submissions[ids[1]] == journal.get(ids[1]).meta.submission_path
     assert delivery.submission is not None and delivery.delivered == ENSEMBLE
 
 

@@ -27,7 +27,7 @@ def test_a_run_reports_its_ensemble_decision(
     run_dir = tmp_path / "run"
     summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, *RUN]))
     journal = Journal.load(run_dir / "journal.jsonl")
-    scored = [n for n in journal.good_nodes() if n.meta.get("validation_source") == "harness"]
+    scored = [n for n in journal.good_nodes() if n.meta.validation_source == "harness"]
     assert len(scored) >= 2, [n.bug_reason for n in journal]
     for node in scored:
         kept = run_dir / "harness" / "heldout" / f"{node.id}.csv"

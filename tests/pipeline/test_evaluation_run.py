@@ -46,7 +46,7 @@ def test_harness_scores_every_node_and_the_run_says_so(
     saved = json.loads((run_dir / "evaluation.json").read_text())
     assert saved["validation_source"] == "harness" and saved["metric"]["name"] == "accuracy"
     best = Journal.load(run_dir / "journal.jsonl").get(summary["best_node"])
-    assert best.meta["validation_source"] == "harness"
+    assert best.meta.validation_source == "harness"
     assert summary["validation_metric"] == best.metric.value
     report = (run_dir / "report.md").read_text()
     assert "harness score" in report and "Refit: used" in report
@@ -68,11 +68,11 @@ def test_without_a_split_scores_are_marked_unverified(
     assert summary["validation_source"] == "solution"
     assert summary["refit"].startswith("not needed")
     nodes = Journal.load(run_dir / "journal.jsonl").good_nodes()
-    assert nodes and all(n.meta["validation_source"] == "solution" for n in nodes)
+    assert nodes and all(n.meta.validation_source == "solution" for n in nodes)
     for node in nodes:  # the reviewed submission was copied out of the node's dir and hashed
-        kept = Path(node.meta["submission_path"])
+        kept = Path(node.meta.submission_path)
         assert kept == run_dir / "harness" / "submissions" / f"{node.id}.csv"
-        assert hashlib.sha256(kept.read_bytes()).hexdigest() == node.meta["submission_sha256"]
+        assert hashlib.sha256(kept.read_bytes()).hexdigest() == node.meta.submission_sha256
     report = (run_dir / "report.md").read_text()
     assert "UNVERIFIED" in report and "(unverified)" in report
     # the explicit opt-in to unconfined execution is recorded where a reader of the run sees it
@@ -133,7 +133,7 @@ def test_a_submission_changed_after_its_review_is_not_promoted(
     summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, *QUICK]))
     rc, journal, _ = open_run(run_dir)
     best = journal.get(summary["best_node"])
-    Path(best.meta["submission_path"]).write_text("PassengerId,Survived\n", encoding="utf-8")
+    Path(best.meta.submission_path).write_text("PassengerId,Survived\n", encoding="utf-8")
     with pytest.raises(ValueError, match="changed after it was reviewed"):
         promote(rc, best)
 

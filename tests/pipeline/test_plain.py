@@ -31,11 +31,11 @@ def test_plain_epoch_records_every_step(tmp_path: Path, base_overrides: list[str
     assert [n.id for n in saved] == summary.nodes and len(saved) == 3
     assert summary.stopped_reason is None
     assert sum(n.task_type == "draft" for n in saved) >= 2  # search.num_drafts=2 first
-    assert sorted(n.meta["plan_step"] for n in saved) == [0, 1, 2]
+    assert sorted(n.meta.plan_step for n in saved) == [0, 1, 2]
     assert all(n.is_evaluated and n.epoch == 1 and n.agent_id in rc.agent_ids for n in saved)
     for node in saved.good_nodes():
-        assert Path(node.meta["submission_path"]).is_file()
-        assert f"nodes/{node.id}/" in node.meta["solution_submission_path"]
+        assert Path(node.meta.submission_path).is_file()
+        assert f"nodes/{node.id}/" in node.meta.solution_submission_path
     after = load_state(rc.paths)
     assert (after.steps_done, after.next_step, after.epochs_done, after.pending) == (3, 3, 1, [])
     assert not list((run_dir / "pending").glob("*.json"))

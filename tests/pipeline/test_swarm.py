@@ -48,10 +48,10 @@ def test_ga_epochs_merge_mutate_and_evolve_agents(tmp_path: Path, base_overrides
     assert merges and mutations, [n.task_type for n in offspring]
     for child in merges:  # lineage: two parents from the population, the plan that mixed them
         assert len(set(child.parent_ids)) == 2 and all(p in journal for p in child.parent_ids)
-        assert set(child.meta["crossover_plan"]) == set(GENE_SECTIONS)
+        assert set(child.meta.crossover_plan) == set(GENE_SECTIONS)
         assert all(journal.get(p).epoch < child.epoch for p in child.parent_ids)
     for child in mutations:
-        assert len(child.parent_ids) == 1 and child.meta["gene"] in GENE_SECTIONS
+        assert len(child.parent_ids) == 1 and child.meta.gene in GENE_SECTIONS
     assert any(not n.is_buggy for n in merges + mutations)
 
     assert 2 <= len(state["population"]) <= 4
@@ -70,4 +70,4 @@ def test_ga_epochs_merge_mutate_and_evolve_agents(tmp_path: Path, base_overrides
     for agent in evolution["kept"]:
         assert set(store.current(agent).versions.values()) == {"v1"}
     later = [n for n in journal if n.epoch == 3 and n.agent_id in evolution["evolved"]]
-    assert all(set(n.meta["agent_versions"].values()) == {"v2"} for n in later)  # evolved texts were used
+    assert all(set(n.meta.agent_versions.values()) == {"v2"} for n in later)  # evolved texts were used

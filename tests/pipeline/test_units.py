@@ -17,7 +17,7 @@ from swarm.agents.store import AgentStore
 from swarm.config import load_config
 from swarm.evaluation.review import ReviewOutcome
 from swarm.journal import Journal, Node
-from swarm.metric import MetricValue
+from swarm.metric import MetricValue, ValidationSource
 from swarm.pipeline import steps
 from swarm.pipeline.context import create_run
 from swarm.pipeline.finalize import score_curve
@@ -208,8 +208,8 @@ def test_score_curve_lines_show_each_improvement() -> None:
 def test_journal_table_marks_scores_the_harness_did_not_compute_as_unverified() -> None:
     journal = Journal()
     trusted, claimed = good(0.8, lower=False), good(0.99, lower=False)
-    trusted.meta.update(validation_source="harness", claimed_metric=0.85)
-    claimed.meta.update(validation_source="solution", claimed_metric=0.99)
+    trusted.meta.validation_source, trusted.meta.claimed_metric = ValidationSource.HARNESS, 0.85
+    claimed.meta.validation_source, claimed.meta.claimed_metric = ValidationSource.SOLUTION, 0.99
     journal.append(trusted)
     journal.append(claimed)
     rows = journal_rows(journal)
