@@ -124,7 +124,6 @@ def synthetic_journal(size: int, codes: list[tuple[str, str]], rng: random.Rando
             metric=MetricValue(metric, False),
             is_buggy=is_buggy,
             bug_reason="KeyError: 'Cabin_deck' in the feature step" if is_buggy else None,
-            lower_is_better=False,
             fitness=rng.random(),
             meta=NodeMeta.from_dict(
                 {"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None}

@@ -79,7 +79,6 @@ class Node:
     metric: MetricValue | None = None
     is_buggy: bool | None = None
     bug_reason: str | None = None
-    lower_is_better: bool | None = None
     metric_conflict: bool = False
     # genetic algorithm
     generation: int | None = None
@@ -112,6 +111,12 @@ class Node:
         return self.parent_ids[0] if self.parent_ids else None
 
     @property
+    def lower_is_better(self) -> bool | None:
+        """The direction of the node's metric (the run's: the review takes it from the competition's metric), or
+        None before a review. Kept in `metric` only; saved beside it as the key `lower_is_better`, as before."""
+        return self.metric.lower_is_better if self.metric is not None else None
+
+    @property
     def is_evaluated(self) -> bool:
         """True once a review has decided whether the node is buggy."""
         return self.is_buggy is not None
@@ -127,7 +132,11 @@ class Node:
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict of every field (non-finite exec_time/fitness as "inf", "-inf" or "nan")."""
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data = {}
+        for f in fields(self):
+            data[f.name] = getattr(self, f.name)
+            if f.name == "bug_reason":  # where the field stood, so saved lines keep their key order
+                data["lower_is_better"] = self.lower_is_better
         data["parent_ids"] = list(self.parent_ids)
         data["genes"] = dict(self.genes)
         try:
@@ -160,6 +169,15 @@ class Node:
                 kwargs["metric"] = MetricValue.from_dict(kwargs["metric"])
             except (TypeError, ValueError) as exc:
                 raise JournalError(f"node {node_id}: bad metric: {exc}") from exc
+        direction = kwargs.pop("lower_is_better", None)
+        metric = kwargs.get("metric")
+        if direction is not None and (metric is None or metric.lower_is_better != direction):
+            said = (
+                "no metric"
+                if metric is None
+                else f"a metric whose lower_is_better is {metric.lower_is_better}"
+            )
+            raise JournalError(f"node {node_id}: lower_is_better is {direction} beside {said}")
         if "meta" in kwargs:
             try:
                 kwargs["meta"] = NodeMeta.from_dict(kwargs["meta"])
@@ -173,4 +191,4 @@ class Node:
 
 @functools.cache
 def _node_field_names() -> frozenset[str]:
-    return frozenset(f.name for f in fields(Node))
+    return frozenset({*(f.name for f in fields(Node)), "lower_is_better"})  # the saved direction: `metric`'s

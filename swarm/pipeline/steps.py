@@ -383,7 +383,6 @@ def make_node(step: StepOutcome) -> Node:
         analysis=outcome.summary,
         is_buggy=outcome.is_buggy,
         bug_reason=outcome.bug_reason,
-        lower_is_better=outcome.lower_is_better,
         metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
         metric_conflict=outcome.has_metric_conflict,
         meta=NodeMeta(agent_versions=step.planned.agent_versions, plan_step=plan.step, worker=step.worker),

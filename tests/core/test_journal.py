@@ -47,7 +47,6 @@ def full_node(parent_ids=()):
         metric=MetricValue(0.125, True),
         is_buggy=True,
         bug_reason="The code reads column 'x' which the data does not have.",
-        lower_is_better=True,
         metric_conflict=True,
         generation=4,
         fitness=-0.125,
@@ -69,6 +68,22 @@ def test_node_defaults_and_parent_id():
     assert node.parent_id is None and node.parent_ids == ()
     assert Node(parent_ids=["a", "b"], task_type="merge").parent_id == "a"
     assert Node().id != Node().id
+
+
+def test_the_direction_is_the_metrics_and_is_saved_beside_it():
+    node = make(metric=0.5)
+    assert node.lower_is_better is node.metric.lower_is_better and Node().lower_is_better is None
+    data = node.to_dict()
+    keys = list(data)
+    assert data["lower_is_better"] == node.metric.lower_is_better  # the saved key, as journals have it
+    assert keys.index("lower_is_better") == keys.index("bug_reason") + 1
+    assert Node.from_dict(data).to_dict() == data
+    with pytest.raises(
+        JournalError, match="lower_is_better is True beside a metric whose lower_is_better is"
+    ):
+        Node.from_dict({**data, "lower_is_better": not node.metric.lower_is_better})
+    with pytest.raises(JournalError, match="beside no metric"):
+        Node.from_dict({**data, "metric": None, "lower_is_better": True})
 
 
 def test_node_rejects_bad_task_type_and_gene_names():

@@ -31,7 +31,7 @@ SECTIONED = sectioned()
 
 def node(value: float | None, lower: bool = True, buggy: bool = False, code: str | None = None) -> Node:
     code = sectioned(value) if code is None else code
-    return Node(code=code, is_buggy=buggy, metric=MetricValue(value, lower), lower_is_better=lower)
+    return Node(code=code, is_buggy=buggy, metric=MetricValue(value, lower))
 
 
 def journal_of(*nodes: Node) -> Journal:

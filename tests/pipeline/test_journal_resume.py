@@ -31,7 +31,6 @@ def old_run(tmp_path: Path, overrides: list[str], nodes: int) -> RunPaths:
                 parent_ids=(parent,) if parent else (),
                 is_buggy=False,
                 metric=MetricValue(0.5 + i / 100, False),
-                lower_is_better=False,
                 epoch=1,
                 fitness=i / 10,
             )

@@ -14,7 +14,7 @@ from swarm.protocol import GENE_SECTIONS, section_marker
 
 
 def good(value: float, task: str = "draft") -> Node:
-    return Node(task_type=task, is_buggy=False, metric=MetricValue(value, False), lower_is_better=False)
+    return Node(task_type=task, is_buggy=False, metric=MetricValue(value, False))
 
 
 def cfg(*overrides: str):

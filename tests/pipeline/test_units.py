@@ -32,7 +32,6 @@ def good(value: float, parent: str | None = None, task: str = "draft", lower: bo
         parent_ids=(parent,) if parent else (),
         is_buggy=False,
         metric=MetricValue(value, lower),
-        lower_is_better=lower,
     )
 
 
