@@ -42,7 +42,7 @@ from swarm.ga.genes import split_genes
 from swarm.journal import Journal, Node, NodeMeta
 from swarm.llm.base import CallContext
 from swarm.metric import MetricValue
-from swarm.offline import OfflineClient
+from swarm.offline_coder import OfflineClient
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.state import RunState
 from swarm.prompting import PromptBudget, memory_summary

@@ -139,7 +139,7 @@ def short_replies(competition: Any, count: int) -> list[str]:
 def solution_replies(public_dir: Path, count: int) -> list[str]:
     """`count` model replies (a plan and a code block) with pairwise different code, by the offline coder."""
     from swarm.llm.base import CallContext
-    from swarm.offline import OfflineClient
+    from swarm.offline_coder import OfflineClient
 
     replies: dict[str, str] = {}
     seed = 0

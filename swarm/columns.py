@@ -242,7 +242,7 @@ def renamed_source(candidates: list, numeric: dict, numbers: bool | None) -> str
     numbers), the one that stands for a target the submission names otherwise (chaii's `answer_text` for
     `PredictionString`): the one of the target's kind (`numbers` True: numbers; False: text, where any column
     is text; None: either), else the one of those named like labels (`target`); None where no single one fits.
-    The harness (swarm/evaluation/labels.py) and the offline coder (swarm/offline/inference.py) read it alike."""
+    The harness (swarm/evaluation/labels.py) and the offline coder (swarm/offline_coder/inference.py) read it alike."""
     if numbers is True:
         candidates = [c for c in candidates if numeric[c]]
     elif numbers is False and any(not numeric[c] for c in candidates):

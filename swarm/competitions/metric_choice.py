@@ -150,7 +150,7 @@ class RuleMatch:
     params: dict[str, Any] = field(default_factory=dict)
 
 
-# The offline coder's coarse metric (swarm/offline/inference.py, self-contained: it keeps its own rules) nearest
+# The offline coder's coarse metric (swarm/offline_coder/inference.py, self-contained: it keeps its own rules) nearest
 # to each library metric, None where it has none; tests/competitions/test_metric_wording.py holds both rule
 # sets to this over real descriptions.
 COARSE_METRIC: dict[str, str | None] = {

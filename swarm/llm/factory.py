@@ -3,7 +3,7 @@
 Provider `auto` picks by model family (names starting with `claude` are Anthropic's, everything else speaks
 the OpenAI protocol): the real provider when its API key is set in the environment, or an OpenAI-compatible
 server when `base_url` is set (local servers need no key); otherwise the offline coder, which the caller passes
-as `offline_factory` (`swarm.pipeline.context` passes `swarm.offline.OfflineClient`).
+as `offline_factory` (`swarm.pipeline.context` passes `swarm.offline_coder.OfflineClient`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, Too
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger, UsageRecord
 
-# Builds the offline coder for a stage; the default is `swarm.offline.OfflineClient()` (seed 0).
+# Builds the offline coder for a stage; the default is `swarm.offline_coder.OfflineClient()` (seed 0).
 OfflineFactory = Callable[[StageLLMConfig], LLMClient]
 
 

@@ -38,7 +38,7 @@ from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
-from swarm.offline import OfflineClient
+from swarm.offline_coder import OfflineClient
 from swarm.pipeline.state import (
     RunPaths,
     RunState,

@@ -22,7 +22,7 @@ from swarm.competitions.metric_choice import (
     resolve_metric,
 )
 from swarm.competitions.validation import answer_groups, answer_table
-from swarm.offline import OfflineClient
+from swarm.offline_coder import OfflineClient
 from tests.competitions.champs import (
     EVALUATION,
     GROUPED,

@@ -27,7 +27,7 @@ from swarm.competitions.metric_choice import (
 )
 from swarm.competitions.metrics import METRICS
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
-from swarm.offline import OfflineClient
+from swarm.offline_coder import OfflineClient
 
 # Evaluation sections as Kaggle words them (abridged), with the library metric and params they name.
 KAGGLE = {

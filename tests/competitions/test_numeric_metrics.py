@@ -42,8 +42,8 @@ from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
-from swarm.offline import OfflineClient
-from swarm.offline.inference import metric_from_description
+from swarm.offline_coder import OfflineClient
+from swarm.offline_coder.inference import metric_from_description
 from tests.competitions.ventilator import (
     DESCRIPTION,
     MASK,

@@ -22,7 +22,7 @@ from swarm.competitions.grading import score_frame
 from swarm.competitions.metric_choice import COARSE_METRIC, SOURCE_RULES, infer_metric_rules, resolve_metric
 from swarm.competitions.metrics import METRICS, get_metric
 from swarm.competitions.validation import InvalidSubmission
-from swarm.offline.inference import metric_from_description
+from swarm.offline_coder.inference import metric_from_description
 from tests.evaluation.spine_builders import CLASSES, EVALUATION, spine_competition
 
 TOL = 1e-9

@@ -25,7 +25,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
     "swarm.llm": {
         "swarm.competitions",
         "swarm.evaluation",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.agents",
@@ -34,7 +34,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
     },
     "swarm.competitions": {
         "swarm.evaluation",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.agents",
@@ -43,14 +43,14 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
     },
     "swarm.evaluation": {
         "swarm.llm",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.agents",
         "swarm.ga",
         "swarm.preview",
     },
-    "swarm.offline": {
+    "swarm.offline_coder": {
         "swarm.evaluation",
         "swarm.pipeline",
         "swarm.mlebench",
@@ -63,7 +63,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.llm",
         "swarm.competitions",
         "swarm.evaluation",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.agents",
@@ -75,7 +75,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
     "swarm.agents": {
         "swarm.competitions",
         "swarm.evaluation",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.preview",
@@ -85,7 +85,7 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.llm",
         "swarm.competitions",
         "swarm.evaluation",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.agents",
@@ -96,14 +96,14 @@ FORBIDDEN_ROOMS: dict[str, set[str]] = {
         "swarm.llm",
         "swarm.competitions",
         "swarm.evaluation",
-        "swarm.offline",
+        "swarm.offline_coder",
         "swarm.pipeline",
         "swarm.mlebench",
         "swarm.journal",
         "swarm.agents",
         "swarm.ga",
     },
-    "swarm": {"swarm.evaluation", "swarm.offline", "swarm.pipeline", "swarm.mlebench", "swarm.preview"},
+    "swarm": {"swarm.evaluation", "swarm.offline_coder", "swarm.pipeline", "swarm.mlebench", "swarm.preview"},
 }
 
 

@@ -11,7 +11,7 @@ import pandas as pd
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
 from swarm.evaluation.holdout import build_holdout
-from swarm.offline.inference import infer_task_from_dir
+from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.visit_rows import visit_fields
 from tests.evaluation.census_builders import osic
 

@@ -18,8 +18,8 @@ from swarm.config import load_config
 from swarm.evaluation.holdout import NoHoldout, build_holdout
 from swarm.evaluation.setup import load_evaluation
 from swarm.label_sets import class_sets, spread_label_sets
-from swarm.offline.client import coarse_metric
-from swarm.offline.inference import infer_task_from_dir
+from swarm.offline_coder.client import coarse_metric
+from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.pipeline.context import create_run
 
 from .census_builders import FREESOUND_CLASSES, freesound

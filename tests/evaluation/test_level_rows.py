@@ -11,7 +11,7 @@ import pandas as pd
 from swarm.competitions import load_competition
 from swarm.evaluation.holdout import build_holdout
 from swarm.level_rows import level_fields, level_rows
-from swarm.offline.inference import infer_task_from_dir
+from swarm.offline_coder.inference import infer_task_from_dir
 from tests.evaluation.census_builders import SIIM_CLASSES, siim_covid
 
 

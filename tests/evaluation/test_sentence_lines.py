@@ -13,7 +13,7 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.offline.inference import infer_task_from_dir
+from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.sentence_lines import remove_inner_word, sentence_lines_file
 from tests.evaluation.census_builders import BILLION_WORD_DESCRIPTION, billion_word
 

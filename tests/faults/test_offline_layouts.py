@@ -35,7 +35,7 @@ import pytest
 from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
-from swarm.offline import render_data
+from swarm.offline_coder import render_data
 from tests.competitions.insults_builder import insults
 from tests.evaluation.composite_builders import free_text_normalization_layout, text_normalization_layout
 from tests.evaluation.records_builders import pizza_competition

@@ -302,7 +302,7 @@ def test_price_override_in_the_config_reaches_the_recorded_cost(server, tmp_path
         env_file=None,
     )
     ledger = ledger_for_run(tmp_path / "run", cfg.llm)
-    from swarm.offline import OfflineClient
+    from swarm.offline_coder import OfflineClient
 
     clients = make_stage_clients(cfg.llm, ledger, lambda _: OfflineClient(), retry=FAST_RETRY)
     server.enqueue(Reply.say("ok", prompt_tokens=100_000, completion_tokens=20_000))

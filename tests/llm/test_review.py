@@ -158,7 +158,7 @@ def test_failed_review_falls_back_to_the_facts(make, server, provider):
 
 
 def test_review_with_the_offline_coder_gets_the_facts_as_hints():
-    offline = pytest.importorskip("swarm.offline")
+    offline = pytest.importorskip("swarm.offline_coder")
     out = review_execution(
         offline.OfflineClient(),
         CallContext(stage="feedback", kind="review"),
@@ -207,7 +207,7 @@ def test_the_reviewer_is_told_about_an_invalid_submission(make, server, provider
 
 
 def test_the_offline_reviewer_flags_an_invalid_submission():
-    offline = pytest.importorskip("swarm.offline")
+    offline = pytest.importorskip("swarm.offline_coder")
     out = review_execution(
         offline.OfflineClient(),
         CallContext(stage="feedback", kind="review"),

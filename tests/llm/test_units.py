@@ -211,7 +211,7 @@ def test_stage_clients_and_run_ledger(tmp_path, monkeypatch):
 
 
 def test_the_offline_coder_given_stands_in_for_the_model_and_reaches_the_ledger():
-    from swarm.offline import OfflineClient
+    from swarm.offline_coder import OfflineClient
 
     client = make_client(StageLLMConfig(provider="offline"), {}, UsageLedger(), lambda _: OfflineClient())
     assert isinstance(client, RecordingClient) and client.provider == "offline"

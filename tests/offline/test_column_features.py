@@ -15,11 +15,11 @@ from PIL import Image
 from sklearn.metrics import mean_squared_error, roc_auc_score
 
 from swarm.llm.base import CallContext
-from swarm.offline import OfflineClient, coder
-from swarm.offline.genome import safe_genome
-from swarm.offline.inference import infer_task_from_dir
-from swarm.offline.render import render_solution
-from swarm.offline.sections import read_genome, split_code
+from swarm.offline_coder import OfflineClient, coder
+from swarm.offline_coder.genome import safe_genome
+from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.render import render_solution
+from swarm.offline_coder.sections import read_genome, split_code
 from swarm.protocol import parse_metric_line
 from swarm.submission_check import constant_predictions
 
@@ -192,7 +192,7 @@ def test_debug_repairs_the_features_when_the_error_points_past_them(kinds_compet
 
 
 def test_drafts_never_pick_the_minimal_feature_set():
-    from swarm.offline.genome import draft_genome
+    from swarm.offline_coder.genome import draft_genome
 
     rng = random.Random(0)
     assert {draft_genome(None, rng)["DATA"]["features"] for _ in range(200)} == {"basic", "freq", "rich"}

@@ -10,8 +10,8 @@ import pytest
 from sklearn.metrics import accuracy_score
 
 from swarm.llm.base import CallContext
-from swarm.offline import OfflineClient
-from swarm.offline.sections import split_code
+from swarm.offline_coder import OfflineClient
+from swarm.offline_coder.sections import split_code
 from swarm.protocol import GENE_SECTIONS, parse_metric_line
 
 pytestmark = pytest.mark.slow
@@ -179,9 +179,9 @@ def test_wide_probability_and_multi_target_formats(tmp_path, tools):
 @pytest.mark.parametrize("name", ["titanic", "ames"])
 def test_blend_family_runs(competitions, tools, tmp_path, name):
     """The blend (boosted trees + linear model, soft voting) that improve reaches from linear and LightGBM."""
-    from swarm.offline.client import task_from_hints
-    from swarm.offline.genome import safe_genome
-    from swarm.offline.render import render_solution
+    from swarm.offline_coder.client import task_from_hints
+    from swarm.offline_coder.genome import safe_genome
+    from swarm.offline_coder.render import render_solution
 
     comp = competitions[name]
     task = task_from_hints({"input_dir": str(comp.input_dir)})

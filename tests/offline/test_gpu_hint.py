@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from swarm.offline import OfflineClient
+from swarm.offline_coder import OfflineClient
 
 from .test_execution import ask, check_run
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from swarm.offline.inference import infer_task_from_dir, infer_task_from_frames, metric_from_description
+from swarm.offline_coder.inference import infer_task_from_dir, infer_task_from_frames, metric_from_description
 
 
 @pytest.mark.parametrize(
@@ -110,7 +110,7 @@ def test_shares_scored_as_classes_are_a_binary_target_from_half_on() -> None:
     """jigsaw-unintended-bias's `target` is the share of raters who found a comment toxic, scored by AUCs of it
     made 0/1 at 0.5: the offline coder models whether the share reaches 0.5, not a class per distinct share; for
     a regression metric it stays a number, and 0/1 targets stay classes."""
-    from swarm.offline.inference import _target_spec
+    from swarm.offline_coder.inference import _target_spec
 
     shares = pd.Series([0.0, 0.2, 0.6, 0.75, 0.1, 1.0, 0.4])
     sample = pd.Series([0.0] * 3)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.offline.inference import table_columns
+from swarm.offline_coder.inference import table_columns
 from swarm.parquet_tables import parquet_table
 
 

@@ -13,8 +13,8 @@ import pytest
 from PIL import Image
 
 from swarm.long_class_rows import long_class_fields, long_class_rows
-from swarm.offline.inference import infer_task_from_dir
-from swarm.offline.render import render_preamble
+from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.render import render_preamble
 from swarm.pixel_rows import _window_extreme, _window_mean, pixel_fields, pixel_rows, pixel_stems
 from tests.evaluation.spine_builders import CLASSES, spine_competition
 from tests.faults.test_offline_layouts import denoising_competition

@@ -11,8 +11,8 @@ from __future__ import annotations
 import pytest
 
 from swarm.llm.base import CallContext
-from swarm.offline import OfflineClient
-from swarm.offline.sections import read_genome, split_code
+from swarm.offline_coder import OfflineClient
+from swarm.offline_coder.sections import read_genome, split_code
 from swarm.protocol import GENE_SECTIONS
 
 pytestmark = [

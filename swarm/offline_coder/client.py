@@ -26,10 +26,10 @@ from pathlib import Path
 from typing import Any
 
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
-from swarm.offline import coder
-from swarm.offline.evolve import evolve_text
-from swarm.offline.inference import find_data_files, infer_task_from_dir, missing_tables
-from swarm.offline.review import fill_schema, review_facts
+from swarm.offline_coder import coder
+from swarm.offline_coder.evolve import evolve_text
+from swarm.offline_coder.inference import find_data_files, infer_task_from_dir, missing_tables
+from swarm.offline_coder.review import fill_schema, review_facts
 
 CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
 EVOLVE_KINDS = ("evolve_role", "evolve_strategy")

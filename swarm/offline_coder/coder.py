@@ -7,9 +7,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from swarm.offline.genome import Genome, change_one, draft_genome, fallback_choice, safe_choice, safe_genome
-from swarm.offline.render import render_section, render_solution
-from swarm.offline.sections import read_genome, section_of_line, split_code
+from swarm.offline_coder.genome import (
+    Genome,
+    change_one,
+    draft_genome,
+    fallback_choice,
+    safe_choice,
+    safe_genome,
+)
+from swarm.offline_coder.render import render_section, render_solution
+from swarm.offline_coder.sections import read_genome, section_of_line, split_code
 from swarm.protocol import GENE_SECTIONS
 
 

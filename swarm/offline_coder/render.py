@@ -32,10 +32,10 @@ from swarm import (
     sentence_lines,
     visit_rows,
 )
-from swarm.offline import inference
-from swarm.offline.genome import Genome
-from swarm.offline.render_data import render_data
-from swarm.offline.sections import CHOICE_PREFIX, SplitCode
+from swarm.offline_coder import inference
+from swarm.offline_coder.genome import Genome
+from swarm.offline_coder.render_data import render_data
+from swarm.offline_coder.sections import CHOICE_PREFIX, SplitCode
 from swarm.protocol import GENE_SECTIONS, section_marker
 
 CONTRACT = """\
