@@ -9,7 +9,7 @@ project's (pip: ResolutionImpossible), so install it without them, then the pack
 
     pip install --no-deps aideml==0.2.2 && pip install -e ".[bench]"
 
-Both agents talk to loopback servers (`testing.loopback_server`, OpenAI protocol) and get the same replies:
+Both agents talk to loopback servers (`tests.doubles.loopback_server`, OpenAI protocol) and get the same replies:
 - the code model waits `--latency` seconds, then answers with one of `--steps` real solutions with pairwise
   different code, written beforehand by the offline coder for the competition (for AIDE, which wants the
   submission in `./working`, that directory is the only change);
@@ -114,7 +114,7 @@ def aide_missing() -> str | None:
 
 def review_reply() -> Any:
     """The feedback model's one answer, valid for both agents' `submit_review` function."""
-    from testing.loopback_server import Reply
+    from tests.doubles.loopback_server import Reply
 
     return Reply.tool_call(
         "submit_review",
@@ -145,7 +145,7 @@ def aide_data_dir(public_dir: Path, dest: Path) -> tuple[Path, Path]:
 def run_aide(replies: list[str], public_dir: Path, args: argparse.Namespace, root: Path) -> dict[str, Any]:
     """AIDE's own loop for `args.steps` steps in a child process, against one loopback server whose queue
     alternates code replies (after `args.latency` s) and reviews (at once): AIDE calls them in that order."""
-    from testing.loopback_server import LoopbackServer, Reply
+    from tests.doubles.loopback_server import LoopbackServer, Reply
 
     root.mkdir(parents=True)
     data_dir, desc_file = aide_data_dir(public_dir, root / "data")
@@ -226,7 +226,7 @@ def run_swarm(
     from flows.competition import CompetitionParams, prepare_run
     from swarm.journal import Journal
     from swarm.llm.usage import USAGE_FILE, read_records
-    from testing.loopback_server import LoopbackServer, Reply
+    from tests.doubles.loopback_server import LoopbackServer, Reply
 
     run_dir = root / f"swarm-{runner}-{parallel}"
     with (

@@ -12,7 +12,7 @@ that fails or times out is reported and the next one runs:
    torch see the GPU inside that sandbox (`cuda_available`, `param_device`, `error`)?
 2. The main job (`flows/run_competition.py --competition digit-images`) at each `--parallel`, with the default
    sandbox (`execution.sandbox=auto`, or `--sandbox`) and default execution resources. Its code model is the
-   loopback server (`testing.loopback_server`, OpenAI protocol, `--latency` s per reply) whose replies are
+   loopback server (`tests.doubles.loopback_server`, OpenAI protocol, `--latency` s per reply) whose replies are
    solutions that train a small CNN on the digit PNGs with torch, on the GPU when `torch.cuda.is_available()`,
    else on the CPU, and write a valid submission; review and agent evolution stay on the offline coder.
    Each solution prints what it saw (CPU affinity, OMP_NUM_THREADS, torch's threads, CUDA_VISIBLE_DEVICES,
@@ -396,7 +396,7 @@ def main_job(
     parallel: int, args: argparse.Namespace, work: Path, timeout_s: float, variants: Iterable[int]
 ) -> dict[str, Any]:
     """One run of the main job on digit-images against a new loopback server; what its solutions saw."""
-    from testing.loopback_server import LoopbackServer, Reply
+    from tests.doubles.loopback_server import LoopbackServer, Reply
 
     run_dir = work / f"run-parallel-{parallel}"
     env = {

@@ -4,7 +4,7 @@
                                     [--solutions offline|short] [--repeats 1]
                                     [--json benchmarks/results/throughput.json]
 
-The code stage talks to the loopback LLM server (`testing.loopback_server`, OpenAI protocol) which waits
+The code stage talks to the loopback LLM server (`tests.doubles.loopback_server`, OpenAI protocol) which waits
 `--latency` seconds before every reply; the review (feedback) and agent-evolution stages stay on the offline
 coder, so they add no model wait. The replies are real solutions with pairwise different code, so every
 execution in the local sandbox does real work:
@@ -169,7 +169,7 @@ def run_setting(
     from flows.competition import CompetitionParams, prepare_run
     from swarm.journal import Journal
     from swarm.llm.usage import USAGE_FILE, read_records
-    from testing.loopback_server import LoopbackServer, Reply
+    from tests.doubles.loopback_server import LoopbackServer, Reply
 
     with LoopbackServer(latency_s=args.latency) as server:
         server.enqueue(*(Reply.say(text) for text in replies))

@@ -14,11 +14,11 @@ PREFECT = {"prefect", "prefect_dask"}
 
 # package -> the top-level names its modules may not import
 FORBIDDEN: dict[str, set[str]] = {
-    "sandbox": {"swarm", "tasks", "flows", "testing", *PREFECT},  # the sandbox stands alone
-    "swarm": {"tasks", "flows", "testing", *PREFECT},  # the domain core: no Prefect, no tests' doubles
-    "tasks": {"flows", "testing"},  # thin Prefect adapters over the core
-    "flows": {"testing"},
-    "testing": {"swarm", "sandbox", "tasks", "flows"},  # the loopback server speaks the wire protocols only
+    "sandbox": {"swarm", "tasks", "flows", "tests", *PREFECT},  # the sandbox stands alone
+    "swarm": {"tasks", "flows", "tests", *PREFECT},  # the domain core: no Prefect, no tests or their doubles
+    "tasks": {"flows", "tests"},  # thin Prefect adapters over the core
+    "flows": {"tests"},
+    "tests/doubles": {"swarm", "sandbox", "tasks", "flows"},  # the loopback server: the wire protocols only
 }
 # rooms of the core -> the rooms of the core they may not import (flat modules of swarm/ are "swarm")
 FORBIDDEN_ROOMS: dict[str, set[str]] = {

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sandbox.tree_ops import iter_tree, remove_tree
-from testing.loopback_server import LoopbackServer
+from tests.doubles.loopback_server import LoopbackServer
 
 MODEL_KEY_ENV = "SWARM_TEST_MODEL_KEY"
 MODEL_KEY = "sk-faults-test-key-0123456789"

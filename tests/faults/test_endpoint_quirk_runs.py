@@ -15,7 +15,7 @@ from flows.run_competition import main
 from swarm.journal import Journal
 from swarm.llm.provider import REASONING_ALLOWANCE
 from swarm.protocol import GENE_SECTIONS
-from testing.loopback_server import LoopbackServer, Reply
+from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import read_ledger, solution, stage_overrides
 

@@ -17,7 +17,7 @@ import pytest
 
 from flows.competition import CompetitionParams, competition_flow
 from swarm.journal import Journal
-from testing.loopback_server import LoopbackServer, Reply
+from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import files_holding, ready_backend, solution, stage_overrides
 

@@ -16,7 +16,7 @@ import pytest
 
 from flows.competition import CompetitionParams, competition_flow
 from swarm.competitions import load_competition
-from testing.loopback_server import LoopbackServer, Reply
+from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import (
     MODEL_KEY,

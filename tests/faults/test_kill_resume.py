@@ -27,7 +27,7 @@ from swarm.pipeline.state import RunPaths, load_state
 from swarm.pipeline.steps import PlannedStep, generation_cache_key
 from tasks import generate, select_parent
 from tasks.runs import cache_storage, forget_context, get_context
-from testing.loopback_server import LoopbackServer, Reply
+from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import solution, stage_overrides
 

@@ -15,7 +15,7 @@ from prefect.client.schemas.filters import TaskRunFilter, TaskRunFilterName
 from flows.competition import CompetitionParams, competition_flow
 from swarm.journal import Journal
 from swarm.pipeline.state import RunPaths, load_state
-from testing.loopback_server import LoopbackServer, RecordedRequest, Reply
+from tests.doubles.loopback_server import LoopbackServer, RecordedRequest, Reply
 
 from .conftest import read_ledger, solution, stage_overrides
 

@@ -10,7 +10,7 @@ import pytest
 
 from flows.competition import CompetitionParams, competition_flow
 from swarm.evaluation.holdout import harness_root
-from testing.loopback_server import LoopbackServer, Reply
+from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import ready_backend, stage_overrides
 

@@ -27,7 +27,7 @@ from sandbox.slots import SLOTS
 from swarm.competitions import load_competition
 from swarm.journal import Journal
 from swarm.pipeline.state import RunPaths, load_state
-from testing.loopback_server import LoopbackServer, Reply
+from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import files_holding, ready_backend, solution, stage_overrides
 

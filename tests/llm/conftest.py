@@ -13,7 +13,7 @@ from swarm.llm.factory import make_client
 from swarm.llm.provider import ProviderClient
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger
-from testing.loopback_server import LoopbackServer
+from tests.doubles.loopback_server import LoopbackServer
 
 FAKE_KEY = "sk-loopback-0123456789abcdef"
 MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}

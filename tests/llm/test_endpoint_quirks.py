@@ -11,7 +11,7 @@ import pytest
 from swarm.llm.base import CallContext, LLMError, Message, TokenBudgetSpent, thinking_of
 from swarm.llm.usage import UsageLedger
 from swarm.pipeline.review import SUBMIT_REVIEW
-from testing.loopback_server import Reply
+from tests.doubles.loopback_server import Reply
 
 from .conftest import PLAN_TOOL
 

@@ -17,7 +17,7 @@ from swarm.competitions.metric_choice import (
 )
 from swarm.competitions.metrics import METRICS
 from swarm.llm.base import LLMError
-from testing.loopback_server import Reply
+from tests.doubles.loopback_server import Reply
 
 SPOOKY = (
     "# Spooky Author Identification\n\nWho wrote this sentence?\n\n## Evaluation\n\nSubmissions are evaluated "

@@ -8,7 +8,7 @@ import pytest
 
 from swarm.config import LLMConfig, StageLLMConfig
 from swarm.llm.preflight import ModelNotServed, check_models
-from testing.loopback_server import LoopbackServer
+from tests.doubles.loopback_server import LoopbackServer
 
 from .conftest import FAKE_KEY, MODELS
 

@@ -9,7 +9,7 @@ import pytest
 from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import read_records
-from testing.loopback_server import Reply
+from tests.doubles.loopback_server import Reply
 
 from .conftest import FAKE_KEY, FAST_RETRY, PLAN_TOOL, PRICES
 
@@ -389,7 +389,7 @@ def test_loopback_server_serves_its_models_endpoint_to_both_sdks(server):
     import anthropic
     import openai
 
-    from testing.loopback_server import LoopbackServer
+    from tests.doubles.loopback_server import LoopbackServer
 
     with LoopbackServer(models=["gpt-4o-mini", "claude-haiku-4-5"]) as served:
         oa = openai.OpenAI(api_key=FAKE_KEY, base_url=served.openai_base_url, max_retries=0)

@@ -11,7 +11,7 @@ from swarm.evaluation.review import ExecutionFacts, TrustedScore, combine_review
 from swarm.llm.base import CallContext
 from swarm.pipeline.review import SUBMIT_REVIEW, review_execution
 from swarm.protocol import metric_line
-from testing.loopback_server import Reply
+from tests.doubles.loopback_server import Reply
 
 CTX = CallContext(stage="feedback", kind="review", node_id="n1")
 TRACEBACK = """Traceback (most recent call last):
