@@ -47,10 +47,12 @@ from swarm.tfrecords import TFRECORD_SUFFIXES
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
 _SIGNED = re.compile(r"^-?[1-9]\d*$|^0$")
+_HEX_ONLY = re.compile(r"^[0-9a-f]+$")
 INT64_END = 2**63 - 1  # numbers are drawn below this (64-bit ids)
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
 MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
 TRUE_WORDS = ("true", "1", "yes")
+MIN_TOKEN_HEX = 16  # hex ids at least this wide are tokens or hashes: any hex of that width is one
 MAX_LETTER_NAME = 3  # letters-only test ids up to this long are names drawn afresh (longer: words)
 HEX_ROOM = 4  # hex or shaped ids are drawn only where there are this many times as many as needed
 TABLE_SUFFIXES = (".csv", ".parquet", ".json", ".jsonl")
@@ -69,6 +71,8 @@ class FreshIds:
     held: list[str]
     kept: str = ""
     note: str = ""  # a caveat where ids are fresh (test files linked, not copied)
+    files_renamed: bool = True  # whether the test side's files were copied under the fresh ids (False: the
+    # files are not named by the ids, 3d-object's lidar sweeps: the harness copies the test folders anew)
 
     @property
     def fresh(self) -> bool:
@@ -162,12 +166,21 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
         prefix, width = prefixed
         return sorted(random_hex(count, width, lambda text: f"{prefix}{text}", set(taken), rng))
     shape = same_shape(test_ids, min_variable=1)  # nfl's `58080_002723`: digits in their places
-    if shape is not None and HEX_ROOM * (count + len(taken)) <= math.prod(len(p) for p in shape):
+    if shape is not None and HEX_ROOM * (count + _fitting(taken, shape)) <= math.prod(len(p) for p in shape):
         return sorted(random_shaped(count, shape, set(taken), rng))
     letters = _letter_names(test_ids)  # vesuvius' fragment `a` (its training fragments are `1`, `2`)
     if letters is not None and HEX_ROOM * (count + len(taken)) <= len(letters[0]) ** len(letters):
         return sorted(random_shaped(count, letters, set(taken), rng))
+    widths = {len(i) for i in test_ids}
+    if len(widths) == 1 and widths.pop() >= MIN_TOKEN_HEX and all(_HEX_ONLY.match(i) for i in test_ids):
+        # tokens (3d-object's sample tokens) whose test ones happen to share digits: drawn over their whole width
+        return sorted(random_hex(count, len(test_ids[0]), lambda text: text, set(taken), rng))
     return None
+
+
+def _fitting(taken: set[str], shape: list[str]) -> int:
+    """How many of `taken` are of `shape` (the others, 3d-object's tokens of other tables, take none of its room)."""
+    return sum(len(t) == len(shape) and all(c in p for c, p in zip(t, shape, strict=True)) for t in taken)
 
 
 def _letter_names(test_ids: list[str]) -> list[str] | None:

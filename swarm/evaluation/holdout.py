@@ -700,8 +700,9 @@ def _save_split(
     public: Path | None = None,
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
-    and the split's record, and seal the harness dir. Where ids are kept and the split placed files, the view's
-    test folders are copied anew (`_copy_test_folders`; `public`: the competition's public dir)."""
+    and the split's record, and seal the harness dir. Where the split placed files and fresh ids did not copy them
+    (ids kept, or files not named by the ids), the view's test folders are copied anew (`_copy_test_folders`;
+    `public`: the competition's public dir)."""
     saved = labels if positions is None else labels.iloc[positions]
     label_frame = pd.DataFrame({spec.id_column: ids}).join(saved.reset_index(drop=True))
     # The key columns completing the id (uw-madison's class); log_mae's groups, masked_mae's mask, jigsaw's identities.
@@ -710,8 +711,8 @@ def _save_split(
             label_frame[group] = held[group].astype(str).to_numpy()
     write_labels(root, label_frame, spec)
     note = _ids_note(fresh)
-    kept = fresh is None or not fresh.fresh
-    if kept and file_dirs and public is not None:  # held-out files were linked to the test side: copied
+    linked = fresh is None or not fresh.fresh or not fresh.files_renamed
+    if linked and file_dirs and public is not None:  # held-out files were linked to the test side: copied
         copied = _copy_test_folders(root / "public", public, seed)
         note = "; ".join(n for n in (note, copied) if n)
     holdout = Holdout(
@@ -739,9 +740,9 @@ def _save_split(
 
 
 def _copy_test_folders(dest: Path, public: Path, seed: int) -> str:
-    """Where ids are kept and a split moved held-out files to the test side, every file of each top-level view
-    folder named with "test" copied anew with a public test file's mtime (`fresh_files.copy_test_side`); a note
-    where some stay linked."""
+    """Where a split moved held-out files to the test side and fresh ids did not copy them, every file of each
+    top-level view folder named with "test" copied anew with a public test file's mtime
+    (`fresh_files.copy_test_side`); a note where some stay linked."""
     rng = np.random.default_rng(seed + 4)
     notes = []
     for folder in sorted(p for p in dest.iterdir() if p.is_dir() and "test" in p.name.lower()):

@@ -10,18 +10,24 @@ them share), as MLE-bench's `prepare.py` holds out whole logs: every record that
 samples, their scene, their sample data, their annotations; then whatever names those) leaves the training
 tables; those the test tables also have join them, with the records they name (poses, calibrations, logs),
 copied; tables only the training side has (annotations, instances: the labels) just lose them; and each file a
-moved record names (by its base name) moves to the test twin of its folder.
+moved record names (by its base name) moves to the test twin of its folder. Every test and held-out sample then
+gets a fresh token (`swarm.evaluation.fresh_ids`), and each test table is written again with every string that
+named one of them renamed alike (`_rename_tokens`), so no token tells a held-out sample from a test one; the
+files, named by their sweeps, are copied anew by the harness.
 """
 
 from __future__ import annotations
 
+import os
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from swarm.evaluation.fresh_ids import kept_ids
-from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.fresh_ids import draw_fresh_ids, keep_ids_reason, kept_ids
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror
@@ -174,16 +180,25 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
 
     # train.csv without the held-out rows; the sample with them, a group's rows together.
     write_public_csv(kept, dest / TRAIN)
-    groups = [unit_of.get(i, i) for i in sample[id_col].str.strip()] + held[id_col].str.strip().map(
-        unit_of
-    ).tolist()
+    test_ids = sample[id_col].str.strip().tolist()
+    held_ids = held[id_col].str.strip().tolist()
+    groups = [unit_of.get(i, i) for i in test_ids] + [unit_of[i] for i in held_ids]
     order = block_order([str(g) for g in groups], np.random.default_rng(seed + 1))
-    held_ids = held[id_col].tolist()
+    # Every test and held-out sample under a fresh token, the test tables' records naming them rewritten alike.
+    reason = keep_ids_reason(competition, train, None, id_col)
+    taken = all_tokens | {str(r[KEY]) for records_ in test_tables.values() for r in records_ if KEY in r}
+    rng = np.random.default_rng(seed + 2)
+    fresh = kept_ids(reason) if reason else draw_fresh_ids(order, test_ids, taken, len(held_ids), rng)
+    if fresh.fresh:
+        _rename_tokens(dest / test_dir.name, fresh.renamed(test_ids, held_ids))
+        write_view_ids(root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": held_ids})
+        sample, held_ids = sample.assign(**{id_col: fresh.test}), fresh.held
+        fresh = replace(fresh, files_renamed=False)  # the files are named by their sweeps, not the samples
     write_sample(sample, held, held_ids, spec, order, dest / competition.sample_submission.name)
     target = next(c for c in sample.columns if c != id_col)
     return SplitParts(
         labels=held[[target]],
-        held=held,
+        held=held.assign(**{id_col: held_ids}),
         ids=held_ids,
         split=(
             chosen,
@@ -196,11 +211,31 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
         table=f"{TRAIN} ({len(train)} samples in {len(units)} groups, their inputs records of {train_dir.name}/)",
         hidden=sorted(n for n in tables if n not in test_tables),
         file_dirs=[test_dir.name],
-        fresh=kept_ids(
-            f"the ids are sample tokens that link the JSON tables of {test_dir.name}/ and name their input files, "
-            "which are not rewritten"
-        ),
+        fresh=fresh,
     )
+
+
+def _rename_tokens(folder: Path, renamed: dict[str, str]) -> None:
+    """Every JSON table of `folder` written again with each string that is a renamed token (at any depth of a
+    record: a sample's `token`, `prev`, `next`, a sweep's `sample_token`, a scene's first and last) replaced."""
+
+    def renew(value: Any) -> Any:
+        if isinstance(value, str):
+            return renamed.get(value, value)
+        if isinstance(value, list):
+            return [renew(v) for v in value]
+        if isinstance(value, dict):
+            return {k: renew(v) for k, v in value.items()}
+        return value
+
+    for name, records_ in _tables(folder).items():
+        renewed = [renew(r) for r in records_]
+        if renewed == records_:
+            continue
+        path = folder / name  # possibly a link of a public file: written beside it, then put in its place
+        staged = path.with_name(f".{name}.renamed")
+        write_records(renewed, str(staged), like=str(path))
+        os.replace(staged, path)
 
 
 def _move_files(public: Path, dest: Path, names: set[str], skip: set[Path]) -> None:

@@ -101,6 +101,18 @@ def test_a_lone_letter_name_is_drawn_among_letters_of_its_case() -> None:
     assert all(re.fullmatch(r"[A-Z]{2}", i) and i != "EF" for i in (*upper.test, *upper.held))
 
 
+def test_hex_tokens_sharing_digits_are_drawn_over_their_whole_width() -> None:
+    """3d-object's sample tokens: 64 hex digits; test tokens numbered alike leave little room in their shape."""
+    test_ids = [f"{n:064x}" for n in range(0x1380, 0x13A0)]
+    taken = {f"{n:064x}" for n in range(0x1000, 0x1380)} | {f"d{n:063x}" for n in range(500)}
+    fresh, _ = draw(test_ids, taken, 20)
+    drawn = [*fresh.test, *fresh.held]
+    assert fresh.fresh and len(set(drawn)) == 52 and not set(drawn) & taken
+    assert all(re.fullmatch(r"[0-9a-f]{64}", i) for i in drawn)
+    short, _ = draw(["00ab", "00ac"], set(), 100)  # short hex ids are no tokens: no room, kept
+    assert not short.fresh
+
+
 def test_ids_of_no_known_format_are_kept_saying_why() -> None:
     fresh, _ = draw(["alpha", "beta-2x", "gamma"], set(), 2)
     assert not fresh.fresh and "'alpha'" in fresh.kept
