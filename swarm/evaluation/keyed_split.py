@@ -174,7 +174,7 @@ def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
         hidden=hidden,
         file_dirs=[str(test_dir.relative_to(public))],
         fresh=kept_ids(
-            f"the ids name each example's folders and files under {test_dir.name}/ ({held_ids[0]}), which are "
-            "not renamed"
+            f"the ids carry meaning: they name each example's scan and its place in it ({held_ids[0]}: the slices "
+            f"of a scan are neighbours, which a solution may use), and its folders and files under {test_dir.name}/"
         ),
     )
