@@ -33,6 +33,7 @@ import json
 import logging
 import operator
 import os
+import re
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ if TYPE_CHECKING:
     from swarm.journal.dag import Journal
 
 log = logging.getLogger(__name__)
+_LONG_DIGITS = re.compile(rb"\d{19}")  # where an integer beyond 64 bits may stand (2**63 has 19 digits)
 
 JOURNAL_FORMAT = "swarm-journal"
 JOURNAL_VERSION = 1  # the whole journal as one JSON document (`to_json`; a run's journal.json before)
@@ -342,8 +344,9 @@ def _parse_line(raw: bytes) -> dict[str, Any] | None:
 
 def _loads(raw: bytes) -> Any:
     """The JSON value of `raw`, or None when it is not JSON. orjson when it is there (Prefect brings it; about
-    twice as fast on a journal's long lines), the standard library for what orjson refuses."""
-    if orjson is not None:
+    twice as fast on a journal's long lines), the standard library for what orjson refuses, and for a line with
+    19 or more digits in a row: an integer beyond 64 bits, which orjson would read as a float (3.8)."""
+    if orjson is not None and not _LONG_DIGITS.search(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:

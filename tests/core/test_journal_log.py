@@ -319,11 +319,11 @@ def test_values_the_fast_parser_refuses_still_load(tmp_path: Path) -> None:
     path = tmp_path / "journal.jsonl"
     journal = grown(1)
     journal.append(
-        node(journal.nodes[0], meta=NodeMeta(thinking="naïve ✓", extra={"big": 2**70, "text": "naïve ✓"}))
+        node(journal.nodes[0], meta=NodeMeta(thinking="naïve ✓", extra={"big": 2**70 + 1, "text": "naïve ✓"}))
     )
     journal.save(path)
     assert Journal.load(path).nodes[1].meta.to_dict() == {
         "thinking": "naïve ✓",
-        "big": 2**70,
+        "big": 2**70 + 1,
         "text": "naïve ✓",
     }
