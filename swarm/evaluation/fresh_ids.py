@@ -166,8 +166,12 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
         prefix, width = prefixed
         return sorted(random_hex(count, width, lambda text: f"{prefix}{text}", set(taken), rng))
     shape = same_shape(test_ids, min_variable=1)  # nfl's `58080_002723`: digits in their places
-    if shape is not None and HEX_ROOM * (count + _fitting(taken, shape)) <= math.prod(len(p) for p in shape):
-        return sorted(random_shaped(count, shape, set(taken), rng))
+    if shape is not None:
+        room = math.prod(len(p) for p in shape)
+        # taken ids count against the room only where they are of the shape: counted one by one only where all
+        # of them would not leave room (a large table's ids are many)
+        if HEX_ROOM * (count + len(taken)) <= room or HEX_ROOM * (count + _fitting(taken, shape)) <= room:
+            return sorted(random_shaped(count, shape, set(taken), rng))
     letters = _letter_names(test_ids)  # vesuvius' fragment `a` (its training fragments are `1`, `2`)
     if letters is not None and HEX_ROOM * (count + len(taken)) <= len(letters[0]) ** len(letters):
         return sorted(random_shaped(count, letters, set(taken), rng))
