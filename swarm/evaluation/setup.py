@@ -1,6 +1,6 @@
 """How a run is evaluated, decided once before its first step and saved in `<run>/evaluation.json`.
 
-- the metric, its direction and where it came from (`swarm.competitions.metric_choice.resolve_metric`);
+- the metric, its direction and where it came from (`swarm.evaluation.metric_choice.resolve_metric`);
 - the harness's validation split (`swarm.evaluation.holdout`), or, where none is possible, why not: then the
   run ranks by the metric each solution prints, and every such score is marked "unverified".
 """
@@ -13,8 +13,8 @@ from typing import Any
 
 from swarm.atomic import read_json, write_json_atomic
 from swarm.competitions import Competition
-from swarm.competitions.metric_choice import MetricChoice
 from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout, harness_root
+from swarm.evaluation.metric_choice import MetricChoice
 from swarm.metric import ValidationSource
 
 EVALUATION_FILE = "evaluation.json"

@@ -64,7 +64,7 @@ def _task_for(path: str, mtime: float, metric: str | None) -> dict[str, Any]:
 
 def coarse_metric(name: Any) -> str | None:
     """The offline coder's name for the run's metric (hints["metric"], a library name), or None."""
-    from swarm.competitions.metric_choice import COARSE_METRIC  # lazily: keeps this module light
+    from swarm.competitions.metric_wording import COARSE_METRIC  # lazily: keeps this module light
 
     return COARSE_METRIC.get(str(name)) if name else None
 
@@ -211,7 +211,7 @@ class OfflineClient:
 
 def _metric_answer(messages: list[Message], ctx: CallContext) -> dict[str, Any]:
     """choose_metric's arguments for hints["description"] (else the last user message), found by rules."""
-    from swarm.competitions.metric_choice import infer_metric_rules  # lazily: only metric requests need it
+    from swarm.competitions.metric_wording import infer_metric_rules  # lazily: only metric requests need it
     from swarm.competitions.metrics import METRICS
 
     description = ctx.hints.get("description")

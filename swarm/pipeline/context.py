@@ -22,16 +22,16 @@ from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.competitions.bundled import SPECS
-from swarm.competitions.metric_choice import (
+from swarm.config import Config, load_config
+from swarm.evaluation.harness import Harness
+from swarm.evaluation.holdout import harness_root
+from swarm.evaluation.metric_choice import (
     SOURCE_COMPETITION_JSON,
     MetricChoice,
     MetricUnknown,
     resolve_metric,
     scored_by_choice,
 )
-from swarm.config import Config, load_config
-from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import harness_root
 from swarm.evaluation.setup import EvaluationSetup, load_evaluation, prepare_evaluation
 from swarm.gpu_probe import describe_facts, run_gpu_facts
 from swarm.journal import Journal, Node
@@ -39,6 +39,7 @@ from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
 from swarm.offline_coder import OfflineClient
+from swarm.pipeline.metric_model import metric_reader
 from swarm.pipeline.state import (
     RunPaths,
     RunState,
@@ -81,7 +82,7 @@ def choose_metric(
     client = make_client(cfg.llm.code, cfg.llm.prices, ledger, lambda _: OfflineClient(seed=cfg.project.seed))
     bundled = not cfg.data.data_dir and competition.id in SPECS
     return resolve_metric(
-        competition, override=cfg.data.metric, client=client, bundled=bundled, run_id=run_id
+        competition, override=cfg.data.metric, model=metric_reader(client, run_id), bundled=bundled
     )
 
 

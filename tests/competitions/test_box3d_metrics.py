@@ -14,7 +14,7 @@ import pytest
 from swarm.competitions import CompetitionError, MetricSpec
 from swarm.competitions.box3d_metrics import LYFT_IOUS, box_iou, lyft_3d_map, parse_objects, with_confidence
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metric_choice import infer_metric_rules
+from swarm.competitions.metric_wording import infer_metric_rules
 from swarm.competitions.metrics import InvalidPrediction
 
 

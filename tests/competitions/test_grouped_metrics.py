@@ -13,7 +13,8 @@ from swarm.competitions import grade_submission, load_competition_dir
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metric_choice import (
+from swarm.competitions.validation import answer_groups, answer_table
+from swarm.evaluation.metric_choice import (
     SOURCE_COMPETITION_JSON,
     SOURCE_MODEL,
     SOURCE_OVERRIDE,
@@ -21,8 +22,8 @@ from swarm.competitions.metric_choice import (
     infer_group_column,
     resolve_metric,
 )
-from swarm.competitions.validation import answer_groups, answer_table
 from swarm.offline_coder import OfflineClient
+from swarm.pipeline.metric_model import metric_reader
 from tests.competitions.champs import (
     EVALUATION,
     GROUPED,
@@ -121,7 +122,7 @@ def test_the_description_names_the_group_column(tmp_path: Path) -> None:
 def test_rules_and_model_choosing_log_mae_set_the_group_column(tmp_path: Path, client, source) -> None:
     competition = load_competition_dir(champs_competition(tmp_path / "champs"))
     assert competition.metric is None
-    choice = resolve_metric(competition, override=None, client=client, bundled=False)
+    choice = resolve_metric(competition, override=None, model=metric_reader(client), bundled=False)
     assert (choice.name, choice.source, choice.params) == ("log_mae", source, {"group_column": "type"})
     assert "grouped by 'type': description.md says \"for each scalar coupling type\"" in choice.reason
     assert "log_mae (group_column=type)" in choice.describe()
@@ -129,24 +130,24 @@ def test_rules_and_model_choosing_log_mae_set_the_group_column(tmp_path: Path, c
 
 def test_an_override_naming_log_mae_gets_the_group_column_too(tmp_path: Path) -> None:
     competition = load_competition_dir(champs_competition(tmp_path / "champs"))
-    choice = resolve_metric(competition, override="log_mae", client=None, bundled=False)
+    choice = resolve_metric(competition, override="log_mae", model=None, bundled=False)
     assert (choice.source, choice.params) == (SOURCE_OVERRIDE, {"group_column": "type"})
     declared = {"name": "log_mae", "params": {"group_column": "molecule_name"}}
     chosen = load_competition_dir(
         champs_competition(tmp_path / "declared", metric=declared), metric="log_mae"
     )
     # competition.json's params of the same metric come first; nothing is inferred over them
-    assert resolve_metric(chosen, override="log_mae", client=None, bundled=False).params == {
+    assert resolve_metric(chosen, override="log_mae", model=None, bundled=False).params == {
         "group_column": "molecule_name"
     }
 
 
 def test_competition_json_is_taken_as_declared(tmp_path: Path) -> None:
     plain = load_competition_dir(champs_competition(tmp_path / "plain", metric={"name": "log_mae"}))
-    choice = resolve_metric(plain, override=None, client=None, bundled=False)
+    choice = resolve_metric(plain, override=None, model=None, bundled=False)
     assert (choice.source, choice.params) == (SOURCE_COMPETITION_JSON, {})
     grouped = load_competition_dir(champs_competition(tmp_path / "grouped", metric=GROUPED_METRIC))
-    assert resolve_metric(grouped, override=None, client=None, bundled=False).params == {
+    assert resolve_metric(grouped, override=None, model=None, bundled=False).params == {
         "group_column": "type"
     }
 
@@ -169,12 +170,12 @@ def test_no_group_column_unless_described_and_shared(
     root = champs_competition(tmp_path / "c", description=description, test_has_type=test_has_type)
     competition = load_competition_dir(root)
     assert infer_group_column(competition) is None
-    choice = resolve_metric(competition, override=None, client=None, bundled=False)
+    choice = resolve_metric(competition, override=None, model=None, bundled=False)
     assert (choice.name, choice.params) == ("log_mae", {})
 
 
 def test_a_metric_that_is_not_grouped_gets_no_group_column(tmp_path: Path) -> None:
     description = EVALUATION.replace("Log of the Mean Absolute Error", "Mean Absolute Error")
     competition = load_competition_dir(champs_competition(tmp_path / "c", description=description))
-    choice = resolve_metric(competition, override=None, client=None, bundled=False)
+    choice = resolve_metric(competition, override=None, model=None, bundled=False)
     assert (choice.name, choice.params) == ("mae", {})

@@ -10,7 +10,9 @@ import pytest
 
 from swarm.competitions import load_competition, load_competition_dir
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.metric_choice import (
+from swarm.competitions.metric_wording import evaluation_section, infer_metric_rules
+from swarm.competitions.metrics import METRICS
+from swarm.evaluation.metric_choice import (
     SOURCE_BUNDLED,
     SOURCE_COMPETITION_JSON,
     SOURCE_MODEL,
@@ -19,15 +21,11 @@ from swarm.competitions.metric_choice import (
     SOURCES,
     MetricChoice,
     MetricUnknown,
-    evaluation_section,
-    infer_metric_rules,
-    infer_metric_with_model,
-    metric_tool,
     resolve_metric,
 )
-from swarm.competitions.metrics import METRICS
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
 from swarm.offline_coder import OfflineClient
+from swarm.pipeline.metric_model import infer_metric_with_model, metric_reader, metric_tool
 
 # Evaluation sections as Kaggle words them (abridged), with the library metric and params they name.
 KAGGLE = {
@@ -429,22 +427,22 @@ def _foreign(root: Path, description: str, metric: dict | None = None) -> Path:
 def test_override_beats_the_bundled_competition(cache_dir):
     titanic = load_competition("titanic", cache_dir)
     client = ScriptedClient()
-    choice = resolve_metric(titanic, override="auc", client=client, bundled=True)
+    choice = resolve_metric(titanic, override="auc", model=metric_reader(client), bundled=True)
     assert (choice.name, choice.lower_is_better, choice.source) == ("auc", False, SOURCE_OVERRIDE)
     assert choice.reason == "named 'auc'" and client.calls == []
-    whale = resolve_metric(titanic, override="MAP@5", client=None, bundled=True)
+    whale = resolve_metric(titanic, override="MAP@5", model=None, bundled=True)
     assert (whale.name, whale.params) == ("map_at_k", {"k": 5})
     with pytest.raises(CompetitionError, match="unknown metric 'nonsense'"):
-        resolve_metric(titanic, override="nonsense", client=None, bundled=True)
+        resolve_metric(titanic, override="nonsense", model=None, bundled=True)
 
 
 def test_the_bundled_competition_beats_the_model(cache_dir):
     house = load_competition("house-prices", cache_dir)
     client = ScriptedClient()
-    choice = resolve_metric(house, override=None, client=client, bundled=True)
+    choice = resolve_metric(house, override=None, model=metric_reader(client), bundled=True)
     assert (choice.name, choice.lower_is_better, choice.source) == ("rmse_log", True, SOURCE_BUNDLED)
     assert "competition.json names 'rmse_log'" in choice.reason and client.calls == []
-    assert resolve_metric(house, override="  ", client=None, bundled=True).source == SOURCE_BUNDLED
+    assert resolve_metric(house, override="  ", model=None, bundled=True).source == SOURCE_BUNDLED
 
 
 def test_competition_json_beats_the_model_and_keeps_its_direction(tmp_path):
@@ -452,13 +450,15 @@ def test_competition_json_beats_the_model_and_keeps_its_direction(tmp_path):
         tmp_path / "odd", "## Evaluation\nScored on accuracy.", {"name": "rmse", "lower_is_better": False}
     )
     client = ScriptedClient()
-    choice = resolve_metric(load_competition_dir(root), override=None, client=client, bundled=False)
+    choice = resolve_metric(
+        load_competition_dir(root), override=None, model=metric_reader(client), bundled=False
+    )
     assert (choice.name, choice.lower_is_better, choice.source) == ("rmse", False, SOURCE_COMPETITION_JSON)
     assert (
         choice.reason == "competition.json names 'rmse' and declares higher is better" and client.calls == []
     )
     whale = _foreign(tmp_path / "whale", "no words", {"name": "map@3"})
-    assert resolve_metric(load_competition_dir(whale), override=None, client=None, bundled=False).params == {
+    assert resolve_metric(load_competition_dir(whale), override=None, model=None, bundled=False).params == {
         "k": 3
     }
 
@@ -469,7 +469,7 @@ def test_the_model_beats_the_rules(tmp_path):
     client = ScriptedClient(
         {"name": "balanced_accuracy", "lower_is_better": False, "reason": "the model's view"}
     )
-    choice = resolve_metric(competition, override=None, client=client, bundled=False, run_id="r9")
+    choice = resolve_metric(competition, override=None, model=metric_reader(client, "r9"), bundled=False)
     assert (choice.name, choice.source, choice.reason) == (
         "balanced_accuracy",
         SOURCE_MODEL,
@@ -480,24 +480,29 @@ def test_the_model_beats_the_rules(tmp_path):
 
 def test_rules_without_a_model_and_when_the_model_fails(tmp_path):
     competition = load_competition_dir(_foreign(tmp_path / "c", KAGGLE["aerial-cactus-identification"][0]))
-    plain = resolve_metric(competition, override=None, client=None, bundled=False)
+    plain = resolve_metric(competition, override=None, model=None, bundled=False)
     assert (plain.name, plain.lower_is_better, plain.source) == ("auc", False, SOURCE_RULES)
     assert "(the model call failed" not in plain.reason
     for failure in (LLMError("endpoint down"), {"name": "gini", "lower_is_better": False, "reason": "x"}):
-        choice = resolve_metric(competition, override=None, client=ScriptedClient(failure), bundled=False)
+        choice = resolve_metric(
+            competition, override=None, model=metric_reader(ScriptedClient(failure)), bundled=False
+        )
         assert (choice.name, choice.source) == ("auc", SOURCE_RULES)
         assert "(the model call failed: " in choice.reason
     assert (
         "endpoint down"
         in resolve_metric(
-            competition, override=None, client=ScriptedClient(LLMError("endpoint down")), bundled=False
+            competition,
+            override=None,
+            model=metric_reader(ScriptedClient(LLMError("endpoint down"))),
+            bundled=False,
         ).reason
     )
 
 
 def test_the_offline_coder_resolves_a_described_metric(tmp_path):
     competition = load_competition_dir(_foreign(tmp_path / "c", KAGGLE["leaf-classification"][0]))
-    choice = resolve_metric(competition, override=None, client=OfflineClient(), bundled=False)
+    choice = resolve_metric(competition, override=None, model=metric_reader(OfflineClient()), bundled=False)
     assert (choice.name, choice.lower_is_better, choice.source) == ("multiclass_logloss", True, SOURCE_RULES)
 
 
@@ -506,7 +511,7 @@ def test_a_metric_the_library_lacks_is_named_in_the_error(tmp_path):
     assert infer_metric_rules(description) is None
     competition = load_competition_dir(_foreign(tmp_path / "seg", description))
     with pytest.raises(MetricUnknown) as info:
-        resolve_metric(competition, override=None, client=None, bundled=False)
+        resolve_metric(competition, override=None, model=None, bundled=False)
     message = str(info.value)
     assert '(description.md\'s Evaluation section says "Dice", a metric the library lacks); pass' in message
     assert message.count(". ") == 0 and "\n" not in message
@@ -516,7 +521,7 @@ def test_a_metric_the_library_lacks_is_named_in_the_error(tmp_path):
 def test_no_metric_anywhere_is_one_clear_sentence(tmp_path, client):
     competition = load_competition_dir(_foreign(tmp_path / "toy", "# Toy\n\nPredict y from x.\n"))
     with pytest.raises(MetricUnknown) as info:
-        resolve_metric(competition, override=None, client=client, bundled=False)
+        resolve_metric(competition, override=None, model=metric_reader(client), bundled=False)
     message = str(info.value)
     assert message.startswith(
         "competition 'toy': no metric could be found in competition.json or description.md"

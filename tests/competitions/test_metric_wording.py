@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from swarm.competitions.metric_choice import COARSE_METRIC, infer_metric_rules, lacking_metric
+from swarm.competitions.metric_wording import COARSE_METRIC, infer_metric_rules, lacking_metric
 from swarm.competitions.metrics import METRICS
 from swarm.offline_coder.inference import (
     CLASSIFICATION_METRICS,

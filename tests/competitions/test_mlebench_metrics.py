@@ -27,15 +27,11 @@ from sklearn.preprocessing import MultiLabelBinarizer
 
 from swarm.competitions import CompetitionError, MetricSpec
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metric_choice import (
-    COARSE_METRIC,
-    infer_metric_with_model,
-    metric_messages,
-    metric_tool,
-)
+from swarm.competitions.metric_wording import COARSE_METRIC
 from swarm.competitions.metrics import METRICS, InvalidPrediction, get_metric, resolve_metric
 from swarm.competitions.validation import InvalidSubmission
 from swarm.llm.base import CallContext, Message, ToolSpec
+from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_tool
 from swarm.submission_check import check_submission
 
 TOL = 1e-9

@@ -23,27 +23,23 @@ from sklearn import metrics as skm
 
 from swarm.competitions import CompetitionError, MetricSpec, grade_submission, load_competition_dir
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metric_choice import (
-    COARSE_METRIC,
-    SOURCE_MODEL,
-    SOURCE_OVERRIDE,
-    SOURCE_RULES,
-    infer_mask_column,
-    infer_metric_rules,
-    infer_metric_with_model,
-    lacking_metric,
-    metric_messages,
-    metric_tool,
-    resolve_metric,
-)
+from swarm.competitions.metric_wording import COARSE_METRIC, infer_metric_rules, lacking_metric
 from swarm.competitions.metrics import METRICS, InvalidPrediction, get_metric
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
+from swarm.evaluation.metric_choice import (
+    SOURCE_MODEL,
+    SOURCE_OVERRIDE,
+    SOURCE_RULES,
+    infer_mask_column,
+    resolve_metric,
+)
 from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.inference import metric_from_description
+from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_reader, metric_tool
 from tests.competitions.ventilator import (
     DESCRIPTION,
     MASK,
@@ -928,11 +924,11 @@ def test_two_named_0_1_columns_are_ambiguous(tmp_path: Path) -> None:
 def test_choosing_masked_mae_sets_the_mask_column(tmp_path: Path, client, source) -> None:
     competition = load_competition_dir(ventilator_competition(tmp_path / "v"))
     assert competition.metric is None
-    choice = resolve_metric(competition, override=None, client=client, bundled=False)
+    choice = resolve_metric(competition, override=None, model=metric_reader(client), bundled=False)
     assert (choice.name, choice.source, choice.params) == ("masked_mae", source, {"group_column": MASK})
     assert "scored where 'u_out' is 0" in choice.reason
     assert "masked_mae (group_column=u_out)" in choice.describe()
-    override = resolve_metric(competition, override="inspiratory_mae", client=None, bundled=False)
+    override = resolve_metric(competition, override="inspiratory_mae", model=None, bundled=False)
     assert (override.name, override.source, override.params) == (
         "masked_mae",
         SOURCE_OVERRIDE,

@@ -19,9 +19,10 @@ import pytest
 
 from swarm.competitions import CompetitionError, MetricSpec, grade_submission, load_competition_dir
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metric_choice import COARSE_METRIC, SOURCE_RULES, infer_metric_rules, resolve_metric
+from swarm.competitions.metric_wording import COARSE_METRIC, infer_metric_rules
 from swarm.competitions.metrics import METRICS, get_metric
 from swarm.competitions.validation import InvalidSubmission
+from swarm.evaluation.metric_choice import SOURCE_RULES, resolve_metric
 from swarm.offline_coder.inference import metric_from_description
 from tests.evaluation.spine_builders import CLASSES, EVALUATION, spine_competition
 
@@ -202,7 +203,7 @@ def test_a_run_from_the_description_keeps_the_row_ids_as_the_groups(tmp_path: Pa
     text = description.read_text().replace("averaged across all rows.", "averaged for each StudyInstanceUID.")
     description.write_text(text)
     competition = load_competition_dir(root)
-    choice = resolve_metric(competition, override=None, client=None, bundled=False)
+    choice = resolve_metric(competition, override=None, model=None, bundled=False)
     assert (choice.name, choice.source, choice.params) == (NAME, SOURCE_RULES, {})
     assert get_metric(choice.name).resolve_params(choice.params)["group_column"] == "row_id"
 

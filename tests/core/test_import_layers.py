@@ -36,7 +36,7 @@ ALLOWED_ROOMS: dict[str, set[str]] = {
     },
     "swarm.offline_coder": {"swarm.llm", "swarm.competitions"},
     "swarm.evaluation": {"swarm.competitions"},
-    "swarm.competitions": {"swarm.llm"},
+    "swarm.competitions": set(),  # loading, metrics, grading, the metric library and its wording rules
     "swarm.agents": {"swarm.llm", "swarm.ga"},  # agent texts, dispatcher, experience pool, agent evolution
     "swarm.llm": set(),
     "swarm.ga": {"swarm.journal"},  # gene sections, fitness, the population (reads the journal)

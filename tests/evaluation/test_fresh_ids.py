@@ -11,11 +11,11 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions import load_competition_dir
-from swarm.competitions.metric_choice import SOURCE_COMPETITION_JSON, MetricChoice
 from swarm.evaluation import fresh_files
 from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import build_holdout
+from swarm.evaluation.metric_choice import SOURCE_COMPETITION_JSON, MetricChoice
 from swarm.evaluation.qa_split import line_id
 from swarm.evaluation.setup import load_evaluation, prepare_evaluation
 

@@ -19,11 +19,11 @@ from swarm.competitions import load_competition_dir
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame, score_submission
-from swarm.competitions.metric_choice import resolve_metric
 from swarm.competitions.scored_columns import scored_columns_named
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
+from swarm.evaluation.metric_choice import resolve_metric
 from swarm.offline_coder.inference import find_data_files, infer_task_from_dir, read_examples
 
 from .position_builders import (
@@ -215,7 +215,7 @@ def test_the_rules_name_mcrmse_and_its_scored_columns_from_the_description(tmp_p
     # The real wording: "While the submission format requires all 5 to be predicted, only the following are
     # scored: `reactivity`, `deg_Mg_pH10`, and `deg_Mg_50C`."
     competition = load_competition_dir(covid_competition(tmp_path / "covid", declare=False))
-    choice = resolve_metric(competition, override=None, client=None, bundled=False)
+    choice = resolve_metric(competition, override=None, model=None, bundled=False)
     assert (choice.name, choice.params) == ("mcrmse", {"scored_columns": SCORED})
     assert "only the following are scored" in choice.reason
     found = scored_columns_named(DESCRIPTION, TARGETS)
@@ -228,7 +228,7 @@ def test_the_rules_name_mcrmse_and_its_scored_columns_from_the_description(tmp_p
 def test_the_run_scores_with_the_columns_the_rules_found(tmp_path: Path) -> None:
     root = covid_competition(tmp_path / "covid", declare=False)
     competition = load_competition_dir(root, metric="mcrmse")
-    choice = resolve_metric(competition, override="mcrmse", client=None, bundled=False)
+    choice = resolve_metric(competition, override="mcrmse", model=None, bundled=False)
     assert competition.metric is not None and competition.metric.params == {}
     spec = replace(competition.metric, params=choice.params)  # as the run's resolve_competition does
     competition = replace(competition, metric=spec)

@@ -8,15 +8,10 @@ from pathlib import Path
 import pytest
 
 from swarm.competitions import load_competition_dir
-from swarm.competitions.metric_choice import (
-    SOURCE_MODEL,
-    SOURCE_RULES,
-    MetricChoice,
-    infer_metric_with_model,
-    resolve_metric,
-)
 from swarm.competitions.metrics import METRICS
+from swarm.evaluation.metric_choice import SOURCE_MODEL, SOURCE_RULES, MetricChoice, resolve_metric
 from swarm.llm.base import LLMError
+from swarm.pipeline.metric_model import infer_metric_with_model, metric_reader
 from tests.doubles.loopback_server import Reply
 
 SPOOKY = (
@@ -116,7 +111,10 @@ def test_resolve_falls_back_to_the_rules_when_the_model_names_no_library_metric(
     (public / "sample_submission.csv").write_text("id,EAP,HPL,MWS\n1,0.3,0.3,0.4\n")
     _unknown_twice(server)
     choice = resolve_metric(
-        load_competition_dir(tmp_path / "spooky"), override=None, client=make(provider), bundled=False
+        load_competition_dir(tmp_path / "spooky"),
+        override=None,
+        model=metric_reader(make(provider)),
+        bundled=False,
     )
     assert (choice.name, choice.lower_is_better, choice.source) == ("multiclass_logloss", True, SOURCE_RULES)
     assert 'says "multi-class logarithmic loss" (the model call failed: ' in choice.reason
