@@ -40,6 +40,7 @@ from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash
 from swarm.config import load_config
 from swarm.ga.genes import split_genes
 from swarm.journal import Journal, Node, NodeMeta
+from swarm.journal.step_record import Execution, Review
 from swarm.llm.base import CallContext
 from swarm.metric import MetricValue
 from swarm.offline_coder import OfflineClient
@@ -114,19 +115,23 @@ def synthetic_journal(size: int, codes: list[tuple[str, str]], rng: random.Rando
             genes={k: v for k, v in split_genes(code).items() if k in GENE_SECTIONS},
             agent_id=rng.choice(AGENTS),
             epoch=step // 4 + 1,
-            term_out=output + (f"SWARM_METRIC {metric}\n" if metric is not None else ""),
-            exec_time=rng.uniform(2, 30),
-            exit_code=1 if is_buggy else 0,
-            exc_type="KeyError" if is_buggy else None,
-            analysis="The run finished and wrote submission.csv; validation accuracy as printed."
-            if not is_buggy
-            else None,
-            metric=MetricValue(metric, False),
-            is_buggy=is_buggy,
-            bug_reason="KeyError: 'Cabin_deck' in the feature step" if is_buggy else None,
             fitness=rng.random(),
             meta=NodeMeta.from_dict(
                 {"plan_step": step, "worker": "host:1", "sandbox": "local", "submission_path": None}
+            ),
+            execution=Execution(
+                term_out=output + (f"SWARM_METRIC {metric}\n" if metric is not None else ""),
+                exec_time=rng.uniform(2, 30),
+                exit_code=1 if is_buggy else 0,
+                exc_type="KeyError" if is_buggy else None,
+            ),
+            review=Review(
+                analysis="The run finished and wrote submission.csv; validation accuracy as printed."
+                if not is_buggy
+                else None,
+                metric=MetricValue(metric, False),
+                is_buggy=is_buggy,
+                bug_reason="KeyError: 'Cabin_deck' in the feature step" if is_buggy else None,
             ),
         )
         journal.append(node)

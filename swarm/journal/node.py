@@ -1,5 +1,9 @@
 """A journal's node: one solution (code, plan, genes), how it ran and how it was reviewed, and its JSON form.
 
+How it ran and how it was judged are one value each (`execution`, `review`: `swarm.journal.step_record`), read
+through the node as well (`node.exit_code` is `node.execution.exit_code`); the JSON form keeps their keys at the
+top level, where they always stood.
+
 The float fields `exec_time` and `fitness` keep non-finite values as the strings "inf", "-inf" and "nan", so the
 round trip is lossless. `meta` is a `NodeMeta` (`swarm.journal.node_meta`): typed fields for what the search
 steps record, other keys kept in its `extra`; saved as the JSON object of what is set, so a saved node's meta is
@@ -16,11 +20,10 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from swarm.journal.node_meta import NodeMeta
+from swarm.journal.step_record import EXECUTION_KEYS, REVIEW_KEYS, Execution, Review
 from swarm.metric import MetricValue
 from swarm.protocol import GENE_SECTIONS, TASK_TYPES
 from swarm.text import trim_middle
-
-StackFrame = tuple[str, int, str, str | None]
 
 
 class JournalError(ValueError):
@@ -65,21 +68,8 @@ class Node:
     step: int | None = None
     created_at: float = field(default_factory=time.time)
     epoch: int | None = None
-    # execution facts
-    term_out: str = ""
-    exec_time: float | None = None
-    exit_code: int | None = None
-    timed_out: bool = False
-    oom_killed: bool = False
-    exc_type: str | None = None
-    exc_info: dict[str, Any] | None = None
-    exc_stack: list[StackFrame] | None = None
-    # review
-    analysis: str | None = None
-    metric: MetricValue | None = None
-    is_buggy: bool | None = None
-    bug_reason: str | None = None
-    metric_conflict: bool = False
+    execution: Execution = field(default_factory=Execution)  # how the code ran
+    review: Review = field(default_factory=Review)  # how it was judged
     # genetic algorithm
     generation: int | None = None
     fitness: float | None = None
@@ -102,8 +92,24 @@ class Node:
             raise JournalError(
                 f"node {self.id}: meta must be a NodeMeta, got {type(self.meta).__name__} (NodeMeta.from_dict reads a dict)"
             )
-        if self.exc_stack is not None:
-            self.exc_stack = [tuple(frame) for frame in self.exc_stack]  # type: ignore[misc]
+        for name, kind in (("execution", Execution), ("review", Review)):
+            if not isinstance(getattr(self, name), kind):
+                raise JournalError(f"node {self.id}: {name} must be a {kind.__name__}")
+
+    # What the step record holds, read as the node's own (the journal line keeps them as top-level keys).
+    term_out = property(lambda self: self.execution.term_out)
+    exec_time = property(lambda self: self.execution.exec_time)
+    exit_code = property(lambda self: self.execution.exit_code)
+    timed_out = property(lambda self: self.execution.timed_out)
+    oom_killed = property(lambda self: self.execution.oom_killed)
+    exc_type = property(lambda self: self.execution.exc_type)
+    exc_info = property(lambda self: self.execution.exc_info)
+    exc_stack = property(lambda self: self.execution.exc_stack)
+    analysis = property(lambda self: self.review.analysis)
+    metric = property(lambda self: self.review.metric)
+    is_buggy = property(lambda self: self.review.is_buggy)
+    bug_reason = property(lambda self: self.review.bug_reason)
+    metric_conflict = property(lambda self: self.review.metric_conflict)
 
     @property
     def parent_id(self) -> str | None:
@@ -131,12 +137,19 @@ class Node:
         return trim_middle(self.term_out, max_chars, head_fraction=0.4)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict of every field (non-finite exec_time/fitness as "inf", "-inf" or "nan")."""
-        data = {}
+        """A JSON-ready dict of every field, the step record's as top-level keys where they always stood
+        (non-finite exec_time/fitness as "inf", "-inf" or "nan")."""
+        data: dict[str, Any] = {}
         for f in fields(self):
-            data[f.name] = getattr(self, f.name)
-            if f.name == "bug_reason":  # where the field stood, so saved lines keep their key order
-                data["lower_is_better"] = self.lower_is_better
+            if f.name == "execution":
+                data.update((key, getattr(self.execution, key)) for key in EXECUTION_KEYS)
+            elif f.name == "review":
+                for key in REVIEW_KEYS:
+                    data[key] = getattr(self.review, key)
+                    if key == "bug_reason":  # where the direction stood, so saved lines keep their key order
+                        data["lower_is_better"] = self.lower_is_better
+            else:
+                data[f.name] = getattr(self, f.name)
         data["parent_ids"] = list(self.parent_ids)
         data["genes"] = dict(self.genes)
         try:
@@ -184,11 +197,14 @@ class Node:
             except (TypeError, ValueError) as exc:
                 raise JournalError(f"node {node_id}: bad meta: {exc}") from exc
         try:
-            return cls(**kwargs)
+            execution = Execution(**{key: kwargs.pop(key) for key in EXECUTION_KEYS if key in kwargs})
+            review = Review(**{key: kwargs.pop(key) for key in REVIEW_KEYS if key in kwargs})
+            return cls(**kwargs, execution=execution, review=review)
         except TypeError as exc:
             raise JournalError(f"node {node_id}: {exc}") from exc
 
 
 @functools.cache
 def _node_field_names() -> frozenset[str]:
-    return frozenset({*(f.name for f in fields(Node)), "lower_is_better"})  # the saved direction: `metric`'s
+    names = {f.name for f in fields(Node)} - {"execution", "review"}
+    return frozenset({*names, *EXECUTION_KEYS, *REVIEW_KEYS, "lower_is_better"})  # the direction: `metric`'s

@@ -36,7 +36,7 @@ from swarm.evaluation.review import ExecutionFacts, ReviewOutcome, TrustedScore,
 from swarm.ga.fitness import score_against
 from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness
-from swarm.journal import Journal, Node, NodeMeta
+from swarm.journal import Execution, Journal, Node, NodeMeta, Review
 from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
@@ -367,6 +367,34 @@ class StepOutcome:
     worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")  # who ran the step
 
 
+def execution_record(result: ExecutionResult | None) -> Execution:
+    """What the journal keeps of the sandbox's result (the rest stays in the node's directory); the defaults
+    when the code never ran."""
+    if result is None:
+        return Execution()
+    return Execution(
+        term_out=result.output,
+        exec_time=result.exec_time,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        oom_killed=result.oom_killed,
+        exc_type=result.exc_type,
+        exc_info={"message": result.exc_info} if result.exc_info else None,
+        exc_stack=[(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None,
+    )
+
+
+def review_record(outcome: ReviewOutcome) -> Review:
+    """What the journal keeps of the review's outcome (the model's own words are in its meta and log)."""
+    return Review(
+        analysis=outcome.summary,
+        metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
+        is_buggy=outcome.is_buggy,
+        bug_reason=outcome.bug_reason,
+        metric_conflict=outcome.has_metric_conflict,
+    )
+
+
 def make_node(step: StepOutcome) -> Node:
     """The journal node for a finished step."""
     plan, gen, result, outcome = step.planned.plan, step.generation, step.result, step.outcome
@@ -380,22 +408,11 @@ def make_node(step: StepOutcome) -> Node:
         genes={k: v for k, v in genes.items() if k in GENE_SECTIONS},
         agent_id=plan.agent_id,
         epoch=plan.epoch,
-        analysis=outcome.summary,
-        is_buggy=outcome.is_buggy,
-        bug_reason=outcome.bug_reason,
-        metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
-        metric_conflict=outcome.has_metric_conflict,
+        execution=execution_record(result),
+        review=review_record(outcome),
         meta=NodeMeta(agent_versions=step.planned.agent_versions, plan_step=plan.step, worker=step.worker),
     )
     if result is not None:
-        node.term_out = result.output
-        node.exec_time = result.exec_time
-        node.exit_code = result.exit_code
-        node.timed_out = result.timed_out
-        node.oom_killed = result.oom_killed
-        node.exc_type = result.exc_type
-        node.exc_info = {"message": result.exc_info} if result.exc_info else None
-        node.exc_stack = [(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None
         node.meta.submission_path = str(result.submission_path) if result.submission_path else None
         if outcome.test_submission:  # the harness's copy of its test rows: what is promoted and graded
             node.meta.solution_submission_path = node.meta.submission_path

@@ -8,19 +8,22 @@ import random
 import pytest
 
 from swarm.journal import Journal, JournalError, Node, NodeMeta
+from swarm.journal.step_record import EXECUTION_KEYS, REVIEW_KEYS, Execution, Review
 from swarm.metric import MetricValue, ValidationSource
 from swarm.prompting import memory_summary
 
 
 def make(task="draft", parents=(), metric=None, lower=False, buggy=False, **kw):
     value = MetricValue(metric, lower) if metric is not None or not buggy else None
+    review = {key: kw.pop(key) for key in REVIEW_KEYS if key in kw}
+    execution = {key: kw.pop(key) for key in EXECUTION_KEYS if key in kw}
     return Node(
         code=kw.pop("code", "print(1)\n"),
         plan=kw.pop("plan", f"a {task} plan"),
         task_type=task,
         parent_ids=tuple(p.id for p in parents),
-        metric=value,
-        is_buggy=buggy,
+        review=Review(metric=value, is_buggy=buggy, **review),
+        execution=Execution(**execution),
         **kw,
     )
 
@@ -35,19 +38,6 @@ def full_node(parent_ids=()):
         agent_id="agent-2",
         created_at=1712345678.123456,
         epoch=3,
-        term_out="line\n" * 50 + "Traceback ...\n",
-        exec_time=12.75,
-        exit_code=1,
-        timed_out=True,
-        oom_killed=True,
-        exc_type="KeyError",
-        exc_info={"args": ["'x'"], "note": None},
-        exc_stack=[("solution.py", 12, "<module>", "df['x']"), ("pandas/core.py", 3, "get", None)],
-        analysis="Fails on a missing column.",
-        metric=MetricValue(0.125, True),
-        is_buggy=True,
-        bug_reason="The code reads column 'x' which the data does not have.",
-        metric_conflict=True,
         generation=4,
         fitness=-0.125,
         meta=NodeMeta(
@@ -55,6 +45,23 @@ def full_node(parent_ids=()):
             claimed_metric=0.5,
             crossover_plan={"DATA": 0, "MODEL": 1},
             extra={"crossover": {"DATA": "a", "MODEL": "b"}, "tags": [1, 2.5, None]},
+        ),
+        execution=Execution(
+            term_out="line\n" * 50 + "Traceback ...\n",
+            exec_time=12.75,
+            exit_code=1,
+            timed_out=True,
+            oom_killed=True,
+            exc_type="KeyError",
+            exc_info={"args": ["'x'"], "note": None},
+            exc_stack=[("solution.py", 12, "<module>", "df['x']"), ("pandas/core.py", 3, "get", None)],
+        ),
+        review=Review(
+            analysis="Fails on a missing column.",
+            metric=MetricValue(0.125, True),
+            is_buggy=True,
+            bug_reason="The code reads column 'x' which the data does not have.",
+            metric_conflict=True,
         ),
     )
 
@@ -97,7 +104,7 @@ def test_node_rejects_bad_task_type_and_gene_names():
 
 def test_term_out_kept_whole_and_trimmed_for_prompts():
     out = "".join(f"line {i}\n" for i in range(5000))
-    node = Node(term_out=out)
+    node = Node(execution=Execution(term_out=out))
     assert node.term_out == out
     short = node.term_out_for_prompt(1000)
     assert len(short) <= 1000
@@ -222,6 +229,9 @@ def test_json_round_trip_is_lossless(tree, tmp_path):
     assert again == j
     assert again.to_json() == j.to_json()
     loaded = again.get(parent.id)
+    assert (
+        loaded.execution == parent.execution and loaded.review == parent.review
+    )  # the step record, as values
     assert loaded.exc_stack == parent.exc_stack and isinstance(loaded.exc_stack[0], tuple)
     assert loaded.parent_ids == parent.parent_ids and isinstance(loaded.parent_ids, tuple)
     assert loaded.metric == MetricValue(0.125, True)

@@ -12,6 +12,7 @@ import pytest
 
 from swarm.atomic import read_json
 from swarm.journal import Journal, JournalError, Node, NodeMeta, fields_path, write_journal_prefix
+from swarm.journal.step_record import Review
 from swarm.metric import MetricValue
 from swarm.pipeline.snapshots import branch_from_snapshot, write_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_journal, migrate_journal
@@ -22,11 +23,10 @@ def node(parent: Node | None = None, metric: float = 0.5, **kwargs) -> Node:
         code=f"print({metric})\n" * 20,
         task_type="improve" if parent else "draft",
         parent_ids=(parent.id,) if parent else (),
-        metric=MetricValue(metric, False),
-        is_buggy=False,
         fitness=metric,
         generation=0,
         **kwargs,
+        review=Review(metric=MetricValue(metric, False), is_buggy=False),
     )
 
 

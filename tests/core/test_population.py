@@ -17,6 +17,7 @@ from swarm.ga.population import (
     tournament,
 )
 from swarm.journal import Journal, Node
+from swarm.journal.step_record import Review
 from swarm.metric import MetricValue
 from swarm.protocol import GENE_SECTIONS, section_marker
 
@@ -31,7 +32,7 @@ SECTIONED = sectioned()
 
 def node(value: float | None, lower: bool = True, buggy: bool = False, code: str | None = None) -> Node:
     code = sectioned(value) if code is None else code
-    return Node(code=code, is_buggy=buggy, metric=MetricValue(value, lower))
+    return Node(code=code, review=Review(is_buggy=buggy, metric=MetricValue(value, lower)))
 
 
 def journal_of(*nodes: Node) -> Journal:

@@ -9,6 +9,7 @@ import pytest
 
 from flows.mlebench_agent import parse_args, settings_for
 from swarm.journal import Journal, Node, NodeMeta
+from swarm.journal.step_record import Review
 from swarm.metric import MetricValue
 from swarm.mlebench import (
     SettingsError,
@@ -149,9 +150,8 @@ def _journal(tmp_path: Path) -> Journal:
             code=name,
             id=name,
             step=step,
-            is_buggy=buggy,
-            metric=value,
             meta=NodeMeta(submission_path=str(path)),
+            review=Review(is_buggy=buggy, metric=value),
         )
 
     return Journal(

@@ -11,6 +11,7 @@ from sandbox import ExecutionResult
 from swarm.config import load_config
 from swarm.evaluation.review import ReviewOutcome
 from swarm.journal import Journal, Node
+from swarm.journal.step_record import Review
 from swarm.metric import MetricValue
 from swarm.pipeline import steps
 from swarm.pipeline.context import create_run, open_run
@@ -29,10 +30,9 @@ def old_run(tmp_path: Path, overrides: list[str], nodes: int) -> RunPaths:
                 code=f"print({i})\n",
                 task_type="improve" if parent else "draft",
                 parent_ids=(parent,) if parent else (),
-                is_buggy=False,
-                metric=MetricValue(0.5 + i / 100, False),
                 epoch=1,
                 fitness=i / 10,
+                review=Review(is_buggy=False, metric=MetricValue(0.5 + i / 100, False)),
             )
         )
     paths.legacy_journal.write_text(journal.to_json())

@@ -7,6 +7,7 @@ import random
 
 from swarm.config import load_config
 from swarm.journal import Journal, Node
+from swarm.journal.step_record import Review
 from swarm.metric import MetricValue
 from swarm.pipeline.policy import FINAL, STAGNATION, choose_next, in_final_phase, steps_since_improvement
 from swarm.pipeline.state import RunState, StepPlan
@@ -14,7 +15,7 @@ from swarm.protocol import GENE_SECTIONS, section_marker
 
 
 def good(value: float, task: str = "draft") -> Node:
-    return Node(task_type=task, is_buggy=False, metric=MetricValue(value, False))
+    return Node(task_type=task, review=Review(is_buggy=False, metric=MetricValue(value, False)))
 
 
 def cfg(*overrides: str):

@@ -17,6 +17,7 @@ from swarm.agents.store import AgentStore
 from swarm.config import load_config
 from swarm.evaluation.review import ReviewOutcome
 from swarm.journal import Journal, Node
+from swarm.journal.step_record import Review
 from swarm.metric import MetricValue, ValidationSource
 from swarm.pipeline import steps
 from swarm.pipeline.context import create_run
@@ -30,13 +31,16 @@ def good(value: float, parent: str | None = None, task: str = "draft", lower: bo
     return Node(
         task_type=task,
         parent_ids=(parent,) if parent else (),
-        is_buggy=False,
-        metric=MetricValue(value, lower),
+        review=Review(is_buggy=False, metric=MetricValue(value, lower)),
     )
 
 
 def buggy(parent: str | None = None, task: str = "draft") -> Node:
-    return Node(task_type=task, parent_ids=(parent,) if parent else (), is_buggy=True, bug_reason="boom")
+    return Node(
+        task_type=task,
+        parent_ids=(parent,) if parent else (),
+        review=Review(is_buggy=True, bug_reason="boom"),
+    )
 
 
 def cfg(**search: object):
@@ -324,3 +328,40 @@ def test_a_storing_task_is_made_once_per_storage_and_refresh(tmp_path: Path) -> 
     refreshing = storing(execute, tmp_path / "cache", True)
     assert refreshing is not storing(execute, tmp_path / "cache") and refreshing.refresh_cache is True
     assert storing(generate, tmp_path / "other").result_storage == tmp_path / "other"
+
+
+# -- the step record ------------------------------------------------------------------------------------------
+
+
+def test_a_node_keeps_the_run_and_the_review_as_one_value_each() -> None:
+    """What the journal keeps of the sandbox's result and of the review's outcome, made in one place each; the
+    node reads them through (`node.exit_code` is its execution's)."""
+    result = ExecutionResult(
+        output="Traceback ...\nKeyError: 'x'\n",
+        exit_code=1,
+        exc_type="KeyError",
+        exc_info="'x'",
+        exc_stack=[{"file": "solution.py", "line": 3, "function": "<module>", "code": "df['x']"}],
+        exec_time=1.5,
+        timed_out=True,
+        backend="bwrap",
+    )
+    execution = steps.execution_record(result)
+    assert (execution.term_out, execution.exit_code, execution.exec_time, execution.timed_out) == (
+        result.output,
+        1,
+        1.5,
+        True,
+    )
+    assert execution.exc_info == {"message": "'x'"}
+    assert execution.exc_stack == [("solution.py", 3, "<module>", "df['x']")]
+    assert steps.execution_record(None) == type(execution)()  # the code never ran
+    outcome = ReviewOutcome(
+        is_buggy=True, bug_reason="KeyError", metric=None, lower_is_better=True, summary="Fails on x."
+    )
+    review = steps.review_record(outcome)
+    assert review == Review("Fails on x.", MetricValue(None, True), True, "KeyError", False)
+    node = Node(execution=execution, review=review)
+    assert (node.exit_code, node.exc_type, node.is_buggy, node.lower_is_better) == (1, "KeyError", True, True)
+    again = Node.from_dict(node.to_dict())
+    assert again.execution == execution and again.review == review
