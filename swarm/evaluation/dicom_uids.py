@@ -163,6 +163,8 @@ class _Walk:
             if tag != ITEM:
                 raise Unwalkable(f"a sequence holds ({tag[0]:04X},{tag[1]:04X}) where an item should be")
             item_end = None if length == UNDEFINED else self.handle.tell() + length
+            if item_end is not None and end is not None and item_end > end:
+                raise Unwalkable("an item runs past the end of its sequence")
             while item_end is None or self.handle.tell() < item_end:
                 if item_end is None and self.peek_tag() == ITEM_END:
                     self.header(False)

@@ -285,11 +285,14 @@ def _sequence(tag: tuple[int, int], items: bytes, explicit: bool, defined: bool,
     return head + UNDEFINED + items + SEQUENCE_END
 
 
-@pytest.mark.parametrize("syntax", [EXPLICIT_LE, IMPLICIT_LE])
+JPEG_2000 = "1.2.840.10008.1.2.4.90"  # a compressed syntax: its dataset is explicit VR little endian
+
+
+@pytest.mark.parametrize("syntax", [EXPLICIT_LE, IMPLICIT_LE, JPEG_2000])
 def test_the_header_walk_renames_uids_in_sequences_of_either_length_and_never_reads_the_pixel_data(
     tmp_path: Path, syntax: str
 ) -> None:
-    explicit = syntax == EXPLICIT_LE
+    explicit = syntax != IMPLICIT_LE
     image, study, series, short = "a1b2c3d4e5f6", "0a0b0c0d0e0f", "99887766aabb", "abcdefabcde"  # 11: padded
 
     def uid(tag: tuple[int, int], value: str) -> bytes:
@@ -396,3 +399,14 @@ def test_competition_json_keep_ids_keeps_them_and_says_so(tmp_path: Path) -> Non
     sample = set(_text(view / "sample_submission.csv")["id"])
     assert set(_text(public / "sample_submission.csv")["id"]) <= sample and set(holdout.ids) <= sample
     assert all(p.stat().st_nlink == 1 for p in (view / "test").rglob("*.dcm"))  # copied anew all the same
+
+
+def test_an_implicit_value_that_only_begins_like_a_sequence_is_skipped_as_a_value(tmp_path: Path) -> None:
+    uids = {SOP_UID: "a1b2c3d4e5f6", STUDY_UID: "0a0b0c0d0e0f", SERIES_UID: "99887766aabb"}
+    odd = (
+        _tag(0x0009, 0x1001) + (16).to_bytes(4, "little") + _tag(0xFFFE, 0xE000) + (255).to_bytes(4, "little")
+    )
+    path = tmp_path / "x.dcm"
+    path.write_bytes(dicom_bytes(uids, bytes(40), IMPLICIT_LE, odd + b"a1b2c3d4"))
+    found = rewrite_uids(path, {"0a0b0c0d0e0f": "222222222222"})
+    assert found.found[STUDY] == "0a0b0c0d0e0f" and _uids(path)[STUDY] == "222222222222"
