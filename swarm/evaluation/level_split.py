@@ -23,9 +23,11 @@ name its own UIDs where its path says is rewritten where it does: the run's note
 each. competition.json's `keep_ids: true` keeps the ids (the files are then copied anew under them).
 
 What it costs: every file of the view's test side (the test studies' and the held-out studies') is copied once,
-streamed (MLE-bench's test side is some 10 GB and the held-out studies a fraction of train/'s), and its header read
-up to the end of group 0020 (a few hundred bytes), a few of them written; the pixel data is never read apart
-from the copy. Listing train/ and test/ for the keys taken costs a walk of their names.
+streamed, whatever their size (unlike `fresh_files.COPY_LIMIT_BYTES`'s links: a linked file's header could not be
+rewritten, nor its inode and mtime told from a test file's): on MLE-bench some 10 GB of test studies and the
+held-out share of train/'s, so the run's disk needs room for them. Each copy's header is read up to the end of
+group 0020 (a few hundred bytes) and a few of those bytes written; the pixel data is never read but by the copy.
+Listing train/ and test/ for the keys taken costs a walk of their names.
 """
 
 from __future__ import annotations
