@@ -25,7 +25,8 @@ each. competition.json's `keep_ids: true` keeps the ids (the files are then copi
 What it costs: every file of the view's test side (the test studies' and the held-out studies') is copied once,
 streamed, whatever their size (unlike `fresh_files.COPY_LIMIT_BYTES`'s links: a linked file's header could not be
 rewritten, nor its inode and mtime told from a test file's): on MLE-bench some 10 GB of test studies and the
-held-out share of train/'s, so the run's disk needs room for them. Each copy's header is read up to the end of
+held-out share of train/'s, so the run's disk needs room for them: where it has not (with a margin), the ids are
+kept and the run says why. Each copy's header is read up to the end of
 group 0020 (a few hundred bytes) and a few of those bytes written; the pixel data is never read but by the copy.
 Listing train/ and test/ for the keys taken costs a walk of their names.
 """
@@ -59,6 +60,8 @@ from swarm.evaluation.view_tables import write_sample
 from swarm.level_rows import LEVEL_COLUMN, id_levels, level_strings
 
 DICOM_SUFFIXES = (".dcm", ".dicom")
+
+DISK_MARGIN = 1.1  # room asked for beyond the copies of the test side
 
 
 def split_levels(request: SplitRequest, fields: dict) -> SplitParts:
@@ -181,6 +184,9 @@ class _FreshLevels:
     def draw(self, shown: list[str], test_ids: list[str], held_ids: list[str], seed: int) -> FreshIds:
         """The fresh ids of the test rows and the held-out rows (`shown`: every row's id in the view's order,
         which the fresh ids ascend with); the test folder rebuilt under them, or the ids kept saying why."""
+        room = self._room_problem()
+        if room:
+            return kept_ids(room)
         rng = np.random.default_rng(seed + 2)
         rows = list(dict.fromkeys(_key(i) for i in shown))
         inside = self._keys_inside(set(rows))
@@ -200,6 +206,19 @@ class _FreshLevels:
             return [f"{renamed[_key(i)]}_{i.rsplit('_', 1)[1]}" for i in row_ids]
 
         return FreshIds(fresh(test_ids), fresh(held_ids), note=note)
+
+    def _room_problem(self) -> str:
+        """Why the test side cannot be copied (the disk lacks room for it, with a margin), or ""."""
+        if self.folder is None:
+            return ""
+        size = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
+        free = shutil.disk_usage(self.dest).free
+        if size * DISK_MARGIN <= free:
+            return ""
+        return (
+            f"the view's test side ({size / 1e9:.1f} GB) would be copied under fresh ids, and the disk has "
+            f"{free / 1e9:.1f} GB free"
+        )
 
     def _study_folders(self, folder: Path) -> list[Path]:
         return sorted(p for p in folder.iterdir() if p.is_dir() and p.name in self.studies)

@@ -410,3 +410,21 @@ def test_an_implicit_value_that_only_begins_like_a_sequence_is_skipped_as_a_valu
     path.write_bytes(dicom_bytes(uids, bytes(40), IMPLICIT_LE, odd + b"a1b2c3d4"))
     found = rewrite_uids(path, {"0a0b0c0d0e0f": "222222222222"})
     assert found.found[STUDY] == "0a0b0c0d0e0f" and _uids(path)[STUDY] == "222222222222"
+
+
+def test_a_disk_without_room_for_the_copies_keeps_the_ids_and_says_so(tmp_path: Path, monkeypatch) -> None:
+    """The test side is copied under fresh ids only where the disk has room for it; else the ids are kept (the
+    files linked, as before) and the run says why, rather than failing half-way through the copies."""
+    import shutil as shutil_module
+
+    from swarm.evaluation import level_split
+
+    root = siim_covid(tmp_path / "s", n_train=30, n_test=10)
+    full = shutil_module.disk_usage(tmp_path)._replace(free=100)
+    monkeypatch.setattr(level_split.shutil, "disk_usage", lambda _path: full)
+    holdout = build_holdout(
+        load_competition(str(root), tmp_path / "cache"), tmp_path / "h", fraction=0.2, seed=3
+    )
+    assert not holdout.fresh_ids and "the disk has 0.0 GB free" in holdout.describe_ids()
+    view = holdout.public_dir
+    assert set(holdout.ids) <= set(_text(view / "sample_submission.csv")["id"])
