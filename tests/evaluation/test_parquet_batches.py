@@ -15,7 +15,7 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.evaluation import large_parquet
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
 from swarm.evaluation.table_io import read_parquet_as_text, write_public_table
 from tests.evaluation.census_builders import icecube
 
@@ -35,32 +35,39 @@ def _split(tmp_path: Path, **options):
     return root / "prepared" / "public", holdout
 
 
+def own_ids(holdout: Holdout, row: str = "held") -> dict[str, str]:
+    """Each `row` ("held" or "test") id in the view -> its own: fresh ids in a streamed split, kept where the
+    table is read whole."""
+    return holdout.own_ids(row) or {i: i for i in holdout.ids}
+
+
 @pytest.mark.parametrize("options", [WHOLE, STREAMED], ids=["whole", "streamed"])
 def test_whole_batches_are_held_out_with_their_pulse_files(tmp_path: Path, options: dict) -> None:
     public, holdout = _split(tmp_path, **options)
-    view = holdout.public_dir
+    view, own = holdout.public_dir, own_ids(holdout)
     source = pd.read_parquet(public / "train_meta.parquet")
     kept = pd.read_parquet(view / "train_meta.parquet")
     test = pd.read_parquet(view / "test_meta.parquet")
-    held = source[source["event_id"].astype(str).isin(holdout.ids)]
+    held = source[source["event_id"].astype(str).isin(set(own.values()))]
     held_batches = set(held["batch_id"])
-    assert len(held_batches) >= 2 and len(held) == len(holdout.ids)
+    assert len(held_batches) >= 2 and len(held) == len(holdout.ids) == len(own)
     assert not held_batches & set(kept["batch_id"])  # a batch is on one side only
     assert set(kept["event_id"]) | set(held["event_id"]) == set(source["event_id"])
-    assert set(held["event_id"]) <= set(test["event_id"])
+    assert set(holdout.ids) <= set(test["event_id"].astype(str))
     assert not set(ANGLES) & set(test.columns)
     for batch in held_batches:
-        name = f"batch_{batch}.parquet"
-        assert not (view / "train" / name).exists()
-        pulses = pd.read_parquet(view / "test" / name)
-        assert set(held[held["batch_id"] == batch]["event_id"]) <= set(pulses.index)
+        assert not (view / "train" / f"batch_{batch}.parquet").exists()
+    in_view = test.assign(own=test["event_id"].astype(str).map(own)).dropna(subset=["own"])
+    for batch, rows in in_view.groupby("batch_id"):  # each held-out event's pulses in its batch's test file
+        pulses = pd.read_parquet(view / "test" / f"batch_{batch}.parquet")
+        assert set(rows["event_id"]) <= set(pulses.index)
     for batch in set(kept["batch_id"]):
         assert (view / "train" / f"batch_{batch}.parquet").is_file()
-    labels = pd.read_csv(holdout.root / "labels.csv")
-    truth = held.set_index("event_id").loc[labels["event_id"], ANGLES].to_numpy()
+    labels = pd.read_csv(holdout.root / "labels.csv", dtype={"event_id": str})
+    truth = held.set_index(held["event_id"].astype(str)).loc[labels["event_id"].map(own), ANGLES].to_numpy()
     assert np.array_equal(labels[ANGLES].to_numpy(), truth)  # the angles exactly, read back from text
     sample = pd.read_csv(view / "sample_submission.csv")
-    assert set(held["event_id"]) <= set(sample["event_id"]) and len(sample) == len(test)
+    assert set(holdout.ids) <= set(sample["event_id"].astype(str)) and len(sample) == len(test)
     if options:  # streamed: the sample in the test table's order, each held-out batch's rows together
         assert sample["event_id"].tolist() == test["event_id"].tolist()
         runs = test["batch_id"].ne(test["batch_id"].shift()).cumsum()
@@ -138,7 +145,7 @@ class NoPyarrow:
 sys.meta_path.insert(0, NoPyarrow())
 from pathlib import Path
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
 
 out = Path(sys.argv[1])
 for name in ("spooky", "icecube"):  # built beforehand, with pyarrow
