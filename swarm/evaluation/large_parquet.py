@@ -15,16 +15,19 @@ in the order of their fresh values, each group's rows in the order of their own 
 sorted as the competition's is (by group, then id), ids rise within each group's file as they did, and the pulse
 files' row positions (`first_pulse_index`, `last_pulse_index`) still hold. Each test-side group's file (the test's
 and the held-out groups') is written anew under its fresh name in the test folder (the id column renamed, a row
-group at a time, in the source's schema, row groups and compression; staged, then moved into place, in a seeded
-order, each stamped with a public test file's mtime), so neither a name, a number, an id, an inode nor an mtime
-tells a held-out group from a test one. The sample follows the view's test table; `<run>/harness/view_ids.csv`
+group at a time, in the source's schema and compression, its row groups kept but for one of over 4 x CHUNK_ROWS
+rows, written in pieces of that many; staged, then moved into place, in a seeded order, each stamped with a public
+test file's mtime): every such file is written by one rule, so neither a name, a number, an id, an inode, an mtime
+nor a size tells a held-out group from a test one, and no file linked from the public dir is written through. The sample follows the view's test table; `<run>/harness/view_ids.csv`
 maps each fresh id back (the harness scores the held-out rows and delivers the test rows under their own ids).
 
 What the split costs: the labelled table is read twice (the group column, then the rows; a third time its id
 column, to keep drawn ids off it), the test table is read whole (its columns in arrow: about 0.4 GB for 13 million
-events of four whole-number columns), and every test-side group file is read and written once: at MLE-bench's
-scale the test's 66 batch files and the held-out ones (some 70 files of 200,000 events, their pulses many GB), a
-one-time cost of the split, streamed a row group at a time.
+events of four whole-number columns, twice while it is sorted), and every test-side group file is read and
+written once: at MLE-bench's scale the test's 66 batch files and about 5 held-out ones (200,000 events each, their
+pulses many GB: all the test side's pulses), a one-time cost of the split, streamed a row group (at most 4 x
+CHUNK_ROWS rows) at a time. Where ids are kept the harness copies the same files instead where they come to at
+most `fresh_files.COPY_LIMIT_BYTES` (else links them), so the rewrite adds decoding and encoding to that copy.
 
 Ids are kept, and the run says why, where competition.json says `"keep_ids": true`, the ids are not whole numbers,
 a side table names rows by the id, or the group values are in no format fresh ones are drawn in; then the test
@@ -74,6 +77,7 @@ from swarm.evaluation.view_files import (
 from swarm.evaluation.view_tables import write_sample_in_order
 
 MAX_HELD = 1_000_000  # held-out rows aimed at, at most: kept in memory as text, and scored at every step
+ROW_GROUP_CHUNKS = 4  # a group file's row groups are rewritten in pieces of at most this many CHUNK_ROWS
 
 
 def parquet_file_groups(
@@ -131,7 +135,7 @@ def split_large_parquet(
                 "some of its rows cannot keep"
             )
     id_col, column = spec.id_column, groups.column
-    held_groups = _draw_groups(path, column, fraction, len(sample), seed)
+    held_groups, train_groups = _draw_groups(path, column, fraction, len(sample), seed)
     public, dest = competition.public_dir, fresh_view(root)
     held_table, n_kept = _stream_kept(path, dest / path.name, column, held_groups)
     held = frame_as_text(held_table.to_pandas())
@@ -140,11 +144,15 @@ def split_large_parquet(
     if test_ids & set(ids):
         raise NoHoldout(f"some held-out {id_col}s are also the test's, so their rows could not be told apart")
     skip = {path, test_path, competition.sample_submission, *extracted_archives(public)}
-    reason = _keep_reason(competition, public, skip, groups, id_col, test_path)
+    held_files = (groups.train_files.get(g) for g in held_groups)
+    files = [*_group_files(groups.test_dir).values(), *(f for f in held_files if f is not None)]
+    reason = _keep_reason(competition, public, skip, groups, id_col, test_path, files)
     fresh: FreshIds
     side: FreshSide | None = None
     if reason is None:
-        found = _fresh_test_side(root, dest, path, test_path, held_table, groups, held_groups, id_col, seed)
+        found = _fresh_test_side(
+            root, dest, path, test_path, held_table, groups, (held_groups, train_groups), id_col, seed
+        )
         reason, side = (found, None) if isinstance(found, str) else (None, found)
     if side is not None:
         file_dirs = _write_group_files(public, dest, groups, side, held_groups, id_col, skip, seed)
@@ -180,10 +188,17 @@ def split_large_parquet(
 
 
 def _keep_reason(
-    competition: Competition, public: Path, skip: set[Path], groups: FileGroups, id_col: str, test_path: Path
+    competition: Competition,
+    public: Path,
+    skip: set[Path],
+    groups: FileGroups,
+    id_col: str,
+    test_path: Path,
+    files: list[Path],
 ) -> str | None:
-    """Why the ids are kept, or None: competition.json's `keep_ids`, ids that are not whole numbers, or a side
-    table (not a group's file) naming rows by the id column, which fresh ids would not follow."""
+    """Why the ids are kept, or None: competition.json's `keep_ids`, ids that are not whole numbers, a group's
+    file (of `files`, the test side's) that is no parquet table, or a side table (not a group's file) naming rows
+    by the id column, which fresh ids would not follow."""
     hint = competition_hint(competition, "keep_ids")
     if hint is not None and hint.strip().lower() in TRUE_WORDS:
         return 'competition.json says "keep_ids": true'
@@ -192,6 +207,11 @@ def _keep_reason(
         return (
             f"the {id_col}s of {test_path.name} are not whole numbers, the only ids this split draws afresh"
         )
+    for file in files:
+        try:
+            pq.read_schema(file)
+        except (OSError, ValueError):  # pyarrow's ArrowInvalid is a ValueError
+            return f"{file.relative_to(public)} is not a parquet table, so the ids in it cannot be rewritten"
     folders = {groups.test_dir, next(iter(groups.train_files.values())).parent}
     for table in sorted(public.rglob("*")):
         if table in skip or table.suffix.lower() not in TABLE_SUFFIXES or not table.is_file():
@@ -240,12 +260,13 @@ def _fresh_test_side(
     test_path: Path,
     held_table: pa.Table,
     groups: FileGroups,
-    held_groups: set[str],
+    drawn_groups: tuple[set[str], list[str]],
     id_col: str,
     seed: int,
 ) -> FreshSide | str:
     """Fresh group values and ids for the test's rows and the held-out ones (see the module docstring), the
-    view's test table written with them and view_ids.csv saved; or why the ids are kept (nothing written then)."""
+    view's test table written with them and view_ids.csv saved; or why the ids are kept (nothing written then).
+    `drawn_groups`: the held-out groups' values and every labelled group's (none of which a fresh value is)."""
     reader = pq.ParquetFile(test_path)
     schema, column = reader.schema_arrow, groups.column
     test = reader.read()
@@ -260,12 +281,13 @@ def _fresh_test_side(
     values = pc.unique(side.column(column))
     group_of = pc.index_in(side.column(column), value_set=values).to_numpy()
     names = _text(values)
+    held_groups = drawn_groups[0]
     held_flags = np.array([name in held_groups for name in names], dtype=bool)
     test_names = set(_text(pc.unique(test.column(column))))
     if any(held_flags[k] and name in test_names for k, name in enumerate(names)):
         raise NoHoldout(f"a held-out {column} is also one of the test's, so its rows could not be told apart")
     rng = np.random.default_rng(seed + 2)
-    taken = set(_text(pc.unique(_column(path, column))))
+    taken = set(drawn_groups[1])  # every labelled group's value, the held-out ones' too
     # Group positions as the draw counts them: the test's groups first, then the held-out ones.
     positions = np.concatenate([np.flatnonzero(~held_flags), np.flatnonzero(held_flags)])
     drawn = draw_fresh_ids(
@@ -423,30 +445,41 @@ def _write_group_files(
 def _rewrite_ids(
     source: Path, target: Path, id_col: str, own: np.ndarray, fresh: np.ndarray, mtime_ns: int
 ) -> None:
-    """`source` written to `target` a row group at a time, in its schema, row groups and compression, each
-    value of its `id_col` (`own`, sorted) replaced by its fresh one (where the file has no such column, its rows
-    as they are); staged beside `target`, then moved into place, stamped `mtime_ns`. NoHoldout where a row names
-    an id its group's rows do not have."""
+    """`source` written to `target` in its schema and compression, a row group at a time (one of more than
+    ROW_GROUP_CHUNKS x CHUNK_ROWS rows written as several of that many, so memory stays bounded), each value of
+    its `id_col` (`own`, sorted) replaced by its fresh one (where the file has no such column, its rows as they
+    are); staged beside `target`, then moved into place, stamped `mtime_ns`. NoHoldout where a row names an id
+    its group's rows do not have."""
     reader = pq.ParquetFile(source)
     schema = reader.schema_arrow
     at = schema.get_field_index(id_col)
     staged = target.with_name(f".{target.name}.staged")
-    with pq.ParquetWriter(staged, schema, compression=_compression(source)) as writer:
-        for k in range(reader.num_row_groups):
-            table = reader.read_row_group(k)
-            if at >= 0:
-                values = table.column(at).to_numpy().astype(np.int64)
-                found = np.clip(np.searchsorted(own, values), 0, max(0, len(own) - 1))
-                if len(own) == 0 or not np.array_equal(own[found], values):
-                    staged.unlink()
-                    raise NoHoldout(f"{source.name} names {id_col}s that its group's rows in the tables lack")
-                table = table.set_column(
-                    at, schema.field(at), pa.array(fresh[found]).cast(schema.field(at).type)
-                )
-            writer.write_table(table, row_group_size=max(1, table.num_rows))
+    try:
+        with pq.ParquetWriter(staged, schema, compression=_compression(source)) as writer:
+            for k in range(reader.num_row_groups):
+                for batch in reader.iter_batches(batch_size=ROW_GROUP_CHUNKS * CHUNK_ROWS, row_groups=[k]):
+                    table = pa.Table.from_batches([batch], schema=schema)
+                    if at >= 0:
+                        table = table.set_column(
+                            at, schema.field(at), _renamed(table.column(at), own, fresh, source.name)
+                        )
+                    writer.write_table(table, row_group_size=max(1, table.num_rows))
+    except BaseException:
+        staged.unlink(missing_ok=True)
+        raise
     staged.chmod(PUBLIC)
     os.utime(staged, ns=(mtime_ns, mtime_ns))
     os.replace(staged, target)
+
+
+def _renamed(ids: pa.ChunkedArray, own: np.ndarray, fresh: np.ndarray, name: str) -> pa.Array:
+    """`ids` (each one of `own`, sorted) as their `fresh` ones, in their type; NoHoldout for one not in `own`
+    (`name`: the file they are read from)."""
+    values = ids.to_numpy().astype(np.int64)
+    found = np.clip(np.searchsorted(own, values), 0, max(0, len(own) - 1))
+    if len(values) and (len(own) == 0 or not np.array_equal(own[found], values)):
+        raise NoHoldout(f"{name} names ids that its group's rows in the tables do not have")
+    return pa.array(fresh[found] if len(own) else values).cast(ids.type)
 
 
 def _column(path: Path, column: str) -> pa.ChunkedArray:
@@ -457,9 +490,11 @@ def _text(values: pa.Array | pa.ChunkedArray) -> list[str]:
     return [str(v).strip() if v is not None else "" for v in values.to_pylist()]
 
 
-def _draw_groups(path: Path, column: str, fraction: float, test_rows: int, seed: int) -> set[str]:
+def _draw_groups(
+    path: Path, column: str, fraction: float, test_rows: int, seed: int
+) -> tuple[set[str], list[str]]:
     """Whole groups in a seeded order until about min(fraction of the rows, max(MIN_HELD, 2 x test_rows)) rows
-    are held out; at least one group, never all."""
+    are held out, at least one group, never all; and every group's value (as text)."""
     counts = pc.value_counts(_column(path, column))
     values = _text(counts.field("values"))
     sizes = counts.field("counts").to_numpy()
@@ -469,7 +504,7 @@ def _draw_groups(path: Path, column: str, fraction: float, test_rows: int, seed:
     order = np.random.default_rng(seed).permutation(len(values))
     taken = np.cumsum(sizes[order]) < aim
     want = min(len(values) - 1, max(1, int(taken.sum()) + 1))
-    return {values[i] for i in order[:want]}
+    return {values[i] for i in order[:want]}, values
 
 
 def _group_mask(batch: pa.RecordBatch, column: str, held: set[str]) -> np.ndarray:
