@@ -77,6 +77,7 @@ from swarm.evaluation.view_files import (
 from swarm.evaluation.view_tables import write_sample_in_order
 
 MAX_HELD = 1_000_000  # held-out rows aimed at, at most: kept in memory as text, and scored at every step
+WRITTEN_CODECS = {"none", "snappy", "gzip", "brotli", "zstd", "lz4"}  # what pyarrow's parquet writer takes
 ROW_GROUP_CHUNKS = 4  # a group file's row groups are rewritten in pieces of at most this many CHUNK_ROWS
 
 
@@ -393,12 +394,14 @@ def _write_like(table: pa.Table, target: Path, like: Path) -> None:
 
 
 def _compression(path: Path) -> str:
-    """The codec of `path`'s first column chunk, as pyarrow's writer names it (snappy where it has no rows)."""
+    """The codec of `path`'s first column chunk, as pyarrow's writer names it (snappy where it has no rows, or
+    its codec is one pyarrow does not write: LZO)."""
     meta = pq.ParquetFile(path).metadata
     if meta.num_row_groups == 0 or meta.num_columns == 0:
         return "snappy"
     codec = meta.row_group(0).column(0).compression.lower()
-    return "none" if codec == "uncompressed" else codec
+    named = {"uncompressed": "none", "lz4_raw": "lz4"}.get(codec, codec)
+    return named if named in WRITTEN_CODECS else "snappy"
 
 
 def _write_group_files(
