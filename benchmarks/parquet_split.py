@@ -4,10 +4,11 @@
                                        [--json benchmarks/results/parquet_split.json]
 
 Writes a synthetic icecube-like public dir (`train_meta.parquet` of `--rows` events in `--batches` equal batches,
-the last `--test-batches` of them as `test_meta.parquet`, a placeholder `train/batch_<n>.parquet` per batch) a
-batch at a time, then builds the harness split with evaluation.max_train_mb below the table's size, so it is
-streamed (swarm/evaluation/large_parquet.py). Prints the seconds the split took and this process's peak resident
-memory (the table is never held whole: the data are written in batches, so the peak is the split's).
+the last `--test-batches` of them as `test_meta.parquet`, each batch's pulses in `train/batch_<n>.parquet` or
+`test/batch_<n>.parquet`, five an event) a batch at a time, then builds the harness split with
+evaluation.max_train_mb below the table's size, so it is streamed (swarm/evaluation/large_parquet.py: the test
+side's pulse files written anew under fresh ids). Prints the seconds the split took and this process's peak
+resident memory (the table is never held whole: the data are written in batches, so the peak is the split's).
 """
 
 from __future__ import annotations
@@ -59,7 +60,19 @@ def write_competition(root: Path, rows: int, batches: int, test_batches: int) ->
         if name not in writers:
             writers[name] = pq.ParquetWriter(public / name, table.schema)
         writers[name].write_table(table)
-        (public / ("test" if test else "train") / f"batch_{batch}.parquet").write_bytes(b"pulses")
+        events = frame["event_id"].to_numpy()
+        pulses = pd.DataFrame(  # five pulses an event, as first_pulse_index and last_pulse_index say
+            {
+                "event_id": np.repeat(events, 5),
+                "sensor_id": rng.integers(0, 5160, 5 * per),
+                "time": rng.integers(6000, 20000, 5 * per),
+                "charge": rng.uniform(0.2, 3, 5 * per),
+                "auxiliary": rng.random(5 * per) < 0.5,
+            }
+        )
+        pulses.set_index("event_id").to_parquet(
+            public / ("test" if test else "train") / f"batch_{batch}.parquet"
+        )
     for writer in writers.values():
         writer.close()
     ids = np.concatenate([np.arange(per) + b * per for b in range(first_test, batches + 1)])
