@@ -267,6 +267,12 @@ def build_holdout(
         options = {"fraction": fraction, "split": split, "seed": seed}
         return _build_streamed(competition, spec, root, big, sample, test_ids, targets, **options)
     train, layout, records = data.train, data.layout, data.records
+    if layout is None and is_parquet(data.path):  # inputs filed by a group column: as when streamed (icecube)
+        grouped = _parquet_groups_holdout(
+            request, data.path, data.test_path, targets, data.path.name, whole=True
+        )
+        if grouped is not None:
+            return grouped
     if layout is not None and layout["kind"] == "variants":  # versions of one image in folders (alaska2)
         parts = split_variant_folders(request, layout, train)
         return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
@@ -458,6 +464,38 @@ def _split_beyond_tables(request: SplitRequest, targets: list[str]) -> SplitPart
     return None
 
 
+def _parquet_groups_holdout(
+    request: SplitRequest, path: Path, test_path: Path, targets: list[str], why: str, *, whole: bool
+) -> Holdout | None:
+    """Whole groups of a parquet table held out and its test twin streamed, where a column's values name the
+    inputs' files (icecube's `batch_id`: swarm/evaluation/large_parquet.py, which draws fresh ids for the test
+    side's events and files); None where no column does, or (`whole`: a table small enough to read whole, which
+    the other splits can take) where the split asked for is not that group's."""
+    from swarm.evaluation.large_parquet import parquet_file_groups, split_large_parquet  # pyarrow only here
+
+    competition, spec, root = request.competition, request.spec, request.root
+    groups = parquet_file_groups(competition.public_dir, path, test_path, spec.id_column, targets)
+    if groups is None or (whole and check_split(request.split) not in ("auto", f"group:{groups.column}")):
+        return None
+    options = {
+        "why_streamed": why,
+        "fraction": request.fraction,
+        "split": request.split,
+        "seed": request.seed,
+    }
+    try:
+        parts = split_large_parquet(
+            competition, spec, root, path, test_path, groups, request.sample, **options
+        )
+    except NoHoldout:
+        if whole:  # read whole, the table's other splits may take it (a named range index, say)
+            return None
+        raise
+    share = len(parts.held) / (len(parts.held) + parts.n_train)  # the share held out, not the one asked
+    public = competition.public_dir
+    return _save_split(root, spec, **vars(parts), public=public, fraction=share, seed=request.seed)
+
+
 def _build_streamed(
     competition: Competition,
     spec: MetricSpec,
@@ -476,16 +514,11 @@ def _build_streamed(
     (swarm/evaluation/large_parquet.py); refused, in one sentence after `big`'s, where the layout is not plain."""
     public, path = competition.public_dir, big.path
     test_path = find_test_table(public, path)
-    groups = None
-    if is_parquet(path):  # imported here: pyarrow is needed only where a table is parquet
-        from swarm.evaluation.large_parquet import parquet_file_groups, split_large_parquet
-
-        groups = parquet_file_groups(public, path, test_path, spec.id_column, targets)
-    if groups is not None:  # whole groups held out, the table and its test twin streamed (icecube)
-        options = {"why_streamed": str(big), "fraction": fraction, "split": split, "seed": seed}
-        parts = split_large_parquet(competition, spec, root, path, test_path, groups, sample, **options)
-        share = len(parts.held) / (len(parts.held) + parts.n_train)  # the share held out, not the one asked
-        return _save_split(root, spec, **vars(parts), public=public, fraction=share, seed=seed)
+    if is_parquet(path):
+        request = SplitRequest(competition, spec, root, sample, fraction, split, seed)
+        grouped = _parquet_groups_holdout(request, path, test_path, targets, str(big), whole=False)
+        if grouped is not None:
+            return grouped
     if check_split(split) not in ("auto", "random"):
         raise NoHoldout(
             f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"

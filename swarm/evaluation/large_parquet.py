@@ -1,6 +1,8 @@
-"""A harness split of a labelled parquet table too large to read whole, whose inputs are filed by a group column:
+"""A harness split of a labelled parquet table whose inputs are filed by a group column, streamed:
 icecube-neutrinos-in-deep-ice's `train_meta.parquet` (about 119 million events in MLE-bench's public dir, over
-evaluation.max_train_mb), whose `batch_id` names `train/batch_<n>.parquet`.
+evaluation.max_train_mb), whose `batch_id` names `train/batch_<n>.parquet`. A table small enough to read whole
+takes this split too where the split is `auto` or that group's (`swarm.evaluation.holdout`), so that its test
+side gets fresh ids alike.
 
 Whole groups are drawn from the group column alone (read by itself), about min(fraction of the rows,
 max(MIN_HELD, min(2 x the test rows, MAX_HELD))) rows of them, as the CSV stream (swarm/evaluation/large_table.py)
@@ -18,8 +20,9 @@ and the held-out groups') is written anew under its fresh name in the test folde
 group at a time, in the source's schema and compression, its row groups kept but for one of over 4 x CHUNK_ROWS
 rows, written in pieces of that many; staged, then moved into place, in a seeded order, each stamped with a public
 test file's mtime): every such file is written by one rule, so neither a name, a number, an id, an inode, an mtime
-nor a size tells a held-out group from a test one, and no file linked from the public dir is written through. The sample follows the view's test table; `<run>/harness/view_ids.csv`
-maps each fresh id back (the harness scores the held-out rows and delivers the test rows under their own ids).
+nor a size tells a held-out group from a test one, and no file linked from the public dir is written through.
+The sample follows the view's test table; `<run>/harness/view_ids.csv` maps each fresh id back (the harness
+scores the held-out rows and delivers the test rows under their own ids).
 
 What the split costs: the labelled table is read twice (the group column, then the rows; a third time its id
 column, to keep drawn ids off it), the test table is read whole (its columns in arrow: about 0.4 GB for 13 million

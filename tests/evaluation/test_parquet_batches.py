@@ -2,8 +2,9 @@
 labels in `train_meta.parquet`, the test events in `test_meta.parquet`, each batch's pulses in
 `train/batch_<n>.parquet` or `test/batch_<n>.parquet`. The harness holds out whole batches, their rows join the
 test table without the angles and their files move to `test/`; the view's parquet tables keep their column
-types. A table over evaluation.max_train_mb is streamed (swarm/evaluation/large_parquet.py), whole batches held
-out alike."""
+types. With whole batches held out, read whole or over evaluation.max_train_mb, the table is streamed
+(swarm/evaluation/large_parquet.py) and the test side's events and batches get fresh ids; another split (random)
+reads it whole."""
 
 from __future__ import annotations
 
@@ -40,8 +41,7 @@ def _split(tmp_path: Path, **options):
 
 
 def own_ids(holdout: Holdout, row: str = "held") -> dict[str, str]:
-    """Each `row` ("held" or "test") id in the view -> its own: fresh ids in a streamed split, kept where the
-    table is read whole."""
+    """Each `row` ("held" or "test") id in the view -> its own: fresh ids in a batch split, kept in a random one."""
     return holdout.own_ids(row) or {i: i for i in holdout.ids}
 
 
@@ -209,7 +209,10 @@ def _contents(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
-def test_a_streamed_split_gives_every_test_and_held_out_event_a_fresh_id_and_batch(tmp_path: Path) -> None:
+@pytest.mark.parametrize("options", [WHOLE, STREAMED], ids=["whole", "streamed"])
+def test_a_batch_split_gives_every_test_and_held_out_event_a_fresh_id_and_batch(
+    tmp_path: Path, options: dict
+) -> None:
     """Every event of the view's test side (the test's and the held-out ones) has an id that no event had, every
     batch a number no batch had on the training side, written alike in test_meta.parquet, the sample and the pulse
     files; the pulse files keep their rows, schema and compression, ids rising along them, so each event's
@@ -218,7 +221,7 @@ def test_a_streamed_split_gives_every_test_and_held_out_event_a_fresh_id_and_bat
     public = root / "prepared" / "public"
     before = _contents(public)
     competition = load_competition(str(root), tmp_path / "cache")
-    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.25, seed=3, **STREAMED)
+    holdout = build_holdout(competition, tmp_path / "harness", fraction=0.25, seed=3, **options)
     assert _contents(public) == before  # and no test file is linked into the view:
     assert all(p.stat().st_nlink == 1 for p in (public / "test").iterdir())
     assert holdout.fresh_ids and "has a fresh id (event_id)" in holdout.describe_ids()

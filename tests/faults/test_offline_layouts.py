@@ -526,7 +526,10 @@ LAYOUTS = {
     "shares": (shares_competition, "labelled rows of train.csv (target as prediction)"),
     "twin-tables": (twin_tables_competition, "labelled rows of train_labels.csv ("),
     "variant-folders": (variant_folders_competition, "Cover, JMiPOD, JUNIWARD, UERD (versions of 60 images"),
-    "parquet-batches": (parquet_batches_competition, "of train_meta.parquet (20%, split group:batch_id"),
+    "parquet-batches": (
+        parquet_batches_competition,
+        "split group:batch_id: train_meta.parquet: streamed, whole",
+    ),
     "large-parquet-batches": (parquet_batches_competition, "streamed, whole batch_ids held out"),
     "box-rows": (box_rows_competition, "of train.csv ("),
     "sentence-lines": (
