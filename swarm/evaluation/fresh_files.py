@@ -124,9 +124,9 @@ def rename_test_files(
     }
     mtimes = [os.stat(path).st_mtime_ns for old in test_ids for path, _ in moved.get(old, [])]
     for old, new in sorted(renamed.items(), key=lambda pair: pair[1]):
-        stamp = _drawn_stamp(mtimes, rng)
+        stamp = drawn_stamp(mtimes, rng)
         for path, tail in moved.get(old, []):
-            _place(path, folder.joinpath(*new[: files.filed], f"{new}{tail}"), copy, stamp)
+            place_file(path, folder.joinpath(*new[: files.filed], f"{new}{tail}"), copy, stamp)
     for path in files.others:
         target = folder / path.relative_to(folder)
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -143,8 +143,8 @@ def copy_under_names(pairs: list[tuple[Path, Path]], test_files: list[Path], rng
     copy = size <= COPY_LIMIT_BYTES
     mtimes = [os.stat(path).st_mtime_ns for path in test_files]
     for source, target in sorted(pairs, key=lambda pair: str(pair[1])):
-        stamp = _drawn_stamp(mtimes, rng)
-        _place(source, target, copy, stamp)
+        stamp = drawn_stamp(mtimes, rng)
+        place_file(source, target, copy, stamp)
     return "" if copy else _linked_note(size)
 
 
@@ -169,8 +169,8 @@ def copy_test_side(folder: Path, stamps_from: Path | None, rng: np.random.Genera
     folder.mkdir()
     for k in rng.permutation(len(files)):
         relative = files[int(k)].relative_to(folder)
-        stamp = _drawn_stamp(mtimes, rng)
-        _place(staging / relative, folder / relative, True, stamp)
+        stamp = drawn_stamp(mtimes, rng)
+        place_file(staging / relative, folder / relative, True, stamp)
     shutil.rmtree(staging)
     return ""
 
@@ -182,18 +182,18 @@ def _linked_note(size: int) -> str:
     )
 
 
-def _drawn_stamp(mtimes: list[int], rng: np.random.Generator) -> int | None:
+def drawn_stamp(mtimes: list[int], rng: np.random.Generator) -> int | None:
     """One of the test files' mtimes drawn at random (None where there are none): what each copy is stamped
     with, so that no mtime tells a held-out file from a test file."""
     return int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
 
 
-def _place(source: Path, target: Path, copy: bool, mtime_ns: int | None) -> None:
+def place_file(source: Path, target: Path, copy: bool, mtime_ns: int | None) -> None:
     """`source` (a file or folder) at `target`: copied (readable by any uid) or linked, stamped `mtime_ns`."""
     if source.is_dir():  # a folder per example: each of its files placed alike (seal opens the folders)
         target.mkdir(parents=True, exist_ok=True)
         for path in sorted(p for p in source.rglob("*") if p.is_file()):
-            _place(path, target / path.relative_to(source), copy, mtime_ns)
+            place_file(path, target / path.relative_to(source), copy, mtime_ns)
         if mtime_ns is not None:
             os.utime(target, ns=(mtime_ns, mtime_ns))
         return

@@ -53,6 +53,7 @@ import pyarrow.parquet as pq
 
 from swarm.atomic import PUBLIC
 from swarm.competitions.competition import Competition, MetricSpec
+from swarm.evaluation.fresh_files import drawn_stamp
 from swarm.evaluation.fresh_ids import (
     INT64_END,
     MAX_RANGE,
@@ -442,14 +443,14 @@ def _write_group_files(
         own, fresh = side.own[rows], side.fresh[rows]
         at = np.argsort(own)
         target = target_dir / f"{prefix}{side.fresh_values[int(k)]}{suffix}"
-        stamp = int(mtimes[rng.integers(len(mtimes))])
+        stamp = drawn_stamp(mtimes, rng)
         _rewrite_ids(source, target, id_col, own[at], fresh[at], stamp)
     train_dir = next(iter(groups.train_files.values())).parent
     return sorted({str(groups.test_dir.relative_to(public)), str(train_dir.relative_to(public))})
 
 
 def _rewrite_ids(
-    source: Path, target: Path, id_col: str, own: np.ndarray, fresh: np.ndarray, mtime_ns: int
+    source: Path, target: Path, id_col: str, own: np.ndarray, fresh: np.ndarray, mtime_ns: int | None
 ) -> None:
     """`source` written to `target` in its schema and compression, a row group at a time (one of more than
     ROW_GROUP_CHUNKS x CHUNK_ROWS rows written as several of that many, so memory stays bounded), each value of
@@ -474,7 +475,8 @@ def _rewrite_ids(
         staged.unlink(missing_ok=True)
         raise
     staged.chmod(PUBLIC)
-    os.utime(staged, ns=(mtime_ns, mtime_ns))
+    if mtime_ns is not None:
+        os.utime(staged, ns=(mtime_ns, mtime_ns))
     os.replace(staged, target)
 
 

@@ -50,7 +50,7 @@ from swarm.evaluation.dicom_uids import (
     Unwalkable,
     rewrite_uids,
 )
-from swarm.evaluation.fresh_files import STAGING_SUFFIX
+from swarm.evaluation.fresh_files import STAGING_SUFFIX, drawn_stamp, place_file
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids, test_folder_of
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -254,7 +254,7 @@ class _FreshLevels:
         studies = self._study_folders(staging)
         report = _HeaderReport()
         for study in sorted(studies, key=lambda p: renamed[p.name]):
-            stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
+            stamp = drawn_stamp(mtimes, rng)
             target = folder / renamed[study.name]
             made = [target]
             for path in sorted(study.rglob("*")):
@@ -266,7 +266,7 @@ class _FreshLevels:
                     continue
                 name = renamed.get(path.stem, path.stem) + path.suffix
                 copied = target.joinpath(*parts, name)
-                _copy_file(path, copied, None)  # stamped once its header is rewritten
+                place_file(path, copied, True, None)  # stamped once its header is rewritten
                 expected = {STUDY: study.name, SOP: path.stem, MEDIA_SOP: path.stem}
                 if len(relative.parts) > 1:
                     expected[SERIES] = relative.parts[-2]
@@ -279,19 +279,10 @@ class _FreshLevels:
         renamed_studies = {study.name for study in studies}
         for path in sorted(p for p in staging.rglob("*") if p.is_file()):
             if path.relative_to(staging).parts[0] not in renamed_studies:
-                stamp = int(mtimes[rng.integers(len(mtimes))]) if mtimes else None
-                _copy_file(path, folder / path.relative_to(staging), stamp)
+                stamp = drawn_stamp(mtimes, rng)
+                place_file(path, folder / path.relative_to(staging), True, stamp)
         shutil.rmtree(staging)  # links removed: the public files they linked are as they were
         return report.note()
-
-
-def _copy_file(source: Path, target: Path, stamp: int | None) -> None:
-    """`source` copied to `target` (a new file, readable by any uid), stamped `stamp` where given."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
-    target.chmod(0o644)
-    if stamp is not None:
-        os.utime(target, ns=(stamp, stamp))
 
 
 class _HeaderReport:
