@@ -22,6 +22,7 @@ import math
 import os
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -52,6 +53,7 @@ INT64_END = 2**63 - 1  # numbers are drawn below this (64-bit ids)
 ORDERED_WITH_DATE = 0.9  # rank correlation of ids with a date column above which ids are numbered in time
 MAX_RANGE = 5_000_000  # numbers listed one by one to draw from; a wider range is sampled instead
 TRUE_WORDS = ("true", "1", "yes")
+Taken = Callable[[np.ndarray], np.ndarray]  # which of some candidate numbers are taken (a mask)
 MIN_TOKEN_HEX = 16  # hex ids at least this wide are tokens or hashes: any hex of that width is one
 MAX_LETTER_NAME = 3  # letters-only test ids up to this long are names drawn afresh (longer: words)
 HEX_ROOM = 4  # hex or shaped ids are drawn only where there are this many times as many as needed
@@ -147,9 +149,9 @@ def draw_fresh_numbers(
     count = len(test_ids) + n_held
     lengths = {len(str(n)) for n in test_ids}
     length = lengths.pop() if len(lengths) == 1 and min(test_ids) >= 0 else 0
-    drawn = _draw_numbers(count, test_ids, taken, rng, 10**length if length > 1 else None)
+    drawn = draw_numbers(count, test_ids, taken_among(taken), rng, 10**length if length > 1 else None)
     at = [""] * count
-    for position, fresh in zip(order, drawn, strict=True):
+    for position, fresh in zip(order, drawn.tolist(), strict=True):
         at[int(position)] = str(fresh)
     return FreshIds(at[: len(test_ids)], at[len(test_ids) :])
 
@@ -161,9 +163,8 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
         return None
     if all(_SIGNED.match(i) for i in test_ids) and any(i.startswith("-") for i in test_ids):
         numbers = [int(i) for i in test_ids]  # tensorflow2-qa's example ids: signed 64-bit numbers
-        return [
-            str(n) for n in _draw_numbers(count, numbers, {int(t) for t in taken if _SIGNED.match(t)}, rng)
-        ]
+        signed = taken_among({int(t) for t in taken if _SIGNED.match(t)})
+        return [str(n) for n in draw_numbers(count, numbers, signed, rng).tolist()]
     numbered = _numbered_format(test_ids)
     if numbered is not None:
         prefix, suffix, width = numbered
@@ -177,8 +178,8 @@ def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Gener
         ceiling = 10**length if length is not None and length > 1 else None
         if ceiling is not None and any(len(m.group(2)) == length and m.group(2)[0] == "0" for m in framed):
             width = length
-        drawn = _draw_numbers(count, numbers, taken_numbers, rng, ceiling)
-        return [f"{prefix}{n:0{width}d}{suffix}" for n in drawn]
+        drawn = draw_numbers(count, numbers, taken_among(taken_numbers), rng, ceiling)
+        return [f"{prefix}{n:0{width}d}{suffix}" for n in drawn.tolist()]
     prefixed = hex_after_prefix(test_ids)
     if prefixed is not None and HEX_ROOM * count <= 16 ** prefixed[1]:  # room to draw them at random
         prefix, width = prefixed
@@ -239,41 +240,51 @@ def _numbers(ids: list[str]) -> pd.Series | None:
     return pd.Series([int(_NUMBERED.match(i).group(2)) for i in ids], dtype="int64")  # type: ignore[union-attr]
 
 
-def _draw_numbers(
+def taken_among(values: set[int] | np.ndarray) -> Taken:
+    """The membership test `draw_numbers` takes, over `values` (a set of numbers, or an int64 array where they are
+    millions; a number beyond 64 bits is no candidate's)."""
+    if isinstance(values, np.ndarray):
+        listed = values
+    else:
+        listed = np.fromiter((v for v in values if -(2**63) <= v < 2**63), np.int64)
+    return lambda candidates: np.isin(candidates, listed)
+
+
+def draw_numbers(
     count: int,
-    numbers: list[int],
-    taken: set[int] | np.ndarray,
+    numbers: list[int] | np.ndarray,
+    taken: Taken,
     rng: np.random.Generator,
     ceiling: int | None = None,
-) -> list[int]:
+    limit: int = INT64_END,
+) -> np.ndarray:
     """`count` distinct numbers from the test numbers' smallest on, as dense as the test numbers lie where the
     range has room (titanic's 892-1309 for 418 test rows: 892-1505 for them and 196 held-out rows), below
-    `ceiling` where that leaves room, none taken (a set, or an int64 array where they are millions); ascending."""
-    low, high = min(numbers), max(numbers)
-    density = len(set(numbers)) / (high - low + 1)
-    end = min(max(high + 1, low + int(np.ceil(count / density))), ceiling or INT64_END, INT64_END)
+    `ceiling` where that leaves room and always below `limit` (an id type's end), none of them `taken` (which of
+    some candidates are: `taken_among`, or a test that streams a table's ids); ascending. ValueError where there
+    is no room below `limit`."""
+    numbers = np.asarray(numbers)
+    low, high = int(numbers.min()), int(numbers.max())
+    density = len(np.unique(numbers)) / (high - low + 1)
+    end = min(max(high + 1, low + int(np.ceil(count / density))), ceiling or limit, limit)
     while True:
         if end - low <= MAX_RANGE:
-            listed = taken if isinstance(taken, np.ndarray) else np.fromiter(taken, np.int64)
-            candidates = np.setdiff1d(np.arange(low, end, dtype=np.int64), listed)
+            candidates = np.arange(low, end, dtype=np.int64)
+            candidates = candidates[~taken(candidates)]
             if len(candidates) >= count:
-                return sorted(int(n) for n in rng.choice(candidates, size=count, replace=False))
+                return np.sort(rng.choice(candidates, size=count, replace=False))
         else:  # a wide range of sparse numbers: sampled, as room allows
-            drawn: set[int] = set()
+            drawn = np.empty(0, dtype=np.int64)
             for _ in range(50):
                 draws = rng.integers(low, end, size=2 * count)
-                if isinstance(taken, np.ndarray):
-                    fresh = set(draws[~np.isin(draws, taken)].tolist())
-                else:
-                    fresh = set(draws.tolist()) - taken
-                drawn |= fresh
+                drawn = np.union1d(drawn, draws[~taken(draws)])
                 if len(drawn) >= count:
-                    return sorted(rng.choice(sorted(drawn), size=count, replace=False).tolist())
-        if end == INT64_END:
-            raise ValueError(f"no room for {count} fresh numbers from {low} below {INT64_END}")
+                    return np.sort(rng.choice(drawn, size=count, replace=False))
+        if end >= limit:
+            raise ValueError(f"no room for {count} fresh numbers from {low} below {limit}")
         if ceiling is not None and end >= ceiling:  # no room below it: the numbers grow longer
             ceiling = None
-        end = min(low + 2 * (end - low), ceiling or INT64_END, INT64_END)
+        end = min(low + 2 * (end - low), ceiling or limit, limit)
 
 
 def side_columns(

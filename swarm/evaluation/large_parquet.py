@@ -12,7 +12,7 @@ a time: kept rows are written to the view's copy in their own types, held-out ro
 Held-out rows look like test rows (issue 30): every test group and held-out group gets a fresh group value (its
 batch number: `draw_fresh_ids` in the test values' format, none a labelled group's), and every test and held-out
 row a fresh id: distinct whole numbers drawn from the test ids' smallest on, as densely as the test ids lie, none
-an id of the labelled table or of the test (`_draw_ids`). They are handed out in ascending order along the groups
+an id of the labelled table or of the test (`_draw_ids`, `fresh_ids.draw_numbers`). They are handed out in ascending order along the groups
 in the order of their fresh values, each group's rows in the order of their own ids, so the view's test table is
 sorted as the competition's is (by group, then id), ids rise within each group's file as they did, and the pulse
 files' row positions (`first_pulse_index`, `last_pulse_index`) still hold. Each test-side group's file (the test's
@@ -40,6 +40,7 @@ batches drawn at random, and the groups' files move to the test folder (copied b
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -56,11 +57,11 @@ from swarm.competitions.competition import Competition, MetricSpec
 from swarm.evaluation.fresh_files import drawn_stamp
 from swarm.evaluation.fresh_ids import (
     INT64_END,
-    MAX_RANGE,
     TABLE_SUFFIXES,
     TRUE_WORDS,
     FreshIds,
     draw_fresh_ids,
+    draw_numbers,
     kept_ids,
 )
 from swarm.evaluation.holdout_record import VIEW_IDS, NoHoldout, SplitParts, write_private
@@ -349,27 +350,20 @@ def _end_of(kind: pa.DataType) -> int:
 def _draw_ids(
     path: Path, id_col: str, own: np.ndarray, n_test: int, end_limit: int, rng: np.random.Generator
 ) -> np.ndarray | None:
-    """A fresh id for each of `own` (the test side's ids, the test's first `n_test`): distinct whole numbers from
-    the test ids' smallest on, as dense as those lie (`fresh_ids._draw_numbers`' rule: titanic's 892-1309 for 418
-    test rows give 892-1505 for them and 196 held-out rows), below `end_limit`, none of them one of `own` or an id
-    of the labelled table (its id column streamed); ascending. None where there is no room."""
-    count, test = len(own), own[:n_test]
-    low, high = int(test.min()), int(test.max())
-    density = len(np.unique(test)) / (high - low + 1)
-    end = min(max(high + 1, low + int(np.ceil(count / density))), end_limit)
-    while True:
-        if end - low <= MAX_RANGE:
-            candidates = np.arange(low, end, dtype=np.int64)
-        else:  # a wide range of sparse numbers: sampled
-            candidates = np.unique(rng.integers(low, end, size=2 * count, dtype=np.int64))
-        used = _taken(candidates, [pa.array(own)])
-        used |= _taken(candidates, (b.column(0) for b in _id_batches(path, id_col)))
-        free = candidates[~used]
-        if len(free) >= count:
-            return np.sort(rng.choice(free, size=count, replace=False))
-        if end >= end_limit:
-            return None
-        end = min(low + 2 * (end - low), end_limit)
+    """A fresh id for each of `own` (the test side's ids, the test's first `n_test`): `fresh_ids.draw_numbers`'
+    whole numbers from the test ids' smallest on, as dense as those lie, below `end_limit`, none of them one of
+    `own` or an id of the labelled table (its id column streamed for each look); ascending. None where there is
+    no room."""
+
+    def taken(candidates: np.ndarray) -> np.ndarray:
+        unique, back = np.unique(candidates, return_inverse=True)
+        batches = (b.column(0) for b in _id_batches(path, id_col))
+        return _taken(unique, itertools.chain([pa.array(own)], batches))[back]
+
+    try:
+        return draw_numbers(len(own), own[:n_test], taken, rng, limit=end_limit)
+    except ValueError:
+        return None
 
 
 def _id_batches(path: Path, id_col: str) -> Iterator[pa.RecordBatch]:

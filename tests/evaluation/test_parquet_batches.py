@@ -363,3 +363,23 @@ def test_a_streamed_split_keeps_the_ids_where_competition_json_says_so(tmp_path:
     for batch in set(held["batch_id"]):  # the held-out batches' files where the test's are, copied
         path = view / "test" / f"batch_{batch}.parquet"
         assert path.stat().st_nlink == 1 and not (view / "train" / path.name).exists()
+
+
+@pytest.mark.parametrize("spread", [1, 10**9], ids=["dense", "sampled"])
+def test_fresh_event_ids_avoid_every_own_and_labelled_id_or_say_there_is_no_room(
+    tmp_path: Path, spread: int
+) -> None:
+    """The ids are drawn as `fresh_ids.draw_numbers` draws them, the labelled table's ids streamed for each
+    look: dense ranges listed, wide ones sampled (duplicate draws among them); none where the id type has no
+    room left."""
+    labelled = tmp_path / "train_meta.parquet"
+    pd.DataFrame({"event_id": np.arange(0, 4000, dtype=np.int64) * spread}).to_parquet(labelled)
+    own = np.arange(4000, 4300, dtype=np.int64) * spread  # the test side's ids, the test's first 200
+    drawn = large_parquet._draw_ids(labelled, "event_id", own, 200, 2**62, np.random.default_rng(1))
+    assert drawn is not None and len(drawn) == len(set(drawn.tolist())) == 300
+    assert np.all(np.diff(drawn) > 0) and drawn.min() >= own[:200].min()
+    labelled_ids = set(pd.read_parquet(labelled)["event_id"].tolist())
+    assert not set(drawn.tolist()) & (labelled_ids | set(own.tolist()))
+    if spread == 1:  # every number from the test's smallest to the largest own id is own: no room below it
+        end = int(own.max()) + 1
+        assert large_parquet._draw_ids(labelled, "event_id", own, 200, end, np.random.default_rng(1)) is None
