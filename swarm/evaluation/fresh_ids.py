@@ -132,10 +132,7 @@ def draw_fresh_ids(
     if drawn is None:
         example = test_ids[0] if test_ids else ""
         return kept_ids(f"the test ids' format ({example!r}) is not one the harness draws fresh ids in")
-    at = [""] * count
-    for position, fresh in zip(order, drawn, strict=True):
-        at[int(position)] = fresh
-    return FreshIds(at[: len(test_ids)], at[len(test_ids) :])
+    return _handed_out(order, drawn, len(test_ids))
 
 
 def draw_fresh_numbers(
@@ -150,10 +147,15 @@ def draw_fresh_numbers(
     lengths = {len(str(n)) for n in test_ids}
     length = lengths.pop() if len(lengths) == 1 and min(test_ids) >= 0 else 0
     drawn = draw_numbers(count, test_ids, taken_among(taken), rng, 10**length if length > 1 else None)
-    at = [""] * count
-    for position, fresh in zip(order, drawn.tolist(), strict=True):
-        at[int(position)] = str(fresh)
-    return FreshIds(at[: len(test_ids)], at[len(test_ids) :])
+    return _handed_out(order, [str(n) for n in drawn.tolist()], len(test_ids))
+
+
+def _handed_out(order: np.ndarray, drawn: list[str], n_test: int) -> FreshIds:
+    """The drawn ids (sorted) handed out in the view's row order (`order`: each row's position, test rows first)."""
+    at = [""] * len(drawn)
+    for position, fresh in zip(order, drawn, strict=True):
+        at[int(position)] = fresh
+    return FreshIds(at[:n_test], at[n_test:])
 
 
 def _draw(count: int, test_ids: list[str], taken: set[str], rng: np.random.Generator) -> list[str] | None:
