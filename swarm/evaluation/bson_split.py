@@ -35,7 +35,6 @@ does not have room for the copies.
 from __future__ import annotations
 
 import os
-import shutil
 import struct
 from array import array
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.bson_records import _elements, bson_fields, bson_table, documents, scalars
+from swarm.evaluation.fresh_files import DISK_MARGIN, short_of_room
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, draw_fresh_numbers, keep_ids_reason, kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
@@ -55,7 +55,6 @@ MAX_HELD_DOCUMENTS = 50_000  # held-out documents at most (about): each is a tes
 SIZE_PROBE = (
     1_000  # documents whose mean size estimates how many a file holds (and whose fields a test one has)
 )
-DISK_MARGIN = 1.1  # room asked for beyond the two copies
 INT32, INT64, STRING, OBJECT_ID = 0x10, 0x12, 0x02, 0x07  # the BSON types of an `_id` written afresh
 NUMBERS = (INT32, INT64)
 
@@ -170,13 +169,13 @@ def split_bson(request: SplitRequest, files: BsonFiles) -> SplitParts:
         raise NoHoldout(
             f"{files.train.name} holds documents drawn at random only; the split {split!r} does not apply"
         )
-    needed = (files.train.stat().st_size + files.test.stat().st_size) * DISK_MARGIN
+    needed = files.train.stat().st_size + files.test.stat().st_size
     root.mkdir(parents=True, exist_ok=True)
-    free = shutil.disk_usage(root).free
-    if needed > free:
+    free = short_of_room(root, needed)
+    if free is not None:
         raise NoHoldout(
             f"the view needs copies of {files.train.name} and {files.test.name} without the held-out documents "
-            f"({needed / 1e9:.1f} GB) and {root} has {free / 1e9:.1f} GB free"
+            f"({needed * DISK_MARGIN / 1e9:.1f} GB) and {root} has {free / 1e9:.1f} GB free"
         )
     estimated = files.train.stat().st_size / _mean_size(files.train)
     chance = min(fraction, MAX_HELD_DOCUMENTS / max(estimated, 1.0))

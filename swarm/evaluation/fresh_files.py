@@ -21,6 +21,14 @@ from swarm.evaluation.view_files import TAIL_STARTS
 
 COPY_LIMIT_BYTES = 16 * 2**30
 STAGING_SUFFIX = ".before-fresh-ids"
+DISK_MARGIN = 1.1  # room asked for beyond the bytes a split copies
+
+
+def short_of_room(where: Path, size: float) -> int | None:
+    """The free bytes at `where` where they are fewer than `size` bytes (a split's copies) with DISK_MARGIN, else
+    None."""
+    free = shutil.disk_usage(where).free
+    return free if size * DISK_MARGIN > free else None
 
 
 @dataclass(frozen=True)

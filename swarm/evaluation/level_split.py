@@ -50,7 +50,7 @@ from swarm.evaluation.dicom_uids import (
     Unwalkable,
     rewrite_uids,
 )
-from swarm.evaluation.fresh_files import STAGING_SUFFIX, drawn_stamp, place_file
+from swarm.evaluation.fresh_files import STAGING_SUFFIX, drawn_stamp, place_file, short_of_room
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids, test_folder_of
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
@@ -60,8 +60,6 @@ from swarm.evaluation.view_tables import write_sample
 from swarm.level_rows import LEVEL_COLUMN, id_levels, level_strings
 
 DICOM_SUFFIXES = (".dcm", ".dicom")
-
-DISK_MARGIN = 1.1  # room asked for beyond the copies of the test side
 
 
 def split_levels(request: SplitRequest, fields: dict) -> SplitParts:
@@ -212,8 +210,8 @@ class _FreshLevels:
         if self.folder is None:
             return ""
         size = sum(p.stat().st_size for p in self.folder.rglob("*") if p.is_file())
-        free = shutil.disk_usage(self.dest).free
-        if size * DISK_MARGIN <= free:
+        free = short_of_room(self.dest, size)
+        if free is None:
             return ""
         return (
             f"the view's test side ({size / 1e9:.1f} GB) would be copied under fresh ids, and the disk has "
