@@ -7,7 +7,7 @@
 Writes a synthetic public dir of each layout whose training file holds about `--mb` MB (a tenth as much in the
 test file), a document at a time: cdiscount-like products of one to four pictures of 2-9 KB each, and
 natural-questions-like records of a 4 KB document each. Then builds each harness split
-(swarm/evaluation/bson_split.py, swarm/evaluation/qa_split.py: both files copied as a stream, the held-out
+(swarm/layouts/bson/split.py, swarm/layouts/qa/split.py: both files copied as a stream, the held-out
 documents moved to the test file) in a child process, and prints the seconds, the rate in MB/s and the child's peak
 resident memory (the files are never held whole).
 """
@@ -26,9 +26,9 @@ import numpy as np
 import pandas as pd
 
 from benchmarks.common import write_json
-from swarm.bson_records import encode
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.bson.reader import encode
+from swarm.layouts.holdout import build_holdout
 
 WORDS = np.array(["the", "river", "who", "was", "born", "in", "city", "film", "season", "of", "team", "and"])
 

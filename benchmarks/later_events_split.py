@@ -6,9 +6,9 @@ recommendations over it (h-and-m-personalized-fashion-recommendations' layout, i
 
 Writes a synthetic h-and-m-like public dir (`transactions_train.csv` of `--rows` purchases over `--days` days,
 sorted by day, ids of 64 hex digits as Kaggle's; `sample_submission.csv` every customer with 12 article ids) a
-block at a time, then builds the harness split (swarm/evaluation/later_events_split.py: the log read and written
+block at a time, then builds the harness split (swarm/layouts/later_events/split.py: the log read and written
 in chunks, its last 7 days held out) and the offline coder's recommendations for every customer of the sample
-(swarm/later_events.py's `recommended`), each in a process of its own. Prints the seconds and peak resident memory
+(swarm/layouts/later_events/reader.py's `recommended`), each in a process of its own. Prints the seconds and peak resident memory
 of each.
 """
 
@@ -27,8 +27,8 @@ import pandas as pd
 
 from benchmarks.common import write_json
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import build_holdout
-from swarm.later_events import later_events_fields, recommended
+from swarm.layouts.holdout import build_holdout
+from swarm.layouts.later_events.reader import later_events_fields, recommended
 
 DESCRIPTION = """# Synthetic H&M
 

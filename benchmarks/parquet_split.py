@@ -6,7 +6,7 @@
 Writes a synthetic icecube-like public dir (`train_meta.parquet` of `--rows` events in `--batches` equal batches,
 the last `--test-batches` of them as `test_meta.parquet`, each batch's pulses in `train/batch_<n>.parquet` or
 `test/batch_<n>.parquet`, five an event) a batch at a time, then builds the harness split with
-evaluation.max_train_mb below the table's size, so it is streamed (swarm/evaluation/large_parquet.py: the test
+evaluation.max_train_mb below the table's size, so it is streamed (swarm/layouts/parquet_batches/split.py: the test
 side's pulse files written anew under fresh ids). Prints the seconds the split took and this process's peak
 resident memory (the table is never held whole: the data are written in batches, so the peak is the split's).
 """
@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 
 from benchmarks.common import write_json
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 
 
 def write_competition(root: Path, rows: int, batches: int, test_batches: int) -> int:

@@ -26,9 +26,9 @@ from prefect.settings import temporary_settings  # noqa: E402
 
 from flows.competition import CompetitionParams, competition_flow  # noqa: E402
 from swarm.competitions import list_bundled  # noqa: E402
-from swarm.evaluation.holdout import harness_root  # noqa: E402
 from swarm.evaluation.refit_check import FLOORS, read_predictions, refit_agreement  # noqa: E402
 from swarm.journal import Journal  # noqa: E402
+from swarm.layouts.holdout import harness_root  # noqa: E402
 from swarm.pipeline.context import open_run  # noqa: E402
 from swarm.pipeline.refit import refit  # noqa: E402
 

@@ -5,7 +5,7 @@
 
 Writes a synthetic billion-word-like public dir (`train_v2.txt` of `--lines` sentences of 5-40 words, about 150
 bytes each as Kaggle's; `test_v2.txt` of `--test` sentences with a word taken out, standing for the sample) a
-block at a time, then builds the harness split (swarm/evaluation/sentence_split.py: the file read twice as a
+block at a time, then builds the harness split (swarm/layouts/sentences/split.py: the file read twice as a
 stream, at most 50,000 sentences held out). Prints the seconds the split took and this process's peak resident
 memory (the file is never held whole, so the peak is the split's).
 """
@@ -23,7 +23,7 @@ import numpy as np
 
 from benchmarks.common import write_json
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 
 DESCRIPTION = """# Synthetic Billion Word
 

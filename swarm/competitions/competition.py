@@ -26,8 +26,8 @@ import pandas as pd
 from swarm.competitions.archive_view import public_view
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import Metric, resolve_metric
-from swarm.described_sample import described_test_table
-from swarm.qa_records import ANNOTATIONS, ANSWER_KINDS, first_record
+from swarm.formats.described_sample import described_test_table
+from swarm.layouts.qa.reader import ANNOTATIONS, ANSWER_KINDS, first_record
 
 METADATA_FILE = "competition.json"
 LEADERBOARD_FILE = "leaderboard.csv"

@@ -7,9 +7,9 @@
   must hold the same ids; and when competition.json declares the target columns and they are train columns,
   test must have every other train column. (Without declared targets, train-only columns are common and
   allowed: leaf-classification's `species`, siim-isic's `diagnosis`.) A test table with a row per (example,
-  class) beside a wide train table (`swarm.competitions.long_layout`: rsna-2022-cervical-spine-fracture-
+  class) beside a wide train table (`swarm.layouts.long_classes.detect`: rsna-2022-cervical-spine-fracture-
   detection's `row_id` and `prediction_type`) has those two columns over train's: they are its long keys; a test
-  table whose id joins some of its columns and repeats over each group's rows (`swarm.competitions.grouped_layout`:
+  table whose id joins some of its columns and repeats over each group's rows (`swarm.layouts.grouped.detect`:
   rsna-breast-cancer-detection's `prediction_id`) has that one column over train's.
 
 Each problem raises `CompetitionError` with one sentence naming the file and what is wrong.
@@ -24,8 +24,8 @@ import pandas as pd
 
 from swarm.competitions.competition import METADATA_FILE, Competition, find_id_column
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.grouped_layout import grouped_rows
-from swarm.competitions.long_layout import long_classes
+from swarm.layouts.grouped.detect import grouped_rows
+from swarm.layouts.long_classes.detect import long_classes
 
 MAX_LISTED = 5
 DATA_PREFIXES = ("train", "test")

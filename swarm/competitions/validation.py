@@ -30,7 +30,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
-from swarm.qa_records import answer_frame
+from swarm.layouts.qa.reader import answer_frame
 
 CLOSED_LABEL_SET = 200
 """At most this many distinct answers are a closed set of classes a prediction must be one of; more are free text

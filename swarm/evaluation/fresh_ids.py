@@ -43,8 +43,8 @@ from swarm.evaluation.split import competition_hint, date_column
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
 from swarm.evaluation.tfrecord_split import rename_ids_in_tfrecords
 from swarm.evaluation.view_files import HeldKeys
-from swarm.records import is_records_file, read_records, records_frame, write_records
-from swarm.tfrecords import TFRECORD_SUFFIXES
+from swarm.formats.records import is_records_file, read_records, records_frame, write_records
+from swarm.formats.tfrecords import TFRECORD_SUFFIXES
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
 _SIGNED = re.compile(r"^-?[1-9]\d*$|^0$")

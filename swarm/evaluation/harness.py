@@ -27,7 +27,7 @@ from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
 from swarm.competitions.validation import InvalidSubmission
-from swarm.evaluation.holdout import Holdout
+from swarm.evaluation.holdout_record import Holdout
 
 MAX_SHOWN = 3
 

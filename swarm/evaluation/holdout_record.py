@@ -1,7 +1,7 @@
 """The record of a built harness split (`Holdout`, saved as `<run>/harness/holdout.json`) and `NoHoldout`, the
 reason none could be built.
 
-They live apart from the builder (`swarm.evaluation.holdout`) so that the harness, the run's setup and every
+They live apart from the builder (`swarm.layouts.holdout`) so that the harness, the run's setup and every
 module that builds one part of the split can name them without importing the builder (and without import
 cycles).
 """
@@ -140,7 +140,7 @@ def write_private(path: Path, text: str) -> None:
 
 @dataclass(frozen=True)
 class SplitRequest:
-    """What a layout's own split module is given (`swarm.evaluation.holdout.build_holdout` makes it once): the
+    """What a layout's own split module is given (`swarm.layouts.holdout.build_holdout` makes it once): the
     competition and its metric, the harness root to build in, the sample submission as text, and the split's
     settings."""
 
@@ -156,7 +156,7 @@ class SplitRequest:
 
 @dataclass
 class SplitParts:
-    """What `swarm.evaluation.holdout._save_split` saves of a split built by a layout's own module (its keyword
+    """What `swarm.layouts.holdout._save_split` saves of a split built by a layout's own module (its keyword
     arguments, beside the fraction and seed the builder passes): long by class, grouped rows, twin tables,
     versions in folders."""
 

@@ -1,9 +1,9 @@
 """Where a competition's labelled examples are, read for a harness split.
 
 The labelled rows are `train.csv`'s, or, where the labels are kept apart from the inputs, a labels table's
-(`train_labels.csv`, `labels.csv` beside image folders; JSON records read through `swarm.records`), or, where
+(`train_labels.csv`, `labels.csv` beside image folders; JSON records read through `swarm.formats.records`), or, where
 no table holds them, the training files themselves, labelled by their file or folder names
-(`swarm.file_labels`). `read_labelled_examples` finds them and the test table beside them and reads both, or
+(`swarm.layouts.file_labels.reader`). `read_labelled_examples` finds them and the test table beside them and reads both, or
 raises NoHoldout saying what was looked for.
 """
 
@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.columns import main_labels_table
 from swarm.competitions.competition import Competition, MetricSpec, table_id_column
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout
 from swarm.evaluation.labels import wide_source
@@ -26,9 +25,10 @@ from swarm.evaluation.table_io import (
     read_table,
     table_header,
 )
-from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels
-from swarm.parquet_tables import PARQUET
-from swarm.records import RECORD_SUFFIXES, is_records_file
+from swarm.formats.columns import main_labels_table
+from swarm.formats.parquet_tables import PARQUET
+from swarm.formats.records import RECORD_SUFFIXES, is_records_file
+from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, find_file_labels
 
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
 LABEL_TABLE_WORDS = ("train", "label")
@@ -42,7 +42,9 @@ class LabelledExamples:
 
     path: Path  # the labelled table, or the folder of training files labelled by their names
     test_path: Path  # the test table beside it (it may not exist)
-    layout: dict | None  # the file-labels layout (swarm.file_labels) when files, not a table, hold the labels
+    layout: (
+        dict | None
+    )  # the file-labels layout (swarm.layouts.file_labels.reader) when files, not a table, hold the labels
     train: pd.DataFrame  # every labelled example as text
     records: list | None  # the labelled table's JSON records as they are, if it is records
     test: pd.DataFrame | None  # the test table as text, if there is one
@@ -212,7 +214,7 @@ def _holds_labels(path: Path, id_column: str, targets: list[str]) -> bool:
 def file_labels_layout(
     competition: Competition, targets: list[str], sample: pd.DataFrame, test_ids: list[str]
 ) -> dict | None:
-    """The layout of training files labelled by their names or folders (swarm.file_labels), or None. A wide
+    """The layout of training files labelled by their names or folders (swarm.layouts.file_labels.reader), or None. A wide
     submission (a column per class) reads the labels as class values."""
     wide = len(targets) > 1
     layout = find_file_labels(

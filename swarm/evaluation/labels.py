@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.columns import all_numbers, renamed_source
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
 from swarm.competitions.validation import CLOSED_LABEL_SET, InvalidSubmission, group_columns
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, write_private
-from swarm.label_sets import class_sets, label_set_column
+from swarm.formats.columns import all_numbers, renamed_source
+from swarm.formats.label_sets import class_sets, label_set_column
 
 
 def submission_labels(train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str]) -> pd.DataFrame:
@@ -60,7 +60,7 @@ def renamed_target(
 
 def wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:
     """The train column whose values are the submission's class columns (a wide submission): a class per row, or
-    a set of them joined with "," (freesound's `labels`; swarm/label_sets.py)."""
+    a set of them joined with "," (freesound's `labels`; swarm/formats/label_sets.py)."""
     return label_set_column(train, targets)
 
 

@@ -3,7 +3,7 @@
 A held-out row joins the test rows, so its id must not collide with a test id (nor another training id), and it
 should look like a test id, so that a solution cannot tell held-out rows from test rows by their ids. Rows keep
 their own ids where those are unique and no test row has them; else they get new ids in the test ids' format.
-Where ids join several columns (`swarm.evaluation.composite`), the first key column is re-keyed the same way, one
+Where ids join several columns (`swarm.layouts.composite.split`), the first key column is re-keyed the same way, one
 new value per group.
 """
 

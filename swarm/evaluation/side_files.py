@@ -15,8 +15,8 @@ import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.table_io import table_header, write_public_csv
-from swarm.records import is_records_file, read_records, write_records
-from swarm.tfrecords import TFRECORD_SUFFIXES
+from swarm.formats.records import is_records_file, read_records, write_records
+from swarm.formats.tfrecords import TFRECORD_SUFFIXES
 
 SIDE_TABLE_CHUNK_ROWS = 200_000  # side tables are read in chunks of this many rows to drop held-out rows
 KEY_FIELD_SHARE = 0.5  # a records field naming this share of the held-out ids keys examples

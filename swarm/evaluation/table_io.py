@@ -1,7 +1,7 @@
 """Reading and writing the public tables of a harness split as text.
 
 Every table is read as strings exactly as written (no NaN parsing, no number formats), so a table the split
-rewrites keeps every value the solution would have seen; JSON records (`swarm.records`) are read as a frame
+rewrites keeps every value the solution would have seen; JSON records (`swarm.formats.records`) are read as a frame
 and also as they are, so they can be written back in their own form; parquet tables (icecube's
 `train_meta.parquet`) are read as text too and written back in their own column types (`write_public_table`).
 """
@@ -15,8 +15,8 @@ import pandas as pd
 
 from swarm.atomic import PUBLIC, write_bytes_atomic, write_text_atomic
 from swarm.evaluation.holdout_record import NoHoldout
-from swarm.parquet_tables import is_parquet_name, parquet_columns
-from swarm.records import is_records_file, read_records, records_frame
+from swarm.formats.parquet_tables import is_parquet_name, parquet_columns
+from swarm.formats.records import is_records_file, read_records, records_frame
 
 
 def read_csv_as_text(path: Path) -> pd.DataFrame:
@@ -123,7 +123,7 @@ def table_header(path: Path) -> list[str]:
 
 
 def read_table(path: Path) -> tuple[pd.DataFrame, list | None]:
-    """A labelled or test table as text; JSON records (swarm.records) also as they are, to be written back in
+    """A labelled or test table as text; JSON records (swarm.formats.records) also as they are, to be written back in
     their own form."""
     if is_parquet(path):
         return read_parquet_as_text(path), None

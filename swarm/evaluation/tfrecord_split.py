@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.evaluation.side_files import on_test_side
-from swarm.tfrecords import (
+from swarm.formats.tfrecords import (
     CRC_BATCH_BYTES,
     TFRECORD_SUFFIXES,
     TFRecordError,

@@ -3,7 +3,7 @@
 The view is the competition's public dir with the held-out examples moved from training to test: every public
 file is hard-linked in as it is (`mirror`), but the tables the split rewrites and the files it handles itself.
 Where ids key files in a folder (images, audio) or training files are labelled by their names
-(`swarm.file_labels`), each held-out example's file is linked where the test files are, under its new id, and
+(`swarm.layouts.file_labels.reader`), each held-out example's file is linked where the test files are, under its new id, and
 left out of the training folder. The archives the competition's view extracted stay out, since they hold the
 held-out files under their training names. `seal` saves the split and opens the view, and only the view, to
 the sandbox's uid.

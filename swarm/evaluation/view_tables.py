@@ -16,7 +16,7 @@ import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.table_io import write_public_csv, write_public_table
-from swarm.records import write_records
+from swarm.formats.records import write_records
 
 Item = TypeVar("Item")
 

@@ -10,11 +10,11 @@ is {"name": str, "task": "binary" | "multiclass" | "regression" | "lookup" | "bo
 "output": "label" | "proba" | "value" | "proba_wide" | "boxes" | "text" | "rle", "positive": value or None, "columns": {submission
 column: class value} or None, "skewed": bool, "column": the submission's column where it names the target
 otherwise, and for a lookup (free text) "source": the column whose values name the answer and "identity": an
-unseen value answers itself}, and "columns" is {column: kind info} from swarm/columns.py (its source is embedded
-too). A "boxes" target is a string of boxes per example (swarm/box_rows.py); an "insert_word" target a sentence
-with a word taken out, to put back (swarm/sentence_lines.py); a "mask" target a run-length encoded mask per
-example folder, or per (image, class) row (swarm/mask_folders.py); a "recommend" target each id's next items of a
-log of events (swarm/later_events.py).
+unseen value answers itself}, and "columns" is {column: kind info} from swarm/formats/columns.py (its source is embedded
+too). A "boxes" target is a string of boxes per example (swarm/layouts/boxes/reader.py); an "insert_word" target a sentence
+with a word taken out, to put back (swarm/layouts/sentences/reader.py); a "mask" target a run-length encoded mask per
+example folder, or per (image, class) row (swarm/layouts/masks/reader.py); a "recommend" target each id's next items of a
+log of events (swarm/layouts/later_events/reader.py).
 """
 
 import os
@@ -24,27 +24,43 @@ import numpy as np
 import pandas as pd
 
 try:
-    from swarm.box_rows import box_labels, box_row_fields, box_strings
-    from swarm.bson_records import BSON_MAX_DOCUMENTS, bson_fields, bson_table
-    from swarm.coco_records import coco_examples, coco_fields, coco_test_files
-    from swarm.columns import all_numbers, column_kinds, main_labels_table, renamed_source
-    from swarm.described_sample import described_test_table
-    from swarm.file_labels import FILE_COLUMN, file_label_frame, find_file_labels, test_file_paths
-    from swarm.folder_rows import example_folders, folder_rows_fields, labelled_rows, with_inputs
-    from swarm.label_lines import label_line_rows, label_lines_fields
-    from swarm.label_sets import class_sets, holds_several, spread_label_sets, within_classes
-    from swarm.later_events import horizon_days, later_events_fields
-    from swarm.level_rows import LEVEL_COLUMN, id_levels, level_fields, level_rows
-    from swarm.long_class_rows import long_class_fields, long_class_rows
-    from swarm.mask_folders import mask_examples, mask_fields, slice_fields
-    from swarm.parquet_tables import is_parquet_name, parquet_columns, parquet_table
-    from swarm.pixel_rows import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
-    from swarm.qa_records import QA_MAX_RECORDS, qa_fields, qa_rows
-    from swarm.records import is_records_file, position_fields, position_rows, read_records, records_table
-    from swarm.sentence_lines import read_sentences, sentence_lines_file
-    from swarm.visit_rows import visit_fields, visit_frames
+    from swarm.formats.columns import all_numbers, column_kinds, main_labels_table, renamed_source
+    from swarm.formats.described_sample import described_test_table
+    from swarm.formats.label_sets import class_sets, holds_several, spread_label_sets, within_classes
+    from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
+    from swarm.formats.records import (
+        is_records_file,
+        position_fields,
+        position_rows,
+        read_records,
+        records_table,
+    )
+    from swarm.layouts.boxes.reader import box_labels, box_row_fields, box_strings
+    from swarm.layouts.bson.reader import BSON_MAX_DOCUMENTS, bson_fields, bson_table
+    from swarm.layouts.coco.reader import coco_examples, coco_fields, coco_test_files
+    from swarm.layouts.file_labels.reader import (
+        FILE_COLUMN,
+        file_label_frame,
+        find_file_labels,
+        test_file_paths,
+    )
+    from swarm.layouts.folder_rows.reader import (
+        example_folders,
+        folder_rows_fields,
+        labelled_rows,
+        with_inputs,
+    )
+    from swarm.layouts.label_lines.reader import label_line_rows, label_lines_fields
+    from swarm.layouts.later_events.reader import horizon_days, later_events_fields
+    from swarm.layouts.levels.reader import LEVEL_COLUMN, id_levels, level_fields, level_rows
+    from swarm.layouts.long_classes.reader import long_class_fields, long_class_rows
+    from swarm.layouts.masks.reader import mask_examples, mask_fields, slice_fields
+    from swarm.layouts.pixels.reader import PIXEL_TRAIN_ROWS, pixel_fields, pixel_rows, pixel_stems
+    from swarm.layouts.qa.reader import QA_MAX_RECORDS, qa_fields, qa_rows
+    from swarm.layouts.sentences.reader import read_sentences, sentence_lines_file
+    from swarm.layouts.visits.reader import visit_fields, visit_frames
 except ImportError:
-    # embedded in a solution: the sources of swarm.columns, file_labels, records, parquet_tables,
+    # embedded in a solution: the sources of swarm.formats.columns, file_labels, records, parquet_tables,
     # long_class_rows, pixel_rows, label_lines, coco_records, label_sets, box_rows, sentence_lines,
     # described_sample, visit_rows, mask_folders, folder_rows, level_rows, qa_records, bson_records and
     # later_events precede it
@@ -263,7 +279,7 @@ def most_common_answers(keys: pd.Series, answers: pd.Series) -> pd.Series:
 
 def _boxes(target: dict, train: pd.DataFrame, sample: pd.DataFrame) -> dict:
     """`target` as boxes where its labelled values and the sample's are box strings (`<class> <confidence>
-    <x_min> <y_min> <x_max> <y_max>` groups; swarm/box_rows.py): a classifier per class gives each class's
+    <x_min> <y_min> <x_max> <y_max>` groups; swarm/layouts/boxes/reader.py): a classifier per class gives each class's
     confidence, at the class's mean box. Other targets are returned as they are."""
     column = target.get("column") or target["name"]
     if column not in sample.columns or box_labels(sample[column]) is None:
@@ -307,7 +323,7 @@ def _renamed_target(
 ) -> tuple | None:
     """(train column, submission column) where the submission names its one missing target otherwise than the
     labelled table does (chaii's `PredictionString` is train's `answer_text`): of the train columns known only
-    for labelled rows (in neither the test table nor the sample), swarm/columns.py's renamed_source for the
+    for labelled rows (in neither the test table nor the sample), swarm/formats/columns.py's renamed_source for the
     target's kind (numbers where the metric or the sample's values are numbers, text where the sample's are
     text), as the harness reads it (swarm/evaluation/labels.py `renamed_target`)."""
     missing = [c for c in sub_cols if c not in train.columns]
@@ -459,7 +475,7 @@ def _sample_as_text(input_dir: str, sample_name: str):
 
 
 def file_labels_layout(input_dir: str, sample: pd.DataFrame) -> dict | None:
-    """Training examples labelled by their file or folder names (swarm/file_labels.py) for the sample
+    """Training examples labelled by their file or folder names (swarm/layouts/file_labels/reader.py) for the sample
     submission's targets (`sample`, read as text), or None."""
     targets = list(sample.columns[1:])
     wide = len(targets) > 1
@@ -572,7 +588,7 @@ LABEL_SCAN_ROWS = 10_000  # a table's first rows, read to find a column of class
 
 def class_column(path: str, id_col: str, classes: list) -> tuple | None:
     """(name, values as text) of a CSV's first column (not the id) whose values are the sample's classes, one or
-    a set joined with "," a row (swarm/label_sets.py), or None. Only the first rows are read whole; a column
+    a set joined with "," a row (swarm/formats/label_sets.py), or None. Only the first rows are read whole; a column
     they show to be classes is then read alone, so a large table (jigsaw's 1.8 million comments) is not read twice
     whole."""
     try:
@@ -588,7 +604,7 @@ def class_column(path: str, id_col: str, classes: list) -> tuple | None:
 
 def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str | None:
     """The labelled table's column of label sets (several of the sample's class columns joined with ",", as
-    freesound's `labels`; swarm/label_sets.py), which the solution spreads into a 0/1 column per class; None where
+    freesound's `labels`; swarm/formats/label_sets.py), which the solution spreads into a 0/1 column per class; None where
     the table has the sample's targets or a class per row (the wide probability format reads that)."""
     targets = [str(c) for c in sample.columns[1:]]
     if not files["train"] or is_records_file(files["train"]) or len(targets) < 2:
@@ -720,9 +736,9 @@ def _discover(input_dir: str) -> tuple:
 
 
 def several_files_layout(input_dir: str, present: set, sample: pd.DataFrame) -> dict | None:
-    """{"levels": fields} where the examples are at two levels, each with rows in the sample (swarm/level_rows.py),
-    {"qa": fields} where they are questions with annotated answers a record a line (swarm/qa_records.py),
-    {"bson": fields} where they are BSON documents (swarm/bson_records.py); else None (`sample` read as text)."""
+    """{"levels": fields} where the examples are at two levels, each with rows in the sample (swarm/layouts/levels/reader.py),
+    {"qa": fields} where they are questions with annotated answers a record a line (swarm/layouts/qa/reader.py),
+    {"bson": fields} where they are BSON documents (swarm/layouts/bson/reader.py); else None (`sample` read as text)."""
     levels = level_fields(input_dir, sorted(present), sample)
     if levels:
         return {"levels": levels}
@@ -794,7 +810,7 @@ def id_part_frame(ids: pd.Series, parts: list) -> pd.DataFrame:
 
 def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
     """{"key", "class_column", "classes"} where the sample has a row per (example, class), `<key>_<class>`, over
-    the labelled table's class columns (rsna-2022-cervical-spine-fracture-detection; swarm/long_class_rows.py's
+    the labelled table's class columns (rsna-2022-cervical-spine-fracture-detection; swarm/layouts/long_classes/reader.py's
     long_class_fields; `sample` read as text); else None."""
     if is_records_file(files["train"]) or is_records_file(files["test"]):
         return None
@@ -814,7 +830,7 @@ def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | Non
 
 def visit_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
     """The key and step columns where the labelled table has a row per visit, the test table each test key's
-    first visit and the sample a row per test key and step (osic's `Patient_Week`; swarm/visit_rows.py's
+    first visit and the sample a row per test key and step (osic's `Patient_Week`; swarm/layouts/visits/reader.py's
     visit_fields; `sample` read as text); else None."""
     if is_records_file(files["train"]) or is_records_file(files["test"]):
         return None
@@ -833,7 +849,7 @@ BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box i
 
 def box_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
     """The labelled table's box columns where it has a row per box and the sample a string of boxes per example
-    (vinbigdata's `train.csv`; swarm/box_rows.py's box_row_fields; `sample` read as text); else None."""
+    (vinbigdata's `train.csv`; swarm/layouts/boxes/reader.py's box_row_fields; `sample` read as text); else None."""
     if is_records_file(files["train"]) or is_parquet_name(files["train"]):
         return None
     try:
@@ -849,7 +865,7 @@ def box_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None
 def position_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
     """{"id_field", "length_field"} where the labelled and test tables are records whose arrays are the sample's
     targets, one value per position, and the sample's ids `<record id>_<position>` (stanford-covid-vaccine's
-    train.json; swarm/records.py's position_fields; `sample` read as text); else None."""
+    train.json; swarm/formats/records.py's position_fields; `sample` read as text); else None."""
     if not (is_records_file(files["train"]) and is_records_file(files["test"])):
         return None
     try:
@@ -880,7 +896,7 @@ def find_data_files(input_dir: str) -> dict:
 
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
-    """A CSV or parquet table, or JSON records as one (swarm/records.py)."""
+    """A CSV or parquet table, or JSON records as one (swarm/formats/records.py)."""
     if is_parquet_name(path):
         return parquet_table(path, max_rows)
     return records_table(path, max_rows) if is_records_file(path) else pd.read_csv(path, nrows=max_rows)
@@ -1043,7 +1059,9 @@ def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | Non
         ]
         if all(t["task"] == "mask" for t in task["targets"]):  # the validation printed is a global Dice
             task["metric"], task["lower_is_better"] = "dice", False
-    if files.get("events"):  # each id's next items, recommended from the log (swarm/later_events.py)
+    if files.get(
+        "events"
+    ):  # each id's next items, recommended from the log (swarm/layouts/later_events/reader.py)
         target = files["events"]["target"]
         task["targets"] = [
             {**t, "task": "recommend", "output": "text", "positive": None, "columns": None}

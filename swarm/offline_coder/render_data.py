@@ -1,4 +1,4 @@
-"""The DATA section of an offline solution: features built per kind of column (swarm/columns.py).
+"""The DATA section of an offline solution: features built per kind of column (swarm/formats/columns.py).
 
 Feature sets, weakest first ("minimal" is reached only by debugging a failing feature builder):
 - minimal: numbers, category codes, frequencies of many-level codes, date parts; no text, no files;
@@ -17,7 +17,7 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-from swarm.columns import resolve_file
+from swarm.formats.columns import resolve_file
 
 # A labelled CSV larger than this is read as a seeded draw of about MAX_TRAIN_ROWS rows (nyc-taxi's 55 million).
 LARGE_TABLE_BYTES = 1_000_000_000
@@ -62,7 +62,7 @@ elif DATA_FILES.get("folder_rows"):  # a labels table in each example folder (la
     _fr = DATA_FILES["folder_rows"]
     train_df = with_inputs(labelled_rows(INPUT_DIR, _fr), example_folders(INPUT_DIR, _fr, "train_dir"), _fr)
     test_df = with_inputs(sample_sub[[ID_COL, *_fr["keys"]]], example_folders(INPUT_DIR, _fr, "test_dir"), _fr)
-elif DATA_FILES.get("events"):  # later events of a log (swarm/later_events.py): recommended, not modelled here
+elif DATA_FILES.get("events"):  # later events of a log (swarm/layouts/later_events/reader.py): recommended, not modelled here
     train_df, test_df = sample_sub.copy(), sample_sub[[ID_COL]].copy()
 elif DATA_FILES.get("masks"):  # a mask file in a folder per example (mask_examples); the sample's rows
     train_df = mask_examples(INPUT_DIR, DATA_FILES["masks"], ID_COL)

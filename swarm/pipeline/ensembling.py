@@ -15,7 +15,7 @@ import pandas as pd
 
 from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, EnsembleChoice, blend_frames, build_library, choose
-from swarm.evaluation.holdout import harness_root
+from swarm.evaluation.holdout_record import harness_root
 from swarm.ga.population import rank_nodes
 from swarm.journal import Journal, Node
 from swarm.metric import ValidationSource

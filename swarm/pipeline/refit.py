@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm.evaluation.harness import file_sha256, keep_copy
-from swarm.evaluation.holdout import harness_root
+from swarm.evaluation.holdout_record import harness_root
 from swarm.evaluation.refit_check import read_predictions, refit_agreement
 from swarm.journal import Node
 from swarm.pipeline.context import RunContext

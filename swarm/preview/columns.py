@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.columns import column_kinds, resolve_file
+from swarm.formats.columns import column_kinds, resolve_file
 
 TABLES = ("train.csv", "test.csv")
 EXAMPLE_CHARS = 160

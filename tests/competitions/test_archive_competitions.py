@@ -11,7 +11,7 @@ import pandas as pd
 
 from swarm.competitions import load_competition
 from swarm.competitions.archive_view import VIEWS_DIR
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 from tests.competitions.archive_builders import make_zip
 
 FAKE_JPEG = b"\xff\xd8\xff\xe0 not really a jpeg "

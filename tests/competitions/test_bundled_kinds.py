@@ -19,8 +19,8 @@ from swarm.competitions.build_leaderboards import build_one
 from swarm.competitions.bundled import SPECS, base
 from swarm.competitions.grading import score_submission
 from swarm.competitions.reference_pipelines import PipelineSpec, fit_predict, sample_population
-from swarm.evaluation.holdout import build_holdout
 from swarm.evaluation.split import competition_split_hint
+from swarm.layouts.holdout import build_holdout
 
 LEADERBOARDS = Path(__file__).parents[2] / "swarm" / "competitions" / "leaderboards"
 NEW = ["food-reviews", "chicago-ridership", "digit-images"]

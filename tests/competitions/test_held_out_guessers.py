@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import Holdout, build_holdout
+from swarm.layouts.holdout import Holdout, build_holdout
 
 CHANCE_MARGIN = 0.1  # |AUC - 0.5| allowed: four standard errors for about 200 held-out and 400 test rows
 

@@ -15,7 +15,7 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.competitions.grading import grade_submission, score_submission
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.submission_check import check_submission
 from tests.evaluation.census_builders import uw_madison
 

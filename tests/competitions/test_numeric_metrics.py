@@ -29,7 +29,6 @@ from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
 from swarm.evaluation.metric_choice import (
     SOURCE_MODEL,
     SOURCE_OVERRIDE,
@@ -37,6 +36,7 @@ from swarm.evaluation.metric_choice import (
     infer_mask_column,
     resolve_metric,
 )
+from swarm.layouts.holdout import build_holdout
 from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.inference import metric_from_description
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_reader, metric_tool

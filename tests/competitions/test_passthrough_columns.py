@@ -77,7 +77,7 @@ def test_a_test_column_with_other_values_is_not_copied(tmp_path: Path) -> None:
 
 def test_the_harness_splits_it_and_copies_the_held_out_rows_dates(tmp_path: Path) -> None:
     from swarm.evaluation.harness import Harness
-    from swarm.evaluation.holdout import build_holdout
+    from swarm.layouts.holdout import build_holdout
 
     root = insults(tmp_path / "insults")
     competition = load_competition_dir(root)

@@ -1,4 +1,4 @@
-"""Column understanding (swarm/columns.py) and its part of the data preview (swarm/preview/columns.py)."""
+"""Column understanding (swarm/formats/columns.py) and its part of the data preview (swarm/preview/columns.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from swarm.columns import column_kinds, resolve_file
+from swarm.formats.columns import column_kinds, resolve_file
 from swarm.preview.columns import describe_columns
 from swarm.preview.data import preview
 

@@ -5,6 +5,7 @@ here, naming its file and line."""
 from __future__ import annotations
 
 import ast
+import sys
 from pathlib import Path
 
 import pytest
@@ -26,6 +27,7 @@ ALLOWED_ROOMS: dict[str, set[str]] = {
     "swarm.mlebench": {"swarm.pipeline", "swarm.competitions", "swarm.journal"},
     "swarm.pipeline": {
         "swarm.agents",
+        "swarm.layouts",
         "swarm.competitions",
         "swarm.evaluation",
         "swarm.ga",
@@ -34,8 +36,12 @@ ALLOWED_ROOMS: dict[str, set[str]] = {
         "swarm.offline_coder",
         "swarm.preview",
     },
-    "swarm.offline_coder": {"swarm.llm", "swarm.competitions"},
-    "swarm.evaluation": {"swarm.competitions"},
+    "swarm.offline_coder": {"swarm.llm", "swarm.competitions", "swarm.layouts"},
+    "swarm.layouts": {
+        "swarm.evaluation",
+        "swarm.competitions",
+    },  # each layout's split, the registry, the dispatcher
+    "swarm.evaluation": {"swarm.competitions"},  # the harness's kit (no layout's name), scoring, review rules
     "swarm.competitions": set(),  # loading, metrics, grading, the metric library and its wording rules
     "swarm.agents": {"swarm.llm", "swarm.ga"},  # agent texts, dispatcher, experience pool, agent evolution
     "swarm.llm": set(),
@@ -58,8 +64,24 @@ def imports(path: Path) -> list[tuple[int, str]]:
     return found
 
 
+def is_reader(module: str) -> bool:
+    """Whether `module` is a reader: a file format's (`swarm.formats`), or a layout's detection and reading of
+    its labelled examples (`swarm.layouts.<layout>.reader`, `.detect`; the offline coder embeds readers in
+    solutions), or a package of `swarm.layouts` (its `__init__` imports nothing, so a reader never runs a split)."""
+    parts = module.split(".")
+    if parts[:2] == ["swarm", "formats"]:
+        return True
+    if parts[:2] != ["swarm", "layouts"] or len(parts) > 4:
+        return False
+    return len(parts) < 4 and (REPO / Path(*parts)).is_dir() or parts[-1] in ("reader", "detect")
+
+
 def room(module: str) -> str:
-    """`swarm.<package>` for a module in a package of the core, else `swarm` (a flat module)."""
+    """`swarm.<package>` for a module in a package of the core, `swarm` for a flat module or a reader (which any
+    room may import: see `is_reader`)."""
+    parent = module.rsplit(".", 1)[0]
+    if is_reader(module) or (is_reader(parent) and not (REPO / Path(*parent.split("."))).is_dir()):
+        return "swarm"  # a reader, or a name imported from one
     parts = module.split(".")
     if len(parts) > 1 and (REPO / "swarm" / parts[1]).is_dir():
         return f"swarm.{parts[1]}"
@@ -105,3 +127,57 @@ def test_the_check_sees_lazy_imports(tmp_path: Path) -> None:
     module = tmp_path / "m.py"
     module.write_text("def f():\n    from prefect import flow\n    import swarm.pipeline.steps\n")
     assert imports(module) == [(2, "prefect"), (2, "prefect.flow"), (3, "swarm.pipeline.steps")]
+
+
+# Libraries a reader may import inside a function, where a file needs them (parquet tables, images), so that an
+# embedded reader loads without them.
+OPTIONAL_IN_READERS = frozenset({"pyarrow", "PIL"})
+
+
+def function_import_lines(path: Path) -> set[int]:
+    """The lines of the imports made inside a function of a file."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    return {
+        node.lineno
+        for function in functions
+        for node in ast.walk(function)
+        if isinstance(node, ast.Import | ast.ImportFrom)
+    }
+
+
+def reader_files() -> list[Path]:
+    """Every reader module's file (see `is_reader`)."""
+    found = []
+    for path in sorted((REPO / "swarm").rglob("*.py")):
+        module = ".".join(path.relative_to(REPO).with_suffix("").parts).removesuffix(".__init__")
+        if is_reader(module):
+            found.append(path)
+    return found
+
+
+def test_readers_import_only_the_standard_library_numpy_pandas_and_other_readers() -> None:
+    """Readers are embedded in solutions and imported by every room, so they import nothing else of ours."""
+    files = reader_files()
+    assert len(files) >= 20 and any(p.name == "reader.py" for p in files), files
+    allowed = {*sys.stdlib_module_names, "numpy", "pandas"}
+    wrong = []
+    for path in files:
+        lazy = function_import_lines(path)
+        for line, module in imports(path):
+            top = module.split(".")[0]
+            if top == "swarm":
+                ours_ok = is_reader(module) or is_reader(module.rsplit(".", 1)[0])
+            else:
+                ours_ok = top in allowed or (line in lazy and top in OPTIONAL_IN_READERS)
+            if not ours_ok:
+                wrong.append(f"{path.relative_to(REPO)}:{line} imports {module}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_layouts_packages_import_nothing() -> None:
+    """Importing a reader runs its packages' `__init__`s: they import nothing, so no split or registry loads."""
+    inits = sorted((REPO / "swarm" / "layouts").rglob("__init__.py"))
+    assert len(inits) > 10
+    loaded = {str(p.relative_to(REPO)): imports(p) for p in inits}
+    assert not {name: found for name, found in loaded.items() if found}

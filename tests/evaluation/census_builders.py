@@ -16,9 +16,10 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from swarm import bson_records, tfrecords
 from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
-from swarm.sentence_lines import remove_inner_word
+from swarm.formats import tfrecords
+from swarm.layouts.bson import reader as bson_records
+from swarm.layouts.sentences.reader import remove_inner_word
 
 # mlebench/competitions/dog-breed-identification/dogs.py: the sample's 120 breed columns, in its order.
 DOGS = (

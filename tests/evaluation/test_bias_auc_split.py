@@ -15,7 +15,7 @@ from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 
 from .census_builders import jigsaw_bias
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from swarm.box_rows import box_groups, box_labels, box_row_fields, box_strings
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.boxes.reader import box_groups, box_labels, box_row_fields, box_strings
+from swarm.layouts.holdout import build_holdout
 from swarm.offline_coder.inference import infer_task_from_dir
 from tests.evaluation.census_builders import vinbigdata
 

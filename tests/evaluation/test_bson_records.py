@@ -1,4 +1,4 @@
-"""swarm/bson_records.py against pymongo's codec (issue 29: cdiscount's `train.bson`): a file pymongo wrote
+"""swarm/layouts/bson/reader.py against pymongo's codec (issue 29: cdiscount's `train.bson`): a file pymongo wrote
 (tests/evaluation/data/written_by_pymongo.bson, made by make_bson_fixture.py beside it) is read document by
 document, its scalars as pymongo encoded them, a document without `category_id` is byte for byte pymongo's
 encoding of it without that field, and `encode` writes what pymongo writes for the same fields."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm.bson_records import documents, encode, scalars, without_fields
+from swarm.layouts.bson.reader import documents, encode, scalars, without_fields
 
 DATA = Path(__file__).parent / "data"
 FIXTURE = DATA / "written_by_pymongo.bson"

@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from swarm.bson_records import documents, encode, scalars, without_fields
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_submission
-from swarm.evaluation.bson_split import field_names, kind_of, select_fields, with_value
 from swarm.evaluation.fresh_ids import draw_fresh_ids, draw_fresh_numbers
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.bson.reader import documents, encode, scalars, without_fields
+from swarm.layouts.bson.split import field_names, kind_of, select_fields, with_value
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from tests.evaluation.census_builders import cdiscount
 
 CHANCE_MARGIN = (

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.offline_coder.inference import infer_task_from_dir
 from tests.competitions.champs import champs_competition
 from tests.competitions.insults_builder import insults

@@ -15,9 +15,9 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition, load_competition_dir
-from swarm.evaluation.composite import group_order
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
+from swarm.layouts.composite.split import group_order
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from tests.competitions.archive_builders import make_zip
 
 from .composite_builders import spelled, text_normalization_competition

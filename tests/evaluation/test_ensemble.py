@@ -16,7 +16,7 @@ from swarm.competitions.competition import MetricSpec
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, blend_frames, build_library, choose, halves
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 
 from .test_holdout import binary_competition, read
 

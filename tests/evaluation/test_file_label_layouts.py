@@ -14,8 +14,8 @@ import pytest
 
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.file_labels import file_label_frame, find_file_labels, positive_class
+from swarm.layouts.file_labels.reader import file_label_frame, find_file_labels, positive_class
+from swarm.layouts.holdout import NoHoldout, build_holdout
 
 
 def read(path: Path) -> pd.DataFrame:

@@ -10,9 +10,9 @@ import pandas as pd
 
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
+from swarm.layouts.visits.reader import visit_fields
 from swarm.offline_coder.inference import infer_task_from_dir
-from swarm.visit_rows import visit_fields
 from tests.evaluation.census_builders import osic
 
 

@@ -12,8 +12,8 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.folder_rows import example_folders, folder_rows_fields, labelled_rows, with_inputs
+from swarm.layouts.folder_rows.reader import example_folders, folder_rows_fields, labelled_rows, with_inputs
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from tests.evaluation.census_builders import smartphone_tracks
 
 

@@ -14,10 +14,10 @@ from swarm.competitions import load_competition_dir
 from swarm.evaluation import fresh_files
 from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
 from swarm.evaluation.metric_choice import SOURCE_COMPETITION_JSON, MetricChoice
-from swarm.evaluation.qa_split import line_id
-from swarm.evaluation.setup import load_evaluation, prepare_evaluation
+from swarm.layouts.holdout import build_holdout
+from swarm.layouts.qa.split import line_id
+from swarm.pipeline.evaluation_setup import load_evaluation, prepare_evaluation
 
 from .test_census_rows import filed_by_first_character
 from .test_holdout import binary_competition, make_competition, read

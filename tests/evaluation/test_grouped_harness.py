@@ -16,9 +16,9 @@ from swarm.config import load_config
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
-from swarm.evaluation.setup import load_evaluation
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.pipeline.context import create_run, resolve_competition
+from swarm.pipeline.evaluation_setup import load_evaluation
 from tests.competitions.champs import (
     GROUPED,
     GROUPED_METRIC,

@@ -13,9 +13,9 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import CompetitionError, load_competition_dir
-from swarm.competitions.grouped_layout import grouped_rows
 from swarm.competitions.public_files import check_public_files
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
+from swarm.layouts.grouped.detect import grouped_rows
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 
 from .census_builders import rsna_breast
 

@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition_dir
-from swarm.evaluation.holdout import NoHoldout, build_holdout, check_split
 from swarm.evaluation.new_ids import new_ids
+from swarm.layouts.holdout import NoHoldout, build_holdout, check_split
 
 
 def make_competition(

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
 
 
 def gestures(root: Path) -> Path:

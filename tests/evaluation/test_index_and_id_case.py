@@ -12,7 +12,7 @@ import pandas as pd
 
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 from tests.evaluation.census_builders import iwildcam
 
 

@@ -12,11 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from swarm import mask_folders
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_submission
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.mask_folders import mask_fields, mask_predictions, read_mask, rle_string
+from swarm.layouts.holdout import NoHoldout, build_holdout
+from swarm.layouts.masks import reader as mask_folders
+from swarm.layouts.masks.reader import mask_fields, mask_predictions, read_mask, rle_string
 from tests.evaluation.census_builders import vesuvius_fragments
 
 LABEL_FILES = {"inklabels.png", "inklabels_rle.csv", "ir.png"}

@@ -1,4 +1,4 @@
-"""The harness split of rows keyed by the id and another column (swarm/evaluation/keyed_split.py, issue 29):
+"""The harness split of rows keyed by the id and another column (swarm/layouts/keyed/split.py, issue 29):
 uw-madison-gi-tract-image-segmentation's row per (slice, organ), each slice's image in its scan's folder."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from PIL import Image
 
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
 from swarm.evaluation.view_tables import block_order
-from swarm.mask_folders import id_folders, image_paths
+from swarm.layouts.holdout import NoHoldout, build_holdout
+from swarm.layouts.masks.reader import id_folders, image_paths
 from tests.evaluation.census_builders import uw_madison_images
 
 

@@ -15,12 +15,12 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.config import load_config
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.evaluation.setup import load_evaluation
-from swarm.label_sets import class_sets, spread_label_sets
+from swarm.formats.label_sets import class_sets, spread_label_sets
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.offline_coder.client import coarse_metric
 from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.pipeline.context import create_run
+from swarm.pipeline.evaluation_setup import load_evaluation
 
 from .census_builders import FREESOUND_CLASSES, freesound
 

@@ -16,7 +16,7 @@ import pytest
 
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
 
 from .test_holdout import make_competition
 

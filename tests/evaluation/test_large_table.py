@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation import large_table
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
+from swarm.layouts.tables import streamed as large_table
 from tests.evaluation.census_builders import nyc_taxi
 
 

@@ -12,10 +12,16 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation import later_events_split
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.later_events import DEFAULT_HORIZON_DAYS, horizon_days, later_events_fields, map_at_k, recommended
+from swarm.layouts.holdout import NoHoldout, build_holdout
+from swarm.layouts.later_events import split as later_events_split
+from swarm.layouts.later_events.reader import (
+    DEFAULT_HORIZON_DAYS,
+    horizon_days,
+    later_events_fields,
+    map_at_k,
+    recommended,
+)
 from tests.evaluation.census_builders import h_and_m_purchases
 
 

@@ -13,7 +13,9 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.competitions.grading import grade_submission
-from swarm.evaluation.dicom_uids import (
+from swarm.evaluation.harness import Harness
+from swarm.layouts.holdout import build_holdout
+from swarm.layouts.levels.dicom_uids import (
     MEDIA_SOP,
     SERIES,
     SOP,
@@ -23,9 +25,7 @@ from swarm.evaluation.dicom_uids import (
     find_uid_patches,
     rewrite_uids,
 )
-from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
-from swarm.level_rows import level_fields, level_rows
+from swarm.layouts.levels.reader import level_fields, level_rows
 from swarm.offline_coder.inference import infer_task_from_dir
 from tests.evaluation.census_builders import (
     EXPLICIT_LE,
@@ -417,7 +417,7 @@ def test_a_disk_without_room_for_the_copies_keeps_the_ids_and_says_so(tmp_path: 
     files linked, as before) and the run says why, rather than failing half-way through the copies."""
     import shutil as shutil_module
 
-    from swarm.evaluation import level_split
+    from swarm.layouts.levels import split as level_split
 
     root = siim_covid(tmp_path / "s", n_train=30, n_test=10)
     full = shutil_module.disk_usage(tmp_path)._replace(free=100)

@@ -12,8 +12,8 @@ import pandas as pd
 
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
 from swarm.evaluation.listed_items import file_items, listed_items_column
+from swarm.layouts.holdout import build_holdout
 from tests.evaluation.census_builders import ai4code
 
 

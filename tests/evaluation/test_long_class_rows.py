@@ -17,12 +17,12 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import CompetitionError, load_competition_dir
-from swarm.competitions.long_layout import long_classes
 from swarm.competitions.public_files import check_public_files
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
+from swarm.layouts.long_classes.detect import long_classes
 
 from .spine_builders import CLASSES, dicom, spine_competition
 

@@ -14,8 +14,8 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_submission
-from swarm.evaluation.holdout import build_holdout
-from swarm.mask_folders import mask_fields, mask_predictions, read_mask, rle_string
+from swarm.layouts.holdout import build_holdout
+from swarm.layouts.masks.reader import mask_fields, mask_predictions, read_mask, rle_string
 from tests.evaluation.census_builders import contrails
 
 

@@ -3,7 +3,7 @@ labels in `train_meta.parquet`, the test events in `test_meta.parquet`, each bat
 `train/batch_<n>.parquet` or `test/batch_<n>.parquet`. The harness holds out whole batches, their rows join the
 test table without the angles and their files move to `test/`; the view's parquet tables keep their column
 types. With whole batches held out, read whole or over evaluation.max_train_mb, the table is streamed
-(swarm/evaluation/large_parquet.py) and the test side's events and batches get fresh ids; another split (random)
+(swarm/layouts/parquet_batches/split.py) and the test side's events and batches get fresh ids; another split (random)
 reads it whole."""
 
 from __future__ import annotations
@@ -18,10 +18,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation import large_parquet
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
 from swarm.evaluation.table_io import read_parquet_as_text, write_public_table
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
+from swarm.layouts.parquet_batches import split as large_parquet
 from tests.evaluation.census_builders import icecube
 
 ANGLES = ["azimuth", "zenith"]
@@ -149,7 +149,7 @@ class NoPyarrow:
 sys.meta_path.insert(0, NoPyarrow())
 from pathlib import Path
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 
 out = Path(sys.argv[1])
 for name in ("spooky", "icecube"):  # built beforehand, with pyarrow

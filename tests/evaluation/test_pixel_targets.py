@@ -14,7 +14,7 @@ from PIL import Image
 
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from tests.evaluation.census_builders import denoising
 
 

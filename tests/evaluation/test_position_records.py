@@ -22,8 +22,8 @@ from swarm.competitions.grading import score_frame, score_submission
 from swarm.competitions.scored_columns import scored_columns_named
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import Holdout, NoHoldout, build_holdout
 from swarm.evaluation.metric_choice import resolve_metric
+from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.offline_coder.inference import find_data_files, infer_task_from_dir, read_examples
 
 from .position_builders import (

@@ -13,8 +13,8 @@ import pandas as pd
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_submission
 from swarm.competitions.metrics import get_metric
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.qa_records import answer_cells, qa_fields
+from swarm.layouts.holdout import NoHoldout, build_holdout
+from swarm.layouts.qa.reader import answer_cells, qa_fields
 from tests.evaluation.census_builders import tensorflow2_qa
 
 

@@ -13,8 +13,8 @@ import pytest
 
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.records import read_records, records_frame
+from swarm.formats.records import read_records, records_frame
+from swarm.layouts.holdout import NoHoldout, build_holdout
 
 from .records_builders import TARGET, pizza_competition
 

@@ -12,9 +12,9 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
+from swarm.layouts.sentences.reader import remove_inner_word, sentence_lines_file
 from swarm.offline_coder.inference import infer_task_from_dir
-from swarm.sentence_lines import remove_inner_word, sentence_lines_file
 from tests.evaluation.census_builders import BILLION_WORD_DESCRIPTION, billion_word
 
 

@@ -1,5 +1,5 @@
 """Masks of images keyed by the id and a class (uw-madison-gi-tract-image-segmentation's row per slice and organ),
-as the offline coder reads them (swarm/mask_folders.py's second part): the layout is recognised, the class is
+as the offline coder reads them (swarm/layouts/masks/reader.py's second part): the layout is recognised, the class is
 copied from the test rows rather than predicted, and the pixel model finds each organ's mask on unseen slices."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from sklearn.tree import DecisionTreeClassifier
 
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
-from swarm.mask_folders import rle_mask, rle_string, slice_fields, slice_mask_predictions
+from swarm.layouts.masks.reader import rle_mask, rle_string, slice_fields, slice_mask_predictions
 from swarm.offline_coder.inference import infer_task_from_dir
 from tests.evaluation.census_builders import uw_madison_images
 
@@ -64,7 +64,7 @@ def test_the_pixel_model_finds_each_organ_on_unseen_slices(tmp_path: Path) -> No
 def test_a_large_slice_is_predicted_on_a_grid_each_prediction_standing_for_its_block(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from swarm import mask_folders
+    from swarm.layouts.masks import reader as mask_folders
 
     class Counting:
         rows = 0

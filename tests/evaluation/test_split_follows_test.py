@@ -80,7 +80,7 @@ def test_the_harness_holds_out_whole_days_of_an_hourly_competition(tmp_path) -> 
     import json
 
     from swarm.competitions import load_competition
-    from swarm.evaluation.holdout import build_holdout
+    from swarm.layouts.holdout import build_holdout
 
     train, test = hourly()
     train["count"] = (train["temp"].astype(float) * 3 + 50).round().astype(int).astype(str)

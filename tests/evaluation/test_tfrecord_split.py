@@ -1,6 +1,6 @@
 """TFRecords in the harness's view (issue 29): a held-out image's record moves from the training TFRecords to the
 test ones without its labels, so a solution that reads TFRecords finds every row it must predict; and the
-TFRecord format itself (swarm/tfrecords.py), read and written without TensorFlow."""
+TFRecord format itself (swarm/formats/tfrecords.py), read and written without TensorFlow."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from swarm import tfrecords
 from swarm.competitions import load_competition_dir
 from swarm.evaluation import tfrecord_split
-from swarm.evaluation.holdout import build_holdout
+from swarm.formats import tfrecords
+from swarm.layouts.holdout import build_holdout
 from tests.evaluation.census_builders import cassava, siim_isic, tf_records
 
 

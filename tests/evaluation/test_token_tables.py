@@ -1,5 +1,5 @@
 """Inputs in JSON tables linked by tokens (3d-object-detection-for-autonomous-vehicles' nuScenes-style
-`train_data/*.json`, swarm/evaluation/token_tables.py, issue 29): whole scenes are held out with their records and
+`train_data/*.json`, swarm/layouts/token_tables/split.py, issue 29): whole scenes are held out with their records and
 files, the labels stay out, and where no such tables hold the test's inputs the split is refused in one sentence."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import NoHoldout, build_holdout
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from tests.evaluation.census_builders import lyft_3d
 
 

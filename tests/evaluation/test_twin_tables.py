@@ -9,8 +9,8 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.competitions import load_competition_dir
-from swarm.evaluation.holdout import build_holdout
-from swarm.evaluation.twin_tables import group_of, twin_tables
+from swarm.layouts.holdout import build_holdout
+from swarm.layouts.twins.split import group_of, twin_tables
 from swarm.offline_coder.inference import id_part_columns
 from tests.evaluation.census_builders import nfl_contact
 

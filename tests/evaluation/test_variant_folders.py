@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition_dir
-from swarm.evaluation.holdout import NoHoldout, build_holdout
-from swarm.file_labels import find_file_labels
+from swarm.layouts.file_labels.reader import find_file_labels
+from swarm.layouts.holdout import NoHoldout, build_holdout
 from tests.evaluation.census_builders import ALASKA_ALGORITHMS, alaska2
 
 FOLDERS = ("Cover", *ALASKA_ALGORITHMS)

@@ -13,7 +13,7 @@ import pandas as pd
 
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
-from swarm.evaluation.holdout import build_holdout
+from swarm.layouts.holdout import build_holdout
 
 VOTES = ["seizure_vote", "lpd_vote", "gpd_vote", "lrda_vote", "grda_vote", "other_vote"]
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from flows.competition import CompetitionParams, competition_flow
-from swarm.evaluation.holdout import harness_root
+from swarm.layouts.holdout import harness_root
 from tests.doubles.loopback_server import LoopbackServer, Reply
 
 from .conftest import ready_backend, stage_overrides

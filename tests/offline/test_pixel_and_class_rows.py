@@ -1,6 +1,6 @@
 """Two layouts the offline coder reads as a row per unit (issue 29, point 7): target images, a row per pixel
-(denoising-dirty-documents: swarm/pixel_rows.py), and a row per (example, class) over a wide labelled table
-(rsna-2022-cervical-spine-fracture-detection: swarm/long_class_rows.py). Their features and rows are checked
+(denoising-dirty-documents: swarm/layouts/pixels/reader.py), and a row per (example, class) over a wide labelled table
+(rsna-2022-cervical-spine-fracture-detection: swarm/layouts/long_classes/reader.py). Their features and rows are checked
 here by hand; tests/faults/test_offline_layouts.py runs the main job with no key on both."""
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import pandas as pd
 import pytest
 from PIL import Image
 
-from swarm.long_class_rows import long_class_fields, long_class_rows
+from swarm.layouts.long_classes.reader import long_class_fields, long_class_rows
+from swarm.layouts.pixels.reader import _window_extreme, _window_mean, pixel_fields, pixel_rows, pixel_stems
 from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.offline_coder.render import render_preamble
-from swarm.pixel_rows import _window_extreme, _window_mean, pixel_fields, pixel_rows, pixel_stems
 from tests.evaluation.spine_builders import CLASSES, spine_competition
 from tests.faults.test_offline_layouts import denoising_competition
 

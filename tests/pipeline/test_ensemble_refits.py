@@ -15,8 +15,8 @@ import pytest
 from swarm.config import load_config
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, EnsembleChoice
 from swarm.evaluation.harness import file_sha256
-from swarm.evaluation.holdout import harness_root
 from swarm.journal import Journal, Node
+from swarm.layouts.holdout import harness_root
 from swarm.pipeline.context import RunContext, create_run, open_run
 from swarm.pipeline.ensembling import Delivery, blend_members
 from swarm.pipeline.parallel import run_parallel

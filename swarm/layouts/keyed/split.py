@@ -1,0 +1,180 @@
+"""The harness split of rows keyed by the id and another column (`MetricSpec.key_columns`) whose ids begin with the
+name of the folder holding their inputs: uw-madison-gi-tract-image-segmentation.
+
+train.csv has a row per (slice, organ): `id` (`case<c>_day<d>_slice_<s>`), `class`, and the organ's mask run-length
+encoded (`segmentation`, which the sample calls `predicted`); each slice's image lies in its scan's folder
+(`train/case<c>/case<c>_day<d>/scans/slice_<s>_<width>_<height>_<spacing>.png`), the folder whose name and a `_`
+begin the id. The split holds out whole folders (scans), as MLE-bench's `prepare.py` moves whole days of cases to
+its test: every row of a held-out scan leaves train.csv and joins test.csv and the sample (its id and key columns,
+the sample's filler target), its folder is linked where the test scans are (`test/case<c>/case<c>_day<d>/`), and
+labels.csv holds the masks with what the metric reads beside them (each slice's image size, read from its image,
+where the metric takes it from the answers).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from PIL import Image, UnidentifiedImageError
+
+from swarm.competitions.competition import MetricSpec
+from swarm.competitions.validation import group_columns
+from swarm.evaluation.fresh_ids import kept_ids
+from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.side_files import hide_side_files
+from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, mirror, move_folders
+from swarm.evaluation.view_tables import block_order, write_sample, write_test_csv
+from swarm.layouts.masks.reader import id_folders, image_paths
+
+FOLDER = "__folder__"  # the column of each row's input folder, relative to the training folder
+SIZE_WORDS = ("height", "width")  # columns the metric reads beside the labels that an image's size gives
+
+
+def keyed_rows_layout(public: Path, spec: MetricSpec, sample: pd.DataFrame) -> dict | None:
+    """The layout where the sample keys each row by the id and `key_columns`, train.csv holds those columns and
+    one target (the sample's, maybe renamed), and most ids of both sides begin with the name of a folder under a
+    `train*` and a `test*` folder: {train, target, train_target, train_dir, test_dir}; None otherwise."""
+    train_path = public / TRAIN
+    if not spec.key_columns or not train_path.is_file():
+        return None
+    parts = [spec.id_column, *spec.key_columns]
+    targets = [c for c in sample.columns if c not in parts and c not in spec.passthrough_columns]
+    columns = list(pd.read_csv(train_path, nrows=0).columns)
+    others = [c for c in columns if c not in parts]
+    if len(targets) != 1 or not set(parts) <= set(columns):
+        return None
+    train_target = targets[0] if targets[0] in columns else (others[0] if len(others) == 1 else None)
+    if train_target is None:
+        return None
+    test_ids = sample[spec.id_column].str.strip().unique().tolist()
+    train_ids = pd.read_csv(train_path, dtype=str, keep_default_na=False, usecols=[spec.id_column])[
+        spec.id_column
+    ]
+    train_ids = train_ids.str.strip().unique()
+    test_dir = _folder_of_ids(public, test_ids, "test")
+    train_dir = _folder_of_ids(public, train_ids.tolist(), "train")
+    if test_dir is None or train_dir is None:
+        return None
+    return {
+        "train": train_path,
+        "target": targets[0],
+        "train_target": train_target,
+        "train_dir": train_dir,
+        "test_dir": test_dir,
+    }
+
+
+def _folder_of_ids(public: Path, ids: list[str], word: str) -> Path | None:
+    """The top-level folder (its name holding `word`) under which most `ids` begin with a folder's name."""
+    for folder in sorted(p for p in public.iterdir() if p.is_dir() and word in p.name.lower()):
+        found = id_folders(str(folder), ids)
+        if ids and len(found) >= FILE_MATCH_SHARE * len(ids):
+            return folder
+    return None
+
+
+def image_sizes(root: Path, examples: list[str]) -> dict[str, tuple[int, int]]:
+    """example -> (height, width) of its image under `root` (`swarm.layouts.masks.reader.image_paths`); NoHoldout naming
+    the first example whose image is missing or cannot be read."""
+    paths = image_paths(str(root), examples)
+    sizes = {}
+    for example in examples:
+        try:
+            if example not in paths:
+                raise OSError(f"no file under {root.name}/ is named by it")
+            with Image.open(paths[example]) as image:
+                width, height = image.size
+        except (OSError, UnidentifiedImageError) as exc:
+            raise NoHoldout(
+                f"the image of held-out row {example} cannot be read for its size: {exc}"
+            ) from None
+        sizes[example] = (height, width)
+    return sizes
+
+
+def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
+    """Hold out whole input folders with every row of their ids and write the view (see the module docstring);
+    NoHoldout saying why where a held-out id is also a test id, a needed image size cannot be read, or nothing is
+    left to train on."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    id_col, public = spec.id_column, competition.public_dir
+    target, train_target = fields["target"], fields["train_target"]
+    train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])
+    train = read_csv_as_text(fields["train"])
+    ids = train[id_col].str.strip()
+    folder_of = id_folders(str(train_dir), ids.unique().tolist())
+    named = ids.map(lambda i: os.path.relpath(folder_of[i], train_dir) if i in folder_of else "")
+    train = train.assign(**{FOLDER: named.to_numpy()})
+    folders = pd.DataFrame({FOLDER: sorted(set(named) - {""})})
+    chosen, why = choose_split(
+        check_split(split), competition_split_hint(competition), folders, None, False, FOLDER
+    )
+    _, held_folders, _ = split_rows(chosen, folders, folders[FOLDER], fraction, seed)
+    in_held = train[FOLDER].isin(set(held_folders[FOLDER]))
+    held, kept = train[in_held].reset_index(drop=True), train[~in_held].drop(columns=[FOLDER])
+    test_ids = set(sample[id_col].str.strip())
+    clash = set(held[id_col].str.strip()) & test_ids
+    if clash:
+        raise NoHoldout(
+            f"held-out {id_col}s are also test ids ({sorted(clash)[0]}, ...), so they cannot be told apart"
+        )
+
+    # What the metric reads beside the labels and train.csv lacks: each held-out row's image size.
+    sized = [
+        c for c in group_columns(spec) if c not in held.columns and any(w in c.lower() for w in SIZE_WORDS)
+    ]
+    if sized:
+        examples = held[id_col].str.strip()
+        sizes = image_sizes(train_dir, examples.unique().tolist())
+        for column in sized:
+            axis = 0 if "height" in column.lower() else 1
+            held[column] = [str(sizes[e][axis]) for e in examples]
+
+    # The view's files: each held-out folder where the test's are, the rest linked as it is.
+    dest = fresh_view(root)
+    skip = {fields["train"], competition.sample_submission, *extracted_archives(public)}
+    test_path = public / TEST
+    if test_path.is_file():
+        skip.add(test_path)
+    move_folders(public, dest, train_dir, test_dir, held_folders[FOLDER], skip)
+    hidden = hide_side_files(public, dest, train.drop(columns=[FOLDER]), held, spec, test_ids, test_dir, skip)
+    mirror(public, dest, skip)
+
+    # The view's tables: train.csv without the held-out rows; test.csv and the sample with them, a scan's together.
+    write_public_csv(kept, dest / TRAIN)
+    test_folders = id_folders(str(test_dir), sorted(test_ids))
+    groups = [str(test_folders.get(i, i)) for i in sample[id_col].str.strip()] + held[FOLDER].tolist()
+    order = block_order(groups, np.random.default_rng(seed + 1))
+    if test_path.is_file():
+        write_test_csv(read_csv_as_text(test_path), held, order, dest / TEST, test_path)
+    fillers = {c: held[c].tolist() for c in spec.key_columns}
+    held_ids = held[id_col].tolist()
+    write_sample(sample, held, held_ids, spec, order, dest / competition.sample_submission.name, fillers)
+    return SplitParts(
+        labels=held[[train_target]].rename(columns={train_target: target}),
+        held=held.drop(columns=[FOLDER]),
+        ids=held_ids,
+        split=(
+            chosen,
+            ("" if chosen == "random" else f"{why}; ")
+            + f"whole folders of {train_dir.name}/ held out with every row of their ids, moved where the test's are",
+        ),
+        n_train=len(kept),
+        classes={target: None},
+        table=(
+            f"{TRAIN} ({len(train)} rows of {len(folders)} folders, keyed by {' and '.join([id_col, *spec.key_columns])}"
+            + (f", {train_target} as {target})" if train_target != target else ")")
+        ),
+        hidden=hidden,
+        file_dirs=[str(test_dir.relative_to(public))],
+        fresh=kept_ids(
+            f"the ids carry meaning: they name each example's scan and its place in it ({held_ids[0]}: the slices "
+            f"of a scan are neighbours, which a solution may use), and its folders and files under {test_dir.name}/"
+        ),
+    )

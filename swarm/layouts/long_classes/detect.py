@@ -1,0 +1,83 @@
+"""A long submission with a row per (example, class): rsna-2022-cervical-spine-fracture-detection's layout.
+
+The labelled table is wide, an example per row with a column per class (`train.csv`: `StudyInstanceUID`,
+`patient_overall`, `C1`..`C7`); the test table is long, a row per (example, class) (`test.csv`: `row_id`,
+`StudyInstanceUID`, `prediction_type`); the submission's id is `<key>_<class>` and its one target column is the
+wide table's value of that class for that example (`sample_submission.csv`: `row_id`, `fractured`).
+`long_classes` recognises it from the tables alone: the public-file checks then accept the test table's extra
+columns (the id and the class column are the long keys, not inputs the training rows lack), and the harness
+splits it by whole examples (`swarm.layouts.long_classes.split`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from swarm.layouts.long_classes.reader import long_class_fields
+
+TRAIN, TEST = "train.csv", "test.csv"
+
+
+@dataclass(frozen=True)
+class LongClasses:
+    """Where a submission has a row per (example, class): the tables and their columns, as `long_classes`
+    found them."""
+
+    train: Path  # the wide labelled table: an example per row, a column per class
+    test: Path  # the long test table: a row per (example, class)
+    id_column: str  # the submission's id, `<key>_<class>`, also a column of the test table
+    target: str  # the submission's one target column: the wide table's value of that class for that example
+    key: str  # the column of both tables naming an example
+    class_column: str  # the test table's column naming each row's class: a column of the wide table
+    classes: tuple[str, ...]  # the classes the test table names, in the order it first names them
+
+
+def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasses | None:
+    """The long-by-class layout of a public dir, or None when it is not one: one target column, which
+    `train.csv` lacks as it lacks the id column; `test.csv` holds the id column, a key column `train.csv` has
+    too, and a class column `train.csv` lacks whose values (at least two) are all columns of `train.csv`; and
+    every test row's id is its key and class joined with `_`."""
+    tables = id_only_in_test(public, id_column) if len(targets) == 1 else None
+    if tables is None:
+        return None
+    train_columns, table = tables
+    fields = long_class_fields(train_columns, table, id_column, targets)
+    if fields is None:
+        return None
+    return LongClasses(
+        public / TRAIN,
+        public / TEST,
+        id_column,
+        targets[0],
+        fields["key"],
+        fields["class_column"],
+        tuple(fields["classes"]),
+    )
+
+
+def id_only_in_test(public: Path, id_column: str) -> tuple[list[str], pd.DataFrame] | None:
+    """(train.csv's columns, test.csv as text) where both exist, the submission's id column is test.csv's and not
+    train.csv's (the id joins columns of the test rows: long and grouped layouts); None otherwise, refused on the
+    headers before test.csv is read."""
+    train, test = public / TRAIN, public / TEST
+    if not (train.is_file() and test.is_file()):
+        return None
+    train_columns = csv_header(train)
+    if id_column in train_columns or id_column not in csv_header(test):
+        return None
+    try:
+        table = pd.read_csv(test, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return None
+    return train_columns, table
+
+
+def csv_header(path: Path) -> list[str]:
+    """A CSV's column names; [] when it cannot be read."""
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
+        return []

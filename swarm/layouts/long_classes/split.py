@@ -1,0 +1,149 @@
+"""The harness split of a submission with a row per (example, class) (`swarm.layouts.long_classes.detect`).
+
+rsna-2022-cervical-spine-fracture-detection labels a study per row of `train.csv` (`patient_overall`, `C1`..`C7`),
+while `test.csv` and the submission have a row per (study, class): `row_id` = `<StudyInstanceUID>_<class>`,
+`fractured` that class's value. The split holds out whole studies: each leaves `train.csv` and joins `test.csv`
+as a row per class the test table names (`row_id`, the key, the class, in the test table's columns), under a new
+key where its own is a test study's; the sample lists their rows; `labels.csv` holds each row's value in the
+submission's columns (`row_id`, `fractured`). Studies are shuffled in among the test's, keeping the test table's
+arrangement (a study's rows together, or a class's). Where the key names the inputs (a folder of DICOM files per
+study: `train_images/<study>/`), a held-out study's inputs are linked where the test's are, under its key; side
+files keyed by held-out studies (`train_bounding_boxes.csv`'s rows, `segmentations/<study>.nii`) are hidden.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.labelled_data import read_labelled_table
+from swarm.evaluation.labels import closed_classes, is_classification
+from swarm.evaluation.new_ids import rekey_groups
+from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
+from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
+from swarm.evaluation.view_tables import write_sample_in_order
+from swarm.layouts.long_classes.detect import LongClasses
+
+
+def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts:
+    """Hold out whole examples of the wide table and write the view (see the module docstring); NoHoldout
+    saying why when the wide table cannot give every held-out row a label, or a held-out example's inputs
+    cannot be found."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
+    train = read_labelled_table(layout.train, max_train_mb)
+    key, classes = layout.key, list(layout.classes)
+    if train[key].str.strip().duplicated().any() or (train[key].str.strip() == "").any():
+        raise NoHoldout(
+            f"{layout.train.name} has a {key!r} on several rows (or none), so which {layout.class_column} "
+            "values belong to a held-out example is ambiguous"
+        )
+    wide = train[classes]
+    classification = is_classification(spec, wide, True)
+    chosen, why = choose_split(
+        check_split(split), competition_split_hint(competition), train, None, classification
+    )
+    # Strata: the first class the test names (rsna's `patient_overall`, any fracture). The classes' combination
+    # is nearly one per example, where a stratified draw would take the first combinations in sorted order.
+    strata = wide[classes[0]].str.strip()
+    positions, held, kept = split_rows(chosen, train, strata, fraction, seed)
+    rng = np.random.default_rng(seed + 1)
+    test = read_csv_as_text(layout.test)
+    listed = sample[layout.id_column].astype(str).str.strip()
+    if not listed.is_unique or set(listed) != set(test[layout.id_column].str.strip()):
+        raise NoHoldout(
+            f"{competition.sample_submission.name} does not list {layout.test.name}'s {layout.id_column}s once "
+            "each, so the held-out rows could not be listed in the test table's order"
+        )
+    moved, rekeyed = rekey_groups(held, key, train, test, rng)
+    rows, labels = _long_rows(layout, held, moved, test.columns)
+    ids = rows[layout.id_column].tolist()
+    if len(set(ids)) < len(ids) or set(ids) & set(test[layout.id_column].str.strip()):
+        raise NoHoldout(
+            f"the held-out rows' {key} and {layout.class_column} do not give one new {layout.id_column} each, "
+            "so their predictions could not be told apart"
+        )
+
+    # The view's files: a held-out example's inputs where the test's are, side files keyed by it hidden.
+    public, dest = competition.public_dir, fresh_view(root)
+    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    original = held[key].str.strip().tolist()
+    test_keys = list(pd.unique(test[key].str.strip()))
+    named = held.assign(
+        **{spec.id_column: held[key].str.strip()}
+    )  # side files are named by the original keys
+    new_keys = moved[key].str.strip().tolist()
+    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
+    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
+
+    # The view's tables: the wide table without the held-out examples, their rows among the test's.
+    write_public_csv(kept, dest / layout.train.name)
+    combined = pd.concat([test, rows], ignore_index=True)
+    combined = combined.iloc[_arranged(combined, test, layout, rng)]
+    write_public_csv(combined, dest / layout.test.name)
+    order = combined[layout.id_column].str.strip().tolist()
+    write_sample_in_order(sample, ids, order, layout.id_column, dest / competition.sample_submission.name)
+
+    n = len(classes)
+    by = f" (by {classes[0]})" if chosen == "stratified" else ""
+    return SplitParts(
+        labels=labels,
+        held=rows,
+        ids=ids,
+        split=(chosen, f"{why}{by}; each held-out {key} moves whole, as its {n} rows of {layout.test.name}"),
+        n_train=len(kept),
+        rekeyed=rekeyed,
+        classes=closed_classes(labels, classification),
+        table=f"{layout.train.name}'s {n} class columns ({len(held)} {key}s, a row per {layout.class_column})",
+        hidden=hidden,
+        file_dirs=file_dirs,
+        key_columns=[key, layout.class_column],
+    )
+
+
+def _long_rows(
+    layout: LongClasses, held: pd.DataFrame, moved: pd.DataFrame, columns: pd.Index
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(the held-out examples as test rows: a row per class, in the test table's columns, each under its view
+    key; their targets in the submission's column), a study's rows in the order of `layout.classes`."""
+    key, cls = layout.key, layout.class_column
+    parts = []
+    for label in layout.classes:
+        part = moved.reindex(columns=[c for c in columns if c in moved.columns])
+        part = part.assign(**{key: moved[key].str.strip(), cls: label})
+        part[layout.id_column] = part[key] + "_" + label
+        part[layout.target] = held[label].str.strip().to_numpy()
+        part["_example"] = np.arange(len(moved))
+        parts.append(part.reset_index(drop=True))
+    long = pd.concat(parts, ignore_index=True).sort_values("_example", kind="stable").reset_index(drop=True)
+    rows = long.reindex(columns=list(columns), fill_value="")
+    labels = long[[layout.target]].reset_index(drop=True)
+    return rows, labels
+
+
+def _arranged(
+    combined: pd.DataFrame, test: pd.DataFrame, layout: LongClasses, rng: np.random.Generator
+) -> np.ndarray:
+    """Row positions of the test table with the held-out rows, examples shuffled among the test's and arranged
+    as the test table is: each example's rows together (in class order), else each class's rows together (the
+    examples in one shuffled order in every class: MLE-bench's test.csv, melted a class at a time), else at
+    random."""
+    keys = combined[layout.key].str.strip()
+    key_codes, uniques = pd.factorize(keys)
+    rank = rng.permutation(len(uniques))[key_codes]
+    order = {label: k for k, label in enumerate(layout.classes)}
+    class_rank = combined[layout.class_column].str.strip().map(order).fillna(len(order)).to_numpy()
+    if _in_runs(test[layout.key]):
+        return np.lexsort((class_rank, rank))
+    if _in_runs(test[layout.class_column]):
+        return np.lexsort((rank, class_rank))
+    return rng.permutation(len(combined))
+
+
+def _in_runs(values: pd.Series) -> bool:
+    """Whether equal values stand together (each in one run of rows)."""
+    text = values.astype(str).str.strip()
+    return int((text != text.shift()).sum()) == text.nunique()

@@ -1,0 +1,235 @@
+"""The harness split of a per-position records layout (`swarm.layouts.positions.records`:
+stanford-covid-vaccine's `train.json` of sequences whose targets are arrays, one value per scored position).
+
+Whole records are held out, so that no sequence has positions on both sides; as MLE-bench drew its test
+sequences among those passing the data's quality filter (`SN_filter`), `auto` draws among the records whose
+0/1 field named with "filter", known only for labelled records, is 1. The held-out records leave `train.json`
+and join `test.json` with the test records' fields only (no target, error or filter field), shuffled in; every
+record of the view's `test.json`, test and held-out alike, gets a fresh id in the test ids' format
+(`swarm.evaluation.fresh_ids`; where ids are kept, held-out records get new ids only where theirs could collide
+with a test id); a field numbering the records in file order (MLE-bench's `index`) is renumbered in both. The sample submission lists every position of each held-out
+record as it lists the test records' (by their length field), in test.json's order. labels.csv holds the scored
+positions only (those with target values); the harness scores those and leaves the others out, as grade.py
+does with its `keep` column.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.competitions.competition import Competition
+from swarm.evaluation.fresh_ids import ViewRows, fresh_view_ids
+from swarm.evaluation.fresh_keys import rekeyed as with_fresh_key
+from swarm.evaluation.holdout_record import Holdout, SplitRequest, write_view_ids
+from swarm.evaluation.labels import write_labels
+from swarm.evaluation.new_ids import held_out_ids
+from swarm.evaluation.side_files import hide_side_files
+from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.table_io import write_public_csv
+from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, seal
+from swarm.evaluation.view_tables import renamed_records, sample_rows
+from swarm.formats.records import records_frame, write_records
+from swarm.layouts.positions.records import (
+    SEP,
+    PositionRecords,
+    position_ids,
+    position_labels,
+    positions_of,
+)
+
+FILTER_WORD = "filter"  # a 0/1 field of labelled records named so marks those a test set was drawn from
+
+
+def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Holdout:
+    """build_holdout for a per-position records layout (see the module docstring)."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    frame = records_frame(layout.records)
+    chosen, why, positions = _held_records(competition, layout, frame, check_split(split), fraction, seed)
+    held_frame = frame.iloc[positions]
+    held = [layout.records[i] for i in positions]
+    rng = np.random.default_rng(seed + 1)
+    original, ids, rekeyed = held_out_ids(
+        frame, held_frame, layout.id_field, layout.test_ids, rng, always_new=False
+    )
+
+    public, dest = competition.public_dir, fresh_view(root)
+    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    kept_ids = set(frame[layout.id_field]) - set(original)
+    keyed = replace(spec, id_column=layout.id_field)  # side files name records by their ids
+    hidden = hide_side_files(
+        public, dest, frame, held_frame, keyed, set(layout.test_ids), None, skip, kept_ids
+    )
+    mirror(public, dest, skip)
+    dropped = set(positions.tolist())
+    kept = [r for i, r in enumerate(layout.records) if i not in dropped]
+    _write(renumbered(kept, numbering_field(layout.records)), dest / layout.train.name, layout.train)
+    order = rng.permutation(len(layout.test_records) + len(held))
+    # Every test and held-out record under a fresh id, unless ids are kept (`swarm.evaluation.fresh_ids`).
+    own_tables = {
+        dest / layout.train.name,
+        dest / layout.test.name,
+        dest / competition.sample_submission.name,
+    }
+    own_held = [str(i).strip() for i in original] or ids
+    rows = ViewRows(
+        competition,
+        frame,
+        records_frame(layout.test_records),
+        layout.id_field,
+        {layout.id_field},
+        layout.test_ids,
+        ids,
+        own_held,
+        hidden,
+        dest,
+        None,
+        own_tables,
+        order,
+    )
+    fresh = fresh_view_ids(rows, seed)
+    renamed = fresh.renamed(layout.test_ids, ids) if fresh.fresh else {}
+    own_ids = ids
+    if fresh.fresh:
+        layout = replace(layout, test_records=renamed_records(layout.test_records, layout.id_field, renamed))
+        ids = fresh.held
+    view_ids = _write_test(layout, held, ids, order, dest / layout.test.name)
+    counts = [positions_of(r, layout.length_field) for r in held]
+    row_ids = [i for record_id, n in zip(ids, counts, strict=True) for i in position_ids(record_id, n)]
+    own_sample = [str(i).strip() for i in sample[spec.id_column]]
+    if fresh.fresh:
+        sample = sample.assign(**{spec.id_column: [with_fresh_key(i, renamed) for i in own_sample]})
+        own_rows = [
+            i for record_id, n in zip(own_ids, counts, strict=True) for i in position_ids(record_id, n)
+        ]
+        write_view_ids(
+            root,
+            {"test": sample[spec.id_column].tolist(), "held": row_ids},
+            {"test": own_sample, "held": own_rows},
+        )
+    _write_sample(sample, spec.id_column, row_ids, view_ids, dest / competition.sample_submission.name)
+
+    labels = position_labels(held, ids, layout, spec.id_column)
+    write_labels(root, labels, spec)
+    holdout = Holdout(
+        root=root,
+        id_column=spec.id_column,
+        target_columns=list(layout.targets),
+        ids=row_ids,
+        split=chosen,
+        split_reason=why,
+        fraction=fraction,
+        seed=seed,
+        n_train=len(kept),
+        rekeyed=rekeyed,
+        table=(
+            f"{layout.train.name} ({len(held)} records, a row per position <{layout.id_field}>_<position>, "
+            f"{len(labels)} of them with targets and scored)"
+        ),
+        hidden_side_files=hidden,
+        fresh_ids=fresh.fresh,
+        ids_note=fresh.kept or fresh.note,
+    )
+    seal(holdout)
+    return holdout
+
+
+def _held_records(
+    competition: Competition,
+    layout: PositionRecords,
+    frame: pd.DataFrame,
+    split: str,
+    fraction: float,
+    seed: int,
+) -> tuple[str, str, np.ndarray]:
+    """(split, why, sorted positions of the held-out records): a set split or competition.json's hint over
+    the records' fields; else `fraction` of all records at random, drawn among those passing the data's
+    filter where there is one (`filter_field`)."""
+    hint = competition_split_hint(competition)
+    if split != "auto" or hint:
+        test = records_frame(layout.test_records)
+        chosen, why = choose_split(split, hint, frame, test, False)
+        strata = pd.Series("", index=frame.index)
+        return chosen, why, split_rows(chosen, frame, strata, fraction, seed)[0]
+    n = len(frame)
+    want = min(n - 1, max(1, int(round(n * fraction))))
+    field = filter_field(layout)
+    why = f"whole records of {layout.train.name}, so that no sequence has positions on both sides"
+    eligible = np.arange(n)
+    if field is not None:
+        passing = np.array([i for i, r in enumerate(layout.records) if r.get(field) == 1], dtype=int)
+        if len(passing):
+            eligible = passing
+            why += f", among those whose {field} is 1 (the test records' lack it)"
+    want = min(want, len(eligible))
+    rng = np.random.default_rng(seed)
+    return "random", why, np.sort(rng.choice(eligible, size=want, replace=False))
+
+
+def filter_field(layout: PositionRecords) -> str | None:
+    """The labelled records' 0/1 field named with `filter` that the test records lack (stanford-covid-vaccine's
+    `SN_filter`: MLE-bench drew its test sequences among those passing it), or None."""
+    test_fields = {k for r in layout.test_records[:1000] for k in r}
+    for field in dict.fromkeys(k for r in layout.records[:1000] for k in r):
+        if FILTER_WORD not in field.lower() or field in test_fields:
+            continue
+        if all(r.get(field) in (0, 1) for r in layout.records):  # True and False are 1 and 0
+            return field
+    return None
+
+
+def numbering_field(records: list[dict]) -> str | None:
+    """A field whose values number the records 0, 1, ... in file order (MLE-bench's `index`), or None."""
+    if not records:
+        return None
+    for field in records[0]:
+        values = [r.get(field) for r in records]
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in values) and values == list(
+            range(len(values))
+        ):
+            return field
+    return None
+
+
+def renumbered(records: list[dict], field: str | None) -> list[dict]:
+    """The records with `field` (the file's `numbering_field`, if any) set to 0, 1, ... again."""
+    if field is None:
+        return records
+    return [{**r, field: k} if field in r else r for k, r in enumerate(records)]
+
+
+def _write(records: list[dict], path: Path, like: Path) -> None:
+    write_records(records, str(path), like=str(like))
+    path.chmod(0o644)
+
+
+def _write_test(
+    layout: PositionRecords, held: list[dict], ids: list[str], order: np.ndarray, path: Path
+) -> list[str]:
+    """The view's test records: the test records and the held-out ones (their fields only, under `ids`) in
+    `order`, renumbered where the test records number themselves; returns their ids in that order."""
+    fields = list(dict.fromkeys(k for r in layout.test_records for k in r))
+    moved = []
+    for record, new in zip(held, ids, strict=True):
+        own = record.get(layout.id_field)
+        value = int(new) if isinstance(own, int) and new.isdigit() else new
+        moved.append({k: value if k == layout.id_field else record.get(k) for k in fields})
+    combined = [[*layout.test_records, *moved][i] for i in order]
+    _write(renumbered(combined, numbering_field(layout.test_records)), path, layout.test)
+    return [str(r[layout.id_field]) for r in combined]
+
+
+def _write_sample(
+    sample: pd.DataFrame, id_col: str, row_ids: list[str], record_order: list[str], path: Path
+) -> None:
+    """The sample with the held-out positions' rows (filler targets, `sample_rows`), record by record in the
+    view's test order, each record's positions in order."""
+    full = pd.concat([sample, sample_rows(sample, id_col, row_ids)], ignore_index=True)
+    parts = full[id_col].astype(str).str.strip().str.rsplit(SEP, n=1)
+    rank = {record_id: k for k, record_id in enumerate(record_order)}
+    order = np.lexsort((parts.str[1].astype(int).to_numpy(), parts.str[0].map(rank).to_numpy()))
+    write_public_csv(full.iloc[order], path)

@@ -1,0 +1,164 @@
+"""The harness split of a visits table whose test gives each key's first visit: osic-pulmonary-fibrosis-progression.
+
+`train.csv` has a row per (patient, visit week) with the measured target (`FVC`); `test.csv` each test patient's
+first visit in the same columns; the sample a row per test patient and week over a range of weeks
+(`Patient_Week` = `<Patient>_<Weeks>`), with the target and a column no table holds (`Confidence`, the model's
+own uncertainty). The split holds out whole patients, as `prepare.py` draws its test: a held-out patient's first
+visit joins `test.csv` (only patients whose first visit falls on a listed week are drawn, as every test
+patient's does), the sample lists the patient at every week it lists for a test patient, and `labels.csv` holds the target at the weeks it was measured (blank at the others, as in `prepare.py`'s answers, whose blank
+weeks the metric does not score) with the sample's own value in a column no table holds. The patient's folder of
+inputs (`train/<Patient>/`) is linked where the test's are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.labelled_data import read_labelled_table
+from swarm.evaluation.new_ids import rekey_groups
+from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
+from swarm.evaluation.view_tables import write_sample_in_order
+from swarm.layouts.visits.reader import visit_fields
+
+
+@dataclass(frozen=True)
+class FirstVisits:
+    """The visits layout: the tables, the key and step columns the sample's ids join, the targets the visits
+    measure and those no table holds, and the steps the sample lists for each test key."""
+
+    train: Path
+    test: Path
+    key: str
+    step: str
+    measured: tuple[str, ...]
+    free: tuple[str, ...]
+    steps: tuple[str, ...]
+
+
+def first_visits_layout(
+    public: Path, id_column: str, targets: list[str], sample: pd.DataFrame
+) -> FirstVisits | None:
+    """The layout of `train.csv`, `test.csv` and the sample that `swarm.layouts.visits.reader.visit_fields` recognises, or
+    None."""
+    if not ((public / TRAIN).is_file() and (public / TEST).is_file()):
+        return None
+    train_columns = table_header(public / TRAIN)
+    if not any(t in train_columns for t in targets):
+        return None
+    fields = visit_fields(
+        train_columns, read_csv_as_text(public / TEST), id_column, targets, sample[id_column]
+    )
+    if fields is None:
+        return None
+    key, step, steps = fields["key"], fields["step"], tuple(fields["steps"])
+    measured, free = tuple(fields["measured"]), tuple(fields["free"])
+    return FirstVisits(public / TRAIN, public / TEST, key, step, measured, free, steps)
+
+
+def split_first_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts:
+    """Hold out whole keys and write the view (see the module docstring); NoHoldout saying why when no held-out
+    visit falls on a step the sample lists, or a held-out key's inputs cannot be found."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed = request.fraction, request.split, request.seed
+    max_train_mb = request.max_train_mb
+    train = read_labelled_table(layout.train, max_train_mb)
+    test = read_csv_as_text(layout.test)
+    key, step, id_col = layout.key, layout.step, spec.id_column
+    chosen, why = choose_split(
+        check_split(split), competition_split_hint(competition), train, test, False, key
+    )
+    keys = train[key].str.strip()
+    # keys whose first visit falls on a listed step, as every test key's does, can stand for test keys
+    first_steps = _first_rows(train, key, step)
+    eligible = keys.isin(
+        set(first_steps.loc[first_steps[step].str.strip().isin(layout.steps), key].str.strip())
+    )
+    drawable = train[eligible.to_numpy()]
+    positions, _, _ = split_rows(chosen, drawable, drawable[key].str.strip(), fraction, seed)
+    # a key goes with all its visits
+    whole = keys.isin(set(drawable[key].str.strip().iloc[positions])).to_numpy()
+    held, kept = train[whole], train[~whole]
+    if kept.empty:
+        raise NoHoldout(f"the split {chosen!r} leaves no visits to train on once whole {key}s are held out")
+    rng = np.random.default_rng(seed + 1)
+    moved, rekeyed = rekey_groups(held, key, train, test, rng)
+    moved = moved.assign(**{key: moved[key].str.strip(), step: moved[step].str.strip()})
+    new_keys = list(pd.unique(moved[key]))
+    ids, labels = _grid(moved, layout, new_keys, sample)
+    if not (labels[layout.measured[0]] != "").any():
+        raise NoHoldout(
+            f"no held-out {key}'s visit falls on a {step} the sample lists ({layout.steps[0]} to "
+            f"{layout.steps[-1]}), so nothing held out could be scored"
+        )
+
+    # The view's files: a held-out key's inputs where the test's are, side files named by it hidden.
+    public, dest = competition.public_dir, fresh_view(root)
+    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    original = list(pd.unique(held[key].str.strip()))
+    named = held.assign(**{id_col: held[key].str.strip()})  # side files are named by the original keys
+    test_keys = test[key].str.strip().tolist()
+    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
+    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
+
+    # The view's tables: the visits of the kept keys; each held-out key's first visit among the test's.
+    write_public_csv(kept, dest / layout.train.name)
+    rows = _first_rows(moved, key, step).reindex(columns=test.columns, fill_value="")
+    combined = pd.concat([test, rows], ignore_index=True)
+    in_key_order = test[key].str.strip().tolist() == sorted(test_keys)
+    combined = combined.sort_values(key) if in_key_order else combined.iloc[rng.permutation(len(combined))]
+    write_public_csv(combined, dest / layout.test.name)
+    listed = sample[id_col].astype(str).str.strip()
+    blocks = [list(group) for _, group in listed.groupby(listed.str.rsplit("_", n=1).str[0], sort=False)]
+    blocks += [ids[k * len(layout.steps) : (k + 1) * len(layout.steps)] for k in range(len(new_keys))]
+    order = [i for b in rng.permutation(len(blocks)) for i in blocks[b]]
+    write_sample_in_order(sample, ids, order, id_col, dest / competition.sample_submission.name)
+
+    return SplitParts(
+        labels=labels,
+        held=pd.DataFrame({id_col: ids}),
+        ids=ids,
+        split=(
+            chosen,
+            f"{why}; a held-out {key}'s first visit joins {layout.test.name} and the sample lists it at every "
+            f"{step} it lists for a test {key}",
+        ),
+        n_train=len(kept),
+        rekeyed=rekeyed,
+        classes={},
+        table=f"{layout.train.name} ({len(held)} visits of {len(new_keys)} {key}s, a row per {key} and {step})",
+        hidden=hidden,
+        file_dirs=file_dirs,
+    )
+
+
+def _first_rows(table: pd.DataFrame, key: str, step: str) -> pd.DataFrame:
+    """Each key's earliest row (the smallest step as a number; ties: the first), in the order keys first come."""
+    ordered = table.assign(_step=pd.to_numeric(table[step], errors="coerce")).sort_values(
+        "_step", kind="stable"
+    )
+    return ordered.groupby(table[key].str.strip(), sort=False).head(1).drop(columns="_step")
+
+
+def _grid(
+    moved: pd.DataFrame, layout: FirstVisits, new_keys: list[str], sample: pd.DataFrame
+) -> tuple[list[str], pd.DataFrame]:
+    """The held-out keys' ids at every listed step (key by key) and their labels: a measured target where a
+    visit fell on the step (the first such visit), else blank; a free target the sample's first value."""
+    measured = moved.drop_duplicates([layout.key, layout.step]).set_index([layout.key, layout.step])
+    ids, values = [], {t: [] for t in (*layout.measured, *layout.free)}
+    for key in new_keys:
+        for step in layout.steps:
+            ids.append(f"{key}_{step}")
+            for target in layout.measured:
+                found = (key, step) in measured.index
+                values[target].append(str(measured.loc[(key, step), target]).strip() if found else "")
+            for target in layout.free:
+                values[target].append(str(sample[target].iloc[0]))
+    return ids, pd.DataFrame(values)
