@@ -33,28 +33,22 @@ from typing import Any
 
 import pytest
 
-from swarm import (
-    box_rows,
-    bson_records,
-    coco_records,
-    columns,
-    described_sample,
-    file_labels,
-    folder_rows,
-    label_lines,
-    label_sets,
-    later_events,
-    level_rows,
-    long_class_rows,
-    mask_folders,
-    parquet_tables,
-    pixel_rows,
-    qa_records,
-    records,
-    sentence_lines,
-    visit_rows,
-)
 from swarm.competitions import load_competition
+from swarm.formats import columns, described_sample, label_sets, parquet_tables, records
+from swarm.layouts.boxes import reader as box_rows
+from swarm.layouts.bson import reader as bson_records
+from swarm.layouts.coco import reader as coco_records
+from swarm.layouts.file_labels import reader as file_labels
+from swarm.layouts.folder_rows import reader as folder_rows
+from swarm.layouts.label_lines import reader as label_lines
+from swarm.layouts.later_events import reader as later_events
+from swarm.layouts.levels import reader as level_rows
+from swarm.layouts.long_classes import reader as long_class_rows
+from swarm.layouts.masks import reader as mask_folders
+from swarm.layouts.pixels import reader as pixel_rows
+from swarm.layouts.qa import reader as qa_records
+from swarm.layouts.sentences import reader as sentence_lines
+from swarm.layouts.visits import reader as visit_rows
 from swarm.offline_coder import inference
 from swarm.offline_coder.client import task_from_hints
 from swarm.offline_coder.genome import (
