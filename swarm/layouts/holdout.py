@@ -117,11 +117,9 @@ from swarm.evaluation.view_files import (
     seal,
 )
 from swarm.evaluation.view_tables import renamed_records, write_sample, write_test_csv, write_test_records
+from swarm.formats.probe import Probe
 from swarm.formats.records import write_records
 from swarm.layouts.boxes.split import box_rows_layout, split_box_rows
-from swarm.layouts.bson.split import bson_layout, split_bson
-from swarm.layouts.coco.reader import coco_fields
-from swarm.layouts.coco.split import build_coco_holdout
 from swarm.layouts.composite.split import (
     CompositeKey,
     composite_key,
@@ -129,26 +127,14 @@ from swarm.layouts.composite.split import (
     joined_ids,
     write_composite_tests,
 )
-from swarm.layouts.folder_rows.reader import folder_rows_fields
-from swarm.layouts.folder_rows.split import split_folder_rows
 from swarm.layouts.grouped.detect import grouped_rows
 from swarm.layouts.grouped.split import split_grouped_rows
 from swarm.layouts.keyed.split import keyed_rows_layout, split_keyed_rows
-from swarm.layouts.label_lines.reader import label_lines_fields
-from swarm.layouts.label_lines.split import build_label_lines_holdout
-from swarm.layouts.later_events.reader import later_events_fields
-from swarm.layouts.later_events.split import split_later_events
-from swarm.layouts.levels.reader import level_fields
-from swarm.layouts.levels.split import split_levels
 from swarm.layouts.long_classes.detect import LongClasses, long_classes
 from swarm.layouts.long_classes.split import split_long_classes
-from swarm.layouts.masks.reader import mask_fields
-from swarm.layouts.masks.split import split_mask_folders
-from swarm.layouts.pixels.split import build_pixel_holdout, pixel_layout
 from swarm.layouts.positions.records import position_layout
 from swarm.layouts.positions.split import build_position_holdout
-from swarm.layouts.qa.reader import qa_fields
-from swarm.layouts.qa.split import split_qa_records
+from swarm.layouts.registry import Layout, find_layout
 from swarm.layouts.sentences.split import sentence_lines_layout, split_sentence_lines
 from swarm.layouts.tables.streamed import held_share, side_tables, stream_split
 from swarm.layouts.token_tables.split import split_token_tables, token_tables_layout
@@ -179,22 +165,24 @@ def build_holdout(
     public = competition.public_dir
     sample = read_csv_as_text(competition.sample_submission)
     request = SplitRequest(competition, spec, root, sample, fraction, split, seed, max_train_mb)
+    targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    probe = Probe(
+        public, [p.name for p in public.iterdir()], sample, spec.id_column, targets, competition.description
+    )
     if spec.key_columns:  # rows keyed by the id and another column (uw-madison's id and class)
         keyed = keyed_rows_layout(public, spec, sample)
         if keyed is not None:
             parts = split_keyed_rows(request, keyed)
             return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
-        in_folders = folder_rows_fields(str(public), sample)  # a labels table per example folder (smartphone)
-        if in_folders is not None:
-            parts = split_folder_rows(request, in_folders)
-            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
+        found = find_layout(probe)  # a labels table per example folder (smartphone)
+        if found is not None:
+            return _save_layout_split(request, *found)
         joined = " and ".join((spec.id_column, *spec.key_columns))
         raise NoHoldout(
             f"the sample keys each row by {joined} together ({spec.id_column} repeats), and the harness splits such "
             "rows only where train.csv holds them with one target and each id begins with the name of its input "
             "folder, or where each example folder holds a labels table with the sample's columns"
         )
-    targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     test_ids = [str(i).strip() for i in sample[spec.id_column]]
     key = composite_key(public, spec.id_column, targets, competition.sample_submission, test_ids)
     if key is not None:
@@ -243,21 +231,9 @@ def build_holdout(
             request, split_twin_tables(request, twins), twins.group, twins.labels, twins.twins[0][1]
         )
         return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
-    if not (
-        public / TRAIN
-    ).is_file():  # labelled examples in files no table rule reads, each split by its module
-        parts = _split_beyond_tables(request, targets)
-        if parts is not None:
-            return _save_split(root, spec, **vars(parts), public=public, fraction=fraction, seed=seed)
-    pixels = pixel_layout(public, targets, test_ids) if not (public / TRAIN).is_file() else None
-    if pixels is not None:  # a row per pixel, the targets images (denoising-dirty-documents)
-        return build_pixel_holdout(request, pixels)
-    coco = coco_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
-    if coco is not None:  # COCO-style JSON labels (herbarium, iwildcam-2020, inaturalist)
-        return build_coco_holdout(request, coco)
-    lines = label_lines_fields(str(public), test_ids, targets) if not (public / TRAIN).is_file() else None
-    if lines is not None:  # label sets in text lines, a row per (example, class) (mlsp-2013-birds)
-        return build_label_lines_holdout(request, lines)
+    found = find_layout(probe)  # examples beyond a labelled table, each layout split by its own module
+    if found is not None:
+        return _save_layout_split(request, *found)
 
     # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:
@@ -443,25 +419,15 @@ def _split_without_inputs(
     )
 
 
-def _split_beyond_tables(request: SplitRequest, targets: list[str]) -> SplitParts | None:
-    """The split of the first layout found without a labelled table: examples at two levels (siim-covid's
-    studies and images), BSON documents (cdiscount), questions with annotated answers a record a line
-    (tensorflow2-question-answering), a mask file in a folder per example (contrails), a log whose later events
-    are the targets (h-and-m); None where none is."""
-    public, spec, sample = request.competition.public_dir, request.spec, request.sample
-    names = [p.name for p in public.iterdir()]
-    finders = (
-        (lambda: level_fields(str(public), names, sample), split_levels),
-        (lambda: bson_layout(public, spec.id_column, targets), split_bson),
-        (lambda: qa_fields(str(public), names, sample), split_qa_records),
-        (lambda: mask_fields(str(public), sample), split_mask_folders),
-        (lambda: later_events_fields(str(public), sample), split_later_events),
+def _save_layout_split(request: SplitRequest, layout: Layout, fields: dict) -> Holdout:
+    """The split of a registered layout, saved (a split that seals its own Holdout is returned as it is)."""
+    parts = layout.split(request, fields)
+    if isinstance(parts, Holdout):
+        return parts
+    public, spec = request.competition.public_dir, request.spec
+    return _save_split(
+        request.root, spec, **vars(parts), public=public, fraction=request.fraction, seed=request.seed
     )
-    for find, split_layout in finders:
-        layout = find()
-        if layout is not None:
-            return split_layout(request, layout)  # type: ignore[arg-type]
-    return None
 
 
 def _parquet_groups_holdout(

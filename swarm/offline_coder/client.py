@@ -25,11 +25,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from swarm.layouts.registry import LAYOUTS
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
 from swarm.offline_coder import coder
 from swarm.offline_coder.evolve import evolve_text
-from swarm.offline_coder.inference import find_data_files, infer_task_from_dir, missing_tables
 from swarm.offline_coder.review import fill_schema, review_facts
+from swarm.offline_coder.task import find_data_files, infer_task_from_dir, missing_tables
 
 CODE_KINDS = ("draft", "improve", "mutate", "merge", "debug")
 EVOLVE_KINDS = ("evolve_role", "evolve_strategy")
@@ -77,18 +78,9 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
         return None
     try:
         files = find_data_files(str(input_dir))
+        layout = next((layout for layout in LAYOUTS if files.get(layout.name)), None)
         labelled = (
-            files["train"]
-            or (files.get("pixels") or {}).get("target_dir")
-            or (files.get("lines") or {}).get("labels_file")
-            or (files.get("coco") or {}).get("train_json")
-            or (files.get("masks") or {}).get("train_dir")
-            or (files.get("levels") or {"tables": [None]})["tables"][0]
-            or (files.get("qa") or {}).get("train")
-            or (files.get("bson") or {}).get("train")
-            or (files.get("folder_rows") or {}).get("train_dir")
-            or (files.get("events") or {}).get("log")
-            or files["train_files"]["train"]
+            layout.labelled(files[layout.name]) if layout else files["train"] or files["train_files"]["train"]
         )
         mtime = (input_dir / labelled).stat().st_mtime
         return _task_for(str(input_dir), mtime, coarse_metric(hints.get("metric")))

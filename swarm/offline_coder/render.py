@@ -15,24 +15,19 @@ import pprint
 import re
 from functools import cache
 from importlib import resources
+from types import ModuleType
 from typing import Any
 
-from swarm.formats import columns, described_sample, label_sets, parquet_tables, records
+from swarm.formats import label_sets, parquet_tables, records
 from swarm.layouts.boxes import reader as box_rows
-from swarm.layouts.bson import reader as bson_records
-from swarm.layouts.coco import reader as coco_records
 from swarm.layouts.file_labels import reader as file_labels
-from swarm.layouts.folder_rows import reader as folder_rows
-from swarm.layouts.label_lines import reader as label_lines
-from swarm.layouts.later_events import reader as later_events
-from swarm.layouts.levels import reader as level_rows
 from swarm.layouts.long_classes import reader as long_class_rows
 from swarm.layouts.masks import reader as mask_folders
-from swarm.layouts.pixels import reader as pixel_rows
-from swarm.layouts.qa import reader as qa_records
+from swarm.layouts.registry import LAYOUTS
 from swarm.layouts.sentences import reader as sentence_lines
 from swarm.layouts.visits import reader as visit_rows
 from swarm.offline_coder import inference
+from swarm.offline_coder.embed import embedded_source
 from swarm.offline_coder.genome import Genome
 from swarm.offline_coder.render_data import render_data
 from swarm.offline_coder.sections import CHOICE_PREFIX, SplitCode
@@ -156,48 +151,51 @@ def _insert(text: str, **blocks: str) -> str:
 GPU_SETUP = "\n" + _template("gpu_setup.py")
 
 
-def _body(module) -> str:
-    """A module's source without its docstring."""
-    return inspect.getsource(module).split('"""', 2)[2]
+# The readers of what the coder found beside a labelled table (swarm/offline_coder/discovery.py), by DATA_FILES key.
+TABLE_READERS: dict[str, ModuleType] = {
+    "train_files": file_labels,
+    "long": long_class_rows,
+    "label_sets": label_sets,
+    "visits": visit_rows,
+    "sentences": sentence_lines,
+    "boxes": box_rows,
+    "slices": mask_folders,
+}
 
 
 def _runtime_inference_source() -> str:
-    return (
-        "# Task inference at run time (the coder saw no data): kinds of columns, then the task."
-        + _body(columns)
-        + _body(file_labels)
-        + _body(records)
-        + _body(parquet_tables)
-        + _body(long_class_rows)
-        + _body(pixel_rows)
-        + _body(label_lines)
-        + _body(coco_records)
-        + _body(label_sets)
-        + _body(box_rows)
-        + _body(sentence_lines)
-        + _body(described_sample)
-        + _body(visit_rows)
-        + _body(mask_folders)
-        + _body(folder_rows)
-        + _body(level_rows)
-        + _body(qa_records)
-        + _body(bson_records)
-        + _body(later_events)
-        + _body(inference)
+    """Task inference at run time (the coder saw no data): the readers, the coder's inference, the registered
+    layouts' (name, find, read) in the registry's order, and the task."""
+    readers = ", ".join(
+        f"({layout.name!r}, {layout.find.__name__}, {layout.read.__name__})" for layout in LAYOUTS
     )
-
-
-def _file_labels_source() -> str:
-    return "# Training files labelled by their names or folders: how to read them." + _body(file_labels)
+    return (
+        "# Task inference at run time (the coder saw no data): kinds of columns, layouts, then the task."
+        + embedded_source([inference, *(layout.reader for layout in LAYOUTS)])
+        + f"\n\nLAYOUT_READERS = ({readers},)  # the registered layouts, in the order they are looked for\n"
+    )
 
 
 DEFAULT_FILES = {"train": "train.csv", "test": "test.csv", "sample": "sample_submission.csv"}
 
 
+def _readers(task: dict[str, Any], files: dict[str, Any]) -> list[ModuleType]:
+    """The reader modules a solution with a task dict pastes: those of the files the coder found."""
+    readers = [module for key, module in TABLE_READERS.items() if files.get(key)]
+    tables = [str(files.get(key) or "").lower() for key in ("train", "test")]
+    if any(name.endswith((".json", ".jsonl")) for name in tables):
+        readers.append(records)
+    if any(parquet_tables.is_parquet_name(name) for name in tables):
+        readers.append(parquet_tables)
+    if any(t["task"] == "boxes" for t in task["targets"]):
+        readers.append(box_rows)
+    return readers + [layout.reader for layout in LAYOUTS if files.get(layout.name)]
+
+
 def render_preamble(task: dict[str, Any] | None) -> str:
     """Imports and the task constants; without a task dict, code that infers the task at run time."""
     if task is None:
-        spec = _runtime_inference_source() + "\n\n_TASK = infer_task_from_dir(INPUT_DIR)\n"
+        spec = _runtime_inference_source() + "\n_TASK = infer_task_from_dir(INPUT_DIR, LAYOUT_READERS)\n"
         constants = (
             'ID_COL = _TASK["id_col"]\nTARGETS = _TASK["targets"]\n'
             'METRIC = _TASK["metric"]\nLOWER_IS_BETTER = _TASK["lower_is_better"]\n'
@@ -214,45 +212,8 @@ def render_preamble(task: dict[str, Any] | None) -> str:
         "sample's ids), sample\n"
     )
     gpu = GPU_SETUP if task.get("gpus") else ""
-    reader = _file_labels_source() if files.get("train_files") else ""
-    if any(str(files.get(key) or "").lower().endswith((".json", ".jsonl")) for key in ("train", "test")):
-        reader += "# JSON records read as tables." + _body(records)
-    if any(parquet_tables.is_parquet_name(files.get(key) or "") for key in ("train", "test")):
-        reader += "# Parquet tables read as tables." + _body(parquet_tables)
-    if files.get("long"):
-        reader += "# A row per (example, class): the labelled table melted." + _body(long_class_rows)
-    if files.get("pixels"):
-        reader += "# Target images: a row per pixel." + _body(pixel_rows)
-    if files.get("label_sets"):
-        reader += "# Label sets in one column: a 0/1 column per class." + _body(label_sets)
-    if files.get("visits"):
-        reader += "# Visits: each beside its key's first." + _body(visit_rows)
-    if files.get("sentences"):
-        reader += "# Sentences a line." + _body(sentence_lines)
-    if files.get("boxes") or files.get("levels") or any(t["task"] == "boxes" for t in task["targets"]):
-        reader += "# Labelled boxes a row: a string of boxes per example." + _body(box_rows)
-    if files.get("levels"):
-        reader += "# Examples at two levels, each with rows in the sample." + _body(level_rows)
-    if files.get("qa"):
-        reader += "# Questions with annotated answers, a record a line." + _body(qa_records)
-    if files.get("bson"):
-        reader += "# Documents in BSON files." + _body(bson_records)
-    if files.get("masks") or files.get("slices"):
-        reader += "# Masks in a folder per example or per (image, class) row, run-length encoded." + _body(
-            mask_folders
-        )
-    if files.get("folder_rows"):
-        reader += "# A labels table in each example folder, its inputs at each row's time." + _body(
-            folder_rows
-        )
-    if files.get("events"):
-        reader += "# A log of events whose later ones are the targets." + _body(later_events)
-    if files.get("lines"):
-        reader += "# Label sets in text lines: a row per (example, class)." + _body(label_lines)
-    if files.get("coco"):
-        reader += (
-            "# COCO-style JSON labels." + _body(coco_records) + f"FILE_COLUMN = {file_labels.FILE_COLUMN!r}\n"
-        )
+    readers = _readers(task, files)
+    reader = embedded_source(readers).lstrip("\n") + "\n" if readers else ""
     return CONTRACT + IMPORTS + gpu + reader + constants
 
 

@@ -18,6 +18,7 @@ import inspect
 from typing import Any
 
 from swarm.formats.columns import resolve_file
+from swarm.layouts.registry import LAYOUTS
 
 # A labelled CSV larger than this is read as a seeded draw of about MAX_TRAIN_ROWS rows (nyc-taxi's 55 million).
 LARGE_TABLE_BYTES = 1_000_000_000
@@ -37,42 +38,7 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
                       _pos["length_field"], ID_COL, labelled=_key == "train")
         for _key in ("train", "test")
     )
-elif DATA_FILES.get("coco"):  # COCO-style JSON labels (coco_examples): the images and their categories
-    _coco = DATA_FILES["coco"]
-    train_df = coco_examples(INPUT_DIR, _coco, ID_COL, TARGETS[0]["name"], FILE_COLUMN)
-    test_df = sample_sub[[ID_COL]].copy()
-    test_df[FILE_COLUMN] = test_df[ID_COL].astype(str).str.strip().map(coco_test_files(INPUT_DIR, _coco))
-elif DATA_FILES.get("lines"):  # label sets in text lines (label_line_rows): a row per (example, class)
-    train_df, test_df = (
-        label_line_rows(INPUT_DIR, DATA_FILES["lines"], ID_COL, TARGETS[0]["name"], labelled=_labelled)
-        for _labelled in (True, False)
-    )
-elif DATA_FILES.get("bson"):  # a document per example (bson_table): scalars and the sizes of other elements
-    _bs = DATA_FILES["bson"]
-    train_df = bson_table(os.path.join(INPUT_DIR, _bs["train"]), BSON_MAX_DOCUMENTS)
-    test_df = bson_table(os.path.join(INPUT_DIR, _bs["test"]))
-elif DATA_FILES.get("qa"):  # questions with annotated answers (qa_rows): a row per (question, kind of answer)
-    _qa = DATA_FILES["qa"]
-    train_df = qa_rows(os.path.join(INPUT_DIR, _qa["train"]), _qa, QA_MAX_RECORDS)
-    test_df = qa_rows(os.path.join(INPUT_DIR, _qa["test"]), _qa, labelled=False)
-elif DATA_FILES.get("levels"):  # examples at two levels (level_rows): both levels' rows, each with its level
-    train_df = level_rows(INPUT_DIR, DATA_FILES["levels"], ID_COL, TARGETS[0]["name"])
-    test_df = sample_sub[[ID_COL]].assign(**{{LEVEL_COLUMN: id_levels(sample_sub[ID_COL])}})
-elif DATA_FILES.get("folder_rows"):  # a labels table in each example folder (labelled_rows), inputs at each row's time
-    _fr = DATA_FILES["folder_rows"]
-    train_df = with_inputs(labelled_rows(INPUT_DIR, _fr), example_folders(INPUT_DIR, _fr, "train_dir"), _fr)
-    test_df = with_inputs(sample_sub[[ID_COL, *_fr["keys"]]], example_folders(INPUT_DIR, _fr, "test_dir"), _fr)
-elif DATA_FILES.get("events"):  # later events of a log (swarm/layouts/later_events/reader.py): recommended, not modelled here
-    train_df, test_df = sample_sub.copy(), sample_sub[[ID_COL]].copy()
-elif DATA_FILES.get("masks"):  # a mask file in a folder per example (mask_examples); the sample's rows
-    train_df = mask_examples(INPUT_DIR, DATA_FILES["masks"], ID_COL)
-    test_df = sample_sub.drop(columns=[DATA_FILES["masks"]["target"]])
-elif DATA_FILES.get("pixels"):  # target images (pixel_rows): a row per pixel, training pixels drawn evenly
-    _pix = DATA_FILES["pixels"]
-    train_df = pixel_rows(INPUT_DIR, _pix["train_dir"], ID_COL, target_dir=_pix["target_dir"],
-                          target=TARGETS[0]["name"], max_rows=PIXEL_TRAIN_ROWS)
-    test_df = pixel_rows(INPUT_DIR, _pix["test_dir"], ID_COL, stems=pixel_stems(sample_sub[ID_COL]))
-else:
+{layout_branches}else:
     # CSV or parquet tables, or JSON records (records_table); without a test table the test rows are the
     # sample's ids.
     def read_table(name, labelled=False):
@@ -379,9 +345,23 @@ print(f"features ({FEATURES}): {X.shape[1]} from columns ({_summary}), train row
 """
 
 
+def _layout_branches() -> str:
+    """The READ code's branch for each registered layout: its reader's (train, test) frames."""
+    return "".join(
+        f"elif DATA_FILES.get({layout.name!r}):  # {layout.summary}\n"
+        f"    train_df, test_df = {layout.read.__name__}(INPUT_DIR, DATA_FILES[{layout.name!r}], sample_sub)\n"
+        for layout in LAYOUTS
+    )
+
+
 def render_data(choice: dict[str, Any]) -> str:
     """The DATA section's code (without its marker) for a feature-set choice."""
     features = choice.get("features", "basic")
     files = "\n\n" + inspect.getsource(resolve_file) + FILES  # the solution finds files as the coder did
-    read = READ.format(features=features, large_table_bytes=LARGE_TABLE_BYTES, max_train_rows=MAX_TRAIN_ROWS)
+    read = READ.format(
+        features=features,
+        large_table_bytes=LARGE_TABLE_BYTES,
+        max_train_rows=MAX_TRAIN_ROWS,
+        layout_branches=_layout_branches(),
+    )
     return read + NUMBERS_AND_CODES + DATES + TEXT + files + RICH + FINISH

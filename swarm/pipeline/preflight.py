@@ -25,7 +25,7 @@ from swarm.config import Config, ConfigError, load_config
 from swarm.evaluation.split import check_split
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
-from swarm.offline_coder.inference import infer_task_from_dir, missing_tables
+from swarm.offline_coder.task import infer_task_from_dir, missing_tables
 from swarm.pipeline.context import resolve_competition
 from swarm.pipeline.state import RunPaths, load_state
 

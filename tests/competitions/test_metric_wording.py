@@ -15,7 +15,7 @@ import pytest
 
 from swarm.competitions.metric_wording import COARSE_METRIC, infer_metric_rules, lacking_metric
 from swarm.competitions.metrics import METRICS
-from swarm.offline_coder.inference import (
+from swarm.offline_coder.metric_names import (
     CLASSIFICATION_METRICS,
     LOWER_IS_BETTER,
     REGRESSION_METRICS,

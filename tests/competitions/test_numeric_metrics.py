@@ -38,7 +38,7 @@ from swarm.evaluation.metric_choice import (
 )
 from swarm.layouts.holdout import build_holdout
 from swarm.offline_coder import OfflineClient
-from swarm.offline_coder.inference import metric_from_description
+from swarm.offline_coder.metric_names import metric_from_description
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_reader, metric_tool
 from tests.competitions.ventilator import (
     DESCRIPTION,

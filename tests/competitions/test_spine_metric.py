@@ -23,7 +23,7 @@ from swarm.competitions.metric_wording import COARSE_METRIC, infer_metric_rules
 from swarm.competitions.metrics import METRICS, get_metric
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.metric_choice import SOURCE_RULES, resolve_metric
-from swarm.offline_coder.inference import metric_from_description
+from swarm.offline_coder.metric_names import metric_from_description
 from tests.evaluation.spine_builders import CLASSES, EVALUATION, spine_competition
 
 TOL = 1e-9

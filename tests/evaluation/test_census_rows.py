@@ -16,7 +16,7 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.task import infer_task_from_dir
 from tests.competitions.champs import champs_competition
 from tests.competitions.insults_builder import insults
 from tests.competitions.test_archive_competitions import _cactus

@@ -12,7 +12,7 @@ from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
 from swarm.layouts.holdout import build_holdout
 from swarm.layouts.visits.reader import visit_fields
-from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.task import infer_task_from_dir
 from tests.evaluation.census_builders import osic
 
 

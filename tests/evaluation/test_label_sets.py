@@ -18,7 +18,7 @@ from swarm.config import load_config
 from swarm.formats.label_sets import class_sets, spread_label_sets
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.offline_coder.client import coarse_metric
-from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.task import infer_task_from_dir
 from swarm.pipeline.context import create_run
 from swarm.pipeline.evaluation_setup import load_evaluation
 

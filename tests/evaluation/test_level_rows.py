@@ -26,7 +26,7 @@ from swarm.layouts.levels.dicom_uids import (
     rewrite_uids,
 )
 from swarm.layouts.levels.reader import level_fields, level_rows
-from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.task import infer_task_from_dir
 from tests.evaluation.census_builders import (
     EXPLICIT_LE,
     IMPLICIT_LE,

@@ -24,7 +24,7 @@ from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.metric_choice import resolve_metric
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
-from swarm.offline_coder.inference import find_data_files, infer_task_from_dir, read_examples
+from swarm.offline_coder.task import find_data_files, infer_task_from_dir, read_examples
 
 from .position_builders import (
     DESCRIPTION,

@@ -14,7 +14,7 @@ import pytest
 from swarm.competitions import load_competition
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.sentences.reader import remove_inner_word, sentence_lines_file
-from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.task import infer_task_from_dir
 from tests.evaluation.census_builders import BILLION_WORD_DESCRIPTION, billion_word
 
 

@@ -14,7 +14,7 @@ from sklearn.tree import DecisionTreeClassifier
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
 from swarm.layouts.masks.reader import rle_mask, rle_string, slice_fields, slice_mask_predictions
-from swarm.offline_coder.inference import infer_task_from_dir
+from swarm.offline_coder.task import infer_task_from_dir
 from tests.evaluation.census_builders import uw_madison_images
 
 

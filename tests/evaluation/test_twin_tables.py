@@ -11,7 +11,7 @@ import pandas as pd
 from swarm.competitions import load_competition_dir
 from swarm.layouts.holdout import build_holdout
 from swarm.layouts.twins.split import group_of, twin_tables
-from swarm.offline_coder.inference import id_part_columns
+from swarm.offline_coder.discovery import id_part_columns
 from tests.evaluation.census_builders import nfl_contact
 
 

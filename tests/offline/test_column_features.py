@@ -17,9 +17,9 @@ from sklearn.metrics import mean_squared_error, roc_auc_score
 from swarm.llm.base import CallContext
 from swarm.offline_coder import OfflineClient, coder
 from swarm.offline_coder.genome import safe_genome
-from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.offline_coder.render import render_solution
 from swarm.offline_coder.sections import read_genome, split_code
+from swarm.offline_coder.task import infer_task_from_dir
 from swarm.protocol import parse_metric_line
 from swarm.submission_check import constant_predictions
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.offline_coder.inference import find_data_files, infer_task_from_dir, missing_tables, read_examples
+from swarm.offline_coder.task import find_data_files, infer_task_from_dir, missing_tables, read_examples
 from tests.evaluation.composite_builders import text_normalization_competition
 
 

@@ -60,7 +60,7 @@ def test_answers_of_their_own_row_are_free_text_and_a_labels_table_is_found_by_i
     """AI4Code: the labels in `train_orders.csv` (not a name the coder knew), one cell order per notebook: the
     coder reads the table that holds the sample's columns, and, as no column names an order, delivers the
     sample's own (the lookup has no source)."""
-    from swarm.offline_coder.inference import find_data_files, infer_task_from_dir
+    from swarm.offline_coder.task import find_data_files, infer_task_from_dir
 
     public = tmp_path / "public"
     public.mkdir()

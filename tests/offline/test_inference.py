@@ -5,7 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from swarm.offline_coder.inference import infer_task_from_dir, infer_task_from_frames, metric_from_description
+from swarm.offline_coder.inference import infer_task_from_frames
+from swarm.offline_coder.metric_names import metric_from_description
+from swarm.offline_coder.task import infer_task_from_dir
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.formats.parquet_tables import parquet_table
-from swarm.offline_coder.inference import table_columns
+from swarm.offline_coder.examples import table_columns
 
 
 def test_a_parquet_table_is_read_with_its_named_index_and_up_to_max_rows(tmp_path: Path) -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import difflib
 import hashlib
-import inspect
 import json
 import os
 import random
@@ -34,23 +33,10 @@ from typing import Any
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.formats import columns, described_sample, label_sets, parquet_tables, records
-from swarm.layouts.boxes import reader as box_rows
-from swarm.layouts.bson import reader as bson_records
-from swarm.layouts.coco import reader as coco_records
-from swarm.layouts.file_labels import reader as file_labels
-from swarm.layouts.folder_rows import reader as folder_rows
-from swarm.layouts.label_lines import reader as label_lines
-from swarm.layouts.later_events import reader as later_events
-from swarm.layouts.levels import reader as level_rows
-from swarm.layouts.long_classes import reader as long_class_rows
-from swarm.layouts.masks import reader as mask_folders
-from swarm.layouts.pixels import reader as pixel_rows
-from swarm.layouts.qa import reader as qa_records
-from swarm.layouts.sentences import reader as sentence_lines
-from swarm.layouts.visits import reader as visit_rows
+from swarm.layouts.registry import LAYOUTS
 from swarm.offline_coder import inference
 from swarm.offline_coder.client import task_from_hints
+from swarm.offline_coder.embed import module_body, with_dependencies
 from swarm.offline_coder.genome import (
     CLASSIFICATION_OBJECTIVES,
     FAMILIES,
@@ -75,12 +61,11 @@ GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SWARM_UPDATE_GOLDEN") == "1"
 NO_TASK = "no-task"  # the golden name of the solutions that infer their task at run time
 COMPETITIONS = ("titanic", *sorted(MINIATURES))
-# Modules whose bodies a preamble may embed; in the golden preambles each body is a marker line.
-EMBEDDED: tuple[ModuleType, ...] = (
-    columns, file_labels, records, parquet_tables, long_class_rows, pixel_rows, label_lines, coco_records,
-    label_sets, box_rows, sentence_lines, described_sample, visit_rows, mask_folders, folder_rows, level_rows,
-    qa_records, bson_records, later_events, inference,
-)  # fmt: skip
+# Modules whose bodies a preamble may embed (every registered layout's reader, the coder's inference, and what
+# they import); in the golden preambles each body is a marker line.
+EMBEDDED: tuple[ModuleType, ...] = tuple(
+    with_dependencies([inference, *(layout.reader for layout in LAYOUTS)])
+)
 
 
 def _tricks(validation: str, transform: str, seed_bag: int) -> dict[str, Any]:
@@ -122,8 +107,8 @@ def genomes_for(task: dict[str, Any] | None) -> dict[str, tuple[Genome, int]]:
 
 
 def _body(module: ModuleType) -> str:
-    """A module's source without its docstring: what a preamble embeds of it."""
-    return inspect.getsource(module).split('"""', 2)[2]
+    """What a preamble embeds of a module (swarm/offline_coder/embed.py)."""
+    return module_body(module).strip("\n")
 
 
 def _sha(text: str, length: int = 64) -> str:

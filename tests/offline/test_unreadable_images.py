@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm.offline_coder.genome import safe_genome
-from swarm.offline_coder.inference import infer_task_from_dir
 from swarm.offline_coder.render import render_solution
+from swarm.offline_coder.task import infer_task_from_dir
 from tests.faults.test_offline_layouts import labels_table_competition
 
 from .conftest import run_solution

@@ -42,7 +42,7 @@ def box_row_fields(
     if labels is None:
         return None
     corners = [plain[name] for name in CORNER_NAMES]
-    numbered = all(_is_number(label) for label in labels)
+    numbered = all(_parses_as_number(label) for label in labels)
     candidates = [
         c
         for c in head.columns
@@ -61,7 +61,9 @@ def box_labels(values: pd.Series) -> list | None:
     labels = []
     for value in values.dropna().astype(str):
         tokens = value.split()
-        if len(tokens) % BOX_GROUP or not all(_is_number(t) for k, t in enumerate(tokens) if k % BOX_GROUP):
+        if len(tokens) % BOX_GROUP or not all(
+            _parses_as_number(t) for k, t in enumerate(tokens) if k % BOX_GROUP
+        ):
             return None
         labels.extend(tokens[::BOX_GROUP])
     return labels or None
@@ -76,7 +78,7 @@ def box_groups(text: str) -> list:
     ]
 
 
-def _is_number(text: str) -> bool:
+def _parses_as_number(text: str) -> bool:
     try:
         float(text)
     except ValueError:
@@ -87,7 +89,7 @@ def _is_number(text: str) -> bool:
 def _all_numbers(values: pd.Series) -> bool:
     text = values.dropna().astype(str).str.strip()
     text = text[text != ""]
-    return len(text) > 0 and all(_is_number(v) for v in text)
+    return len(text) > 0 and all(_parses_as_number(v) for v in text)
 
 
 def box_strings(table: pd.DataFrame, fields: dict, id_column: str, target: str) -> pd.DataFrame:

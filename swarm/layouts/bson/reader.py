@@ -182,3 +182,18 @@ def _element(name: str, value: Any) -> bytes:
     if isinstance(value, dict):
         return b"\x03" + key + encode(value)
     raise TypeError(f"BSON field {name!r}: cannot encode a {type(value).__name__}")
+
+
+def find_bson(probe) -> dict | None:
+    """The BSON files (see `bson_fields`) where no labelled table is named, else None."""
+    if probe.labelled_table:
+        return None
+    return bson_fields(probe.data_dir, probe.names, probe.id_column, probe.targets)
+
+
+def read_bson_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): a document per example, its scalars and the sizes of its other elements; at most
+    BSON_MAX_DOCUMENTS training documents."""
+    most = min(max_rows or BSON_MAX_DOCUMENTS, BSON_MAX_DOCUMENTS)
+    train = bson_table(Path(data_dir) / fields["train"], most)
+    return train, bson_table(Path(data_dir) / fields["test"], max_rows)

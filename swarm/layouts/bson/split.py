@@ -49,7 +49,7 @@ from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, draw_fresh_numb
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import interleaved, write_sample
-from swarm.layouts.bson.reader import _elements, bson_fields, bson_table, documents, scalars
+from swarm.layouts.bson.reader import _elements, bson_table, documents, scalars
 
 MAX_HELD_DOCUMENTS = 50_000  # held-out documents at most (about): each is a test row scored at every step
 SIZE_PROBE = (
@@ -68,13 +68,10 @@ class BsonFiles:
     others: tuple[Path, ...]
 
 
-def bson_layout(public: Path, id_column: str, targets: list[str]) -> BsonFiles | None:
-    """The BSON layout of a public dir (`swarm.layouts.bson.reader.bson_fields`), or None."""
-    found = bson_fields(str(public), [p.name for p in public.iterdir()], id_column, targets)
-    if found is None:
-        return None
+def bson_files(public: Path, fields: dict) -> BsonFiles:
+    """The BSON files the reader found (`swarm.layouts.bson.reader.find_bson`'s fields) as paths."""
     return BsonFiles(
-        public / found["train"], public / found["test"], tuple(public / n for n in found["others"])
+        public / fields["train"], public / fields["test"], tuple(public / n for n in fields["others"])
     )
 
 
@@ -157,10 +154,11 @@ class _TakenIds:
         return draw_fresh_numbers(order, numbers, taken, n_held, rng)
 
 
-def split_bson(request: SplitRequest, files: BsonFiles) -> SplitParts:
+def split_bson(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out training documents as test documents, every test-side document under a fresh id, and write the
     view (see the module docstring); NoHoldout where a split other than a random one is asked for, the disk has
     no room for the copies, no document is drawn, or the test file's documents are not the sample's rows."""
+    files = bson_files(request.competition.public_dir, fields)
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed = request.fraction, request.split, request.seed
     id_col = spec.id_column

@@ -17,6 +17,8 @@ import os
 
 import pandas as pd
 
+from swarm.layouts.file_labels.reader import FILE_COLUMN
+
 COCO_NAME_WORDS = ("train", "test", "metadata")  # JSON files named so are read as candidates
 COCO_MAX_BYTES = 1_500_000_000
 COCO_DEPTH = 3
@@ -39,7 +41,7 @@ def coco_json_files(data_dir: str) -> list:
     return sorted(found)
 
 
-def read_coco(path: str):
+def read_coco_json(path: str):
     """The JSON content of `path`, or None when it cannot be read."""
     try:
         with open(path, encoding="utf-8", errors="replace") as handle:
@@ -111,7 +113,7 @@ def coco_fields(data_dir: str, sample_ids: list, targets: list) -> dict | None:
         return None
     test = train = None
     for name in coco_json_files(data_dir):
-        content = read_coco(os.path.join(data_dir, name))
+        content = read_coco_json(os.path.join(data_dir, name))
         images = coco_images(content)
         if images is None:
             continue
@@ -128,7 +130,7 @@ def coco_fields(data_dir: str, sample_ids: list, targets: list) -> dict | None:
 def coco_examples(data_dir: str, fields: dict, id_col: str, target: str, file_column: str) -> pd.DataFrame:
     """The labelled images: their id (as text) in `id_col`, their file's path relative to data_dir in
     `file_column`, and their category in `target`."""
-    content = read_coco(os.path.join(data_dir, fields["train_json"]))
+    content = read_coco_json(os.path.join(data_dir, fields["train_json"]))
     labels, images = coco_labels(content) or {}, coco_images(content) or []
     key = image_key(images)
     rows = [
@@ -141,6 +143,22 @@ def coco_examples(data_dir: str, fields: dict, id_col: str, target: str, file_co
 
 def coco_test_files(data_dir: str, fields: dict) -> dict:
     """{test image id as text: its file's path relative to data_dir}."""
-    images = coco_images(read_coco(os.path.join(data_dir, fields["test_json"]))) or []
+    images = coco_images(read_coco_json(os.path.join(data_dir, fields["test_json"]))) or []
     key = image_key(images)
     return {str(i[key]): os.path.join(fields["test_folder"], str(i["file_name"])) for i in images}
+
+
+def find_coco(probe) -> dict | None:
+    """The COCO-style JSON labels (see `coco_fields`) where no labelled table is named, else None."""
+    if probe.labelled_table:
+        return None
+    return coco_fields(probe.data_dir, probe.ids, probe.targets)
+
+
+def read_coco_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): the labelled images with their categories; the sample's ids with their files."""
+    id_col, target = sample.columns[0], sample.columns[1]
+    train = coco_examples(data_dir, fields, id_col, target, FILE_COLUMN).head(max_rows)
+    test = sample[[id_col]].copy()
+    test[FILE_COLUMN] = test[id_col].astype(str).str.strip().map(coco_test_files(data_dir, fields))
+    return train, test

@@ -33,7 +33,7 @@ from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
-from swarm.layouts.coco.reader import coco_images, coco_labels, image_key, read_coco
+from swarm.layouts.coco.reader import coco_images, coco_labels, image_key, read_coco_json
 
 LABEL_FIELD = "category_id"  # a COCO record's label
 
@@ -44,7 +44,7 @@ def build_coco_holdout(request: SplitRequest, fields: dict) -> Holdout:
     fraction, split, seed = request.fraction, request.split, request.seed
     public = competition.public_dir
     train_path, test_path = public / fields["train_json"], public / fields["test_json"]
-    train, test = read_coco(str(train_path)), read_coco(str(test_path))
+    train, test = read_coco_json(str(train_path)), read_coco_json(str(test_path))
     labels = coco_labels(train) or {}
     images, test_images = coco_images(train) or [], coco_images(test) or []
     key, test_key = image_key(images), image_key(test_images)

@@ -43,7 +43,7 @@ def _subdirs(folder: str) -> list[str]:
         return []
 
 
-def _folders(data_dir: str, depth: int = 2) -> list[str]:
+def _file_folders(data_dir: str, depth: int = 2) -> list[str]:
     """Folders under data_dir (relative), to `depth` levels."""
     found = []
     for folder, dirs, _files in os.walk(data_dir):
@@ -62,7 +62,7 @@ def _test_folder(data_dir: str, test_ids: list[str]) -> tuple[str, str] | None:
     if not wanted:
         return None
     matches = []
-    for rel in _folders(data_dir):
+    for rel in _file_folders(data_dir):
         names = _files_in(os.path.join(data_dir, rel))
         for match, keys in (("name", set(names)), ("stem", {os.path.splitext(n)[0] for n in names})):
             if len(wanted & keys) >= MATCH_SHARE * len(wanted):

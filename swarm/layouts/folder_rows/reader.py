@@ -90,12 +90,12 @@ def folder_rows_fields(data_dir: str, sample: pd.DataFrame) -> dict | None:
                 continue
             fields = {"id": id_col, "keys": keys, "targets": [c for c in sample.columns[1:] if c not in keys]}
             fields.update(test_dir=test_dir, train_dir=train_dir, depth=depth, sep=sep)
-            files = _example_files(data_dir, fields, tests, list(sample.columns[1:]))
+            files = _folder_example_files(data_dir, fields, tests, list(sample.columns[1:]))
             return {**fields, **files} if files else None
     return None
 
 
-def _example_files(data_dir: str, fields: dict, tests: list, columns: list) -> dict | None:
+def _folder_example_files(data_dir: str, fields: dict, tests: list, columns: list) -> dict | None:
     """{"labels", "inputs"} of the example folders (see folder_rows_fields), or None."""
     trains = _folders_at(os.path.join(data_dir, fields["train_dir"]), fields["depth"])[:FOLDER_PROBE]
     if not trains:
@@ -142,7 +142,7 @@ def labelled_rows(data_dir: str, fields: dict, examples=None) -> pd.DataFrame:
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[fields["id"], *columns])
 
 
-def _time_column(table: pd.DataFrame, times: np.ndarray) -> str | None:
+def _row_time_column(table: pd.DataFrame, times: np.ndarray) -> str | None:
     """The numeric column of `table` holding the most of `times` (then the one whose range covers most of them)."""
     best, best_score = None, (0, 0)
     for column in table.columns:
@@ -158,7 +158,7 @@ def _time_column(table: pd.DataFrame, times: np.ndarray) -> str | None:
 
 def with_inputs(rows: pd.DataFrame, folders: dict, fields: dict) -> pd.DataFrame:
     """`rows` (the sample's id and keys, in any order) with, for each input table of each row's example, the
-    numbers of its row nearest in time (by the column `_time_column` finds for the first key), prefixed with the
+    numbers of its row nearest in time (by the column `_row_time_column` finds for the first key), prefixed with the
     table's name; the rows keep their order."""
     key, id_col = fields["keys"][0], fields["id"]
     rows = rows.reset_index(drop=True)
@@ -171,7 +171,7 @@ def with_inputs(rows: pd.DataFrame, folders: dict, fields: dict) -> pd.DataFrame
             if not os.path.isfile(path):
                 continue
             table = pd.read_csv(path).select_dtypes("number")
-            column = _time_column(table, times.dropna().to_numpy())
+            column = _row_time_column(table, times.dropna().to_numpy())
             if column is None:
                 continue
             numbers = table.drop(columns=[column]).iloc[:, :INPUT_COLUMNS]
@@ -184,3 +184,21 @@ def with_inputs(rows: pd.DataFrame, folders: dict, fields: dict) -> pd.DataFrame
         parts.append(joined)
     merged = pd.concat(parts, ignore_index=True).sort_values("_row")
     return merged.drop(columns=["_time", "_row"]).reset_index(drop=True)
+
+
+def find_folder_rows(probe) -> dict | None:
+    """The fields of a labels table in each example folder (see `folder_rows_fields`) where no labelled table is
+    named, else None."""
+    if probe.labelled_table:
+        return None
+    return folder_rows_fields(probe.data_dir, probe.sample)
+
+
+def read_folder_rows_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): each example folder's labels rows; the sample's rows; both with the inputs at each row's
+    time."""
+    train = with_inputs(
+        labelled_rows(data_dir, fields), example_folders(data_dir, fields, "train_dir"), fields
+    )
+    test = sample[[fields["id"], *fields["keys"]]]
+    return train.head(max_rows), with_inputs(test, example_folders(data_dir, fields, "test_dir"), fields)

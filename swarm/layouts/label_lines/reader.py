@@ -132,3 +132,17 @@ def label_line_rows(data_dir: str, fields: dict, id_col: str, target: str, label
     if labelled:
         frame[target] = [int(c in labels[e]) for e, c in zip(examples.tolist(), kinds.tolist(), strict=True)]
     return frame
+
+
+def find_label_lines(probe) -> dict | None:
+    """The label sets in text lines (see `label_lines_fields`) where no labelled table is named, else None."""
+    if probe.labelled_table:
+        return None
+    return label_lines_fields(probe.data_dir, probe.ids, probe.targets)
+
+
+def read_label_lines_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): a row per (example, class), named as the sample's rows."""
+    id_col, target = sample.columns[0], sample.columns[1]
+    train = label_line_rows(data_dir, fields, id_col, target, labelled=True).head(max_rows)
+    return train, label_line_rows(data_dir, fields, id_col, target, labelled=False).head(max_rows)

@@ -36,7 +36,7 @@ def _bare(token) -> str:
     return str(token).strip().lstrip("0")
 
 
-def _time_column(head: pd.DataFrame, skip: set):
+def _event_time_column(head: pd.DataFrame, skip: set):
     """The first column of `head` (text) whose values are dates for the most part, or None."""
     for column in head.columns:
         values = head[column].astype(str)
@@ -85,7 +85,7 @@ def later_events_fields(data_dir: str, sample: pd.DataFrame) -> dict | None:
             continue
         if id_col not in head.columns or head.empty:
             continue
-        time = _time_column(head, {id_col})
+        time = _event_time_column(head, {id_col})
         item = _item_column(head, tokens, {id_col, time})
         if time is not None and item is not None:
             k = max(len(cell.split()) for cell in cells)
@@ -197,3 +197,17 @@ def recommended(data_dir: str, fields: dict, ids: list, days: int) -> tuple:
         score = map_at_k([t.split() for t in later[fields["target"]]], guessed, k)
     history = events[events["when"] > end - span * EVENT_HISTORY_SPANS]
     return [" ".join(row) for row in _recommend(history, fields, ids, k, cut)], score
+
+
+def find_later_events(probe) -> dict | None:
+    """The fields of a log whose later events are the targets (see `later_events_fields`), with the span they
+    cover as the description gives it (`days`), where no labelled table is named; else None."""
+    if probe.labelled_table:
+        return None
+    found = later_events_fields(probe.data_dir, probe.sample)
+    return {**found, "days": horizon_days(probe.description)[0]} if found else None
+
+
+def read_later_events_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): the sample's rows stand for the examples; the targets are recommended from the log."""
+    return sample.copy(), sample[[sample.columns[0]]].copy()

@@ -19,10 +19,7 @@ import os
 
 import pandas as pd
 
-try:
-    from swarm.layouts.boxes.reader import box_labels
-except ImportError:  # embedded in a solution: swarm/layouts/boxes/reader.py's source precedes this module's
-    box_labels = globals()["box_labels"]
+from swarm.layouts.boxes.reader import box_labels
 
 LEVEL_COLUMN = "level"
 LEVEL_HEAD_ROWS = 200  # a level table's first rows, on which its columns are recognised
@@ -121,3 +118,17 @@ def level_rows(data_dir: str, fields: dict, id_col: str, target: str) -> pd.Data
         )
         frames.append(level_strings(table, fields, level, id_col, target))
     return pd.concat(frames, ignore_index=True)
+
+
+def find_levels(probe) -> dict | None:
+    """The fields of examples at two levels (see `level_fields`) where no labelled table is named, else None."""
+    if probe.labelled_table:
+        return None
+    return level_fields(probe.data_dir, probe.names, probe.sample)
+
+
+def read_levels_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): the rows of both levels with their strings; the sample's ids with their levels."""
+    id_col = sample.columns[0]
+    train = level_rows(data_dir, fields, id_col, sample.columns[1]).head(max_rows)
+    return train, sample[[id_col]].assign(**{LEVEL_COLUMN: id_levels(sample[id_col])})

@@ -11,7 +11,7 @@ the pixels along each row, which the training folders' own encoding file shows.
 `mask_fields(data_dir, sample)` recognises the layout; `read_mask(path)` reads a mask file as a 2-D boolean
 array; `rle_string(mask, order)` writes it as MLE-bench's `rle_encode` does (pixels numbered down each column, then
 across: the transposed array flattened; 1-based starts; or along each row, then down), "-" where it is empty;
-`pixel_features(...)` gives an example's pixels a row each, a column per input channel; `drawn_pixels(...)` draws
+`mask_pixel_features(...)` gives an example's pixels a row each, a column per input channel; `drawn_pixels(...)` draws
 training pixels from several examples, every mask pixel and as many others; `mask_predictions(...)` is the offline
 coder's model: a pixel classifier over the inputs' channels, its threshold chosen for the global Dice on a fifth
 of the examples.
@@ -31,8 +31,8 @@ import os
 import numpy as np
 import pandas as pd
 
-IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
-ARRAY_SUFFIXES = (".npy", *IMAGE_SUFFIXES)  # files read as arrays: an example's inputs and its mask
+MASK_IMAGE_SUFFIXES = (".png", ".tif", ".tiff")
+ARRAY_SUFFIXES = (".npy", *MASK_IMAGE_SUFFIXES)  # files read as arrays: an example's inputs and its mask
 MASK_WORDS = ("mask", "label", "truth", "target")  # words in the name of an example's label file
 MASK_MATCH_SHARE = 0.9  # share of the sample's ids that must name folders of the test folder
 MASK_PROBE_FOLDERS = 20  # example folders whose files are compared to find the inputs and the label file
@@ -57,7 +57,7 @@ def looks_like_rle(values: pd.Series) -> bool:
     return bool(texts.str.fullmatch(r"\d+ \d+( \d+ \d+)*").all())
 
 
-def _example_files(folder: str) -> set:
+def _mask_example_files(folder: str) -> set:
     """The files of an example folder, as paths relative to it."""
     found = set()
     for parent, _, names in os.walk(folder):
@@ -107,8 +107,8 @@ def _folder_files(
 ) -> dict | None:
     """{"mask", "inputs", "order"} of the example folders (see mask_fields), or None."""
     probe = MASK_PROBE_FOLDERS
-    test_files = [_example_files(os.path.join(data_dir, test_dir, e)) for e in test_examples[:probe]]
-    train_files = [_example_files(os.path.join(data_dir, train_dir, e)) for e in train_examples[:probe]]
+    test_files = [_mask_example_files(os.path.join(data_dir, test_dir, e)) for e in test_examples[:probe]]
+    train_files = [_mask_example_files(os.path.join(data_dir, train_dir, e)) for e in train_examples[:probe]]
     inputs = sorted(
         n for n in set.intersection(*test_files, *train_files) if n.lower().endswith(ARRAY_SUFFIXES)
     )
@@ -195,7 +195,7 @@ def rle_string(mask: np.ndarray, order: str = "columns") -> str:
     return " ".join(f"{s + 1} {e - s}" for s, e in zip(starts, ends, strict=True))
 
 
-def pixel_features(folder: str, inputs: list, rows: np.ndarray | None = None) -> np.ndarray:
+def mask_pixel_features(folder: str, inputs: list, rows: np.ndarray | None = None) -> np.ndarray:
     """An example's pixels a row each (row-major; only the flat pixel numbers `rows` where given), a column per
     channel of its inputs: each input array is height x width (one channel) or height x width x ... (the rest of
     its axes flattened into channels). One input is read at a time, so a large example's pixels can be drawn."""
@@ -259,7 +259,7 @@ def drawn_pixels(
         inside = rng.permutation(inside)[: per_example // 2]
         outside = rng.permutation(outside)[: max(len(inside), per_example // 2)]
         rows = np.concatenate([inside, outside])
-        parts.append(pixel_features(folder, fields["inputs"], rows))
+        parts.append(mask_pixel_features(folder, fields["inputs"], rows))
         labels.append(mask[rows].astype(int))
         total += len(rows)
         if total >= max_rows:
@@ -310,7 +310,7 @@ def mask_predictions(
             _, rows = grid_pixels(height, width, MASK_PREDICTED_PIXELS)
             if not valid:  # the rows below those the model was fitted on
                 rows = rows[rows >= int(np.ceil(height * above)) * width]
-            probas.append(_mask_proba(model, pixel_features(folder, fields["inputs"], rows)))
+            probas.append(_mask_proba(model, mask_pixel_features(folder, fields["inputs"], rows)))
             truths.append(read_mask(os.path.join(folder, fields["mask"])).ravel()[rows])
         proba, truth = np.concatenate(probas), np.concatenate(truths)
         dices = [global_dice(proba >= cut, truth) for cut in MASK_THRESHOLDS]
@@ -321,7 +321,7 @@ def mask_predictions(
         folder = os.path.join(data_dir, fields["test_dir"], str(example).strip())
         height, width = example_shape(folder, fields["inputs"])
         step, rows = grid_pixels(height, width, MASK_PREDICTED_PIXELS)
-        proba = _mask_proba(model, pixel_features(folder, fields["inputs"], rows))
+        proba = _mask_proba(model, mask_pixel_features(folder, fields["inputs"], rows))
         coarse = proba.reshape(len(range(0, height, step)), len(range(0, width, step)))
         mask = spread_grid(coarse >= threshold, step, height, width).reshape(height, width)
         strings.append(rle_string(mask, fields.get("order", "columns")))
@@ -517,3 +517,16 @@ def slice_mask_predictions(
                 mask = (_slice_probabilities(model, image) >= threshold).reshape(image.shape)
                 strings[position] = "" if not mask.any() else rle_string(mask)
     return strings.tolist(), float(np.mean(dices)) if dices else float("nan")
+
+
+def find_masks(probe) -> dict | None:
+    """The fields of a mask file in a folder per example (see `mask_fields`) where no labelled table is named."""
+    if probe.labelled_table:
+        return None
+    return mask_fields(probe.data_dir, probe.sample)
+
+
+def read_masks_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): the training example folders with their mask files; the sample's rows."""
+    train = mask_examples(data_dir, fields, sample.columns[0]).head(max_rows)
+    return train, sample.drop(columns=[fields["target"]])

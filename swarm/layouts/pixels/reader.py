@@ -30,7 +30,7 @@ def image_names(folder: str) -> dict:
     }
 
 
-def _folders(data_dir: str) -> list:
+def _image_folders(data_dir: str) -> list:
     """Every folder under `data_dir`, as paths relative to it, sorted."""
     found = []
     for parent, subdirs, _ in os.walk(data_dir):
@@ -56,7 +56,7 @@ def pixel_fields(
     stems = pixel_stems(sample_ids) if len(targets) == 1 and len(sample_ids) else None
     if not stems:
         return None
-    folders = _folders(data_dir)
+    folders = _image_folders(data_dir)
     for test_dir in (f for f in folders if "test" in f.lower()):
         if len(set(image_names(os.path.join(data_dir, test_dir))) & set(stems)) < share * len(stems):
             continue
@@ -159,3 +159,28 @@ def pixel_rows(
     if not frames:
         return pd.DataFrame({id_col: []})
     return pd.concat(frames, ignore_index=True)
+
+
+def find_pixels(probe) -> dict | None:
+    """The folders of target images (see `pixel_fields`) where no labelled table is named, else None."""
+    if probe.labelled_table:
+        return None
+    return pixel_fields(probe.data_dir, probe.ids, probe.targets)
+
+
+def read_pixels_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): a row per pixel of each image, named as the sample's rows; at most PIXEL_TRAIN_ROWS
+    training pixels, drawn evenly."""
+    id_col, most = sample.columns[0], min(max_rows or PIXEL_TRAIN_ROWS, PIXEL_TRAIN_ROWS)
+    train = pixel_rows(
+        data_dir,
+        fields["train_dir"],
+        id_col,
+        target_dir=fields["target_dir"],
+        target=sample.columns[1],
+        max_rows=most,
+    )
+    test = pixel_rows(
+        data_dir, fields["test_dir"], id_col, stems=pixel_stems(sample[id_col]), max_rows=max_rows
+    )
+    return train, test

@@ -25,8 +25,8 @@ from swarm.evaluation.labels import write_labels
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
-from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror, seal
-from swarm.layouts.pixels.reader import image_names, pixel_fields, pixel_stems
+from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
+from swarm.layouts.pixels.reader import image_names, pixel_stems
 
 
 @dataclass(frozen=True)
@@ -44,17 +44,16 @@ def _images(folder: Path) -> dict[str, Path]:
     return {stem: folder / name for stem, name in image_names(str(folder)).items()}
 
 
-def pixel_layout(public: Path, targets: list[str], test_ids: list[str]) -> PixelTargets | None:
-    """The layout when the sample has one target and ids `<stem>_<row>_<col>` whose stems name the images of a
-    folder with "test" in its path, beside a twin training folder and a folder of target images named as the
-    training images (swarm/layouts/pixels/reader.py's pixel_fields); else None."""
-    fields = pixel_fields(str(public), test_ids, targets, share=FILE_MATCH_SHARE)
-    if fields is None:
-        return None
+def split_pixels(request: SplitRequest, fields: dict) -> Holdout:
+    """build_holdout for the target images the reader found (`swarm.layouts.pixels.reader.find_pixels`'s
+    fields): whole images, at random."""
+    public = request.competition.public_dir
+    test_ids = [str(i).strip() for i in request.sample[request.spec.id_column]]
     stems = tuple(sorted(set(pixel_stems(test_ids) or [])))
-    return PixelTargets(
+    layout = PixelTargets(
         public / fields["test_dir"], public / fields["train_dir"], public / fields["target_dir"], stems
     )
+    return build_pixel_holdout(request, layout)
 
 
 def pixel_answers(image: Path, stem: str) -> pd.DataFrame:

@@ -123,3 +123,19 @@ def answer_frame(path: str, id_field: str, target: str) -> pd.DataFrame:
                 cells = answer_cells(record)
                 rows += [(f"{record[id_field]}_{kind}", cells[kind]) for kind in ANSWER_KINDS]
     return pd.DataFrame(rows, columns=[id_field, target], dtype=str)
+
+
+def find_qa(probe) -> dict | None:
+    """The fields of questions with annotated answers (see `qa_fields`) where no labelled table is named."""
+    if probe.labelled_table:
+        return None
+    return qa_fields(probe.data_dir, probe.names, probe.sample)
+
+
+def read_qa_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): a row per (question, kind of answer) with its answers, at most QA_MAX_RECORDS training
+    records; the test's rows without answers."""
+    train = qa_rows(
+        os.path.join(data_dir, fields["train"]), fields, min(max_rows or QA_MAX_RECORDS, QA_MAX_RECORDS)
+    )
+    return train, qa_rows(os.path.join(data_dir, fields["test"]), fields, max_rows, labelled=False)

@@ -195,7 +195,7 @@ for target in TARGETS:
         submission[target.get("column") or name] = strings
         continue
     if task == "recommend":  # each id's next items: its own recent ones, then the most bought (recommended)
-        _ev = DATA_FILES["events"]
+        _ev = DATA_FILES["later_events"]
         strings, found = recommended(INPUT_DIR, _ev, sample_sub[ID_COL].tolist(), _ev["days"])
         scores.append(found)
         submission[target.get("column") or name] = strings

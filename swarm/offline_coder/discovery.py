@@ -1,0 +1,434 @@
+"""Which files of a competition's dir hold what the offline coder reads: the first registered layout its
+detectors find (given as `layouts`, in the registry's order), else the labelled table, the test table and the
+sample submission, with what the tables' columns say of the layout (composite ids, a row per position, per class,
+per visit, per box, label sets, ids that join columns). Only the standard library, pandas and the readers:
+embedded in solutions that infer their task at run time."""
+
+import os
+
+import pandas as pd
+
+from swarm.formats.columns import main_labels_table
+from swarm.formats.described_sample import described_test_table
+from swarm.formats.label_sets import class_sets, holds_several, within_classes
+from swarm.formats.parquet_tables import is_parquet_name
+from swarm.formats.probe import LABELLED_TABLES, Probe
+from swarm.formats.records import is_records_file, position_fields, read_records
+from swarm.layouts.boxes.reader import box_row_fields
+from swarm.layouts.file_labels.reader import find_file_labels
+from swarm.layouts.long_classes.reader import long_class_fields
+from swarm.layouts.sentences.reader import sentence_lines_file
+from swarm.layouts.visits.reader import visit_fields
+from swarm.offline_coder.examples import joined_ids, read_table, table_columns
+
+# The tables the coder reads, by name: the labelled table (swarm.formats.probe's LABELLED_TABLES, else a labels
+# table kept apart from image folders), test.csv when there is one (else the sample submission's ids are the test
+# rows), and the sample submission. The sample's names repeat swarm.competitions.competition's
+# SAMPLE_SUBMISSION_NAMES: this module is also pasted into solutions, which run without the swarm package.
+TEST_TABLES = ("test.csv", "test.json", "test.jsonl")  # else a parquet labelled table's twin (test_twin)
+SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
+SAMPLE_WORDS = ("sample", "submission")  # else the one CSV named so (en_sample_submission_2.csv)
+# A composite id joins at most MAX_KEY_COLUMNS of the test table's first KEY_SCAN_COLUMNS columns.
+MAX_KEY_COLUMNS, KEY_SCAN_COLUMNS = 3, 20
+
+
+def read_description(input_dir: str) -> str:
+    for name in ("description.md", "description.txt"):
+        path = os.path.join(input_dir, name)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                return handle.read()
+    return ""
+
+
+def _sample_as_text(input_dir: str, sample_name: str):
+    """The sample submission as text, or None when it cannot be read or has no target column."""
+    try:
+        sample = pd.read_csv(os.path.join(input_dir, sample_name), dtype=str, keep_default_na=False)
+    except (OSError, ValueError):
+        return None
+    return sample if sample.shape[1] >= 2 else None
+
+
+def file_labels_layout(input_dir: str, sample: pd.DataFrame) -> dict | None:
+    """Training examples labelled by their file or folder names (swarm/layouts/file_labels/reader.py) for the sample
+    submission's targets (`sample`, read as text), or None."""
+    targets = list(sample.columns[1:])
+    wide = len(targets) > 1
+    layout = find_file_labels(
+        input_dir,
+        sample.iloc[:, 0].tolist(),
+        "label" if wide else targets[0],
+        None if wide else sample[targets[0]].tolist(),
+        read_description(input_dir),
+    )
+    if layout is not None and wide and not set(layout["classes"]) <= set(targets):
+        return None
+    return layout
+
+
+def sample_table(input_dir: str, present: set) -> str | None:
+    """The sample submission's name: one of SAMPLE_TABLES, else the one CSV whose name speaks of a sample or
+    submission (not a train or test table), else None."""
+    named = [name for name in SAMPLE_TABLES if name in present]
+    if named:
+        return named[0]
+    found = [
+        name
+        for name in sorted(present)
+        if name.lower().endswith(".csv")
+        and any(word in name.lower() for word in SAMPLE_WORDS)
+        and not name.lower().startswith(("train", "test"))
+        and os.path.isfile(os.path.join(input_dir, name))
+    ]
+    return found[0] if len(found) == 1 else None
+
+
+def _named_csvs(input_dir: str, present: set, word: str) -> list:
+    """The top-level CSVs whose names hold `word`, `<word>.csv` first."""
+    found = sorted(n for n in present if n.lower().endswith(".csv") and word in n.lower())
+    return sorted(found, key=lambda name: name.lower() != word + ".csv")
+
+
+def _orders(columns: list, size: int) -> list:
+    """Every ordered choice of `size` distinct columns (permutations, without importing itertools)."""
+    if size == 0:
+        return [[]]
+    return [[c, *rest] for c in columns for rest in _orders([o for o in columns if o != c], size - 1)]
+
+
+def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
+    """1-3 of the table's first columns (none in `skip`) whose values joined with "_" in that order are exactly
+    `ids`, one row each, or None. The first row picks the orders worth checking on every row."""
+    wanted = set(ids.astype(str).str.strip())
+    try:
+        first = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=1)
+    except (OSError, ValueError):
+        return None
+    if first.empty or len(wanted) != len(ids):
+        return None
+    columns = [c for c in first.columns[:KEY_SCAN_COLUMNS] if c not in skip]
+    orders = [keys for size in range(1, MAX_KEY_COLUMNS + 1) for keys in _orders(columns, size)
+              if "_".join(str(first[c].iloc[0]).strip() for c in keys) in wanted]  # fmt: skip
+    if not orders:
+        return None
+    table = pd.read_csv(path, dtype=str, keep_default_na=False)
+    for keys in orders if len(table) == len(ids) else []:
+        joined = joined_ids(table, keys)
+        if joined.is_unique and joined.isin(wanted).all():
+            return keys
+    return None
+
+
+def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> str | None:
+    """The one top-level CSV or parquet table named with "train" or "label" (not a test table or the sample, `sample_name`, read
+    as text in `sample`) that holds the sample's id column and every target (AI4Code's train_orders.csv), as the
+    harness finds a labels table (None when several do); else one holding the id column and a column of the
+    sample's class columns (`class_column`), of several the one not named as weaker labels (`main_labels_table`),
+    else the first by name; None when there is none."""
+    wanted = set(sample.columns)
+    found, by_classes = [], []
+    for name in sorted(present):
+        lower = name.lower()
+        if (
+            name == sample_name
+            or not (lower.endswith(".csv") or is_parquet_name(lower))
+            or lower.startswith("test")
+        ):
+            continue
+        if "train" in lower or "label" in lower:
+            try:
+                header = set(table_columns(os.path.join(input_dir, name)))
+            except (OSError, ValueError, ImportError):
+                continue
+            if wanted <= header:
+                found.append(name)
+            elif sample.columns[0] in header and sample.shape[1] > 2 and lower.endswith(".csv"):
+                by_classes.append(name)
+    if found:
+        return found[0] if len(found) == 1 else None
+    classes = list(sample.columns[1:])
+    holding = [n for n in by_classes if class_column(os.path.join(input_dir, n), sample.columns[0], classes)]
+    # of several, the one not named as weaker labels (train_curated.csv beside train_noisy.csv), else the first
+    return main_labels_table(holding) or (holding[0] if holding else None)
+
+
+LABEL_SCAN_ROWS = 10_000  # a table's first rows, read to find a column of classes before it is read whole
+
+
+def class_column(path: str, id_col: str, classes: list) -> tuple | None:
+    """(name, values as text) of a CSV's first column (not the id) whose values are the sample's classes, one or
+    a set joined with "," a row (swarm/formats/label_sets.py), or None. Only the first rows are read whole; a column
+    they show to be classes is then read alone, so a large table (jigsaw's 1.8 million comments) is not read twice
+    whole."""
+    try:
+        head = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=LABEL_SCAN_ROWS)
+        for column in (c for c in head.columns if c != id_col and within_classes(head[c], classes)):
+            values = pd.read_csv(path, dtype=str, keep_default_na=False, usecols=[column])[column]
+            if class_sets(values, classes) is not None:
+                return column, values
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str | None:
+    """The labelled table's column of label sets (several of the sample's class columns joined with ",", as
+    freesound's `labels`; swarm/formats/label_sets.py), which the solution spreads into a 0/1 column per class; None where
+    the table has the sample's targets or a class per row (the wide probability format reads that)."""
+    targets = [str(c) for c in sample.columns[1:]]
+    if not files["train"] or is_records_file(files["train"]) or len(targets) < 2:
+        return None
+    path = os.path.join(input_dir, files["train"])
+    try:
+        if set(targets) <= {str(c) for c in pd.read_csv(path, nrows=0).columns}:
+            return None
+    except (OSError, ValueError):
+        return None
+    found = class_column(path, str(sample.columns[0]), targets)
+    return found[0] if found is not None and holds_several(found[1]) else None
+
+
+def composite_tables(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> dict | None:
+    """Where the sample's ids join columns of the test table (text normalization's `<sentence_id>_<token_id>`):
+    {"train": a CSV named with "train" holding the targets and keys, "test": the CSV named with "test" whose
+    keys give the sample's ids, "keys": those columns}; None when the id is a column of the test table, or no
+    columns join into it (`sample`: the sample submission `sample_name`, read as text)."""
+    id_col, targets = sample.columns[0], list(sample.columns[1:])
+    for test in _named_csvs(input_dir, present, "test"):
+        if test == sample_name:
+            continue
+        path = os.path.join(input_dir, test)
+        if id_col in pd.read_csv(path, nrows=0).columns:
+            return None
+        keys = composing_keys(path, sample[id_col], skip=tuple(targets))
+        if keys is None:
+            continue
+        for train in _named_csvs(input_dir, present, "train"):
+            header = list(pd.read_csv(os.path.join(input_dir, train), nrows=0).columns)
+            if "test" not in train.lower() and set(targets + keys) <= set(header) and id_col not in header:
+                return {"train": train, "test": test, "keys": keys}
+        return None
+    return None
+
+
+def _discover(input_dir: str, layouts) -> tuple:
+    """(files, missing): what find_data_files returns, found once (the composite-id check reads the test table
+    and the sample, which can be large), and what of it `input_dir` lacks."""
+    present = set(os.listdir(input_dir)) if os.path.isdir(input_dir) else set()
+    sample = sample_table(input_dir, present) or (
+        described_test_table(input_dir, read_description(input_dir)) if present else None
+    )  # else a test table the description shows as a valid submission (billion-word-imputation's test_v2.txt)
+    text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
+    missing = [] if sample else ["sample_submission.csv"]
+    if text is not None:  # the first registered layout found: its fields under its name
+        probe = Probe(
+            input_dir, present, text, text.columns[0], list(text.columns[1:]), read_description(input_dir)
+        )
+        for name, find, _ in layouts:
+            fields = find(probe)
+            if fields:
+                no_table = {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None}
+                return {**no_table, name: fields}, missing
+    train = next((name for name in LABELLED_TABLES if name in present), None)
+    train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
+    readable = text is not None
+    composite = composite_tables(input_dir, sample, present, text) if readable and not train else None
+    layout = file_labels_layout(input_dir, text) if readable and not train and not composite else None
+    sentences = None  # sentences a line, a word taken out of each test sentence (billion-word-imputation)
+    if readable and not (train or composite or layout):
+        sentences = sentence_lines_file(sorted(present), sample, read_description(input_dir))
+    train = train or sentences
+    if not (train or composite or layout):
+        missing.insert(
+            0,
+            "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files "
+            "labelled by their names or folders, target images, label sets in text lines, COCO-style JSON labels, "
+            "training sentences a line where a word was taken out of each test sentence, a mask file in each example "
+            "folder, a labels table in each example folder, or a log of events whose later ones the sample asks for)",
+        )
+    if composite:
+        return {**composite, "train_files": None, "sample": sample}, missing
+    files = {
+        "train": train,
+        "train_files": layout,
+        "test": next((name for name in TEST_TABLES if name in present), None) or test_twin(train, present),
+        "sample": sample,
+        "keys": None,
+    }
+    if sentences:  # the sample is the test table: its rows are the test rows
+        return {**files, "test": None, "sentences": True}, missing
+    return _table_layouts(input_dir, files, text) if train and readable else files, missing
+
+
+def _table_layouts(input_dir: str, files: dict, sample: pd.DataFrame) -> dict:
+    """`files` with what the labelled table's columns say of the layout: a row per position of records, per
+    (example, class), label sets, a row per visit, per box, or ids that join labelled columns (`sample` read as
+    text)."""
+    positions = position_layout(input_dir, files, sample) if files["test"] else None
+    if positions:  # records of per-position arrays: modelled a row per position
+        files["positions"] = positions
+    by_class = long_layout(input_dir, files, sample) if files["test"] and not positions else None
+    if by_class:  # a row per (example, class) over the labelled table's class columns
+        files["long"] = by_class
+    sets = label_sets_layout(input_dir, files, sample) if not by_class else None
+    if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
+        files["label_sets"] = sets
+    probe = files["test"] and not (positions or by_class or sets)
+    visits = visit_layout(input_dir, files, sample) if probe else None
+    if visits:  # a row per visit, each test key's first visit, the sample every step of each test key
+        files["visits"] = visits
+    boxes = box_layout(input_dir, files, sample) if not files["test"] else None
+    if boxes:  # a row per labelled box: each example's boxes written as the sample's string
+        files["boxes"] = boxes
+    parts = id_parts_layout(input_dir, files, sample) if not files["test"] else None
+    if parts:  # no test table: the sample's ids join labelled columns, which they give back
+        files["id_parts"] = parts
+    return files
+
+
+MAX_ID_PARTS = 5
+ID_PARTS_ROWS = 200  # the labelled table's first rows on which the columns must join into the ids
+
+
+def id_parts_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> list | None:
+    """The labelled table's columns whose values joined with "_" are each row's id, in order, where there is no
+    test table (nfl-player-contact-detection: `contact_id` = `<game_play>_<step>_<p1>_<p2>`, the test's contacts
+    listed by the sample alone); see `id_part_columns`. None otherwise."""
+    if is_records_file(files["train"]):
+        return None
+    try:
+        head = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=ID_PARTS_ROWS, dtype=str,
+                           keep_default_na=False)  # fmt: skip
+    except (OSError, ValueError):
+        return None
+    return id_part_columns(head, str(sample.columns[0]), [str(c) for c in sample.columns[1:]])
+
+
+def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | None:
+    """2 to MAX_ID_PARTS columns of `head` (the labelled table's first rows, as text), neither the id nor a target,
+    whose values joined with "_" are every row's id, and which splitting the id from the right gives back (so
+    only the first may hold "_"); the first such sequence, fewer columns first. None where none does."""
+    if id_col not in head.columns or head.empty:
+        return None
+    ids = head[id_col].str.strip()
+    values = {c: head[c].str.strip() for c in head.columns if c != id_col and c not in targets}
+    first = ids.iloc[0]
+
+    def extend(chain, at):
+        if at == len(first):
+            return [chain] if len(chain) >= 2 else []
+        if len(chain) == MAX_ID_PARTS:
+            return []
+        found = []
+        for column, column_values in values.items():
+            part, end = column_values.iloc[0], at + len(column_values.iloc[0])
+            fits = part and first.startswith(part, at) and (end == len(first) or first[end] == "_")
+            if fits and column not in chain:
+                found += extend([*chain, column], end + 1 if end < len(first) else end)
+        return found
+
+    for chain in sorted(extend([], 0), key=len):
+        # the id split from the right gives back each column: joined again, the parts are the id itself
+        split = ids.str.rsplit("_", n=len(chain) - 1, expand=True)
+        if split.shape[1] == len(chain) and all(
+            split[k].equals(values[c].rename(k)) for k, c in enumerate(chain)
+        ):
+            return chain
+    return None
+
+
+def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
+    """{"key", "class_column", "classes"} where the sample has a row per (example, class), `<key>_<class>`, over
+    the labelled table's class columns (rsna-2022-cervical-spine-fracture-detection; swarm/layouts/long_classes/reader.py's
+    long_class_fields; `sample` read as text); else None."""
+    if is_records_file(files["train"]) or is_records_file(files["test"]):
+        return None
+    id_col, train_path, test_path = (
+        str(sample.columns[0]),
+        *(os.path.join(input_dir, files[k]) for k in ("train", "test")),
+    )
+    try:
+        train_columns = [str(c) for c in pd.read_csv(train_path, nrows=0).columns]
+        if id_col in train_columns or id_col not in pd.read_csv(test_path, nrows=0).columns:
+            return None  # the cheap refusal, before the whole test table is read
+        test = pd.read_csv(test_path, dtype=str, keep_default_na=False)
+    except (OSError, ValueError):
+        return None
+    return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
+
+
+def visit_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
+    """The key and step columns where the labelled table has a row per visit, the test table each test key's
+    first visit and the sample a row per test key and step (osic's `Patient_Week`; swarm/layouts/visits/reader.py's
+    visit_fields; `sample` read as text); else None."""
+    if is_records_file(files["train"]) or is_records_file(files["test"]):
+        return None
+    try:
+        train_columns = table_columns(os.path.join(input_dir, files["train"]))
+        test = read_table(os.path.join(input_dir, files["test"])).astype(str)
+    except (OSError, ValueError):
+        return None
+    return visit_fields(
+        train_columns, test, str(sample.columns[0]), list(sample.columns[1:]), sample.iloc[:, 0]
+    )
+
+
+BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box is recognised
+
+
+def box_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
+    """The labelled table's box columns where it has a row per box and the sample a string of boxes per example
+    (vinbigdata's `train.csv`; swarm/layouts/boxes/reader.py's box_row_fields; `sample` read as text); else None."""
+    if is_records_file(files["train"]) or is_parquet_name(files["train"]):
+        return None
+    try:
+        head = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=BOX_HEAD_ROWS, dtype=str,
+                           keep_default_na=False)  # fmt: skip
+    except (OSError, ValueError):
+        return None
+    return box_row_fields(
+        head, str(sample.columns[0]), [str(c) for c in sample.columns[1:]], sample.iloc[:20, 1]
+    )
+
+
+def position_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
+    """{"id_field", "length_field"} where the labelled and test tables are records whose arrays are the sample's
+    targets, one value per position, and the sample's ids `<record id>_<position>` (stanford-covid-vaccine's
+    train.json; swarm/formats/records.py's position_fields; `sample` read as text); else None."""
+    if not (is_records_file(files["train"]) and is_records_file(files["test"])):
+        return None
+    try:
+        train = read_records(os.path.join(input_dir, files["train"]), limit=1)
+        test = read_records(os.path.join(input_dir, files["test"]))
+    except (OSError, ValueError):
+        return None
+    return position_fields(train, test, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
+
+
+def missing_tables(input_dir: str, layouts) -> list[str]:
+    """What of the tables the coder needs `input_dir` lacks: labelled examples (a labelled table, training files
+    labelled by their names or folders, or a `*train*.csv` beside a `*test*.csv` whose columns join into the
+    sample's ids) and the sample submission (test.csv may be absent: then the sample submission's ids are the
+    test rows)."""
+    return _discover(input_dir, layouts)[1]
+
+
+def find_data_files(input_dir: str, layouts) -> dict:
+    """{"train": name or None, "train_files": layout or None, "test": name or None, "sample": name, "keys": columns
+    or None} of the tables in `input_dir` (train_files: training files labelled by their names, when there is no
+    labelled table; keys: the test table's columns whose values joined with "_" are the sample's ids);
+    FileNotFoundError naming what is missing."""
+    files, missing = _discover(input_dir, layouts)
+    if missing:
+        raise FileNotFoundError(f"{input_dir} lacks {' and '.join(missing)}")
+    return files
+
+
+def test_twin(train: str | None, present: set) -> str | None:
+    """The parquet test table named as the labelled one with "test" for "train" (`test_meta.parquet` beside
+    `train_meta.parquet`), if present."""
+    if not train or not is_parquet_name(train) or "train" not in train.lower():
+        return None
+    twin = train.lower().replace("train", "test")
+    return next((name for name in sorted(present) if name.lower() == twin), None)

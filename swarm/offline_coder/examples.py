@@ -1,0 +1,103 @@
+"""The labelled examples and the test rows of a competition's dir as frames, once its files are found
+(`swarm.offline_coder.discovery`): a registered layout's reader, or the labelled table with what the coder found
+beside it. Only the standard library, pandas and the readers: embedded in solutions that infer their task at run
+time."""
+
+import os
+
+import pandas as pd
+
+from swarm.formats.label_sets import spread_label_sets
+from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
+from swarm.formats.records import is_records_file, position_rows, read_records, records_table
+from swarm.layouts.boxes.reader import box_strings
+from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test_file_paths
+from swarm.layouts.long_classes.reader import long_class_rows
+from swarm.layouts.sentences.reader import read_sentences
+from swarm.layouts.visits.reader import visit_frames
+
+
+def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
+    """A CSV or parquet table, or JSON records as one (swarm/formats/records.py)."""
+    if is_parquet_name(path):
+        return parquet_table(path, max_rows)
+    return records_table(path, max_rows) if is_records_file(path) else pd.read_csv(path, nrows=max_rows)
+
+
+def table_columns(path: str) -> list:
+    """A CSV's or parquet table's column names (a parquet's named index among them), read without its rows."""
+    return parquet_columns(path) if is_parquet_name(path) else list(pd.read_csv(path, nrows=0).columns)
+
+
+def read_examples(
+    input_dir: str, files: dict, sample: pd.DataFrame, layouts, max_rows: int | None = None
+) -> tuple:
+    """(train, test) frames: a registered layout's (`layouts`, the registry's (name, find, read) in order), else the
+    labelled table and test.csv, or, for training files labelled by their names, their paths and labels, and the
+    sample's ids with their test files' paths (FILE_COLUMN)."""
+    for name, _, read in layouts:
+        if files.get(name):
+            return read(input_dir, files[name], sample, max_rows)
+    if files.get("train_files"):
+        layout = files["train_files"]
+        train = file_label_frame(input_dir, layout)
+        test = sample[[sample.columns[0]]].copy()
+        test[FILE_COLUMN] = test_file_paths(input_dir, layout, test.iloc[:, 0])
+        return train, test
+    if files.get("positions"):  # a row per position of each record, named as the sample's rows
+        fields, id_col = files["positions"], sample.columns[0]
+        train, test = (
+            position_rows(read_records(os.path.join(input_dir, files[key])), fields["id_field"],
+                          fields["length_field"], id_col, labelled=key == "train").head(max_rows)
+            for key in ("train", "test")
+        )  # fmt: skip
+        return train, test
+    if files.get("sentences"):  # a sentence a line, as the sample's target column
+        train = read_sentences(os.path.join(input_dir, files["train"]), str(sample.columns[1]), max_rows)
+    else:
+        train = read_table(os.path.join(input_dir, files["train"]), max_rows)
+    if files.get("long"):  # the wide labelled table melted into the test table's rows, a row per class
+        train = long_class_rows(train, files["long"], sample.columns[0], sample.columns[1])
+    if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets
+        train = spread_label_sets(train, files["label_sets"], list(sample.columns[1:]))
+    if files.get("boxes"):  # each example's boxes as the sample's string, from a row per box
+        train = box_strings(train, files["boxes"], sample.columns[0], sample.columns[1])
+    if files["test"]:
+        test = read_table(os.path.join(input_dir, files["test"]), max_rows)
+    else:
+        test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
+    if files.get("visits"):  # each visit and each sample id beside its key's first visit
+        train, test = visit_frames(train, test, files["visits"], sample.columns[0], sample.iloc[:, 0])
+        train = train.assign(
+            **{c: sample[c].iloc[0] for c in files["visits"]["free"]}
+        )  # no table holds these
+    if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
+        test[sample.columns[0]] = joined_ids(test, files["keys"])
+    if files.get("id_parts") and not files["test"]:  # the ids give back the labelled columns they join
+        parts = id_part_frame(test[sample.columns[0]], files["id_parts"])
+        test = test.join(
+            parts.astype({c: train[c].dtype for c in parts if pd.api.types.is_numeric_dtype(train[c])})
+        )
+    return same_id_name(train, test, sample)
+
+
+def same_id_name(train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame) -> tuple:
+    """(train, test) with a column named as a sample column but for case renamed to it, where the test table
+    lacks every sample column (iwildcam-2019's `id` for the sample's `Id`)."""
+    if any(c in test.columns for c in sample.columns):
+        return train, test
+    lower = {str(c).lower(): c for c in sample.columns}
+    renamed = {c: lower[str(c).lower()] for c in test.columns if str(c).lower() in lower}
+    return train.rename(columns=renamed), test.rename(columns=renamed)
+
+
+def joined_ids(frame: pd.DataFrame, keys: list) -> pd.Series:
+    """Each row's id: its `keys` values as stripped text joined with "_" (`<sentence_id>_<token_id>`)."""
+    parts = [frame[c].astype(str).str.strip() for c in keys]
+    return parts[0].str.cat(parts[1:], sep="_") if len(parts) > 1 else parts[0]
+
+
+def id_part_frame(ids: pd.Series, parts: list) -> pd.DataFrame:
+    """The columns `parts` given back by each id (split with "_" from the right), as text."""
+    split = ids.astype(str).str.strip().str.rsplit("_", n=len(parts) - 1, expand=True)
+    return pd.DataFrame({c: split[k] for k, c in enumerate(parts)}, index=ids.index)
