@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from swarm.competitions import CompetitionError, get_metric
-from swarm.competitions.metrics import METRICS, InvalidPrediction, resolve_metric
+from swarm.competitions.metrics import METRICS, resolve_metric
+from swarm.competitions.metrics.base import InvalidPrediction
 
 
 def score(name: str, y_true, y_pred) -> float:
