@@ -20,7 +20,8 @@ from swarm.competitions.medals import (
     medal_for,
     thresholds,
 )
-from swarm.competitions.metrics import InvalidPrediction, get_metric
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics.base import InvalidPrediction
 from swarm.competitions.validation import (
     InvalidSubmission,
     align,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.metrics import Metric, label_key
+from swarm.competitions.metrics.base import Metric, label_key
 
 MAX_LISTED = 5
 MAX_LABELS = 10

@@ -21,7 +21,8 @@ import numpy as np
 
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.metrics import get_metric, label_codes
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics.base import label_codes
 from swarm.competitions.validation import InvalidSubmission
 
 TIE_BREAK = 1e-9  # the heaviest member's vote bonus (halved per place), far below any weight

@@ -31,7 +31,7 @@ from swarm.competitions.metric_wording import (
     lacking_metric,
     one_line,
 )
-from swarm.competitions.numeric_metrics import MASKED_METRICS
+from swarm.competitions.metrics.numeric import MASKED_METRICS
 from swarm.competitions.scored_columns import scored_columns_named
 
 SOURCE_OVERRIDE = "--metric / data.metric"

@@ -15,8 +15,9 @@ from sklearn.metrics import f1_score
 
 from swarm.competitions import CompetitionError, MetricSpec
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metrics import InvalidPrediction, get_metric
-from swarm.competitions.sequence_metrics import answer_span_f1, first_answer
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.metrics.sequences import answer_span_f1, first_answer
 
 
 def graders_f1(truth: list[str], pred: list[str]) -> float:

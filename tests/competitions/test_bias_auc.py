@@ -13,7 +13,7 @@ from sklearn.metrics import roc_auc_score
 from swarm.competitions import CompetitionError, MetricSpec
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
-from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+from swarm.competitions.metrics.numeric import JIGSAW_IDENTITIES
 
 METRIC = get_metric("jigsaw_bias_auc")
 

@@ -12,10 +12,16 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import CompetitionError, MetricSpec
-from swarm.competitions.box3d_metrics import LYFT_IOUS, box_iou, lyft_3d_map, parse_objects, with_confidence
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metric_wording import infer_metric_rules
-from swarm.competitions.metrics import InvalidPrediction
+from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.metrics.boxes_3d import (
+    LYFT_IOUS,
+    box_iou,
+    lyft_3d_map,
+    parse_objects,
+    with_confidence,
+)
 
 
 def box(x=0.0, y=0.0, z=0.0, width=2.0, length=4.0, height=2.0, yaw=0.0, confidence=1.0) -> np.ndarray:

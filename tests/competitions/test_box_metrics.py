@@ -15,9 +15,10 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import CompetitionError, MetricSpec
-from swarm.competitions.box_metrics import coco_box_map, voc_box_map
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metrics import InvalidPrediction, get_metric
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.metrics.boxes import coco_box_map, voc_box_map
 
 CASES = json.loads((Path(__file__).parent / "data" / "box_map_cases.json").read_text())
 TOL = 1e-12

@@ -317,19 +317,19 @@ REAL = [
          "file compared to the corresponding lines in the truth value file, divided by the total number of "
          "gestures in the truth value file. This score is analogous to an error rate. However, it can exceed one.",
          "token_error_rate"),
-    # -- Dice with 3-D Hausdorff, as uw-madison's grade.py (swarm.competitions.numeric_metrics)
+    # -- Dice with 3-D Hausdorff, as uw-madison's grade.py (swarm.competitions.metrics.masks_3d)
     Case("uw-madison-gi-tract-image-segmentation",
          "This competition is evaluated on the mean Dice coefficient and 3D Hausdorff distance. [...] The two "
          "metrics are combined, with a weight of 0.4 for the Dice metric and 0.6 for the Hausdorff distance. [...] "
          "In order to reduce the submission file size, our metric uses run-length encoding on the pixel values.",
          "dice_hausdorff"),
-    # -- 3-D boxes' mAP over IoU thresholds, as 3d-object-detection's grade.py (swarm.competitions.box3d_metrics)
+    # -- 3-D boxes' mAP over IoU thresholds, as 3d-object-detection's grade.py (swarm.competitions.metrics.boxes_3d)
     Case("3d-object-detection-for-autonomous-vehicles",
          "This competition is evaluated on the mean average precision at different intersection over union (IoU) "
          "thresholds. The IoU of a set of predicted 3D bounding volumes and ground truth bounding volumes is "
          "calculated as: [...] The threshold values range from 0.5 to 0.95 with a step size of 0.05",
          "lyft_3d_map"),
-    # -- metrics of single competitions (swarm.competitions.numeric_metrics)
+    # -- metrics of single competitions (swarm.competitions.metrics.numeric)
     Case("osic-pulmonary-fibrosis-progression",
          "This competition is evaluated on a modified version of the Laplace Log Likelihood. [...] Accordingly, "
          "the metric is designed to reflect both the accuracy and certainty of each prediction.",

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from swarm.competitions import CompetitionError, get_metric
-from swarm.competitions.metrics import METRICS, InvalidPrediction, resolve_metric
+from swarm.competitions.metrics import METRICS, resolve_metric
+from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.metrics.library import ALIASES, LIBRARY
 
 
 def score(name: str, y_true, y_pred) -> float:
@@ -223,6 +225,15 @@ def test_every_metric_has_a_direction_and_a_formula() -> None:
     assert all(not METRICS[n].lower_is_better for n in higher)
     assert all(METRICS[n].lower_is_better for n in lower)
     assert all(m.formula and "\n" not in m.formula for m in METRICS.values())
+
+
+def test_no_two_entries_of_the_families_share_a_name_or_an_alias() -> None:
+    """The table joins the families' entries: a name or an alias given twice would hide one of them."""
+    names = [m.name for m in LIBRARY]
+    aliases = [alias for m in LIBRARY for alias in m.aliases]
+    assert len(names) == len(set(names)) == len(METRICS)
+    assert len(aliases) == len(set(aliases)) == len(ALIASES)
+    assert not set(names) & set(aliases)
 
 
 @pytest.mark.parametrize(

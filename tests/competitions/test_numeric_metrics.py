@@ -1,5 +1,5 @@
-"""The numeric metrics of single MLE-bench competitions (`swarm.competitions.numeric_metrics`), checked against
-each competition's own grade.py.
+"""The numeric metrics of single MLE-bench competitions (`swarm.competitions.metrics.numeric` and `masks_3d`),
+checked against each competition's own grade.py.
 
 As in test_mlebench_metrics.py: every case is worked out by hand (the arithmetic in a comment) and scored three
 ways that must agree to 1e-9: the library, the hand value, and a small re-implementation that follows the
@@ -24,7 +24,8 @@ from sklearn import metrics as skm
 from swarm.competitions import CompetitionError, MetricSpec, grade_submission, load_competition_dir
 from swarm.competitions.grading import score_frame
 from swarm.competitions.metric_wording import COARSE_METRIC, infer_metric_rules, lacking_metric
-from swarm.competitions.metrics import METRICS, InvalidPrediction, get_metric
+from swarm.competitions.metrics import METRICS, get_metric
+from swarm.competitions.metrics.base import InvalidPrediction
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library

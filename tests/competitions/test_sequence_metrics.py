@@ -21,8 +21,9 @@ import pytest
 
 from swarm.competitions import CompetitionError, MetricSpec
 from swarm.competitions.grading import score_frame
-from swarm.competitions.metrics import InvalidPrediction, get_metric
-from swarm.competitions.sequence_metrics import levenshtein
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.metrics.sequences import levenshtein
 from swarm.competitions.validation import InvalidSubmission
 from swarm.submission_check import check_submission
 from tests.competitions.test_mlebench_metrics import agree, frames

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 from PIL import Image
 
-from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+from swarm.competitions.metrics.numeric import JIGSAW_IDENTITIES
 from swarm.formats import tfrecords
 from swarm.layouts.bson import reader as bson_records
 from swarm.layouts.sentences.reader import remove_inner_word

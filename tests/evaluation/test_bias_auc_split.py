@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition_dir
-from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+from swarm.competitions.metrics.numeric import JIGSAW_IDENTITIES
 from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness

@@ -168,7 +168,7 @@ def test_a_vote_counts_equal_labels_together_and_writes_them_as_the_heaviest_mem
 
 
 def test_label_keys_compare_numbers_by_value_and_text_as_written() -> None:
-    from swarm.competitions.metrics import label_keys
+    from swarm.competitions.metrics.base import label_keys
 
     values = np.array([1, "1.0", " 2 ", True, np.nan, "a", 3.5, "01"], dtype=object)
     assert label_keys(values).tolist() == ["1.0", "1.0", "2.0", "True", "nan", "a", "3.5", "1.0"]

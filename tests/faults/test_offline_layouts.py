@@ -302,7 +302,7 @@ def shares_competition(root: Path) -> Path:
     """jigsaw-unintended-bias's layout (tests/evaluation/census_builders.py's jigsaw_bias): `target` is the share
     of raters who found a comment toxic, the submission's `prediction`, scored by the bias AUC (made 0/1 at 0.5)
     with each comment's identity columns; here a comment holding "dark" is toxic to most raters."""
-    from swarm.competitions.numeric_metrics import JIGSAW_IDENTITIES
+    from swarm.competitions.metrics.numeric import JIGSAW_IDENTITIES
     from tests.evaluation.census_builders import jigsaw_bias
 
     jigsaw_bias(root, n_train=900, n_test=300)

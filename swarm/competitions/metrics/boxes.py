@@ -24,7 +24,7 @@ import numpy as np
 from sklearn.metrics import average_precision_score
 
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.sequence_metrics import _fault, _rows, _shown
+from swarm.competitions.metrics.base import Metric, fault, shown, text_rows
 
 BOX_TOKENS = 6  # <label> <confidence> <x_min> <y_min> <x_max> <y_max>
 VOC_IOU = 0.5  # siim-covid19-detection: "mAP at IoU > 0.5"
@@ -40,19 +40,19 @@ def parse_boxes(name: str, cell: str, *, answers: bool) -> Boxes:
     """The boxes of one cell: (labels, a (boxes, 5) array of confidence and corners); an empty cell has none."""
     tokens = cell.split()
     if len(tokens) % BOX_TOKENS:
-        raise _fault(
+        raise fault(
             name,
             answers,
             f"must be '<label> <confidence> <x_min> <y_min> <x_max> <y_max>' boxes ({BOX_TOKENS} tokens each), "
-            f"found {len(tokens)} tokens in {_shown(cell)!r}",
+            f"found {len(tokens)} tokens in {shown(cell)!r}",
         )
     numbers = [token for i, token in enumerate(tokens) if i % BOX_TOKENS]
     try:
         values = np.array([float(token) for token in numbers], dtype=float).reshape(-1, BOX_TOKENS - 1)
     except ValueError:
-        raise _fault(name, answers, f"must have 5 numbers after each box's label: {_shown(cell)!r}") from None
+        raise fault(name, answers, f"must have 5 numbers after each box's label: {shown(cell)!r}") from None
     if not np.isfinite(values).all():
-        raise _fault(name, answers, f"hold a number that is not finite: {_shown(cell)!r}")
+        raise fault(name, answers, f"hold a number that is not finite: {shown(cell)!r}")
     return tokens[::BOX_TOKENS], values
 
 
@@ -60,11 +60,11 @@ def _all_boxes(name: str, y_true: np.ndarray, y_pred: np.ndarray) -> list[tuple[
     """(true boxes, predicted boxes) of every row."""
     return [
         (parse_boxes(name, truth, answers=True), parse_boxes(name, pred, answers=False))
-        for truth, pred in _rows(y_true, y_pred)
+        for truth, pred in text_rows(y_true, y_pred)
     ]
 
 
-# ---- siim-covid19-detection --------------------------------------------------------------------------------------
+# ---- siim-covid19-detection ----------------------------------------------------------------------------------
 
 
 def _corner_iou(box: np.ndarray, other: np.ndarray) -> float:
@@ -118,7 +118,7 @@ def voc_box_map(y_true: np.ndarray, y_pred: np.ndarray, iou: float = VOC_IOU) ->
     return float(np.mean(precisions)) if precisions else 0.0
 
 
-# ---- vinbigdata-chest-xray-abnormalities-detection (pycocotools' COCOeval) -----------------------------------------
+# ---- vinbigdata-chest-xray-abnormalities-detection (pycocotools' COCOeval) -----------------------------------
 
 
 def _coco_ious(pred: np.ndarray, truth: np.ndarray) -> np.ndarray:
@@ -244,7 +244,7 @@ def _class_ids(name: str, labels: list[str], answers: bool) -> np.ndarray:
         return np.array([int(float(label)) for label in labels], dtype=np.int64)
     except (ValueError, OverflowError):
         bad = next(label for label in labels if not _is_number(label))
-        raise _fault(name, answers, f"must label each box with a class number, found {bad!r}") from None
+        raise fault(name, answers, f"must label each box with a class number, found {bad!r}") from None
 
 
 def _is_number(text: str) -> bool:
@@ -253,3 +253,35 @@ def _is_number(text: str) -> bool:
     except (ValueError, OverflowError):
         return False
     return True
+
+
+# ---- the library's entries -----------------------------------------------------------------------------------
+
+ENTRIES: tuple[Metric, ...] = (
+    Metric(
+        "voc_box_map",
+        False,
+        voc_box_map,
+        "mAP = mean over the answers' classes of sklearn's average precision of (is true, confidence) pairs: "
+        "predicted boxes '<label> <conf> <x_min> <y_min> <x_max> <y_max>' matched by confidence to a true box "
+        "with IoU > iou (default 0.5), unmatched true boxes (1, 0), rows with neither (0, 0) "
+        "(PASCAL VOC mAP as siim-covid19-detection's grade.py)",
+        numeric=False,
+        empty_ok=True,
+        params={"iou": VOC_IOU},
+        aliases=("pascal_voc_map", "voc_map", "box_map", "detection_map", "map_iou_boxes"),
+    ),
+    Metric(
+        "coco_box_map",
+        False,
+        coco_box_map,
+        "COCO mAP at one IoU threshold iou (default 0.4): per class of the answers, precision at 101 recall "
+        "points of boxes '<class> <conf> <x_min> <y_min> <x_max> <y_max>' matched greedily by confidence "
+        "(IoU >= iou, corners read as COCO's x, y, width, height), averaged "
+        "(vinbigdata-chest-xray-abnormalities-detection's grade.py, pycocotools' COCOeval)",
+        numeric=False,
+        empty_ok=True,
+        params={"iou": COCO_IOU},
+        aliases=("coco_map", "cocoeval_map", "vinbigdata_map", "coco_map_at_iou"),
+    ),
+)

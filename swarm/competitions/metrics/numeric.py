@@ -17,28 +17,30 @@
 - `trip_distance_error`: per trip, the mean of the 50th and 95th percentile haversine distances between
   predicted and true positions, averaged over trips (smartphone-decimeter-2022); a grouped metric whose groups
   are the trips (the answers' column named by `group_column`, `tripId`).
-- `dice_hausdorff`: 0.4 x the mean 2-D Dice of the rows' run-length encoded masks + 0.6 x (1 - the mean 3-D
-  Hausdorff distance of each scan's stacked slices), as uw-madison-gi-tract-image-segmentation's grade.py; a grouped
-  metric whose per-row values are the answers' slice id and image size (its param `row_columns`).
 - `spine_weighted_logloss`: the weighted log loss of rsna-2022-cervical-spine-fracture-detection, whose
   submission has a row per (exam, label), `<StudyInstanceUID>_<label>`: each row weighted by its label and its
   answer, averaged per exam, then over exams; a grouped metric whose groups are the row ids themselves.
 
-The library (`swarm.competitions.metrics`) lists them as `Metric` entries; it imports this module, so the
-shared helpers and `InvalidPrediction` are read from it when a metric is called, not at import.
+uw-madison-gi-tract-image-segmentation's Dice with 3-D Hausdorff distances is in `masks_3d`.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
-from types import ModuleType
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from swarm.competitions.errors import CompetitionError
+from swarm.competitions.metrics.base import (
+    LOGLOSS_EPS,
+    Metric,
+    binary_answers,
+    fault,
+    floats,
+    probabilities,
+    two_classes,
+)
 
 # alaska2-image-steganalysis: (low TPR, high TPR, weight) of each band of the ROC curve
 TPR_BANDS: tuple[tuple[float, float, float], ...] = ((0.0, 0.4, 2.0), (0.4, 1.0, 1.0))
@@ -75,36 +77,17 @@ JIGSAW_POWER = -5
 JIGSAW_WEIGHT = 0.25
 
 
-def _library() -> ModuleType:
-    """swarm.competitions.metrics, read at call time (it imports this module to list these metrics)."""
-    from swarm.competitions import metrics
-
-    return metrics
-
-
-def _invalid(name: str, problem: str) -> CompetitionError:
-    """The predictions' fault: an InvalidPrediction, which grading reports as an invalid submission."""
-    return _library().InvalidPrediction(f"{name}: the predictions {problem}")
-
-
-def _numbers(name: str, values: np.ndarray, *, answers: bool) -> np.ndarray:
-    """`values` as finite floats; else an error blaming the answers or the predictions."""
-    return _library()._floats(name, values, answers=answers)
-
-
 def _columns(name: str, values: np.ndarray, wanted: str, *, answers: bool) -> np.ndarray:
     """A float table of two columns (`wanted` says which, in the sample's order)."""
-    table = _numbers(name, values, answers=answers)
+    table = floats(name, values, answers=answers)
     if table.ndim != 2 or table.shape[1] != 2:
         shape = "x".join(map(str, table.shape))
         problem = f"need two columns, {wanted} (the sample submission's order), got shape {shape}"
-        if answers:
-            raise CompetitionError(f"{name}: the answers {problem}")
-        raise _invalid(name, problem)
+        raise fault(name, answers, problem)
     return table
 
 
-# ---- ventilator-pressure-prediction ------------------------------------------------------------------------
+# ---- ventilator-pressure-prediction --------------------------------------------------------------------------
 
 
 def masked_mae(
@@ -114,8 +97,8 @@ def masked_mae(
     without a mask, over all rows. ventilator-pressure-prediction: the mask is `u_out`, and only the
     inspiratory phase (`u_out == 0`) is scored."""
     name = "masked_mae"
-    truth = _numbers(name, y_true, answers=True)
-    pred = _numbers(name, y_pred, answers=False)
+    truth = floats(name, y_true, answers=True)
+    pred = floats(name, y_pred, answers=False)
     if groups is None:
         return float(np.mean(np.abs(truth - pred)))
     cells = pd.Series(np.asarray(groups, dtype=object))
@@ -135,7 +118,7 @@ def masked_mae(
     return float(np.mean(np.abs(truth[scored] - pred[scored])))
 
 
-# ---- jigsaw-unintended-bias-in-toxicity-classification ---------------------------------------------------
+# ---- jigsaw-unintended-bias-in-toxicity-classification -------------------------------------------------------
 
 
 def jigsaw_bias_auc(
@@ -153,17 +136,9 @@ def jigsaw_bias_auc(
     name = "jigsaw_bias_auc"
     from sklearn.metrics import roc_auc_score
 
-    truth = _numbers(name, y_true, answers=True).reshape(-1) >= 0.5
-    pred = (_numbers(name, y_pred, answers=False).reshape(-1) >= 0.5).astype(int)
-    if groups is None:
-        raise CompetitionError(
-            f"{name}: no identity columns were passed ({', '.join(identity_columns)}): the caller must read them "
-            "from the answers"
-        )
-    cells = np.asarray(groups, dtype=object).reshape(len(truth), -1)
-    if cells.shape[1] != len(identity_columns):
-        raise CompetitionError(f"{name}: {cells.shape[1]} identity columns for {len(identity_columns)} names")
-    identities = pd.DataFrame(cells).apply(pd.to_numeric, errors="coerce").fillna(0.0).to_numpy() >= 0.5
+    truth = floats(name, y_true, answers=True).reshape(-1) >= 0.5
+    pred = (floats(name, y_pred, answers=False).reshape(-1) >= 0.5).astype(int)
+    identities = _identities(name, groups, identity_columns, len(truth))
 
     def auc(rows: np.ndarray, what: str) -> float:
         if len(set(truth[rows])) < 2:
@@ -181,6 +156,22 @@ def jigsaw_bias_auc(
     return JIGSAW_WEIGHT * overall + sum(JIGSAW_WEIGHT * m for m in means)
 
 
+def _identities(
+    name: str, groups: np.ndarray | None, identity_columns: tuple[str, ...], rows: int
+) -> np.ndarray:
+    """Whether each row mentions each identity (a row per row, a column per identity): the answers' identity
+    columns made 0/1 at 0.5, a blank or non-numeric cell 0."""
+    if groups is None:
+        raise CompetitionError(
+            f"{name}: no identity columns were passed ({', '.join(identity_columns)}): the caller must read them "
+            "from the answers"
+        )
+    cells = np.asarray(groups, dtype=object).reshape(rows, -1)
+    if cells.shape[1] != len(identity_columns):
+        raise CompetitionError(f"{name}: {cells.shape[1]} identity columns for {len(identity_columns)} names")
+    return pd.DataFrame(cells).apply(pd.to_numeric, errors="coerce").fillna(0.0).to_numpy() >= 0.5
+
+
 def _power_mean(values: list[float], power: float) -> float:
     """(mean of v ** power) ** (1 / power) for a negative power; 0 where a value is 0 (its limit: grade.py
     divides by zero there)."""
@@ -189,7 +180,7 @@ def _power_mean(values: list[float], power: float) -> float:
     return (sum(v**power for v in values) / len(values)) ** (1 / power)
 
 
-# ---- alaska2-image-steganalysis ----------------------------------------------------------------------------
+# ---- alaska2-image-steganalysis ------------------------------------------------------------------------------
 
 
 def _with_levels(
@@ -217,10 +208,9 @@ def tpr_weighted_auc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     from sklearn.metrics import roc_curve
 
     name = "tpr_weighted_auc"
-    library = _library()
-    truth = library._binary_truth(name, y_true)
-    library._two_classes(name, truth)
-    pred = library._probabilities(name, y_pred)
+    truth = binary_answers(name, y_true)
+    two_classes(name, truth)
+    pred = probabilities(name, y_pred)
     fpr, tpr, _ = roc_curve(truth, pred)
     levels = tuple(sorted({level for low, high, _ in TPR_BANDS for level in (low, high)}))
     x, y = _with_levels(fpr, tpr, levels)
@@ -232,7 +222,7 @@ def tpr_weighted_auc(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     return total / sum(weight * (high - low) for low, high, weight in TPR_BANDS)
 
 
-# ---- icecube-neutrinos-in-deep-ice -------------------------------------------------------------------------
+# ---- icecube-neutrinos-in-deep-ice ---------------------------------------------------------------------------
 
 
 def mean_angular_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -250,7 +240,7 @@ def mean_angular_error(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     return float(np.mean(np.arccos(np.clip(dot, -1.0, 1.0))))
 
 
-# ---- smartphone-decimeter-2022 -----------------------------------------------------------------------------
+# ---- smartphone-decimeter-2022 -------------------------------------------------------------------------------
 
 HAVERSINE_RADIUS_M = 6_371_000  # the Earth's radius in the scoring notebook of smartphone-decimeter-2022
 
@@ -278,94 +268,7 @@ def trip_distance_error(
     return float(np.mean([(np.quantile(d, 0.5) + np.quantile(d, 0.95)) / 2 for d in trips]))
 
 
-# ---- uw-madison-gi-tract-image-segmentation ---------------------------------------------------------------
-
-DICE_WEIGHT, HAUSDORFF_WEIGHT = 0.4, 0.6
-UW_ROW_COLUMNS = ("id", "image_height", "image_width")
-SLICE_SEPARATOR = "_slice_"  # `case123_day20_slice_0001`: the scan is `case123_day20`
-
-
-def _decoded(name: str, cell: Any, height: int, width: int, *, answers: bool) -> np.ndarray:
-    """A run-length encoded mask (pixels numbered down each column, MLE-bench's rle_decode) as a height x width
-    boolean array."""
-    runs = _library()._runs(name, cell, answers=answers, pixels=height * width)
-    flat = np.zeros(height * width, dtype=bool)
-    for start, end in runs:
-        flat[start:end] = True
-    return flat.reshape(width, height).T
-
-
-def _hausdorff(pred: np.ndarray, truth: np.ndarray) -> float:
-    """grade.py's 3-D Hausdorff distance of two stacked masks: NaN where both are empty, 0 where equal, 1 where
-    one is empty or the prediction has over ten times the true pixels, else the symmetric Hausdorff distance of
-    the pixels' coordinates scaled to the unit cube by the true mask's shape, divided by its diagonal."""
-    from scipy.spatial.distance import directed_hausdorff  # imported here: only this metric needs it
-
-    if not pred.any() and not truth.any():
-        return float("nan")
-    if np.array_equal(pred, truth):
-        return 0.0
-    if not pred.any() or not truth.any() or pred.sum() > 10 * truth.sum():
-        return 1.0
-    true_points = np.argwhere(truth) / truth.shape
-    pred_points = np.argwhere(pred) / truth.shape
-    distance = max(
-        directed_hausdorff(true_points, pred_points)[0], directed_hausdorff(pred_points, true_points)[0]
-    )
-    return float(distance / math.sqrt(3))
-
-
-def dice_hausdorff(
-    y_true: np.ndarray,
-    y_pred: np.ndarray,
-    groups: np.ndarray | None = None,
-    row_columns: Any = UW_ROW_COLUMNS,
-) -> float:
-    """0.4 x the mean over rows of the Dice of the true and predicted masks (rows where both are empty left out)
-    + 0.6 x (1 - the mean over scans of the 3-D Hausdorff distance, `_hausdorff`): each row's mask decoded at its
-    image size, a slice's masks (one a class) joined, a scan's slices stacked in id order, as
-    uw-madison-gi-tract-image-segmentation's grade.py. `groups`: each row's (slice id, image height, image width),
-    the answers' `row_columns`."""
-    name = "dice_hausdorff"
-    if groups is None or np.asarray(groups).ndim != 2 or np.asarray(groups).shape[1] != 3:
-        raise CompetitionError(
-            f"{name}: each row needs its slice id, image height and width: the answers' columns {list(row_columns)}"
-        )
-    rows = np.asarray(groups, dtype=object)
-    try:
-        sizes = rows[:, 1:].astype(float).astype(int)
-    except (TypeError, ValueError):
-        raise CompetitionError(
-            f"{name}: the answers' image heights and widths must be whole numbers"
-        ) from None
-    truths = [
-        _decoded(name, cell, h, w, answers=True) for cell, (h, w) in zip(np.ravel(y_true), sizes, strict=True)
-    ]
-    preds = [
-        _decoded(name, cell, h, w, answers=False)
-        for cell, (h, w) in zip(np.ravel(y_pred), sizes, strict=True)
-    ]
-    dices = []
-    for pred, truth in zip(preds, truths, strict=True):
-        total = int(pred.sum()) + int(truth.sum())
-        dices.append(2 * int((pred & truth).sum()) / total if total else float("nan"))
-    slices: dict[str, dict[str, list[int]]] = {}
-    for row in sorted(range(len(rows)), key=lambda k: str(rows[k, 0])):
-        slice_id = str(rows[row, 0])
-        slices.setdefault(slice_id.split(SLICE_SEPARATOR)[0], {}).setdefault(slice_id, []).append(row)
-    distances = []
-    for scan in slices.values():
-        stacked = [
-            np.stack([np.logical_or.reduce([masks[k] for k in members]) for members in scan.values()])
-            for masks in (preds, truths)
-        ]
-        distances.append(_hausdorff(*stacked))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)  # a mean of no rows (every mask empty) is NaN
-        return float(DICE_WEIGHT * np.nanmean(dices) + HAUSDORFF_WEIGHT * (1 - np.nanmean(distances)))
-
-
-# ---- osic-pulmonary-fibrosis-progression -------------------------------------------------------------------
+# ---- osic-pulmonary-fibrosis-progression ---------------------------------------------------------------------
 
 
 def laplace_log_likelihood(y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -377,7 +280,7 @@ def laplace_log_likelihood(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     rows MLE-bench's grade.py scores (`laplace_scored_rows`).
     """
     name = "laplace_log_likelihood"
-    truth = _numbers(name, y_true, answers=True)
+    truth = floats(name, y_true, answers=True)
     if truth.ndim != 2 or truth.shape[1] < 1:
         raise CompetitionError(f"{name}: the answers need the FVC column first, got shape {truth.shape}")
     pred = _columns(name, y_pred, "FVC then Confidence", answers=False)
@@ -402,7 +305,7 @@ def laplace_scored_rows(answers: pd.DataFrame, id_column: str, targets: tuple[st
     return np.isin(np.arange(len(answers)), latest.to_numpy())
 
 
-# ---- rsna-breast-cancer-detection --------------------------------------------------------------------------
+# ---- rsna-breast-cancer-detection ----------------------------------------------------------------------------
 
 
 def probabilistic_f1(y_true: np.ndarray, y_pred: np.ndarray, beta: float = DEFAULT_PF_BETA) -> float:
@@ -411,9 +314,8 @@ def probabilistic_f1(y_true: np.ndarray, y_pred: np.ndarray, beta: float = DEFAU
     pRecall = pTP / (number of positives), and the F-beta of the two; 0 when either is 0 (all probabilities
     0 included, where pPrecision is 0/0)."""
     name = "probabilistic_f1"
-    library = _library()
-    truth = library._binary_truth(name, y_true)
-    pred = library._probabilities(name, y_pred)
+    truth = binary_answers(name, y_true)
+    pred = probabilities(name, y_pred)
     positives = int(truth.sum())
     if not positives:
         raise CompetitionError(f"{name}: the answers hold no positive (1), so the recall is undefined")
@@ -427,7 +329,7 @@ def probabilistic_f1(y_true: np.ndarray, y_pred: np.ndarray, beta: float = DEFAU
     return (1 + b2) * precision * recall / (b2 * precision + recall)
 
 
-# ---- rsna-2022-cervical-spine-fracture-detection ----------------------------------------------------------
+# ---- rsna-2022-cervical-spine-fracture-detection -------------------------------------------------------------
 
 
 def spine_weighted_logloss(
@@ -445,9 +347,8 @@ def spine_weighted_logloss(
     the id's suffix after `_` (grade.py splits at the first `_`: the same for its ids, whose exam ids hold
     none)."""
     name = "spine_weighted_logloss"
-    library = _library()
-    truth = library._binary_truth(name, y_true)
-    pred = library._probabilities(name, y_pred)
+    truth = binary_answers(name, y_true)
+    pred = probabilities(name, y_pred)
     if groups is None:
         raise CompetitionError(
             f"{name}: it needs each row's id (`<exam>_<label>`), the answers' {group_column!r}"
@@ -456,7 +357,7 @@ def spine_weighted_logloss(
     negative = np.array([SPINE_LABEL_WEIGHTS[label][0] for label in labels])
     positive = np.array([SPINE_LABEL_WEIGHTS[label][1] for label in labels])
     weights = np.where(truth == 1, positive, negative)
-    eps = library.LOGLOSS_EPS
+    eps = LOGLOSS_EPS
     clipped = np.clip(pred, eps, 1 - eps)
     loss = -(truth * np.log(clipped) + (1 - truth) * np.log(1 - clipped)) * weights
     codes = pd.factorize(np.asarray(exams, dtype=object))[0]
@@ -480,3 +381,134 @@ def _exams_and_labels(name: str, ids: np.ndarray, column: str) -> tuple[list[str
         exams.append(text[: -len(label) - 1])
         found.append(label)
     return exams, found
+
+
+# ---- the library's entries -----------------------------------------------------------------------------------
+
+ENTRIES: tuple[Metric, ...] = (
+    Metric(
+        "jigsaw_bias_auc",
+        False,
+        jigsaw_bias_auc,
+        "0.25 * AUC + 0.25 * sum over {subgroup, BPSN, BNSP} of (mean_i AUC_i^-5)^(-1/5), the AUCs of each identity "
+        "i of identity_columns (the answers' columns beside the target), answers, predictions and identities "
+        "made 0/1 at 0.5 (jigsaw-unintended-bias's grade.py)",
+        probability=True,
+        params={"identity_columns": list(JIGSAW_IDENTITIES)},
+        grouped=True,
+        aliases=("bias_auc", "jigsaw_bias", "unintended_bias_auc", "generalized_mean_bias_auc"),
+    ),
+    Metric(
+        "masked_mae",
+        True,
+        masked_mae,
+        "masked MAE = (1/|S|) * sum_{i in S} |y_i - p_i| over the rows S whose value in the answers' column "
+        "group_column is 0 (ventilator: u_out, the inspiratory phase; unset: all rows)",
+        params={"group_column": ""},
+        grouped=True,
+        aliases=(
+            "mae_masked",
+            "masked_mean_absolute_error",
+            "inspiratory_mae",
+            "mae_inspiratory",
+            "inspiratory_phase_mae",
+        ),
+    ),
+    Metric(
+        "tpr_weighted_auc",
+        False,
+        tpr_weighted_auc,
+        "weighted AUC = (2 * A[0, 0.4] + 1 * A[0.4, 1]) / 1.4, A[a, b] = integral over FPR in [0, 1] of "
+        "clip(TPR(FPR), a, b) - a, the ROC curve's area between TPR a and b",
+        probability=True,
+        binary_truth=True,
+        aliases=(
+            "weighted_auc",
+            "alaska_weighted_auc",
+            "alaska2_weighted_auc",
+            "tpr_band_weighted_auc",
+        ),
+    ),
+    Metric(
+        "mean_angular_error",
+        True,
+        mean_angular_error,
+        "mean angular error = (1/N) * sum_i arccos(clip(sin z_i sin q_i cos(a_i - b_i) + cos z_i cos q_i, "
+        "-1, 1)) of true (a, z) and predicted (b, q) (azimuth, zenith) in radians, the target columns in that "
+        "order",
+        scope="table",
+        aliases=(
+            "angular_error",
+            "mean_angular_distance",
+            "angular_distance",
+            "angular_dist_score",
+            "mean_angular_error_radians",
+        ),
+    ),
+    Metric(
+        "laplace_log_likelihood",
+        False,
+        laplace_log_likelihood,
+        "Laplace LL = (1/N) * sum_i [ -sqrt(2) * min(|y_i - p_i|, 1000) / s_i - ln(sqrt(2) * s_i) ], "
+        "s_i = max(c_i, 70), over the target columns FVC p and Confidence c (in that order), on the answers' rows "
+        "with an FVC, each patient's three latest weeks (ids <Patient>_<Week>)",
+        scope="table",
+        scored_rows=laplace_scored_rows,
+        aliases=(
+            "modified_laplace_log_likelihood",
+            "laplace_ll",
+            "laplace_likelihood",
+            "osic_laplace_log_likelihood",
+            "lll",
+        ),
+    ),
+    Metric(
+        "probabilistic_f1",
+        False,
+        probabilistic_f1,
+        "pF-beta = (1+b^2) pP * pR / (b^2 pP + pR), pP = sum_{y=1} p / sum p, pR = sum_{y=1} p / #positives, "
+        "b = beta (default 1: pF1; 0 when pP or pR is 0)",
+        probability=True,
+        binary_truth=True,
+        params={"beta": DEFAULT_PF_BETA},
+        aliases=(
+            "pf1",
+            "pfbeta",
+            "pf_beta",
+            "probabilistic_f1_score",
+            "probabilistic_f_score",
+            "probabilistic_fbeta",
+        ),
+    ),
+    Metric(
+        "spine_weighted_logloss",
+        True,
+        spine_weighted_logloss,
+        "spine weighted log loss = mean over exams e of sum_j w_ej l_ej / sum_j w_ej, over each exam's rows "
+        "`<exam>_<label>` (ids from the answers' column group_column, default row_id), l the binary log loss "
+        "(p clipped to [1e-15, 1-1e-15]), w 7 (14 when positive) for patient_overall, 1 (2) for C1..C7 "
+        "(rsna-2022-cervical-spine-fracture-detection)",
+        probability=True,
+        binary_truth=True,
+        params={"group_column": "row_id"},
+        grouped=True,
+        aliases=(
+            "cervical_spine_logloss",
+            "rsna_spine_logloss",
+            "spine_fracture_logloss",
+            "rsna_2022_weighted_logloss",
+        ),
+    ),
+    Metric(
+        "trip_distance_error",
+        True,
+        trip_distance_error,
+        "trip distance error = mean over trips (groups of the answers' column group_column) of (p50 + p95) / 2 of "
+        "the haversine distances in metres (R = 6,371 km) between true and predicted (latitude, longitude) in "
+        "degrees, the target columns in that order",
+        scope="table",
+        params={"group_column": ""},
+        grouped=True,
+        aliases=("gsdc_distance", "smartphone_decimeter", "haversine_p50_p95", "mean_p50_p95_distance_error"),
+    ),
+)

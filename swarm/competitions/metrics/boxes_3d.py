@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.sequence_metrics import _fault, _rows, _shown
+from swarm.competitions.metrics.base import Metric, fault, shown, text_rows
 
 OBJECT_TOKENS = 9  # <confidence> <x> <y> <z> <width> <length> <height> <yaw> <class_name>
 LYFT_IOUS = tuple(round(0.5 + 0.05 * k, 2) for k in range(10))  # grade.py's iou_thresholds, 0.5 .. 0.95
@@ -41,24 +41,24 @@ def parse_objects(name: str, cell: str, *, answers: bool) -> Objects:
         width = OBJECT_TOKENS - 1
         tokens = [t for k in range(0, len(tokens), width) for t in ("1.0", *tokens[k : k + width])]
     if len(tokens) % OBJECT_TOKENS:
-        raise _fault(
+        raise fault(
             name,
             answers,
             "must be '<confidence> <center_x> <center_y> <center_z> <width> <length> <height> <yaw> <class_name>' "
-            f"objects ({OBJECT_TOKENS} tokens each), found {len(tokens)} tokens in {_shown(cell)!r}",
+            f"objects ({OBJECT_TOKENS} tokens each), found {len(tokens)} tokens in {shown(cell)!r}",
         )
     numbers = [token for i, token in enumerate(tokens) if i % OBJECT_TOKENS != OBJECT_TOKENS - 1]
     try:
         values = np.array([float(t) for t in numbers], dtype=float).reshape(-1, OBJECT_TOKENS - 1)
     except ValueError:
-        raise _fault(
-            name, answers, f"must have 8 numbers before each object's class: {_shown(cell)!r}"
+        raise fault(
+            name, answers, f"must have 8 numbers before each object's class: {shown(cell)!r}"
         ) from None
     if not np.isfinite(values).all():
-        raise _fault(name, answers, f"hold a number that is not finite: {_shown(cell)!r}")
+        raise fault(name, answers, f"hold a number that is not finite: {shown(cell)!r}")
     if (values[:, 4:7] <= 0).any():
-        raise _fault(
-            name, answers, f"hold an object whose width, length or height is not positive: {_shown(cell)!r}"
+        raise fault(
+            name, answers, f"hold an object whose width, length or height is not positive: {shown(cell)!r}"
         )
     return tokens[OBJECT_TOKENS - 1 :: OBJECT_TOKENS], values
 
@@ -181,7 +181,7 @@ def lyft_3d_map(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     name = "lyft_3d_map"
     values = [
         value
-        for truth, pred in _rows(y_true, y_pred)
+        for truth, pred in text_rows(y_true, y_pred)
         for value in sample_maps(
             parse_objects(name, truth, answers=True), parse_objects(name, pred, answers=False)
         )
@@ -191,3 +191,22 @@ def lyft_3d_map(y_true: np.ndarray, y_pred: np.ndarray) -> float:
             f"{name}: the answers hold no true object, so no class has an average precision"
         )
     return float(np.mean(values))
+
+
+# ---- the library's entries -----------------------------------------------------------------------------------
+
+ENTRIES: tuple[Metric, ...] = (
+    Metric(
+        "lyft_3d_map",
+        False,
+        lyft_3d_map,
+        "3-D mAP = mean over rows (samples) and IoU thresholds 0.5, 0.55, ..., 0.95 of the mean over the row's true "
+        "classes of the AP of objects '<conf> <x> <y> <z> <width> <length> <height> <yaw> <class>' matched "
+        "greedily by confidence (IoU of the boxes' volumes above the threshold) "
+        "(3d-object-detection-for-autonomous-vehicles' grade.py and mAP_evaluation.py)",
+        numeric=False,
+        empty_ok=True,
+        perfect=with_confidence,
+        aliases=("lyft_map", "map_3d", "3d_map", "lyft_3d_object_map", "mean_average_precision_3d"),
+    ),
+)

@@ -19,45 +19,14 @@ and returns a float. A problem of the answers is a `CompetitionError`; a problem
 
 from __future__ import annotations
 
-import math
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 
-from swarm.competitions.errors import CompetitionError
+from swarm.competitions.metrics.base import Metric, cell_text, fault, shown, text_rows
 
-_SHOWN = 40  # characters of a cell quoted in an error message
-
-
-def _text(value: Any) -> str:
-    """A cell as text; None and NaN (an empty CSV cell read by pandas) are ""."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return str(value)
-
-
-def _shown(text: str) -> str:
-    return text if len(text) <= _SHOWN else text[: _SHOWN - 3] + "..."
-
-
-def _fault(name: str, answers: bool, problem: str) -> CompetitionError:
-    """An error blaming the answers (CompetitionError) or the predictions (InvalidPrediction)."""
-    if answers:
-        return CompetitionError(f"{name}: the answers {problem}")
-    from swarm.competitions.metrics import InvalidPrediction  # metrics imports this module: not at its top
-
-    return InvalidPrediction(f"{name}: the predictions {problem}")
-
-
-def _rows(y_true: Any, y_pred: Any) -> list[tuple[str, str]]:
-    """(answer, prediction) of every row, as text."""
-    return [
-        (_text(truth), _text(pred)) for truth, pred in zip(np.ravel(y_true), np.ravel(y_pred), strict=True)
-    ]
-
-
-# ---- edit distance ---------------------------------------------------------------------------------------------
+# ---- edit distance -------------------------------------------------------------------------------------------
 
 
 def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
@@ -99,7 +68,7 @@ def levenshtein(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
 def mean_levenshtein(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     """Mean over rows of the Levenshtein distance between the predicted and the true text, character by
     character, the texts as they are (case and inner spaces count); an empty cell is the empty text."""
-    return float(np.mean([levenshtein(truth, pred) for truth, pred in _rows(y_true, y_pred)]))
+    return float(np.mean([levenshtein(truth, pred) for truth, pred in text_rows(y_true, y_pred)]))
 
 
 def _labels(name: str, cell: str, *, answers: bool) -> list[int]:
@@ -107,14 +76,14 @@ def _labels(name: str, cell: str, *, answers: bool) -> list[int]:
     by int(): "01" is 1); an empty cell is refused, as that grade.py refuses it."""
     tokens = cell.split()
     if not tokens:
-        raise _fault(
+        raise fault(
             name, answers, "hold an empty cell; each must be a space-separated list of whole-number labels"
         )
     try:
         return [int(token) for token in tokens]
     except ValueError:
-        raise _fault(
-            name, answers, f"must be space-separated whole-number labels, found {_shown(cell)!r}"
+        raise fault(
+            name, answers, f"must be space-separated whole-number labels, found {shown(cell)!r}"
         ) from None
 
 
@@ -123,14 +92,14 @@ def token_error_rate(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     is one whole label), summed over rows, divided by the number of true labels in all rows; can exceed 1."""
     name = "token_error_rate"
     edits = labels = 0
-    for truth, pred in _rows(y_true, y_pred):
+    for truth, pred in text_rows(y_true, y_pred):
         true_labels = _labels(name, truth, answers=True)
         edits += levenshtein(true_labels, _labels(name, pred, answers=False))
         labels += len(true_labels)
     return edits / labels
 
 
-# ---- orders ------------------------------------------------------------------------------------------------------
+# ---- orders --------------------------------------------------------------------------------------------------
 
 
 def _inversions(ranks: list[int]) -> int:
@@ -158,13 +127,13 @@ def kendall_tau(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     of its row's answer, each once (grade.py fails on any other)."""
     name = "kendall_tau"
     inverted = pairs = 0
-    for truth, pred in _rows(y_true, y_pred):
+    for truth, pred in text_rows(y_true, y_pred):
         true_ids = truth.split()
         position = {item: i for i, item in enumerate(true_ids)}
         if not true_ids:
-            raise _fault(name, answers=True, problem="hold an empty order")
+            raise fault(name, answers=True, problem="hold an empty order")
         if len(position) != len(true_ids):
-            raise _fault(name, answers=True, problem=f"repeat an id within one order: {_shown(truth)!r}")
+            raise fault(name, answers=True, problem=f"repeat an id within one order: {shown(truth)!r}")
         ids = pred.split()
         given = set(ids)
         missing = [item for item in true_ids if item not in given]
@@ -177,15 +146,15 @@ def kendall_tau(y_true: np.ndarray, y_pred: np.ndarray) -> float:
                 problem += f", missing {', '.join(map(repr, missing[:3]))}"
             if unknown:
                 problem += f", unknown {', '.join(map(repr, unknown[:3]))}"
-            raise _fault(name, answers=False, problem=f"{problem}: {_shown(pred)!r}")
+            raise fault(name, answers=False, problem=f"{problem}: {shown(pred)!r}")
         inverted += _inversions([position[item] for item in ids])
         pairs += len(true_ids) * (len(true_ids) - 1)
     if not pairs:
-        raise _fault(name, answers=True, problem="order at most one id a row, so Kendall tau is undefined")
+        raise fault(name, answers=True, problem="order at most one id a row, so Kendall tau is undefined")
     return 1 - 4 * inverted / pairs
 
 
-# ---- points in boxes ----------------------------------------------------------------------------------------------
+# ---- points in boxes -----------------------------------------------------------------------------------------
 
 
 def _groups(name: str, cell: str, size: int, *, answers: bool) -> tuple[list[str], np.ndarray]:
@@ -194,18 +163,16 @@ def _groups(name: str, cell: str, size: int, *, answers: bool) -> tuple[list[str
     tokens = cell.split()
     what = "'<label> x y w h' boxes" if answers else "'<label> x y' points"
     if len(tokens) % size:
-        raise _fault(
+        raise fault(
             name,
             answers,
-            f"must be {what} ({size} tokens each), found {len(tokens)} tokens in {_shown(cell)!r}",
+            f"must be {what} ({size} tokens each), found {len(tokens)} tokens in {shown(cell)!r}",
         )
     numbers = [token for i, token in enumerate(tokens) if i % size]
     try:
         values = np.array([float(token) for token in numbers], dtype=float).reshape(-1, size - 1)
     except ValueError:
-        raise _fault(
-            name, answers, f"must be {what} with numbers after each label: {_shown(cell)!r}"
-        ) from None
+        raise fault(name, answers, f"must be {what} with numbers after each label: {shown(cell)!r}") from None
     return tokens[::size], values
 
 
@@ -238,25 +205,25 @@ def point_in_box_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     summed, F1 = 2 TP / (2 TP + FP + FN), 0 without a true positive. An empty cell holds no box or no point."""
     name = "point_in_box_f1"
     tp = fp = fn = 0
-    for truth, pred in _rows(y_true, y_pred):
+    for truth, pred in text_rows(y_true, y_pred):
         hits, extra, missed = _page(name, truth, pred)
         tp, fp, fn = tp + hits, fp + extra, fn + missed
     if tp + fn == 0:
-        raise _fault(name, answers=True, problem="hold no box at all, so recall (and F1) is undefined")
+        raise fault(name, answers=True, problem="hold no box at all, so recall (and F1) is undefined")
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
 def box_centres(cell: Any) -> str:
     """The points a perfect kuzushiji submission gives for an answer cell of `<label> x y w h` boxes: each box's
     label and centre (`<label> x+w/2 y+h/2`), so that the harness can check the held-out boxes are scorable."""
-    labels, boxes = _groups("point_in_box_f1", _text(cell), 5, answers=True)
+    labels, boxes = _groups("point_in_box_f1", cell_text(cell), 5, answers=True)
     return " ".join(
         f"{label} {x + width / 2:g} {y + height / 2:g}"
         for label, (x, y, width, height) in zip(labels, boxes, strict=True)
     )
 
 
-# ---- answer spans ------------------------------------------------------------------------------------------------
+# ---- answer spans --------------------------------------------------------------------------------------------
 
 _YES_NO = ("YES", "NO")
 
@@ -271,7 +238,7 @@ def _answer(name: str, token: str, *, answers: bool) -> str:
             return f"{int(parts[0])}:{int(parts[1])}"
     except ValueError:
         pass
-    raise _fault(name, answers, f"must be '<start>:<end>' token spans, YES or NO, found {_shown(token)!r}")
+    raise fault(name, answers, f"must be '<start>:<end>' token spans, YES or NO, found {shown(token)!r}")
 
 
 def answer_span_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
@@ -281,7 +248,7 @@ def answer_span_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
     faces one; sklearn's micro-averaged F1 of those pairs (the share of rows predicted right)."""
     name = "answer_span_f1"
     truths, preds = [], []
-    for truth, pred in _rows(y_true, y_pred):
+    for truth, pred in text_rows(y_true, y_pred):
         valid = {_answer(name, token, answers=True) for token in truth.split()}
         pred = pred.strip()
         if pred:
@@ -295,5 +262,88 @@ def answer_span_f1(y_true: np.ndarray, y_pred: np.ndarray) -> float:
 def first_answer(cell: Any) -> str:
     """The prediction a perfect tensorflow2-question-answering submission makes for an answer cell: its first
     true answer, or blank where it has none (so that the harness can check held-out answers are scorable)."""
-    tokens = _text(cell).split()
+    tokens = cell_text(cell).split()
     return tokens[0] if tokens else ""
+
+
+# ---- the library's entries -----------------------------------------------------------------------------------
+
+ENTRIES: tuple[Metric, ...] = (
+    Metric(
+        "kendall_tau",
+        False,
+        kendall_tau,
+        "Kendall tau = 1 - 4 * sum_i S_i / sum_i n_i (n_i - 1), S_i the swaps of adjacent ids that sort row i's "
+        "predicted order of its n_i space-separated ids into the true order (each prediction lists them all once)",
+        numeric=False,
+        aliases=(
+            "kendall",
+            "kendalls_tau",
+            "kendall's_tau",
+            "kendall_tau_correlation",
+            "kendall_rank_correlation",
+            "order_kendall_tau",
+        ),
+    ),
+    Metric(
+        "mean_levenshtein",
+        True,
+        mean_levenshtein,
+        "mean Levenshtein = (1/N) * sum_i Levenshtein(p_i, y_i), the fewest one-character insertions, deletions "
+        "and substitutions turning the predicted text into the true one",
+        numeric=False,
+        empty_ok=True,
+        aliases=(
+            "levenshtein",
+            "levenshtein_distance",
+            "mean_levenshtein_distance",
+            "average_levenshtein_distance",
+            "edit_distance",
+            "mean_edit_distance",
+        ),
+    ),
+    Metric(
+        "token_error_rate",
+        True,
+        token_error_rate,
+        "token error rate = sum_i Levenshtein(P_i, Y_i) / sum_i |Y_i| over sequences of space-separated "
+        "whole-number labels, an edit being one whole label (can exceed 1)",
+        numeric=False,
+        aliases=(
+            "sequence_error_rate",
+            "levenshtein_error_rate",
+            "gesture_error_rate",
+            "edit_distance_rate",
+            "summed_levenshtein_rate",
+        ),
+    ),
+    Metric(
+        "answer_span_f1",
+        False,
+        answer_span_f1,
+        "micro F1 = share of rows predicted right: a prediction ('<start>:<end>' token span, YES or NO) is right "
+        "where it is one of the row's space-separated true answers, a blank where the row has none "
+        "(tensorflow2-question-answering's grade.py)",
+        numeric=False,
+        empty_ok=True,
+        perfect=first_answer,
+        aliases=("nq_micro_f1", "natural_questions_f1", "answer_f1", "span_micro_f1", "qa_micro_f1"),
+    ),
+    Metric(
+        "point_in_box_f1",
+        False,
+        point_in_box_f1,
+        "F1 = 2 TP / (2 TP + FP + FN) over all rows: each true box '<label> x y w h', in order, takes the first "
+        "unused predicted point '<label> x y' of its label strictly inside it (x < px < x + w, y < py < y + h)",
+        numeric=False,
+        empty_ok=True,
+        perfect=box_centres,
+        aliases=(
+            "kuzushiji_f1",
+            "center_point_f1",
+            "centre_point_f1",
+            "point_box_f1",
+            "points_in_boxes_f1",
+        ),
+    ),
+)
