@@ -29,7 +29,8 @@ from swarm.evaluation.fresh_ids import (
     side_columns,
     test_folder_of,
 )
-from swarm.evaluation.holdout_record import SplitParts, write_view_ids
+from swarm.evaluation.holdout_record import SplitParts, SplitRequest, write_view_ids
+from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 
 
@@ -124,3 +125,15 @@ def _rewrite_tables(dest: Path, view: KeyedView, test: pd.DataFrame, renamed: di
     if in_id_order:  # rsna-breast's, sorted as MLE-bench's
         sample = sample.sort_values(id_col, kind="stable")
     write_public_csv(sample, sample_path)
+
+
+def with_fresh_keys(
+    request: SplitRequest, parts: SplitParts, key: str, train: Path, test: Path
+) -> SplitParts:
+    """`parts` of a layout whose ids begin with an example's key, every test and held-out example under a fresh
+    key (`swarm.evaluation.fresh_keys`), or kept saying why."""
+    competition = request.competition
+    labelled = read_labelled_table(train, request.max_train_mb)
+    own = (train.name, test.name, competition.sample_submission.name)
+    view = KeyedView(competition, request.spec, request.root, key, test.name, labelled, request.sample, own)
+    return fresh_keys(view, parts, request.seed)

@@ -174,3 +174,4 @@ class SplitParts:
     positions: np.ndarray | None = None  # the rows of `labels` to save (None: all)
     shifted: bool = False  # whether the held-out ids are test ids at an earlier time (`Holdout.shifted`)
     fresh: FreshIds | None = None  # the view's fresh ids, or why ids are kept (None: the layout keeps them)
+    fraction: float | None = None  # the share held out, where the split holds out another than the one asked

@@ -22,15 +22,20 @@ LABELLED_TABLES = (
 
 class Probe:
     """A public dir as a detector sees it: its path (`data_dir`), its top-level names (sorted), the sample
-    submission read as text, the sample's id column and target columns, and the description's text."""
+    submission read as text, the sample's id column and target columns, and the description's text; what the
+    harness knows besides (the competition and its metric spec): the sample's path, the columns that key a row
+    with the id, and how large a labelled table may be read whole (in MB; None: any)."""
 
-    def __init__(self, data_dir, names, sample, id_column, targets, description=""):
+    def __init__(self, data_dir, names, sample, id_column, targets, description="", **known):
         self.data_dir = str(data_dir)
         self.names = sorted(names)
         self.sample = sample
         self.id_column = str(id_column)
         self.targets = [str(t) for t in targets]
         self.description = description or ""
+        self.sample_path = known.get("sample_path")
+        self.key_columns = list(known.get("key_columns") or [])
+        self.max_train_mb = known.get("max_train_mb")
 
     @property
     def ids(self) -> list:

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from swarm.layouts.registry import LAYOUTS
+from swarm.layouts.registry import READ_BY_CODER
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
 from swarm.offline_coder import coder
 from swarm.offline_coder.evolve import evolve_text
@@ -78,7 +78,7 @@ def task_from_hints(hints: dict[str, Any]) -> dict[str, Any] | None:
         return None
     try:
         files = find_data_files(str(input_dir))
-        layout = next((layout for layout in LAYOUTS if files.get(layout.name)), None)
+        layout = next((layout for layout in READ_BY_CODER if files.get(layout.name)), None)
         labelled = (
             layout.labelled(files[layout.name]) if layout else files["train"] or files["train_files"]["train"]
         )

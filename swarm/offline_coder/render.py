@@ -23,7 +23,7 @@ from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
 from swarm.layouts.long_classes import reader as long_class_rows
 from swarm.layouts.masks import reader as mask_folders
-from swarm.layouts.registry import LAYOUTS
+from swarm.layouts.registry import READ_BY_CODER
 from swarm.layouts.sentences import reader as sentence_lines
 from swarm.layouts.visits import reader as visit_rows
 from swarm.offline_coder import inference
@@ -167,11 +167,11 @@ def _runtime_inference_source() -> str:
     """Task inference at run time (the coder saw no data): the readers, the coder's inference, the registered
     layouts' (name, find, read) in the registry's order, and the task."""
     readers = ", ".join(
-        f"({layout.name!r}, {layout.find.__name__}, {layout.read.__name__})" for layout in LAYOUTS
+        f"({layout.name!r}, {layout.find.__name__}, {layout.read.__name__})" for layout in READ_BY_CODER
     )
     return (
         "# Task inference at run time (the coder saw no data): kinds of columns, layouts, then the task."
-        + embedded_source([inference, *(layout.reader for layout in LAYOUTS)])
+        + embedded_source([inference, *(layout.reader for layout in READ_BY_CODER)])
         + f"\n\nLAYOUT_READERS = ({readers},)  # the registered layouts, in the order they are looked for\n"
     )
 
@@ -189,7 +189,7 @@ def _readers(task: dict[str, Any], files: dict[str, Any]) -> list[ModuleType]:
         readers.append(parquet_tables)
     if any(t["task"] == "boxes" for t in task["targets"]):
         readers.append(box_rows)
-    return readers + [layout.reader for layout in LAYOUTS if files.get(layout.name)]
+    return readers + [layout.reader for layout in READ_BY_CODER if files.get(layout.name)]
 
 
 def render_preamble(task: dict[str, Any] | None) -> str:

@@ -18,7 +18,7 @@ import inspect
 from typing import Any
 
 from swarm.formats.columns import resolve_file
-from swarm.layouts.registry import LAYOUTS
+from swarm.layouts.registry import READ_BY_CODER
 
 # A labelled CSV larger than this is read as a seeded draw of about MAX_TRAIN_ROWS rows (nyc-taxi's 55 million).
 LARGE_TABLE_BYTES = 1_000_000_000
@@ -350,7 +350,7 @@ def _layout_branches() -> str:
     return "".join(
         f"elif DATA_FILES.get({layout.name!r}):  # {layout.summary}\n"
         f"    train_df, test_df = {layout.read.__name__}(INPUT_DIR, DATA_FILES[{layout.name!r}], sample_sub)\n"
-        for layout in LAYOUTS
+        for layout in READ_BY_CODER
     )
 
 

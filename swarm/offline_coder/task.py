@@ -7,11 +7,11 @@ from typing import Any
 
 import pandas as pd
 
-from swarm.layouts.registry import LAYOUTS
+from swarm.layouts.registry import READ_BY_CODER
 from swarm.offline_coder import discovery, examples, inference
 
 # (name, find, read) of every registered layout, in the order both the harness and the coder look for them.
-LAYOUT_READERS = tuple((layout.name, layout.find, layout.read) for layout in LAYOUTS)
+LAYOUT_READERS = tuple((layout.name, layout.find, layout.read) for layout in READ_BY_CODER)
 
 
 def infer_task_from_dir(input_dir: str, max_rows: int = 50000, metric: str | None = None) -> dict[str, Any]:

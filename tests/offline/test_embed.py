@@ -11,12 +11,12 @@ from types import ModuleType
 
 import pytest
 
-from swarm.layouts.registry import LAYOUTS
+from swarm.layouts.registry import READ_BY_CODER
 from swarm.offline_coder import inference
 from swarm.offline_coder.embed import embedded_source, module_body, with_dependencies
 from swarm.offline_coder.render import render_preamble
 
-EMBEDDED = with_dependencies([inference, *(layout.reader for layout in LAYOUTS)])
+EMBEDDED = with_dependencies([inference, *(layout.reader for layout in READ_BY_CODER)])
 
 
 def top_level_names(module: ModuleType) -> set[str]:
@@ -42,7 +42,7 @@ def clashes(modules: list[ModuleType]) -> dict[str, list[str]]:
 
 def test_every_registered_reader_and_the_coders_inference_are_pasted_in_order() -> None:
     names = [module.__name__ for module in EMBEDDED]
-    assert {layout.reader.__name__ for layout in LAYOUTS} <= set(names)
+    assert {layout.reader.__name__ for layout in READ_BY_CODER} <= set(names)
     for module in EMBEDDED:  # a module after every module it imports
         for imported in with_dependencies([module])[:-1]:
             assert names.index(imported.__name__) < names.index(module.__name__)
@@ -64,23 +64,29 @@ def test_the_clash_check_finds_a_clash() -> None:
 def test_a_pasted_body_keeps_no_docstring_and_no_import_of_ours(module: ModuleType) -> None:
     body = module_body(module)
     tree = ast.parse(body)
-    ours = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("swarm")]
+    ours = [
+        n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and (n.module or "").startswith("swarm")
+    ]
     assert not ours and "globals()" not in body
-    assert not (tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant))
+    assert not (
+        tree.body and isinstance(tree.body[0], ast.Expr) and isinstance(tree.body[0].value, ast.Constant)
+    )
 
 
 def test_the_run_time_inference_source_defines_every_layouts_reader_functions() -> None:
     code = render_preamble(None)
     namespace: dict = {}
     exec(compile(code.split("_TASK = ")[0], "solution", "exec"), namespace)  # up to the task's inference
-    for layout in LAYOUTS:
+    for layout in READ_BY_CODER:
         assert namespace[layout.find.__name__].__code__.co_filename == "solution"
         assert namespace[layout.read.__name__].__code__.co_filename == "solution"
-    assert [entry[0] for entry in namespace["LAYOUT_READERS"]] == [layout.name for layout in LAYOUTS]
+    assert [entry[0] for entry in namespace["LAYOUT_READERS"]] == [layout.name for layout in READ_BY_CODER]
 
 
 def test_an_embedded_source_heads_each_module_with_its_name() -> None:
     from swarm.layouts.levels import reader as levels
 
     source = embedded_source([levels])
-    assert source.index("# --- swarm.layouts.boxes.reader") < source.index("# --- swarm.layouts.levels.reader")
+    assert source.index("# --- swarm.layouts.boxes.reader") < source.index(
+        "# --- swarm.layouts.levels.reader"
+    )

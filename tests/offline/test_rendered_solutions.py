@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from swarm.competitions import load_competition
-from swarm.layouts.registry import LAYOUTS
+from swarm.layouts.registry import READ_BY_CODER
 from swarm.offline_coder import inference
 from swarm.offline_coder.client import task_from_hints
 from swarm.offline_coder.embed import module_body, with_dependencies
@@ -64,7 +64,7 @@ COMPETITIONS = ("titanic", *sorted(MINIATURES))
 # Modules whose bodies a preamble may embed (every registered layout's reader, the coder's inference, and what
 # they import); in the golden preambles each body is a marker line.
 EMBEDDED: tuple[ModuleType, ...] = tuple(
-    with_dependencies([inference, *(layout.reader for layout in LAYOUTS)])
+    with_dependencies([inference, *(layout.reader for layout in READ_BY_CODER)])
 )
 
 

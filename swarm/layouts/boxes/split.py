@@ -24,6 +24,7 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample
+from swarm.formats.probe import Probe
 from swarm.layouts.boxes.reader import box_row_fields, box_strings
 
 HEAD_ROWS = 200  # the labelled table's first rows, on which the layout is recognised
@@ -108,3 +109,8 @@ def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
         file_dirs=file_dirs,
         fresh=fresh,
     )
+
+
+def find_boxes(probe: Probe) -> BoxRows | None:
+    """`box_rows_layout` of the probed dir."""
+    return box_rows_layout(Path(probe.data_dir), probe.id_column, probe.targets, probe.sample)

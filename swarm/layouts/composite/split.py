@@ -10,16 +10,32 @@ are shuffled in as a group (`group_order`), each under its joined id (`joined_id
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from swarm.evaluation.holdout_record import TRAIN, NoHoldout
-from swarm.evaluation.split import choose_split
+from swarm.competitions.competition import Competition
+from swarm.evaluation.fresh_ids import (
+    FreshIds,
+    fresh_groups,
+    keep_ids_reason,
+    kept_ids,
+    rename_in_tables,
+    side_columns,
+    tfrecords_in_view,
+)
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest, write_view_ids
+from swarm.evaluation.labelled_data import read_labelled_table
+from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
+from swarm.evaluation.new_ids import rekey_groups
+from swarm.evaluation.side_files import hide_side_files
+from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import sample_rows
+from swarm.formats.probe import Probe
 
 MAX_KEY_COLUMNS = 3  # a composite id joins at most this many columns of the test table
 KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
@@ -168,3 +184,120 @@ def write_composite_tests(
     position = pd.Series(np.arange(len(full)), index=full[id_col].astype(str).str.strip().to_numpy())
     in_order = np.asarray(key.test_ids + ids, dtype=object)[order]
     write_public_csv(full.iloc[position.loc[in_order].to_numpy()], sample_path)
+
+
+def find_composite(probe: Probe) -> CompositeKey | None:
+    """`composite_key` of the probed dir."""
+    return composite_key(
+        Path(probe.data_dir), probe.id_column, probe.targets, Path(probe.sample_path), probe.ids
+    )
+
+
+def split_composite(request: SplitRequest, key: CompositeKey) -> SplitParts:
+    """The split of a composite-id layout: the held-out rows leave the labelled table and join the test table (its
+    columns only, the first key column re-keyed where it could collide), whole groups of the first key column
+    unless a split is set; the sample lists their joined ids, labels.csv holds those ids' targets."""
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    fraction, split, seed, max_train_mb = request.fraction, request.split, request.seed, request.max_train_mb
+    train = read_labelled_table(key.train, max_train_mb)
+    labels = submission_labels(train, spec, list(sample.columns))
+    classification = is_classification(spec, labels, False)
+    chosen, why = composite_split(
+        check_split(split), competition_split_hint(competition), key, train, classification
+    )
+    positions, held, kept = split_rows(chosen, train, label_strata(labels), fraction, seed)
+    rng = np.random.default_rng(seed + 1)
+    moved, rekeyed = rekey_groups(held, key.keys[0], train, key.test_frame, rng)
+    ids = joined_ids(moved, key.keys).tolist()
+    if len(set(ids)) < len(ids) or set(ids) & set(key.test_ids):
+        raise NoHoldout(
+            f"the held-out rows' {', '.join(key.keys)} do not give one new id each, so their predictions could "
+            "not be told apart"
+        )
+
+    public, dest = competition.public_dir, fresh_view(root)
+    skip = {key.train, key.test, competition.sample_submission, *extracted_archives(public)}
+    named = held.assign(**{spec.id_column: joined_ids(held, key.keys)})  # side files named by original ids
+    hidden = hide_side_files(public, dest, train, named, spec, set(key.test_ids), None, skip)
+    mirror(public, dest, skip)
+    write_public_csv(kept, dest / key.train.name)
+    # Every test and held-out group of the first key column under a fresh value, unless ids are kept.
+    own_tables = {dest / key.train.name, dest / key.test.name, dest / competition.sample_submission.name}
+    fresh = _fresh_composite(competition, key, train, moved, hidden, dest, own_tables, seed)
+    if isinstance(fresh, tuple):
+        test_values, held_values = fresh
+        column = key.keys[0]
+        test_frame = key.test_frame.assign(**{column: key.test_frame[column].str.strip().map(test_values)})
+        moved = moved.assign(**{column: moved[column].astype(str).str.strip().map(held_values)})
+        view_test_ids = joined_ids(test_frame, key.keys).tolist()
+        sample = sample.assign(
+            **{
+                spec.id_column: sample[spec.id_column]
+                .str.strip()
+                .map(dict(zip(key.test_ids, view_test_ids, strict=True)))
+            }
+        )
+        own_test_ids, own_held_ids = key.test_ids, joined_ids(held, key.keys).tolist()
+        key = replace(key, test_frame=test_frame, test_ids=view_test_ids)
+        ids = joined_ids(moved, key.keys).tolist()
+        write_view_ids(
+            root, {"test": view_test_ids, "held": ids}, {"test": own_test_ids, "held": own_held_ids}
+        )
+    write_composite_tests(
+        key, moved, ids, sample, spec.id_column, rng, dest / competition.sample_submission.name
+    )
+    return SplitParts(
+        labels,
+        held,
+        ids,
+        positions=positions,
+        split=(chosen, why),
+        n_train=len(kept),
+        rekeyed=rekeyed,
+        classes=closed_classes(labels, classification),
+        table=key.train.name,
+        hidden=hidden,
+        file_dirs=[],
+        key_columns=key.keys,
+        fresh=FreshIds([], []) if isinstance(fresh, tuple) else kept_ids(fresh),
+    )
+
+
+def _fresh_composite(
+    competition: Competition,
+    key: CompositeKey,
+    train: pd.DataFrame,
+    moved: pd.DataFrame,
+    hidden: list[str],
+    dest: Path,
+    own_tables: set[Path],
+    seed: int,
+) -> tuple[dict[str, str], dict[str, str]] | str:
+    """Fresh values of the first key column for the test and held-out groups (`fresh_groups`), side tables keyed
+    by that column rewritten under them (as `fresh_view_ids` does), or why the ids are kept: they carry meaning
+    (`keep_ids_reason`), TFRecords hold them, a side table names them in another column or cannot be rewritten,
+    or their format."""
+    column = key.keys[0]
+    groups = {*key.test_frame[column].astype(str).str.strip(), *moved[column].astype(str).str.strip()}
+    sides = side_columns(dest, groups, {column}, own_tables)
+    found = sides if isinstance(sides, dict) else {}
+    odd = [(p, c) for p, cols in found.items() for c in cols if c != column]
+    records = tfrecords_in_view(dest, hidden)
+    reason = (
+        keep_ids_reason(competition, train, key.test_frame, column)
+        or (
+            f"{records[0]} holds the ids inside its records (TFRecords are not rewritten)"
+            if records
+            else None
+        )
+        or (sides if isinstance(sides, str) else None)
+        or (f"{odd[0][0].relative_to(dest)}'s {odd[0][1]} names the rows too" if odd else None)
+    )
+    if reason is not None:
+        return reason
+    taken = set(train[column].astype(str).str.strip())
+    drawn = fresh_groups(key.test_frame, moved, column, taken, seed)
+    if isinstance(drawn, str):
+        return drawn
+    rename_in_tables(list(found), {column}, {**drawn[0], **drawn[1]})
+    return drawn

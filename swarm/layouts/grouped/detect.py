@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.formats.probe import Probe
 from swarm.layouts.long_classes.detect import TEST, TRAIN, id_only_in_test
 
 MAX_KEY_COLUMNS = 3  # the id joins at most this many columns of the test table
@@ -74,3 +75,8 @@ def grouped_row_keys(
             if joined.equals(ids):
                 return tuple(keys)
     return None
+
+
+def find_grouped(probe: Probe) -> GroupedRows | None:
+    """`grouped_rows` of the probed dir."""
+    return grouped_rows(Path(probe.data_dir), probe.id_column, probe.targets)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_keys import with_fresh_keys
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
@@ -147,3 +148,9 @@ def _choose(
         f"the test rows of one {layout.id_column} ({' + '.join(layout.keys)}) are scored as one, so the rows of "
         f"each {first} move together",
     )
+
+
+def split_groups(request: SplitRequest, layout: GroupedRows) -> SplitParts:
+    """`split_grouped_rows`, every test and held-out group under a fresh key (or kept, saying why)."""
+    parts = split_grouped_rows(request, layout)
+    return with_fresh_keys(request, parts, layout.keys[0], layout.train, layout.test)

@@ -20,7 +20,6 @@ import numpy as np
 import pandas as pd
 from PIL import Image, UnidentifiedImageError
 
-from swarm.competitions.competition import MetricSpec
 from swarm.competitions.validation import group_columns
 from swarm.evaluation.fresh_ids import kept_ids
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
@@ -29,21 +28,31 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, mirror, move_folders
 from swarm.evaluation.view_tables import block_order, write_sample, write_test_csv
+from swarm.formats.probe import Probe
 from swarm.layouts.masks.reader import id_folders, image_paths
 
 FOLDER = "__folder__"  # the column of each row's input folder, relative to the training folder
 SIZE_WORDS = ("height", "width")  # columns the metric reads beside the labels that an image's size gives
 
 
-def keyed_rows_layout(public: Path, spec: MetricSpec, sample: pd.DataFrame) -> dict | None:
+def find_keyed(probe: Probe) -> dict | None:
+    """`keyed_rows_layout` of the probed dir, where the sample keys each row by the id and other columns."""
+    if not probe.key_columns:
+        return None
+    targets = [c for c in probe.targets if c not in probe.key_columns]
+    return keyed_rows_layout(Path(probe.data_dir), probe.id_column, probe.key_columns, targets, probe.sample)
+
+
+def keyed_rows_layout(
+    public: Path, id_column: str, key_columns: list[str], targets: list[str], sample: pd.DataFrame
+) -> dict | None:
     """The layout where the sample keys each row by the id and `key_columns`, train.csv holds those columns and
     one target (the sample's, maybe renamed), and most ids of both sides begin with the name of a folder under a
     `train*` and a `test*` folder: {train, target, train_target, train_dir, test_dir}; None otherwise."""
     train_path = public / TRAIN
-    if not spec.key_columns or not train_path.is_file():
+    if not key_columns or not train_path.is_file():
         return None
-    parts = [spec.id_column, *spec.key_columns]
-    targets = [c for c in sample.columns if c not in parts and c not in spec.passthrough_columns]
+    parts = [id_column, *key_columns]
     columns = list(pd.read_csv(train_path, nrows=0).columns)
     others = [c for c in columns if c not in parts]
     if len(targets) != 1 or not set(parts) <= set(columns):
@@ -51,10 +60,8 @@ def keyed_rows_layout(public: Path, spec: MetricSpec, sample: pd.DataFrame) -> d
     train_target = targets[0] if targets[0] in columns else (others[0] if len(others) == 1 else None)
     if train_target is None:
         return None
-    test_ids = sample[spec.id_column].str.strip().unique().tolist()
-    train_ids = pd.read_csv(train_path, dtype=str, keep_default_na=False, usecols=[spec.id_column])[
-        spec.id_column
-    ]
+    test_ids = sample[id_column].str.strip().unique().tolist()
+    train_ids = pd.read_csv(train_path, dtype=str, keep_default_na=False, usecols=[id_column])[id_column]
     train_ids = train_ids.str.strip().unique()
     test_dir = _folder_of_ids(public, test_ids, "test")
     train_dir = _folder_of_ids(public, train_ids.tolist(), "train")

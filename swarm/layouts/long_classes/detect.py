@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.formats.probe import Probe
 from swarm.layouts.long_classes.reader import long_class_fields
 
 TRAIN, TEST = "train.csv", "test.csv"
@@ -81,3 +82,8 @@ def csv_header(path: Path) -> list[str]:
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
         return []
+
+
+def find_long_classes(probe: Probe) -> LongClasses | None:
+    """`long_classes` of the probed dir."""
+    return long_classes(Path(probe.data_dir), probe.id_column, probe.targets)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_keys import with_fresh_keys
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification
@@ -147,3 +148,10 @@ def _in_runs(values: pd.Series) -> bool:
     """Whether equal values stand together (each in one run of rows)."""
     text = values.astype(str).str.strip()
     return int((text != text.shift()).sum()) == text.nunique()
+
+
+def split_long_class_rows(request: SplitRequest, layout: LongClasses) -> SplitParts:
+    """`split_long_classes`, every test and held-out example under a fresh key (or kept, saying why)."""
+    return with_fresh_keys(
+        request, split_long_classes(request, layout), layout.key, layout.train, layout.test
+    )

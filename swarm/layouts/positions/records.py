@@ -22,6 +22,7 @@ import pandas as pd
 from swarm.evaluation.holdout_record import NoHoldout
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size
 from swarm.evaluation.table_io import table_header
+from swarm.formats.probe import Probe
 from swarm.formats.records import RECORD_SUFFIXES, read_records
 
 SEP = "_"  # between a record's id and a position in the sample's ids
@@ -195,3 +196,9 @@ def position_labels(
         for target in layout.targets:
             rows[target].extend("" if v is None else str(v) for v in record[target])
     return pd.DataFrame(rows, dtype=str)
+
+
+def find_positions(probe: Probe) -> PositionRecords | None:
+    """`position_layout` of the probed dir (its labelled records read whole only up to `probe.max_train_mb`)."""
+    most = float("inf") if probe.max_train_mb is None else probe.max_train_mb
+    return position_layout(Path(probe.data_dir), probe.id_column, probe.targets, probe.ids, most)

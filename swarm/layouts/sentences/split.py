@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 
 from swarm.atomic import PUBLIC, write_text_atomic
-from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
+from swarm.formats.probe import Probe
 from swarm.layouts.sentences.reader import remove_inner_word, sentence_lines_file
 
 MAX_HELD_LINES = 50_000  # held-out sentences at most: each is scored by an edit distance at every step
@@ -36,15 +36,15 @@ class SentenceLines:
     target: str
 
 
-def sentence_lines_layout(competition: Competition, targets: list[str]) -> SentenceLines | None:
+def find_sentences(probe: Probe) -> SentenceLines | None:
     """The layout where the sample is the test table with one target, and `swarm.layouts.sentences.reader` finds the
-    training file; None otherwise."""
-    public, sample = competition.public_dir, competition.sample_submission
-    if len(targets) != 1 or sample.parent != public:
+    training file among the probed dir's files; None otherwise."""
+    public, sample = Path(probe.data_dir), Path(probe.sample_path)
+    if len(probe.targets) != 1 or sample.parent != public:
         return None
-    names = sorted(p.name for p in public.iterdir() if p.is_file())
-    found = sentence_lines_file(names, sample.name, competition.description)
-    return None if found is None else SentenceLines(public / found, sample, targets[0])
+    names = [name for name in probe.names if (public / name).is_file()]
+    found = sentence_lines_file(names, sample.name, probe.description)
+    return None if found is None else SentenceLines(public / found, sample, probe.targets[0])
 
 
 def split_sentence_lines(request: SplitRequest, layout: SentenceLines) -> SplitParts:

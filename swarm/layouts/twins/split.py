@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_keys import with_fresh_keys
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import check_size, read_labelled_table
 from swarm.evaluation.labels import closed_classes, is_classification, label_strata, submission_labels
@@ -27,6 +28,7 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror
 from swarm.evaluation.view_tables import sample_rows
+from swarm.formats.probe import Probe
 from swarm.layouts.composite.split import group_order
 
 TRAIN_PREFIX, TEST_PREFIX = "train_", "test_"
@@ -224,3 +226,15 @@ def _ids_start_with_groups(labels: Path, id_column: str, group: str) -> bool:
         return False
     pairs = zip(head[id_column].str.strip(), head[group].str.strip(), strict=True)
     return all(example.startswith(f"{value}_") for example, value in pairs)
+
+
+def find_twins(probe: Probe) -> TwinTables | None:
+    """`twin_tables` of the probed dir."""
+    return twin_tables(Path(probe.data_dir), probe.id_column, probe.targets, probe.ids)
+
+
+def split_twins(request: SplitRequest, layout: TwinTables) -> SplitParts:
+    """`split_twin_tables`, every test and held-out group under a fresh value (the first twin's test table lists
+    them, the other twins follow), or kept, saying why."""
+    parts = split_twin_tables(request, layout)
+    return with_fresh_keys(request, parts, layout.group, layout.labels, layout.twins[0][1])

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from swarm.evaluation.fresh_keys import with_fresh_keys
 from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import rekey_groups
@@ -25,6 +26,7 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample_in_order
+from swarm.formats.probe import Probe
 from swarm.layouts.visits.reader import visit_fields
 
 
@@ -162,3 +164,15 @@ def _grid(
             for target in layout.free:
                 values[target].append(str(sample[target].iloc[0]))
     return ids, pd.DataFrame(values)
+
+
+def find_visits(probe: Probe) -> FirstVisits | None:
+    """`first_visits_layout` of the probed dir."""
+    return first_visits_layout(Path(probe.data_dir), probe.id_column, probe.targets, probe.sample)
+
+
+def split_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts:
+    """`split_first_visits`, every test and held-out key under a fresh one (or kept, saying why)."""
+    return with_fresh_keys(
+        request, split_first_visits(request, layout), layout.key, layout.train, layout.test
+    )
