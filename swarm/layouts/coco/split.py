@@ -25,20 +25,20 @@ from swarm.atomic import PUBLIC
 from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_files import copy_under_names
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids
-from swarm.evaluation.holdout_record import Holdout, NoHoldout, SplitRequest, write_view_ids
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
-from swarm.evaluation.labels import closed_classes, write_labels
+from swarm.evaluation.labels import closed_classes
 from swarm.evaluation.name_templates import name_template
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
-from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
+from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror
 from swarm.layouts.coco.reader import coco_images, coco_labels, image_key, read_coco_json
 
 LABEL_FIELD = "category_id"  # a COCO record's label
 
 
-def build_coco_holdout(request: SplitRequest, fields: dict) -> Holdout:
+def build_coco_holdout(request: SplitRequest, fields: dict) -> SplitParts:
     """build_holdout for COCO-style labels (see the module docstring): whole images, at random."""
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed = request.fraction, request.split, request.seed
@@ -121,31 +121,20 @@ def build_coco_holdout(request: SplitRequest, fields: dict) -> Holdout:
     rows = pd.concat([sample, pd.DataFrame({id_col: ids, target: filler})], ignore_index=True)
     write_public_csv(rows.iloc[rng.permutation(len(rows))], dest / competition.sample_submission.name)
     answers = [str(labels[str(i[key])]) for i in held]
-    write_labels(root, pd.DataFrame({id_col: ids, target: answers}), spec)
     every = pd.DataFrame({target: [str(labels[str(i[key])]) for i in labelled]})
-    holdout = Holdout(
-        root=root,
-        id_column=id_col,
-        target_columns=[target],
-        ids=ids,
-        split="random",
-        split_reason="whole images of a COCO-style object, at random",
-        fraction=fraction,
-        seed=seed,
+    return SplitParts(
+        pd.DataFrame({target: answers}),
+        pd.DataFrame(index=range(len(ids))),
+        ids,
+        ("random", "whole images of a COCO-style object, at random"),
         n_train=len(labelled) - len(held),
-        rekeyed=True,
-        file_dirs=sorted({fields["train_folder"], fields["test_folder"]}),
         classes=closed_classes(every, True),
         table=f"{fields['train_json']} (COCO-style annotations, category_id as {target})",
-        hidden_side_files=[
-            fields["train_json"],
-            *(f"{name} (held-out images' records re-keyed)" for name in renamed),
-        ],
-        fresh_ids=fresh.fresh,
-        ids_note=fresh.kept or fresh.note,
+        hidden=[fields["train_json"], *(f"{name} (held-out images' records re-keyed)" for name in renamed)],
+        file_dirs=sorted({fields["train_folder"], fields["test_folder"]}),
+        rekeyed=True,
+        fresh=fresh,
     )
-    seal(holdout)
-    return holdout
 
 
 def _fresh_images(

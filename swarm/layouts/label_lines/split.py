@@ -13,16 +13,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from swarm.evaluation.holdout_record import Holdout, NoHoldout, SplitRequest
+from swarm.evaluation.fresh_ids import kept_ids
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS
-from swarm.evaluation.labels import write_labels
 from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
-from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, seal
+from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.layouts.label_lines.reader import UNKNOWN_LABELS, read_label_lines, split_lines, text_files
 
 
-def build_label_lines_holdout(request: SplitRequest, fields: dict) -> Holdout:
+def build_label_lines_holdout(request: SplitRequest, fields: dict) -> SplitParts:
     """build_holdout for label sets in text lines (see the module docstring): whole examples, at random."""
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed = request.fraction, request.split, request.seed
@@ -52,29 +52,25 @@ def build_label_lines_holdout(request: SplitRequest, fields: dict) -> Holdout:
     rows = pd.concat([sample, pd.DataFrame({id_col: ids, target: filler})], ignore_index=True)
     rows = rows.iloc[np.argsort(rows[id_col].astype(np.int64).to_numpy(), kind="stable")]
     write_public_csv(rows, dest / competition.sample_submission.name)
-    write_labels(root, pd.DataFrame({id_col: ids, target: answers}), spec)
-    holdout = Holdout(
-        root=root,
-        id_column=id_col,
-        target_columns=[target],
-        ids=ids,
-        split="random",
-        split_reason=f"whole examples of {fields['labels_file']}, a row per (example, class)",
-        fraction=fraction,
-        seed=seed,
+    note = (
+        f"every example stays listed under its own id in every file, the held-out ones marked {UNKNOWN_LABELS} in "
+        f"{fields['labels_file']} as the test ones are, so no gap or file names them"
+    )
+    return SplitParts(
+        pd.DataFrame({target: answers}),
+        pd.DataFrame(index=range(len(ids))),
+        ids,
+        ("random", f"whole examples of {fields['labels_file']}, a row per (example, class)"),
         n_train=len(known) - len(held),
+        classes={},
         table=(
             f"{fields['labels_file']} ({len(held)} examples marked {UNKNOWN_LABELS}, a row per class "
             f"<example> * {multiplier} + <class>)"
         ),
-        hidden_side_files=[fields["labels_file"]],
-        ids_note=(
-            f"every example stays listed under its own id in every file, the held-out ones marked "
-            f"{UNKNOWN_LABELS} in {fields['labels_file']} as the test ones are, so no gap or file names them"
-        ),
+        hidden=[fields["labels_file"]],
+        file_dirs=[],
+        fresh=kept_ids(note),
     )
-    seal(holdout)
-    return holdout
 
 
 def _marker_tables(public: Path, examples: set, tests: set, skip: Path) -> dict:

@@ -20,12 +20,11 @@ import pandas as pd
 from swarm.evaluation.fresh_files import copy_under_names
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids
 from swarm.evaluation.fresh_keys import rekeyed as with_fresh_key
-from swarm.evaluation.holdout_record import Holdout, SplitRequest, write_view_ids
-from swarm.evaluation.labels import write_labels
+from swarm.evaluation.holdout_record import SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import whole_examples
 from swarm.evaluation.table_io import write_public_csv
-from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror, seal
+from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror
 from swarm.layouts.pixels.reader import image_names, pixel_stems
 
 
@@ -44,7 +43,7 @@ def _images(folder: Path) -> dict[str, Path]:
     return {stem: folder / name for stem, name in image_names(str(folder)).items()}
 
 
-def split_pixels(request: SplitRequest, fields: dict) -> Holdout:
+def split_pixels(request: SplitRequest, fields: dict) -> SplitParts:
     """build_holdout for the target images the reader found (`swarm.layouts.pixels.reader.find_pixels`'s
     fields): whole images, at random."""
     public = request.competition.public_dir
@@ -67,7 +66,7 @@ def pixel_answers(image: Path, stem: str) -> pd.DataFrame:
     return pd.DataFrame({"id": ids, "value": [repr(float(v)) for v in grey.ravel()]})
 
 
-def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> Holdout:
+def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> SplitParts:
     """build_holdout for a pixel-target layout (see the module docstring): whole images, at random."""
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed = request.fraction, request.split, request.seed
@@ -119,7 +118,6 @@ def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> Holdout:
     filler = sample[target].iloc[0] if len(sample) else "0"
     held_rows = labels[[id_col]].assign(**{target: filler})
     _write_sample(sample, held_rows, id_col, dest / competition.sample_submission.name)
-    write_labels(root, labels, spec)
     if fresh.fresh:
         back = dict(zip(names, original, strict=True))
         write_view_ids(
@@ -127,28 +125,22 @@ def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> Holdout:
             {"test": sample[id_col].tolist(), "held": labels[id_col].tolist()},
             {"test": own_sample, "held": [with_fresh_key(i, back) for i in labels[id_col]]},
         )
-    holdout = Holdout(
-        root=root,
-        id_column=id_col,
-        target_columns=[target],
-        ids=labels[id_col].tolist(),
-        split="random",
-        split_reason="whole images, their pixels the rows",
-        fraction=fraction,
-        seed=seed,
+    return SplitParts(
+        labels.drop(columns=[id_col]),
+        pd.DataFrame(index=range(len(labels))),
+        labels[id_col].tolist(),
+        ("random", "whole images, their pixels the rows"),
         n_train=len(labelled) - len(original),
-        rekeyed=rekeyed,
-        file_dirs=sorted({str(test_rel), str(layout.train_dir.relative_to(public))}),
+        classes={},
         table=(
             f"{layout.train_dir.relative_to(public)}/ with {layout.target_dir.relative_to(public)}/ "
             f"({len(original)} images, a row per pixel <image>_<row>_<col>)"
         ),
-        hidden_side_files=[str(answers[old].relative_to(public)) for old in original],
-        fresh_ids=fresh.fresh,
-        ids_note=fresh.kept or fresh.note,
+        hidden=[str(answers[old].relative_to(public)) for old in original],
+        file_dirs=sorted({str(test_rel), str(layout.train_dir.relative_to(public))}),
+        rekeyed=rekeyed,
+        fresh=fresh,
     )
-    seal(holdout)
-    return holdout
 
 
 def _fresh_images(
