@@ -49,7 +49,8 @@ from swarm.layouts.qa import reader as qa_reader
 from swarm.layouts.qa.split import split_qa_records
 from swarm.layouts.sentences.split import find_sentences, split_sentence_lines
 from swarm.layouts.twins.split import find_twins, split_twins
-from swarm.layouts.visits.split import find_visits, split_visits
+from swarm.layouts.visits import reader as visits_reader
+from swarm.layouts.visits.split import split_visits
 
 Fields = dict[str, Any]
 
@@ -103,11 +104,12 @@ LAYOUTS: tuple[Layout, ...] = (
         find_composite,
         split_composite,
     ),
-    Layout(
+    _read_by_coder(
         "visits",
         "a row per visit, the test each key's first, the sample every step (osic-pulmonary-fibrosis-progression)",
-        find_visits,
+        visits_reader,
         split_visits,
+        lambda fields: fields["train"],
     ),
     Layout(
         "positions",

@@ -18,8 +18,7 @@ from swarm.layouts.boxes.reader import box_row_fields
 from swarm.layouts.file_labels.reader import find_file_labels
 from swarm.layouts.long_classes.reader import long_class_fields
 from swarm.layouts.sentences.reader import sentence_lines_file
-from swarm.layouts.visits.reader import visit_fields
-from swarm.offline_coder.examples import joined_ids, read_table, table_columns
+from swarm.offline_coder.examples import joined_ids, table_columns
 
 # The tables the coder reads, by name: the labelled table (swarm.formats.probe's LABELLED_TABLES, else a labels
 # table kept apart from image folders), test.csv when there is one (else the sample submission's ids are the test
@@ -274,10 +273,6 @@ def _table_layouts(input_dir: str, files: dict, sample: pd.DataFrame) -> dict:
     sets = label_sets_layout(input_dir, files, sample) if not by_class else None
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
-    probe = files["test"] and not (positions or by_class or sets)
-    visits = visit_layout(input_dir, files, sample) if probe else None
-    if visits:  # a row per visit, each test key's first visit, the sample every step of each test key
-        files["visits"] = visits
     boxes = box_layout(input_dir, files, sample) if not files["test"] else None
     if boxes:  # a row per labelled box: each example's boxes written as the sample's string
         files["boxes"] = boxes
@@ -356,22 +351,6 @@ def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | Non
     except (OSError, ValueError):
         return None
     return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
-
-
-def visit_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
-    """The key and step columns where the labelled table has a row per visit, the test table each test key's
-    first visit and the sample a row per test key and step (osic's `Patient_Week`; swarm/layouts/visits/reader.py's
-    visit_fields; `sample` read as text); else None."""
-    if is_records_file(files["train"]) or is_records_file(files["test"]):
-        return None
-    try:
-        train_columns = table_columns(os.path.join(input_dir, files["train"]))
-        test = read_table(os.path.join(input_dir, files["test"])).astype(str)
-    except (OSError, ValueError):
-        return None
-    return visit_fields(
-        train_columns, test, str(sample.columns[0]), list(sample.columns[1:]), sample.iloc[:, 0]
-    )
 
 
 BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box is recognised

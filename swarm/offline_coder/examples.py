@@ -14,7 +14,6 @@ from swarm.layouts.boxes.reader import box_strings
 from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test_file_paths
 from swarm.layouts.long_classes.reader import long_class_rows
 from swarm.layouts.sentences.reader import read_sentences
-from swarm.layouts.visits.reader import visit_frames
 
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
@@ -66,11 +65,6 @@ def read_examples(
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
-    if files.get("visits"):  # each visit and each sample id beside its key's first visit
-        train, test = visit_frames(train, test, files["visits"], sample.columns[0], sample.iloc[:, 0])
-        train = train.assign(
-            **{c: sample[c].iloc[0] for c in files["visits"]["free"]}
-        )  # no table holds these
     if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
         test[sample.columns[0]] = joined_ids(test, files["keys"])
     if files.get("id_parts") and not files["test"]:  # the ids give back the labelled columns they join

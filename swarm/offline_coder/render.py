@@ -25,7 +25,6 @@ from swarm.layouts.long_classes import reader as long_class_rows
 from swarm.layouts.masks import reader as mask_folders
 from swarm.layouts.registry import READ_BY_CODER
 from swarm.layouts.sentences import reader as sentence_lines
-from swarm.layouts.visits import reader as visit_rows
 from swarm.offline_coder import inference
 from swarm.offline_coder.embed import embedded_source
 from swarm.offline_coder.genome import Genome
@@ -156,7 +155,6 @@ TABLE_READERS: dict[str, ModuleType] = {
     "train_files": file_labels,
     "long": long_class_rows,
     "label_sets": label_sets,
-    "visits": visit_rows,
     "sentences": sentence_lines,
     "boxes": box_rows,
     "slices": mask_folders,

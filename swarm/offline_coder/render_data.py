@@ -60,9 +60,6 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
 
     train_df = read_table(DATA_FILES["train"], labelled=True)
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
-    if DATA_FILES.get("visits"):  # each visit and each sample id beside its key's first visit (visit_frames)
-        train_df, test_df = visit_frames(train_df, test_df, DATA_FILES["visits"], ID_COL, sample_sub[ID_COL])
-        train_df = train_df.assign(**{{_c: sample_sub[_c].iloc[0] for _c in DATA_FILES["visits"]["free"]}})
     if DATA_FILES.get("long"):  # a row per (example, class): the wide labelled table melted (long_class_rows)
         train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
     if DATA_FILES.get("label_sets"):  # label sets in one column: a 0/1 column per class (spread_label_sets)

@@ -7,11 +7,16 @@ range of weeks, with `FVC` and `Confidence`, which no table holds).
 test, fields, id_column, sample_ids)` gives the rows a model learns from and predicts: every visit with its
 key's first visit beside it (`first_<column>`), and every sample id's step with its key's first visit.
 
-Shared by the harness (swarm/layouts/visits/split.py) and the offline coder; the solutions the offline coder
-writes embed this module's source, so it uses only pandas.
+`find_visits(probe)` finds the layout in a public dir (`train.csv` beside `test.csv`) for the harness
+(swarm/layouts/visits/split.py) and the offline coder alike, and `read_visits_examples` reads it as the coder's
+solutions do; they embed this module's source, so it uses only the standard library and pandas.
 """
 
+import os
+
 import pandas as pd
+
+VISIT_TABLES = ("train.csv", "test.csv")  # the labelled table and the test table of visits
 
 FIRST_PREFIX = "first_"  # the columns of a key's first visit, beside each of its rows
 
@@ -77,3 +82,30 @@ def visit_frames(
     rows = asked.merge(firsts(tested), on=key, how="left")
     labelled = labelled.assign(**{key: labelled[key].astype(str).str.strip()})
     return labelled.drop(columns=[key]), rows.drop(columns=[key])
+
+
+def find_visits(probe) -> dict | None:
+    """`visit_fields` of the probed dir's `train.csv` (its header) and `test.csv` (read as text), with the tables'
+    names ("train", "test"); None where either is missing or unreadable, or the layout is not there."""
+    if not set(VISIT_TABLES) <= set(probe.names):
+        return None
+    train, test = (os.path.join(probe.data_dir, name) for name in VISIT_TABLES)
+    try:
+        columns = [str(c) for c in pd.read_csv(train, nrows=0).columns]
+        if not any(t in columns for t in probe.targets):
+            return None
+        test_rows = pd.read_csv(test, dtype=str, keep_default_na=False)
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    fields = visit_fields(columns, test_rows, probe.id_column, probe.targets, probe.sample[probe.id_column])
+    return None if fields is None else {"train": VISIT_TABLES[0], "test": VISIT_TABLES[1], **fields}
+
+
+def read_visits_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): every visit beside its key's first, every sample id's step beside its key's first visit
+    (`visit_frames`); the targets no table holds take the sample's own values."""
+    id_col = sample.columns[0]
+    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    test = pd.read_csv(os.path.join(data_dir, fields["test"]), nrows=max_rows)
+    train, test = visit_frames(train, test, fields, id_col, sample.iloc[:, 0])
+    return train.assign(**{c: sample[c].iloc[0] for c in fields["free"]}), test

@@ -19,15 +19,13 @@ import numpy as np
 import pandas as pd
 
 from swarm.evaluation.fresh_keys import with_fresh_keys
-from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import rekey_groups
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
-from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample_in_order
-from swarm.formats.probe import Probe
-from swarm.layouts.visits.reader import visit_fields
 
 
 @dataclass(frozen=True)
@@ -44,24 +42,12 @@ class FirstVisits:
     steps: tuple[str, ...]
 
 
-def first_visits_layout(
-    public: Path, id_column: str, targets: list[str], sample: pd.DataFrame
-) -> FirstVisits | None:
-    """The layout of `train.csv`, `test.csv` and the sample that `swarm.layouts.visits.reader.visit_fields` recognises, or
-    None."""
-    if not ((public / TRAIN).is_file() and (public / TEST).is_file()):
-        return None
-    train_columns = table_header(public / TRAIN)
-    if not any(t in train_columns for t in targets):
-        return None
-    fields = visit_fields(
-        train_columns, read_csv_as_text(public / TEST), id_column, targets, sample[id_column]
-    )
-    if fields is None:
-        return None
-    key, step, steps = fields["key"], fields["step"], tuple(fields["steps"])
-    measured, free = tuple(fields["measured"]), tuple(fields["free"])
-    return FirstVisits(public / TRAIN, public / TEST, key, step, measured, free, steps)
+def first_visits(public: Path, fields: dict) -> FirstVisits:
+    """The visits layout the reader found (`swarm.layouts.visits.reader.find_visits`'s fields) with its tables'
+    paths."""
+    measured, free, steps = tuple(fields["measured"]), tuple(fields["free"]), tuple(fields["steps"])
+    train, test = public / fields["train"], public / fields["test"]
+    return FirstVisits(train, test, fields["key"], fields["step"], measured, free, steps)
 
 
 def split_first_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts:
@@ -166,13 +152,10 @@ def _grid(
     return ids, pd.DataFrame(values)
 
 
-def find_visits(probe: Probe) -> FirstVisits | None:
-    """`first_visits_layout` of the probed dir."""
-    return first_visits_layout(Path(probe.data_dir), probe.id_column, probe.targets, probe.sample)
-
-
-def split_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts:
-    """`split_first_visits`, every test and held-out key under a fresh one (or kept, saying why)."""
+def split_visits(request: SplitRequest, fields: dict) -> SplitParts:
+    """`split_first_visits` of the visits the reader found, every test and held-out key under a fresh one (or
+    kept, saying why)."""
+    layout = first_visits(request.competition.public_dir, fields)
     return with_fresh_keys(
         request, split_first_visits(request, layout), layout.key, layout.train, layout.test
     )
