@@ -27,7 +27,7 @@ API:
         packages: "name version" strings; well-known ML packages are listed first, then the rest as given
         metric_name, lower_is_better: the competition's metric (both or neither), used in FORMAT's example
         cpus, memory_mb, timeout_s: the sandbox limits of one script run, stated under GUIDELINES
-        gpus: the GPUs one script run has, in words (swarm.gpu_probe.describe_facts); None: it has none
+        gpus: the GPUs one script run has, in words (swarm.pipeline.gpu_probe.describe_facts); None: no GPU
     builder.build_review(*, task_desc, code, output, metric=None, exec_time_s=None, timed_out=False,
                          metric_name=None, lower_is_better=None)
     builder.build_evolution(part, agent, *, task_desc, stats, elite=None, elite_stats=None, examples=(),

@@ -32,13 +32,13 @@ from swarm.evaluation.metric_choice import (
     resolve_metric,
     scored_by_choice,
 )
-from swarm.gpu_probe import describe_facts, run_gpu_facts
 from swarm.journal import Journal, Node
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.evaluation_setup import EvaluationSetup, load_evaluation, prepare_evaluation
+from swarm.pipeline.gpu_probe import describe_facts, run_gpu_facts
 from swarm.pipeline.metric_model import metric_reader
 from swarm.pipeline.state import (
     RunPaths,
