@@ -38,6 +38,7 @@ from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness
 from swarm.journal import Execution, Journal, Node, NodeMeta, Review
 from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
+from swarm.llm.response import ResponseParseError, parse_response
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
@@ -46,7 +47,6 @@ from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.review import review_execution
 from swarm.pipeline.state import RunState, StepPlan
 from swarm.protocol import GENE_SECTIONS, canonical_markers
-from swarm.response import ResponseParseError, parse_response
 from swarm.submission_check import check_submission, constant_predictions
 
 log = logging.getLogger(__name__)
