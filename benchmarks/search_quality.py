@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from swarm.prefect_env import apply_prefect_defaults
+from flows.prefect_env import apply_prefect_defaults
 
 apply_prefect_defaults(PREFECT_LOGGING_LEVEL="ERROR")
 
