@@ -40,13 +40,14 @@ from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash
 from swarm.config import load_config
 from swarm.ga.genes import split_genes
 from swarm.journal import Journal, Node, NodeMeta
+from swarm.journal.memory import memory_summary
 from swarm.journal.step_record import Execution, Review
 from swarm.llm.base import CallContext
 from swarm.metric import MetricValue
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.state import RunState
-from swarm.prompting import PromptBudget, memory_summary
+from swarm.prompting import PromptBudget
 from swarm.protocol import GENE_SECTIONS
 
 AGENTS = [f"agent_{i}" for i in range(4)]

@@ -33,6 +33,7 @@ from swarm.evaluation.metric_choice import (
     scored_by_choice,
 )
 from swarm.journal import Journal, Node
+from swarm.journal.memory import memory_summary
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
@@ -50,7 +51,7 @@ from swarm.pipeline.state import (
     save_state,
 )
 from swarm.preview.data import preview
-from swarm.prompting import ParentView, PromptBuilder, memory_summary
+from swarm.prompting import ParentView, PromptBuilder
 
 log = logging.getLogger(__name__)
 
