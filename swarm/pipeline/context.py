@@ -18,6 +18,7 @@ from typing import Any
 from sandbox import Workspace, make_sandbox
 from swarm.agents.dispatcher import Dispatcher
 from swarm.agents.experience import ExperiencePool
+from swarm.agents.prompting import ParentView, PromptBuilder
 from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
@@ -51,7 +52,6 @@ from swarm.pipeline.state import (
     save_state,
 )
 from swarm.preview.data import preview
-from swarm.prompting import ParentView, PromptBuilder
 
 log = logging.getLogger(__name__)
 
