@@ -55,8 +55,8 @@ from benchmarks.common import (
 )
 
 TASKS_PER_STEP = 6  # select_parent, step (generate, execute, review), update_population
-TARGET_MS_PER_TASK = 10.0  # issue 17: Prefect's overhead outside the solutions' run time, per task run
-TARGET_RATIO = 1.05  # issue 17: an epoch through Prefect against the plain runner, wall time
+TARGET_MS_PER_TASK = 10.0  # the most Prefect may add outside the solutions' run time, per task run
+TARGET_RATIO = 1.05  # the most an epoch through Prefect may take against the plain runner, wall time
 COLD_CHILD = textwrap.dedent(
     """
     import json, time
