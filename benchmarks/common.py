@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from swarm.prefect_env import apply_prefect_defaults
+from flows.prefect_env import apply_prefect_defaults
 
 OFFLINE_STAGES = ("code", "feedback", "evolution")
 

@@ -1,4 +1,4 @@
-"""Time and memory of the harness's streamed splits of large document files (issue 29): BSON documents
+"""Time and memory of the harness's streamed splits of large document files: BSON documents
 (cdiscount's `train.bson`) and JSON lines of annotated questions (tensorflow2-question-answering's
 `simplified-nq-train.jsonl`).
 

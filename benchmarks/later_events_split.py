@@ -1,5 +1,5 @@
 """Time and memory of the harness's split of a log whose later events are the targets, and of the offline coder's
-recommendations over it (h-and-m-personalized-fashion-recommendations' layout, issue 29).
+recommendations over it (h-and-m-personalized-fashion-recommendations' layout).
 
     python -m benchmarks.later_events_split [--rows 3000000] [--customers 300000] [--articles 30000] [--days 365]
                                             [--json benchmarks/results/later_events_split.json]

@@ -15,10 +15,10 @@ from the time outside the sandbox's executions (wall minus the nodes' exec_time)
 process's (every thread) plus the API server's (the ephemeral API's uvicorn process, waited for until its
 task-run recorder and event persister have gone idle), which on a 2-core machine competes with the
 solutions. Each side's time in Python's garbage collector (`gc`, seconds) and its full collections are
-recorded too (the first epoch's start freezes the process's long-lived objects: `swarm.heap`). The 1-minute
-load average is recorded around every repeat: other work on the machine slows both sides, so compare figures
-measured at similar load. After each repeat, Prefect's floor: a flow of as many no-op task runs as the epoch
-had, timed the same way (what any flow of that size costs here).
+recorded too (the first epoch's start freezes the process's long-lived objects: `swarm.pipeline.heap`). The
+1-minute load average is recorded around every repeat: other work on the machine slows both sides, so compare
+figures measured at similar load. After each repeat, Prefect's floor: a flow of as many no-op task runs as the
+epoch had, timed the same way (what any flow of that size costs here).
 
 Each timed epoch flow starts outside any client context, as a rerun of one epoch does, so it builds its own
 API client: Prefect loads its CA bundle into an SSL context for each new client (about 30 ms here, even for
@@ -55,8 +55,8 @@ from benchmarks.common import (
 )
 
 TASKS_PER_STEP = 6  # select_parent, step (generate, execute, review), update_population
-TARGET_MS_PER_TASK = 10.0  # issue 17: Prefect's overhead outside the solutions' run time, per task run
-TARGET_RATIO = 1.05  # issue 17: an epoch through Prefect against the plain runner, wall time
+TARGET_MS_PER_TASK = 10.0  # the most Prefect may add outside the solutions' run time, per task run
+TARGET_RATIO = 1.05  # the most an epoch through Prefect may take against the plain runner, wall time
 COLD_CHILD = textwrap.dedent(
     """
     import json, time

@@ -1,4 +1,4 @@
-"""Time and memory of the harness's streamed split of a large parquet table (icecube's layout, issue 29).
+"""Time and memory of the harness's streamed split of a large parquet table (icecube's layout).
 
     python -m benchmarks.parquet_split [--rows 5000000] [--batches 110] [--test-batches 10]
                                        [--json benchmarks/results/parquet_split.json]

@@ -1,4 +1,4 @@
-"""A GPU machine check in one call (issue 28, point 6): each sandbox's GPU check, then the main job, a CNN.
+"""A GPU machine check in one call: each sandbox's GPU check, then the main job, a CNN.
 
     python -m benchmarks.real_machine_check [--steps 8] [--parallel 1 4] [--epochs 8] [--latency 0.5]
                                             [--backends bwrap local unsafe-local] [--budget-s 480]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A GPU machine check in one call (issue 28, point 6): benchmarks/real_machine_check.py on a machine that may
+# A GPU machine check in one call: benchmarks/real_machine_check.py on a machine that may
 # have no package index, the project's missing dependencies carried as wheels.
 #
 # Here (with PyPI), once: the wheels the GPU machine lacks, for its Python (3.12, x86-64, manylinux):

@@ -1,4 +1,4 @@
-"""How far honest refits move a node's test predictions: the basis of the refit check's floors (issue 30).
+"""How far honest refits move a node's test predictions: the basis of the refit check's floors.
 
     python -m benchmarks.refit_drift [--competitions titanic ...] [--seeds 0] [--steps 6] [--parallel 2]
                                      [--json benchmarks/results/refit_drift.json]

@@ -37,16 +37,17 @@ from typing import Any
 
 from benchmarks.common import print_table, write_json
 from swarm.agents.experience import ExperiencePool, ExperienceRecord, input_hash
+from swarm.agents.prompting import PromptBudget
 from swarm.config import load_config
 from swarm.ga.genes import split_genes
 from swarm.journal import Journal, Node, NodeMeta
+from swarm.journal.memory import memory_summary
 from swarm.journal.step_record import Execution, Review
 from swarm.llm.base import CallContext
 from swarm.metric import MetricValue
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.state import RunState
-from swarm.prompting import PromptBudget, memory_summary
 from swarm.protocol import GENE_SECTIONS
 
 AGENTS = [f"agent_{i}" for i in range(4)]

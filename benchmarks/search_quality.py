@@ -13,7 +13,7 @@ Trusted evaluation: for the same runs it also reports the hidden-test score of t
 score (what the run submits, before the refit) and of the node the solutions' printed metrics would have
 picked, and the mean absolute gap between the claimed and the harness scores of the good nodes; and the harness
 gap, |harness score - hidden score| / |hidden score| of the node the harness picked (before its refit): how well
-the split's held-out rows stand for the test (issue 30: a split that does not follow how the test was drawn is
+the split's held-out rows stand for the test (a split that does not follow how the test was drawn is
 optimistic).
 
 Ensembles: `single` is the hidden-test score of the best single node's final submission (its refit when it was
@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from swarm.prefect_env import apply_prefect_defaults
+from flows.prefect_env import apply_prefect_defaults
 
 apply_prefect_defaults(PREFECT_LOGGING_LEVEL="ERROR")
 
@@ -108,7 +108,7 @@ def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
 
 
 def relative_gap(harness: float | None, hidden: float | None) -> float | None:
-    """|harness - hidden| / |hidden|: how far the harness's score of a node is from its hidden score (issue 30's
+    """|harness - hidden| / |hidden|: how far the harness's score of a node is from its hidden score (a
     measure of whether the split follows how the test was drawn); None where either is missing or hidden is 0."""
     if harness is None or hidden is None or hidden == 0:
         return None

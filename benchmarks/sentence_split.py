@@ -1,4 +1,4 @@
-"""Time and memory of the harness's split of sentences a line (billion-word-imputation's layout, issue 29).
+"""Time and memory of the harness's split of sentences a line (billion-word-imputation's layout).
 
     python -m benchmarks.sentence_split [--lines 3000000] [--test 30000]
                                         [--json benchmarks/results/sentence_split.json]

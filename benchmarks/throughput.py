@@ -13,7 +13,7 @@ execution in the local sandbox does real work:
 - `--solutions short`: small pure-Python models (the majority label, or mean, of the target per value of one
   column, the first column from the variant's on whose test predictions are not all the same; validated on the
   last 20% of rows), which run in a fraction of a second: solutions well under the model's latency, the
-  setting of issue 17's target (4 steps in parallel at least 3x the steps per minute of 1).
+  setting of the throughput target (4 steps in parallel at least 3x the steps per minute of 1).
 Every setting gets the same replies, a new run dir (nothing served from a cache) and a new server, and the
 script checks that each step made exactly one model call. Settings run one after another, `--repeats` rounds:
 one epoch of `--steps` steps through the epoch flow (Prefect, its own ephemeral API, warmed up first,
@@ -42,7 +42,7 @@ from benchmarks.common import (
 )
 
 KEY_ENV = "SWARM_BENCH_MODEL_KEY"
-TARGET_SPEEDUP = 3.0  # issue 17: parallel 4 against parallel 1, with short solutions and a 2 s model
+TARGET_SPEEDUP = 3.0  # the least speedup of parallel 4 over parallel 1, with short solutions and a 2 s model
 SHORT_SOLUTION = """\
 # A short solution (benchmarks/throughput.py --solutions short, variant {variant}): the majority label (or the
 # mean) of the target per value of one column; the first column, from the variant's on, whose test predictions

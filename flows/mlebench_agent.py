@@ -25,7 +25,7 @@ import os  # noqa: E402
 import sys  # noqa: E402
 import threading  # noqa: E402
 
-from swarm.prefect_env import apply_prefect_defaults  # noqa: E402
+from flows.prefect_env import apply_prefect_defaults  # noqa: E402
 
 apply_prefect_defaults()
 

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from swarm.prefect_env import apply_prefect_defaults
+from flows.prefect_env import apply_prefect_defaults
 
 apply_prefect_defaults()
 

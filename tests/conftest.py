@@ -16,7 +16,7 @@ from swarm.competitions import prepare_bundled
 from swarm.config import ExecutionConfig
 
 # Batched SQLite writes: otherwise the API's many small writes stall on "database is locked"
-# (why: swarm/prefect_env.py).
+# (why: flows/prefect_env.py).
 os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
 os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
 

@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from swarm.agents.experience import AgentStats, ExperiencePool, ExperienceRecord
+from swarm.agents.prompting import PromptBuilder, PromptError, extract_evolved_text
 from swarm.agents.store import PARTS, AgentProfile, AgentStore
 from swarm.llm.base import CallContext, LLMClient, LLMError
-from swarm.prompting import PromptBuilder, PromptError, extract_evolved_text
 
 log = logging.getLogger(__name__)
 CASES_SHOWN = 3

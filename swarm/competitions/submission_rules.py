@@ -2,9 +2,9 @@
 
 Each rule returns why a submission breaks it, in words a user (or a model) can act on, or None. The grader
 (`swarm.competitions.validation`) applies them against the answers and raises `InvalidSubmission`; the search
-(`swarm.submission_check`) applies them against the public sample submission and returns the reason. One set of
-rules means the search never accepts a file the grader would reject for its columns, rows, ids or values.
-Cells are strings, as `read_submission` gives them.
+(`swarm.competitions.submission_check`) applies them against the public sample submission and returns the
+reason. One set of rules means the search never accepts a file the grader would reject for its columns, rows,
+ids or values. Cells are strings, as `read_submission` gives them.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A review (`swarm.pipeline.review` asks the feedback model, forced function `subm
 whether the run is buggy and what validation metric it reported. The facts of the run (`ExecutionFacts`: the
 sandbox's result, the harness's submission check and score) win: a run that raised, timed out, was OOM-killed,
 wrote no submission file or reported no metric is buggy whatever the model says; so is one whose submission file
-fails the check in `swarm/submission_check.py` (`submission_problem`). The printed `SWARM_METRIC` line is
+fails `swarm.competitions.submission_check` (`submission_problem`). The printed `SWARM_METRIC` line is
 preferred over the model's metric; when the two disagree the outcome records the conflict; with a harness score,
 that score is the metric and the solution's own only a claim. If the review call failed for good, the outcome is
 built from the facts alone and says so. A buggy outcome may still carry a metric: do not rank it.

@@ -5,9 +5,8 @@
   (`Review`);
 - `node_meta`: a node's `NodeMeta`, what the step that made it recorded (submission files, the score's source);
 - `dag`: a `Journal` holds nodes in the order they were appended (`step`), with the queries search policies need;
-- `store`: a journal on disk, append-only (`Journal.save`, `Journal.load`), and the older whole document.
-
-What a prompt shows of a journal (its memory) is `swarm.prompting.memory_summary`.
+- `store`: a journal on disk, append-only (`Journal.save`, `Journal.load`), and the older whole document;
+- `memory`: what a prompt shows of a journal (its memory): `memory_summary`, within a character budget.
 """
 
 from swarm.journal.dag import Journal

@@ -18,6 +18,7 @@ from typing import Any
 from sandbox import Workspace, make_sandbox
 from swarm.agents.dispatcher import Dispatcher
 from swarm.agents.experience import ExperiencePool
+from swarm.agents.prompting import ParentView, PromptBuilder
 from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
@@ -32,13 +33,14 @@ from swarm.evaluation.metric_choice import (
     resolve_metric,
     scored_by_choice,
 )
-from swarm.gpu_probe import describe_facts, run_gpu_facts
 from swarm.journal import Journal, Node
+from swarm.journal.memory import memory_summary
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.factory import make_client
 from swarm.llm.usage import UsageLedger
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.evaluation_setup import EvaluationSetup, load_evaluation, prepare_evaluation
+from swarm.pipeline.gpu_probe import describe_facts, run_gpu_facts
 from swarm.pipeline.metric_model import metric_reader
 from swarm.pipeline.state import (
     RunPaths,
@@ -50,7 +52,6 @@ from swarm.pipeline.state import (
     save_state,
 )
 from swarm.preview.data import preview
-from swarm.prompting import ParentView, PromptBuilder, memory_summary
 
 log = logging.getLogger(__name__)
 

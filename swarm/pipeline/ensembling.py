@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 
 from swarm.atomic import write_json_atomic, write_text_atomic
+from swarm.competitions.submission_check import check_submission
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, EnsembleChoice, blend_frames, build_library, choose
 from swarm.evaluation.holdout_record import harness_root
 from swarm.ga.population import rank_nodes
@@ -22,7 +23,6 @@ from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.parallel import run_parallel
 from swarm.pipeline.refit import refit, scored_submission
-from swarm.submission_check import check_submission
 
 ENSEMBLE_FILE = "ensemble.json"
 ENSEMBLE_SUBMISSION = "ensemble_submission.csv"

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from swarm.competitions.submission_check import check_submission
 from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.evaluation.holdout_record import harness_root
 from swarm.evaluation.refit_check import read_predictions, refit_agreement
 from swarm.journal import Node
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.steps import clear_outputs
-from swarm.submission_check import check_submission
 
 REFIT_SUBMISSION = "refit_submission.csv"
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from swarm.atomic import read_json
-from swarm.heap import freeze_long_lived
 from swarm.journal import Journal, Node
 from swarm.llm.base import SpendCapReached
 from swarm.pipeline import steps
 from swarm.pipeline.context import RunContext
+from swarm.pipeline.heap import freeze_long_lived
 from swarm.pipeline.policy import begin_epoch
 from swarm.pipeline.snapshots import write_snapshot
 from swarm.pipeline.state import RunState, save_state
@@ -110,7 +110,7 @@ def pending_steps(rc: RunContext, journal: Journal, state: RunState) -> list[ste
 def start_epoch(rc: RunContext, journal: Journal, state: RunState, epoch: int) -> EpochStart:
     """Check that `epoch` is the run's next, find what a killed run left of it, and start its GA generation
     when due (saved before any of its steps). The first epoch of a process freezes its long-lived objects
-    (`swarm.heap`)."""
+    (`swarm.pipeline.heap`)."""
     if state.epochs_done != epoch - 1:
         raise ValueError(
             f"{rc.paths.root} has finished {state.epochs_done} epochs, so the next is "

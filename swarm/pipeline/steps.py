@@ -31,6 +31,7 @@ from sandbox.workspace import NodeDirs
 from swarm.agents.evolution import EvolutionReport, evolution_due, evolve_agents
 from swarm.agents.experience import ExperienceRecord, input_hash
 from swarm.atomic import write_json_atomic
+from swarm.competitions.submission_check import check_submission, constant_predictions
 from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.evaluation.review import ExecutionFacts, ReviewOutcome, TrustedScore, describe_exception
 from swarm.ga.fitness import score_against
@@ -38,6 +39,7 @@ from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness
 from swarm.journal import Execution, Journal, Node, NodeMeta, Review
 from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
+from swarm.llm.response import ResponseParseError, parse_response
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
@@ -46,8 +48,6 @@ from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.review import review_execution
 from swarm.pipeline.state import RunState, StepPlan
 from swarm.protocol import GENE_SECTIONS, canonical_markers
-from swarm.response import ResponseParseError, parse_response
-from swarm.submission_check import check_submission, constant_predictions
 
 log = logging.getLogger(__name__)
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}

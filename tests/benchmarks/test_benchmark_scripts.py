@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from swarm.prompting import PromptBudget
+from swarm.agents.prompting import PromptBudget
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ import pytest
 
 from sandbox.gpus import discover_gpus
 from swarm.ga.genes import missing_sections
-from swarm.response import parse_response
+from swarm.llm.response import parse_response
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPT = REPO / "benchmarks" / "real_machine_check.py"

@@ -30,10 +30,10 @@ from swarm.competitions.grading import score_frame
 from swarm.competitions.metric_wording import COARSE_METRIC
 from swarm.competitions.metrics import METRICS, get_metric, resolve_metric
 from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.submission_check import check_submission
 from swarm.competitions.validation import InvalidSubmission
 from swarm.llm.base import CallContext, Message, ToolSpec
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_tool
-from swarm.submission_check import check_submission
 
 TOL = 1e-9
 

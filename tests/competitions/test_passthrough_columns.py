@@ -12,7 +12,7 @@ import pandas as pd
 
 from swarm.competitions import load_competition_dir
 from swarm.competitions.grading import grade_submission
-from swarm.submission_check import check_submission
+from swarm.competitions.submission_check import check_submission
 from tests.competitions.insults_builder import insults
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from swarm.competitions import CompetitionError
 from swarm.competitions.competition import find_id_column, find_sample_submission, load_competition_dir
-from swarm.submission_check import check_submission
+from swarm.competitions.submission_check import check_submission
 
 SAMPLE = "id,label\n" + "".join(f"{i},0\n" for i in range(10, 16))
 

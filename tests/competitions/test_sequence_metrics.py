@@ -24,8 +24,8 @@ from swarm.competitions.grading import score_frame
 from swarm.competitions.metrics import get_metric
 from swarm.competitions.metrics.base import InvalidPrediction
 from swarm.competitions.metrics.sequences import levenshtein
+from swarm.competitions.submission_check import check_submission
 from swarm.competitions.validation import InvalidSubmission
-from swarm.submission_check import check_submission
 from tests.competitions.test_mlebench_metrics import agree, frames
 
 TOL = 1e-9

@@ -1,4 +1,4 @@
-"""swarm.heap: the process's long-lived objects frozen once, out of the collector's full walks."""
+"""swarm.pipeline.heap: the process's long-lived objects frozen once, out of the collector's full walks."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from swarm import heap
 from swarm.config import load_config
+from swarm.pipeline import heap
 from swarm.pipeline.context import create_run, open_run
 from swarm.pipeline.schedule import start_epoch
 

@@ -48,7 +48,7 @@ ALLOWED_ROOMS: dict[str, set[str]] = {
     "swarm.ga": {"swarm.journal"},  # gene sections, fitness, the population (reads the journal)
     "swarm.journal": set(),
     "swarm.preview": set(),  # what a prompt shows of the data: the flat readers only
-    "swarm": {"swarm.agents", "swarm.ga", "swarm.journal", "swarm.llm", "swarm.competitions"},
+    "swarm": {"swarm.competitions"},  # cli.py only: the core's commands, the competitions' group
 }
 
 

@@ -8,9 +8,9 @@ import random
 import pytest
 
 from swarm.journal import Journal, JournalError, Node, NodeMeta
+from swarm.journal.memory import memory_summary
 from swarm.journal.step_record import EXECUTION_KEYS, REVIEW_KEYS, Execution, Review
 from swarm.metric import MetricValue, ValidationSource
-from swarm.prompting import memory_summary
 
 
 def make(task="draft", parents=(), metric=None, lower=False, buggy=False, **kw):

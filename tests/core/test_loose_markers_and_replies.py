@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from swarm.ga.genes import missing_sections, split_genes
+from swarm.llm.response import ResponseParseError, extract, parse_response
 from swarm.protocol import GENE_SECTIONS, canonical_markers, count_markers, parse_metric_line
-from swarm.response import ResponseParseError, extract, parse_response
 
 LOOSE = """import numpy as np
 

@@ -2,8 +2,7 @@
 
 import pytest
 
-from swarm.protocol import section_marker
-from swarm.response import (
+from swarm.llm.response import (
     ParsedResponse,
     ResponseParseError,
     extract,
@@ -12,6 +11,7 @@ from swarm.response import (
     parse_response,
     syntax_error_of,
 )
+from swarm.protocol import section_marker
 
 SOLUTION = "import pandas as pd\n\ndf = pd.read_csv('train.csv')\nprint(df.shape)\n"
 

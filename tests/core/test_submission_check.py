@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from swarm.submission_check import SampleSubmissionError, check_submission
+from swarm.competitions.submission_check import SampleSubmissionError, check_submission
 
 SAMPLE = "id,price,label\n1,0.5,a\n2,0.5,a\n3,0.5,a\n"
 GOOD = "id,price,label\n3,10.25,b\n1,7,a\n2,1e3,c\n"  # another row order and number spelling are fine

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions import Competition, grade_submission, load_competition
-from swarm.submission_check import check_submission
+from swarm.competitions.submission_check import check_submission
 
 
 def competition(

@@ -344,7 +344,7 @@ def test_cache_tokens_are_recorded_and_priced(make, server, provider, ledger):
 
 def test_a_reply_without_a_code_block_fails_to_parse_clearly(make, server, provider):
     """The code stage's reply goes through the real SDK; prose without code raises ResponseParseError."""
-    from swarm.response import ResponseParseError, parse_response
+    from swarm.llm.response import ResponseParseError, parse_response
 
     prose = "I would train a gradient-boosted model on the numeric columns and tune it with k-fold CV."
     server.enqueue(Reply.say(prose), Reply.say("Here is the idea:\n```text\nuse lightgbm\n```\n"))

@@ -9,13 +9,13 @@ import random
 import pytest
 from pydantic import BaseModel
 
+from swarm.agents.prompting import extract_evolved_text
 from swarm.llm.base import CallContext, LLMClient, LLMError, ToolSpec
 from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.client import task_from_hints
 from swarm.offline_coder.genome import draft_genome, safe_genome
 from swarm.offline_coder.render import render_solution
 from swarm.offline_coder.sections import read_genome, split_code
-from swarm.prompting import extract_evolved_text
 from swarm.protocol import GENE_SECTIONS, SECTION_MARKER_RE, metric_line
 
 

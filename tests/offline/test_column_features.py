@@ -14,6 +14,7 @@ import pytest
 from PIL import Image
 from sklearn.metrics import mean_squared_error, roc_auc_score
 
+from swarm.competitions.submission_check import constant_predictions
 from swarm.llm.base import CallContext
 from swarm.offline_coder import OfflineClient, coder
 from swarm.offline_coder.genome import safe_genome
@@ -21,7 +22,6 @@ from swarm.offline_coder.render import render_solution
 from swarm.offline_coder.sections import read_genome, split_code
 from swarm.offline_coder.task import infer_task_from_dir
 from swarm.protocol import parse_metric_line
-from swarm.submission_check import constant_predictions
 
 GOOD, BAD = ["tasty", "fresh", "lovely", "crisp", "superb"], ["stale", "bland", "soggy", "awful", "rotten"]
 FILLER = ["the", "a", "box", "snack", "bought", "again", "my", "kids", "it", "was", "very", "and"]

@@ -218,7 +218,7 @@ def find_chromium() -> str:
 
 def child_env(tmp: Path, api: str) -> dict[str, str]:
     """The environment of the server, worker and CLI: a private PREFECT_HOME and the settings of
-    `swarm/prefect_env.py` (batched SQLite writes, no analytics)."""
+    `flows/prefect_env.py` (batched SQLite writes, no analytics)."""
     env = {
         k: v
         for k, v in os.environ.items()

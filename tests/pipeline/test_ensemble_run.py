@@ -13,9 +13,9 @@ from prefect.artifacts import Artifact
 from flows.artifacts import run_key
 from flows.competition import CompetitionParams, competition_flow
 from swarm.competitions import grade_submission, load_competition
+from swarm.competitions.submission_check import check_submission
 from swarm.journal import Journal
 from swarm.pipeline.state import RunPaths, load_state
-from swarm.submission_check import check_submission
 
 pytestmark = [pytest.mark.usefixtures("prefect_server"), pytest.mark.slow]
 RUN = ["agent.max_steps=3", "search.num_drafts=3", "search.parallel=2", "evolution.steps_per_epoch=3"]

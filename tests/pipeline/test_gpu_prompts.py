@@ -9,11 +9,10 @@ import pytest
 
 from sandbox import GpuPlan
 from sandbox.gpus import GpuInfo
-from swarm import gpu_probe
 from swarm.config import load_config
-from swarm.gpu_probe import PROBE_TAG, facts_from_probe, parse_probe
-from swarm.pipeline import steps
+from swarm.pipeline import gpu_probe, steps
 from swarm.pipeline.context import RunContext, create_run, open_run
+from swarm.pipeline.gpu_probe import PROBE_TAG, facts_from_probe, parse_probe
 
 FAKE = GpuInfo("0", "Fake GPU", 1024, "GPU-fake0", 0)
 

@@ -8,10 +8,10 @@ import pytest
 
 from swarm.agents.evolution import EvolutionReport, evolution_due, evolve_agents, rank_agents, stats_of
 from swarm.agents.experience import ExperiencePool, ExperienceRecord
+from swarm.agents.prompting import PromptBuilder
 from swarm.agents.store import PARTS, AgentStore
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
 from swarm.offline_coder import OfflineClient
-from swarm.prompting import PromptBuilder
 
 AGENTS = ["agent_0", "agent_1", "agent_2", "agent_3"]
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from swarm.agents.prompting import PromptBuilder
 from swarm.agents.store import (
     PARTS,
     REPO_ROOT,
@@ -18,7 +19,6 @@ from swarm.agents.store import (
     prompt_assets_hash,
     read_seed_profile,
 )
-from swarm.prompting import PromptBuilder
 
 
 def _tree_digest(root: Path) -> str:

@@ -10,9 +10,7 @@ from pathlib import Path
 import pytest
 
 from swarm.agents.experience import AgentStats, ExperienceRecord
-from swarm.agents.store import PARTS, REPO_ROOT, read_seed_profile
-from swarm.llm.base import Message
-from swarm.prompting import (
+from swarm.agents.prompting import (
     LAYERS,
     ParentView,
     PromptBudget,
@@ -21,6 +19,8 @@ from swarm.prompting import (
     extract_evolved_text,
     layers_of,
 )
+from swarm.agents.store import PARTS, REPO_ROOT, read_seed_profile
+from swarm.llm.base import Message
 from swarm.protocol import GENE_SECTIONS, parse_metric_line, section_marker
 from swarm.text import trim_middle
 

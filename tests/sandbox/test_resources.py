@@ -177,7 +177,7 @@ def test_parallel_4_on_one_gpu_runs_4_executions_at_once(backend, make_backend, 
 
 
 def test_the_gpu_share_of_memory_is_in_the_prompt_line():
-    from swarm.gpu_probe import GpuFacts, describe_facts
+    from swarm.pipeline.gpu_probe import GpuFacts, describe_facts
 
     shared = GpuFacts([{"name": "NVIDIA H200", "memory_mb": 143771}], True, signature={"shares": 4})
     line = describe_facts(shared)

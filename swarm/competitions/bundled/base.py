@@ -22,7 +22,7 @@ import pandas as pd
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import get_metric
 
-PREPARE_VERSION = 3  # 2: competition.json declares `labels`; 3: digit-images' digits warped (issue 30)
+PREPARE_VERSION = 3  # 2: competition.json declares `labels`; 3: digit-images' digits warped
 TEST_FRACTION = 0.25
 PUBLIC_FILES = ("description.md", "train.csv", "test.csv", "sample_submission.csv")
 ANSWERS_FILE = "answers.csv"

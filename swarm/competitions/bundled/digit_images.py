@@ -6,7 +6,8 @@ where `id` is a file name in train/; test.csv holds the test file names, whose i
 Each 8x8 scan is upscaled to 20x20, warped (rotated, sheared and scaled about its centre), its stroke sometimes
 thickened, pasted at a random offset into a 28x28 canvas and given random contrast and noise (all seeded), so a
 model must cope with shifted, slanted digits. The warp is per image, so that no image can be found again among
-scikit-learn's digits, which any sandbox can import (issue 30: a solution matched every test image to its scan).
+scikit-learn's digits, which any sandbox can import (a solution could otherwise match each test image to its
+scan and score perfectly without learning).
 """
 
 from __future__ import annotations

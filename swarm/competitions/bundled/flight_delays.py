@@ -2,7 +2,8 @@
 
 The test rows are whole days between the training days, as a delay-prediction contest is often cut: the 22nd and
 later days of each month. Flights of one day share its weather and its knock-on delays, so a split that puts
-flights of one day on both sides flatters a model; the harness's `auto` split holds out whole days here (issue 30).
+flights of one day on both sides flatters a model; the harness's `auto` split holds out whole days here,
+as the test was drawn.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ API:
         packages: "name version" strings; well-known ML packages are listed first, then the rest as given
         metric_name, lower_is_better: the competition's metric (both or neither), used in FORMAT's example
         cpus, memory_mb, timeout_s: the sandbox limits of one script run, stated under GUIDELINES
-        gpus: the GPUs one script run has, in words (swarm.gpu_probe.describe_facts); None: it has none
+        gpus: the GPUs one script run has, in words (swarm.pipeline.gpu_probe.describe_facts); None: no GPU
     builder.build_review(*, task_desc, code, output, metric=None, exec_time_s=None, timed_out=False,
                          metric_name=None, lower_is_better=None)
     builder.build_evolution(part, agent, *, task_desc, stats, elite=None, elite_stats=None, examples=(),
@@ -56,7 +56,6 @@ import jinja2
 from swarm.agents.experience import AgentStats, ExperienceRecord
 from swarm.agents.store import PARTS, REPO_ROOT, AgentProfile, prompt_assets_hash
 from swarm.ga.genes import missing_sections
-from swarm.journal import Journal, Node
 from swarm.llm.base import Message
 from swarm.protocol import (
     GENE_SECTIONS,
@@ -567,80 +566,3 @@ def _check_request(
             )
     elif gene is not None:
         raise PromptError(f"task type {task_type!r} takes no gene")
-
-
-# -- a journal's memory, for prompts ----------------------------------------------------------------------
-
-
-def memory_summary(
-    journal: Journal,
-    max_chars: int = 6000,
-    include_code: bool = False,
-    max_code_chars: int = 1500,
-    max_text_chars: int = 300,
-    num_best: int = 3,
-) -> str:
-    """What has been tried in `journal`, for a prompt, strictly within `max_chars`.
-
-    One entry per reviewed node: good ones with their metric, buggy ones marked `[BUGGY]` with the bug
-    reason. The `num_best` best good nodes come first, then the rest newest first, until the budget is
-    spent; a final line counts the entries left out. Only the entries that fit are formatted, so the
-    cost does not grow with the length of the journal beyond one pass over it.
-    """
-    if max_chars < 0:
-        raise ValueError(f"max_chars must be >= 0, got {max_chars}")
-    reviewed = [n for n in journal.nodes if n.is_evaluated]
-    if not reviewed:
-        return "No solutions have been tried yet."[:max_chars]
-    best = journal.best_k(num_best) if num_best > 0 else []
-    best_ids = {n.id for n in best}
-    ordered = best + [n for n in reversed(reviewed) if n.id not in best_ids]
-
-    header = f"{len(reviewed)} solutions tried ({len(best)} best first, then newest first):\n"
-    footer_room = len(f"... {len(reviewed)} more entries left out to fit the budget.")
-    budget = max_chars - len(header) - footer_room - 1
-    if budget <= 0:
-        return f"{len(reviewed)} solutions tried."[:max_chars]
-
-    parts: list[str] = []
-    used = 0
-    for node in ordered:
-        entry = _memory_entry(node, include_code, max_code_chars, max_text_chars, node.id in best_ids)
-        if used + len(entry) > budget and include_code:
-            entry = _memory_entry(node, False, 0, max_text_chars, node.id in best_ids)
-        if used + len(entry) > budget:
-            break
-        parts.append(entry)
-        used += len(entry)
-    left_out = len(ordered) - len(parts)
-    text = header + "".join(parts)
-    if left_out:
-        text += f"... {left_out} more entries left out to fit the budget."
-    return text[:max_chars]
-
-
-def _memory_entry(node: Node, include_code: bool, max_code: int, max_text: int, is_best: bool) -> str:
-    label = f"- Step {node.step} ({node.task_type})"
-    if node.is_buggy:
-        reason = node.bug_reason or node.exc_type or "no reason recorded"
-        lines = [f"{label} [BUGGY]: {_shorten(reason, max_text)}"]
-    else:
-        metric = str(node.metric) if node.metric is not None else "no metric"
-        lines = [f"{label}{' [BEST]' if is_best else ''}: metric {metric}"]
-    if node.plan:
-        lines.append(f"  Plan: {_shorten(node.plan, max_text)}")
-    if node.analysis:
-        lines.append(f"  Review: {_shorten(node.analysis, max_text)}")
-    if include_code and node.code:
-        lines.append(
-            "  Code:\n```python\n"
-            + trim_middle(node.code, max_code, head_fraction=0.4).rstrip("\n")
-            + "\n```"
-        )
-    return "\n".join(lines) + "\n"
-
-
-def _shorten(text: str | None, limit: int) -> str:
-    """`text` on one line, cut to `limit` chars with an ellipsis."""
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= limit else flat[: max(limit - 1, 0)] + "…"
