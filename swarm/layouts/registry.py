@@ -37,7 +37,7 @@ from swarm.layouts.later_events import reader as later_events_reader
 from swarm.layouts.later_events.split import split_later_events
 from swarm.layouts.levels import reader as levels_reader
 from swarm.layouts.levels.split import split_levels
-from swarm.layouts.long_classes.detect import find_long_classes
+from swarm.layouts.long_classes import reader as long_classes_reader
 from swarm.layouts.long_classes.split import split_long_class_rows
 from swarm.layouts.masks import reader as masks_reader
 from swarm.layouts.masks.split import split_mask_folders
@@ -117,11 +117,12 @@ LAYOUTS: tuple[Layout, ...] = (
         find_positions,
         build_position_holdout,
     ),
-    Layout(
+    _read_by_coder(
         "long_classes",
         "a wide labelled table, a submission row per (example, class) (rsna-2022-cervical-spine-fracture-detection)",
-        find_long_classes,
+        long_classes_reader,
         split_long_class_rows,
+        lambda fields: fields["train"],
     ),
     Layout(
         "grouped",

@@ -16,7 +16,6 @@ from swarm.formats.probe import LABELLED_TABLES, Probe
 from swarm.formats.records import is_records_file, position_fields, read_records
 from swarm.layouts.boxes.reader import box_row_fields
 from swarm.layouts.file_labels.reader import find_file_labels
-from swarm.layouts.long_classes.reader import long_class_fields
 from swarm.layouts.sentences.reader import sentence_lines_file
 from swarm.offline_coder.examples import joined_ids, table_columns
 
@@ -267,10 +266,7 @@ def _table_layouts(input_dir: str, files: dict, sample: pd.DataFrame) -> dict:
     positions = position_layout(input_dir, files, sample) if files["test"] else None
     if positions:  # records of per-position arrays: modelled a row per position
         files["positions"] = positions
-    by_class = long_layout(input_dir, files, sample) if files["test"] and not positions else None
-    if by_class:  # a row per (example, class) over the labelled table's class columns
-        files["long"] = by_class
-    sets = label_sets_layout(input_dir, files, sample) if not by_class else None
+    sets = label_sets_layout(input_dir, files, sample)
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
     boxes = box_layout(input_dir, files, sample) if not files["test"] else None
@@ -331,26 +327,6 @@ def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | No
         ):
             return chain
     return None
-
-
-def long_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
-    """{"key", "class_column", "classes"} where the sample has a row per (example, class), `<key>_<class>`, over
-    the labelled table's class columns (rsna-2022-cervical-spine-fracture-detection; swarm/layouts/long_classes/reader.py's
-    long_class_fields; `sample` read as text); else None."""
-    if is_records_file(files["train"]) or is_records_file(files["test"]):
-        return None
-    id_col, train_path, test_path = (
-        str(sample.columns[0]),
-        *(os.path.join(input_dir, files[k]) for k in ("train", "test")),
-    )
-    try:
-        train_columns = [str(c) for c in pd.read_csv(train_path, nrows=0).columns]
-        if id_col in train_columns or id_col not in pd.read_csv(test_path, nrows=0).columns:
-            return None  # the cheap refusal, before the whole test table is read
-        test = pd.read_csv(test_path, dtype=str, keep_default_na=False)
-    except (OSError, ValueError):
-        return None
-    return long_class_fields(train_columns, test, id_col, list(sample.columns[1:]))
 
 
 BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box is recognised

@@ -12,7 +12,6 @@ from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parqu
 from swarm.formats.records import is_records_file, position_rows, read_records, records_table
 from swarm.layouts.boxes.reader import box_strings
 from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test_file_paths
-from swarm.layouts.long_classes.reader import long_class_rows
 from swarm.layouts.sentences.reader import read_sentences
 
 
@@ -55,8 +54,6 @@ def read_examples(
         train = read_sentences(os.path.join(input_dir, files["train"]), str(sample.columns[1]), max_rows)
     else:
         train = read_table(os.path.join(input_dir, files["train"]), max_rows)
-    if files.get("long"):  # the wide labelled table melted into the test table's rows, a row per class
-        train = long_class_rows(train, files["long"], sample.columns[0], sample.columns[1])
     if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets
         train = spread_label_sets(train, files["label_sets"], list(sample.columns[1:]))
     if files.get("boxes"):  # each example's boxes as the sample's string, from a row per box

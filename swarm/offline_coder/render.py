@@ -21,7 +21,6 @@ from typing import Any
 from swarm.formats import label_sets, parquet_tables, records
 from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
-from swarm.layouts.long_classes import reader as long_class_rows
 from swarm.layouts.masks import reader as mask_folders
 from swarm.layouts.registry import READ_BY_CODER
 from swarm.layouts.sentences import reader as sentence_lines
@@ -153,7 +152,6 @@ GPU_SETUP = "\n" + _template("gpu_setup.py")
 # The readers of what the coder found beside a labelled table (swarm/offline_coder/discovery.py), by DATA_FILES key.
 TABLE_READERS: dict[str, ModuleType] = {
     "train_files": file_labels,
-    "long": long_class_rows,
     "label_sets": label_sets,
     "sentences": sentence_lines,
     "boxes": box_rows,

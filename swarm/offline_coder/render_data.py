@@ -60,8 +60,6 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
 
     train_df = read_table(DATA_FILES["train"], labelled=True)
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
-    if DATA_FILES.get("long"):  # a row per (example, class): the wide labelled table melted (long_class_rows)
-        train_df = long_class_rows(train_df, DATA_FILES["long"], ID_COL, TARGETS[0]["name"])
     if DATA_FILES.get("label_sets"):  # label sets in one column: a 0/1 column per class (spread_label_sets)
         train_df = spread_label_sets(train_df, DATA_FILES["label_sets"], list(sample_sub.columns[1:]))
     if DATA_FILES.get("boxes"):  # a row per labelled box: each example's boxes as one string (box_strings)

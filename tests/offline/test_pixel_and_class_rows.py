@@ -127,7 +127,9 @@ def test_the_offline_coder_reads_both_layouts_and_the_solution_embeds_their_read
     assert pixels["metric"] == "rmse"
     assert "def pixel_rows(" in render_preamble(pixels)
     spine = infer_task_from_dir(str(spine_competition(tmp_path / "spine") / "prepared" / "public"))
-    assert spine["files"]["long"] == {
+    assert spine["files"]["long_classes"] == {
+        "train": "train.csv",
+        "test": "test.csv",
         "key": "StudyInstanceUID",
         "class_column": "prediction_type",
         "classes": list(CLASSES),

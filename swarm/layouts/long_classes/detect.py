@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from swarm.formats.probe import Probe
-from swarm.layouts.long_classes.reader import long_class_fields
+from swarm.layouts.long_classes.reader import long_tables_fields
 
 TRAIN, TEST = "train.csv", "test.csv"
 
@@ -37,25 +36,17 @@ class LongClasses:
 
 
 def long_classes(public: Path, id_column: str, targets: list[str]) -> LongClasses | None:
-    """The long-by-class layout of a public dir, or None when it is not one: one target column, which
-    `train.csv` lacks as it lacks the id column; `test.csv` holds the id column, a key column `train.csv` has
-    too, and a class column `train.csv` lacks whose values (at least two) are all columns of `train.csv`; and
-    every test row's id is its key and class joined with `_`."""
-    tables = id_only_in_test(public, id_column) if len(targets) == 1 else None
-    if tables is None:
-        return None
-    train_columns, table = tables
-    fields = long_class_fields(train_columns, table, id_column, targets)
-    if fields is None:
-        return None
+    """The long-by-class layout of a public dir (`swarm.layouts.long_classes.reader.long_tables_fields`), or
+    None."""
+    fields = long_tables_fields(str(public), id_column, targets)
+    return None if fields is None else long_layout_of(public, id_column, targets[0], fields)
+
+
+def long_layout_of(public: Path, id_column: str, target: str, fields: dict) -> LongClasses:
+    """The layout the reader found, with its tables' paths."""
+    key, class_column, classes = fields["key"], fields["class_column"], tuple(fields["classes"])
     return LongClasses(
-        public / TRAIN,
-        public / TEST,
-        id_column,
-        targets[0],
-        fields["key"],
-        fields["class_column"],
-        tuple(fields["classes"]),
+        public / fields["train"], public / fields["test"], id_column, target, key, class_column, classes
     )
 
 
@@ -82,8 +73,3 @@ def csv_header(path: Path) -> list[str]:
         return [str(c) for c in pd.read_csv(path, nrows=0).columns]
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
         return []
-
-
-def find_long_classes(probe: Probe) -> LongClasses | None:
-    """`long_classes` of the probed dir."""
-    return long_classes(Path(probe.data_dir), probe.id_column, probe.targets)

@@ -6,11 +6,17 @@ detection's `train.csv` has a study per row and a column per class (`patient_ove
 `long_class_rows(train, fields, id_column, target)` melts the wide table into the test table's shape, a row per
 (example, class) with the class as a column, which the offline coder then models like any table.
 
-Shared by the harness (swarm/layouts/long_classes/detect.py) and the offline coder; the solutions the offline coder
-writes embed this module's source, so it uses only pandas.
+`find_long_classes(probe)` finds the layout in a public dir (`train.csv` beside `test.csv`) for the harness
+(swarm/layouts/long_classes/split.py, and the public-file checks through detect.py) and the offline coder alike,
+and `read_long_classes_examples` reads it as the coder's solutions do; they embed this module's source, so it uses
+only the standard library and pandas.
 """
 
+import os
+
 import pandas as pd
+
+LONG_TABLES = ("train.csv", "test.csv")  # the wide labelled table and the long test table
 
 MIN_LONG_CLASSES = 2  # a class column naming fewer of the labelled table's columns is no long layout
 
@@ -49,3 +55,42 @@ def long_class_rows(train: pd.DataFrame, fields: dict, id_column: str, target: s
     rows = pd.concat(parts, ignore_index=True)
     rows.insert(0, id_column, rows[key].astype(str).str.strip() + "_" + rows[class_column].astype(str))
     return rows[rows[target].notna()].reset_index(drop=True)
+
+
+def _header(path: str) -> list:
+    """A CSV's column names; [] when it cannot be read."""
+    try:
+        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
+        return []
+
+
+def long_tables_fields(data_dir: str, id_column: str, targets: list) -> dict | None:
+    """`long_class_fields` of `data_dir`'s `train.csv` (its header) and `test.csv` (read as text), with the tables'
+    names ("train", "test"); refused on the headers before test.csv is read (the id in train.csv, or not in
+    test.csv); None where the layout is not there."""
+    train, test = (os.path.join(data_dir, name) for name in LONG_TABLES)
+    if len(targets) != 1 or not (os.path.isfile(train) and os.path.isfile(test)):
+        return None
+    train_columns = _header(train)
+    if id_column in train_columns or id_column not in _header(test):
+        return None
+    try:
+        rows = pd.read_csv(test, dtype=str, keep_default_na=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
+        return None
+    fields = long_class_fields(train_columns, rows, id_column, targets)
+    return None if fields is None else {"train": LONG_TABLES[0], "test": LONG_TABLES[1], **fields}
+
+
+def find_long_classes(probe) -> dict | None:
+    """`long_tables_fields` of the probed dir."""
+    return long_tables_fields(probe.data_dir, probe.id_column, probe.targets)
+
+
+def read_long_classes_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): the wide labelled table melted into a row per (example, class) (`long_class_rows`); the
+    test table as it is."""
+    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    test = pd.read_csv(os.path.join(data_dir, fields["test"]), nrows=max_rows)
+    return long_class_rows(train, fields, sample.columns[0], sample.columns[1]), test

@@ -25,7 +25,7 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample_in_order
-from swarm.layouts.long_classes.detect import LongClasses
+from swarm.layouts.long_classes.detect import LongClasses, long_layout_of
 
 
 def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts:
@@ -150,8 +150,12 @@ def _in_runs(values: pd.Series) -> bool:
     return int((text != text.shift()).sum()) == text.nunique()
 
 
-def split_long_class_rows(request: SplitRequest, layout: LongClasses) -> SplitParts:
-    """`split_long_classes`, every test and held-out example under a fresh key (or kept, saying why)."""
+def split_long_class_rows(request: SplitRequest, fields: dict) -> SplitParts:
+    """`split_long_classes` of the layout the reader found, every test and held-out example under a fresh key (or
+    kept, saying why)."""
+    spec, public = request.spec, request.competition.public_dir
+    targets = [c for c in request.sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    layout = long_layout_of(public, spec.id_column, targets[0], fields)
     return with_fresh_keys(
         request, split_long_classes(request, layout), layout.key, layout.train, layout.test
     )
