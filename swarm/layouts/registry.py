@@ -20,7 +20,8 @@ import pandas as pd
 
 from swarm.evaluation.holdout_record import Holdout, SplitParts, SplitRequest
 from swarm.formats.probe import Probe
-from swarm.layouts.boxes.split import find_boxes, split_box_rows
+from swarm.layouts.boxes import reader as boxes_reader
+from swarm.layouts.boxes.split import split_box_rows
 from swarm.layouts.bson import reader as bson_reader
 from swarm.layouts.bson.split import split_bson
 from swarm.layouts.coco import reader as coco_reader
@@ -130,11 +131,12 @@ LAYOUTS: tuple[Layout, ...] = (
         find_grouped,
         split_groups,
     ),
-    Layout(
+    _read_by_coder(
         "boxes",
         "a row per labelled box, a string of boxes per example (vinbigdata-chest-xray-abnormalities-detection)",
-        find_boxes,
+        boxes_reader,
         split_box_rows,
+        lambda fields: fields["train"],
     ),
     Layout(
         "sentences",

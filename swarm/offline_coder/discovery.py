@@ -14,7 +14,6 @@ from swarm.formats.label_sets import class_sets, holds_several, within_classes
 from swarm.formats.parquet_tables import is_parquet_name
 from swarm.formats.probe import LABELLED_TABLES, Probe
 from swarm.formats.records import is_records_file, position_fields, read_records
-from swarm.layouts.boxes.reader import box_row_fields
 from swarm.layouts.file_labels.reader import find_file_labels
 from swarm.layouts.sentences.reader import sentence_lines_file
 from swarm.offline_coder.examples import joined_ids, table_columns
@@ -269,9 +268,6 @@ def _table_layouts(input_dir: str, files: dict, sample: pd.DataFrame) -> dict:
     sets = label_sets_layout(input_dir, files, sample)
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
-    boxes = box_layout(input_dir, files, sample) if not files["test"] else None
-    if boxes:  # a row per labelled box: each example's boxes written as the sample's string
-        files["boxes"] = boxes
     parts = id_parts_layout(input_dir, files, sample) if not files["test"] else None
     if parts:  # no test table: the sample's ids join labelled columns, which they give back
         files["id_parts"] = parts
@@ -327,24 +323,6 @@ def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | No
         ):
             return chain
     return None
-
-
-BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which a row per box is recognised
-
-
-def box_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
-    """The labelled table's box columns where it has a row per box and the sample a string of boxes per example
-    (vinbigdata's `train.csv`; swarm/layouts/boxes/reader.py's box_row_fields; `sample` read as text); else None."""
-    if is_records_file(files["train"]) or is_parquet_name(files["train"]):
-        return None
-    try:
-        head = pd.read_csv(os.path.join(input_dir, files["train"]), nrows=BOX_HEAD_ROWS, dtype=str,
-                           keep_default_na=False)  # fmt: skip
-    except (OSError, ValueError):
-        return None
-    return box_row_fields(
-        head, str(sample.columns[0]), [str(c) for c in sample.columns[1:]], sample.iloc[:20, 1]
-    )
 
 
 def position_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:

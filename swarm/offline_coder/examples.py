@@ -10,7 +10,6 @@ import pandas as pd
 from swarm.formats.label_sets import spread_label_sets
 from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
 from swarm.formats.records import is_records_file, position_rows, read_records, records_table
-from swarm.layouts.boxes.reader import box_strings
 from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test_file_paths
 from swarm.layouts.sentences.reader import read_sentences
 
@@ -56,8 +55,6 @@ def read_examples(
         train = read_table(os.path.join(input_dir, files["train"]), max_rows)
     if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets
         train = spread_label_sets(train, files["label_sets"], list(sample.columns[1:]))
-    if files.get("boxes"):  # each example's boxes as the sample's string, from a row per box
-        train = box_strings(train, files["boxes"], sample.columns[0], sample.columns[1])
     if files["test"]:
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:

@@ -154,7 +154,6 @@ TABLE_READERS: dict[str, ModuleType] = {
     "train_files": file_labels,
     "label_sets": label_sets,
     "sentences": sentence_lines,
-    "boxes": box_rows,
     "slices": mask_folders,
 }
 

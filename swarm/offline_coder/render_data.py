@@ -62,8 +62,6 @@ elif DATA_FILES.get("positions"):  # records of per-position arrays (position_ro
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
     if DATA_FILES.get("label_sets"):  # label sets in one column: a 0/1 column per class (spread_label_sets)
         train_df = spread_label_sets(train_df, DATA_FILES["label_sets"], list(sample_sub.columns[1:]))
-    if DATA_FILES.get("boxes"):  # a row per labelled box: each example's boxes as one string (box_strings)
-        train_df = box_strings(train_df, DATA_FILES["boxes"], ID_COL, TARGETS[0]["name"])
     if DATA_FILES.get("id_parts") and not DATA_FILES["test"]:  # the ids join labelled columns: split them
         _parts = DATA_FILES["id_parts"]
         _split = test_df[ID_COL].astype(str).str.strip().str.rsplit("_", n=len(_parts) - 1, expand=True)

@@ -13,10 +13,19 @@ image_id, class_id pair"); a box without corners is `0 0 1 1` (its `fillna(0)` a
 
 Shared by the harness (swarm/layouts/boxes/split.py) and the offline coder; the solutions the offline coder
 writes embed this module's source, so it uses only pandas.
+
+`find_boxes(probe)` finds the layout (`train.csv` and no `test.csv`) for the harness (swarm/layouts/boxes/split.py)
+and the offline coder alike, and `read_boxes_examples` reads it as the coder's solutions do.
 """
+
+import os
 
 import pandas as pd
 
+BOX_TABLE = "train.csv"  # the labelled table of boxes, a row each; no test table beside it
+BOX_TEST_TABLE = "test.csv"
+BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which the layout is recognised
+BOX_SAMPLE_ROWS = 20  # the sample's first rows, whose values must be box strings
 BOX_GROUP = 6  # <class> <confidence> <x_min> <y_min> <x_max> <y_max>
 CORNER_NAMES = ("xmin", "ymin", "xmax", "ymax")  # column names compared in lower case without "_"
 CLASS_WORDS = ("class", "label", "category")
@@ -111,3 +120,28 @@ def box_strings(table: pd.DataFrame, fields: dict, id_column: str, target: str) 
     frame = pd.DataFrame({id_column: ids, target: boxes})[keep]
     joined = frame.groupby(id_column, sort=False)[target].agg(" ".join)
     return joined.reset_index()
+
+
+def find_boxes(probe) -> dict | None:
+    """`box_row_fields` of the probed dir's `train.csv` (its first rows, as text) where there is no `test.csv`, with
+    the table's name ("train"); None otherwise."""
+    if len(probe.targets) != 1 or BOX_TABLE not in probe.names or BOX_TEST_TABLE in probe.names:
+        return None
+    try:
+        head = pd.read_csv(
+            os.path.join(probe.data_dir, BOX_TABLE), nrows=BOX_HEAD_ROWS, dtype=str, keep_default_na=False
+        )
+    except (OSError, ValueError):
+        return None
+    values = probe.sample[probe.targets[0]].head(BOX_SAMPLE_ROWS)
+    fields = box_row_fields(head, probe.id_column, probe.targets, values)
+    return None if fields is None else {"train": BOX_TABLE, **fields}
+
+
+def read_boxes_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): each example's boxes as the sample's string (`box_strings`) from the table's row per box; the
+    sample's ids, the test rows."""
+    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    return box_strings(train, fields, sample.columns[0], sample.columns[1]), sample[
+        [sample.columns[0]]
+    ].copy()

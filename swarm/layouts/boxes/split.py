@@ -14,21 +14,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 
 from swarm.evaluation.fresh_ids import fresh_sample_ids, keyed_view
-from swarm.evaluation.holdout_record import TEST, TRAIN, NoHoldout, SplitParts, SplitRequest
+from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample
-from swarm.formats.probe import Probe
-from swarm.layouts.boxes.reader import box_row_fields, box_strings
-
-HEAD_ROWS = 200  # the labelled table's first rows, on which the layout is recognised
-SAMPLE_ROWS = 20  # the sample's first rows, whose values must be box strings
+from swarm.layouts.boxes.reader import box_strings
 
 
 @dataclass(frozen=True)
@@ -40,22 +35,12 @@ class BoxRows:
     target: str
 
 
-def box_rows_layout(public: Path, id_column: str, targets: list[str], sample: pd.DataFrame) -> BoxRows | None:
-    """The box-rows layout of a public dir (`train.csv` with a row per box, no `test.csv`), or None."""
-    train = public / TRAIN
-    if len(targets) != 1 or not train.is_file() or (public / TEST).is_file():
-        return None
-    try:
-        head = pd.read_csv(train, nrows=HEAD_ROWS, dtype=str, keep_default_na=False)
-    except (OSError, ValueError):
-        return None
-    fields = box_row_fields(head, id_column, targets, sample[targets[0]].head(SAMPLE_ROWS))
-    return None if fields is None else BoxRows(train, fields, targets[0])
-
-
-def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
+def split_box_rows(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole examples and write the view (see the module docstring); NoHoldout saying why when a
     held-out example's input cannot be found."""
+    spec, public = request.spec, request.competition.public_dir
+    targets = [c for c in request.sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    layout = BoxRows(public / fields["train"], fields, targets[0])
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed = request.fraction, request.split, request.seed
     max_train_mb = request.max_train_mb
@@ -109,8 +94,3 @@ def split_box_rows(request: SplitRequest, layout: BoxRows) -> SplitParts:
         file_dirs=file_dirs,
         fresh=fresh,
     )
-
-
-def find_boxes(probe: Probe) -> BoxRows | None:
-    """`box_rows_layout` of the probed dir."""
-    return box_rows_layout(Path(probe.data_dir), probe.id_column, probe.targets, probe.sample)
