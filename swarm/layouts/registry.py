@@ -44,8 +44,8 @@ from swarm.layouts.masks import reader as masks_reader
 from swarm.layouts.masks.split import split_mask_folders
 from swarm.layouts.pixels import reader as pixels_reader
 from swarm.layouts.pixels.split import split_pixels
-from swarm.layouts.positions.records import find_positions
-from swarm.layouts.positions.split import build_position_holdout
+from swarm.layouts.positions import reader as positions_reader
+from swarm.layouts.positions.split import split_positions
 from swarm.layouts.qa import reader as qa_reader
 from swarm.layouts.qa.split import split_qa_records
 from swarm.layouts.sentences.split import find_sentences, split_sentence_lines
@@ -112,11 +112,12 @@ LAYOUTS: tuple[Layout, ...] = (
         split_visits,
         lambda fields: fields["train"],
     ),
-    Layout(
+    _read_by_coder(
         "positions",
         "JSON records whose targets are arrays, a submission row per position (stanford-covid-vaccine)",
-        find_positions,
-        build_position_holdout,
+        positions_reader,
+        split_positions,
+        lambda fields: fields["train"],
     ),
     _read_by_coder(
         "long_classes",

@@ -13,7 +13,7 @@ from swarm.formats.described_sample import described_test_table
 from swarm.formats.label_sets import class_sets, holds_several, within_classes
 from swarm.formats.parquet_tables import is_parquet_name
 from swarm.formats.probe import LABELLED_TABLES, Probe
-from swarm.formats.records import is_records_file, position_fields, read_records
+from swarm.formats.records import is_records_file
 from swarm.layouts.file_labels.reader import find_file_labels
 from swarm.layouts.sentences.reader import sentence_lines_file
 from swarm.offline_coder.examples import joined_ids, table_columns
@@ -262,9 +262,6 @@ def _table_layouts(input_dir: str, files: dict, sample: pd.DataFrame) -> dict:
     """`files` with what the labelled table's columns say of the layout: a row per position of records, per
     (example, class), label sets, a row per visit, per box, or ids that join labelled columns (`sample` read as
     text)."""
-    positions = position_layout(input_dir, files, sample) if files["test"] else None
-    if positions:  # records of per-position arrays: modelled a row per position
-        files["positions"] = positions
     sets = label_sets_layout(input_dir, files, sample)
     if sets:  # label sets over the sample's class columns: spread into a 0/1 column per class
         files["label_sets"] = sets
@@ -323,20 +320,6 @@ def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | No
         ):
             return chain
     return None
-
-
-def position_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> dict | None:
-    """{"id_field", "length_field"} where the labelled and test tables are records whose arrays are the sample's
-    targets, one value per position, and the sample's ids `<record id>_<position>` (stanford-covid-vaccine's
-    train.json; swarm/formats/records.py's position_fields; `sample` read as text); else None."""
-    if not (is_records_file(files["train"]) and is_records_file(files["test"])):
-        return None
-    try:
-        train = read_records(os.path.join(input_dir, files["train"]), limit=1)
-        test = read_records(os.path.join(input_dir, files["test"]))
-    except (OSError, ValueError):
-        return None
-    return position_fields(train, test, sample.iloc[:, 0].tolist(), list(sample.columns[1:]))
 
 
 def missing_tables(input_dir: str, layouts) -> list[str]:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from swarm.formats.label_sets import spread_label_sets
 from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
-from swarm.formats.records import is_records_file, position_rows, read_records, records_table
+from swarm.formats.records import is_records_file, records_table
 from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test_file_paths
 from swarm.layouts.sentences.reader import read_sentences
 
@@ -40,14 +40,6 @@ def read_examples(
         train = file_label_frame(input_dir, layout)
         test = sample[[sample.columns[0]]].copy()
         test[FILE_COLUMN] = test_file_paths(input_dir, layout, test.iloc[:, 0])
-        return train, test
-    if files.get("positions"):  # a row per position of each record, named as the sample's rows
-        fields, id_col = files["positions"], sample.columns[0]
-        train, test = (
-            position_rows(read_records(os.path.join(input_dir, files[key])), fields["id_field"],
-                          fields["length_field"], id_col, labelled=key == "train").head(max_rows)
-            for key in ("train", "test")
-        )  # fmt: skip
         return train, test
     if files.get("sentences"):  # a sentence a line, as the sample's target column
         train = read_sentences(os.path.join(input_dir, files["train"]), str(sample.columns[1]), max_rows)

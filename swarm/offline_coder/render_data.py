@@ -31,13 +31,6 @@ if DATA_FILES.get("train_files"):  # training files labelled by their names or f
     train_df = file_label_frame(INPUT_DIR, DATA_FILES["train_files"])
     test_df = sample_sub[[ID_COL]].copy()
     test_df[FILE_COLUMN] = test_file_paths(INPUT_DIR, DATA_FILES["train_files"], test_df[ID_COL])
-elif DATA_FILES.get("positions"):  # records of per-position arrays (position_rows): a row per position
-    _pos = DATA_FILES["positions"]
-    train_df, test_df = (
-        position_rows(read_records(os.path.join(INPUT_DIR, DATA_FILES[_key])), _pos["id_field"],
-                      _pos["length_field"], ID_COL, labelled=_key == "train")
-        for _key in ("train", "test")
-    )
 {layout_branches}else:
     # CSV or parquet tables, or JSON records (records_table); without a test table the test rows are the
     # sample's ids.

@@ -307,7 +307,12 @@ def test_a_sample_that_lists_positions_no_test_field_counts_is_refused(tmp_path:
 def test_the_offline_coder_reads_a_row_per_position(tmp_path: Path) -> None:
     public = covid_competition(tmp_path / "covid") / "prepared" / "public"
     files = find_data_files(str(public))
-    assert files["positions"] == {"id_field": "id", "length_field": "seq_length"}
+    assert files["positions"] == {
+        "train": "train.json",
+        "test": "test.json",
+        "id_field": "id",
+        "length_field": "seq_length",
+    }
     sample = pd.read_csv(public / SAMPLE)
     train, test = read_examples(str(public), files, sample)
     assert len(train) == 40 * SCORED_POSITIONS and test["id_seqpos"].tolist() == sample["id_seqpos"].tolist()
@@ -356,3 +361,16 @@ def test_no_key_the_main_job_delivers_what_grade_py_scores_better_than_a_constan
     constant = answers[["id_seqpos"]].assign(**dict.fromkeys(TARGETS, "0.5"))  # the targets' middle
     assert summary["grade"]["score"] == pytest.approx(grade_py(delivered, answers), abs=1e-6)
     assert grade_py(delivered, answers) < grade_py(constant, answers)
+
+
+def test_records_whose_sample_no_test_field_counts_are_refused_by_the_coder_in_one_sentence(tmp_path: Path) -> None:
+    """The reader finds the layout (the harness refuses it, saying why); the coder's reading says what is wrong."""
+    root = covid_competition(tmp_path / "covid")
+    public = root / "prepared" / "public"
+    sample = read(public / SAMPLE)
+    first = sample["id_seqpos"].iloc[0].rsplit("_", 1)[0]
+    sample[sample["id_seqpos"] != f"{first}_{LENGTH - 1}"].to_csv(public / SAMPLE, index=False)
+    files = find_data_files(str(public))
+    assert files["positions"] == {"train": "train.json", "test": "test.json"}
+    with pytest.raises(ValueError, match="no field of test.json names the sample's records and counts"):
+        read_examples(str(public), files, pd.read_csv(public / SAMPLE))

@@ -5,7 +5,7 @@
 test sequences without them; the sample submission has a row per position of every test sequence, its id
 (`id_seqpos`) `<record id>_<position>`, as many positions as the sequence is long (`seq_length`), scored or not.
 
-`position_layout` recognises the layout and reads it (`PositionRecords`), or raises NoHoldout where it is broken
+`position_records` reads the layout `swarm.layouts.positions.reader` found (`PositionRecords`), or raises NoHoldout where it is broken
 (target arrays that disagree in length with each other or with the record's count of scored positions);
 `position_labels` expands records into the submission's rows. The split itself is in
 `swarm.layouts.positions.split`.
@@ -21,9 +21,7 @@ import pandas as pd
 
 from swarm.evaluation.holdout_record import NoHoldout
 from swarm.evaluation.labelled_data import MIN_LABELLED_ROWS, check_size
-from swarm.evaluation.table_io import table_header
-from swarm.formats.probe import Probe
-from swarm.formats.records import RECORD_SUFFIXES, read_records
+from swarm.formats.records import read_records
 
 SEP = "_"  # between a record's id and a position in the sample's ids
 _POSITION_ID = re.compile(r"^(.+)_(\d+)$")
@@ -32,7 +30,7 @@ COUNT_SHARE = 0.9  # an integer field equal to the target arrays' length in this
 
 @dataclass
 class PositionRecords:
-    """A per-position records layout, as `position_layout` read it."""
+    """A per-position records layout, as `position_records` read it."""
 
     train: Path  # the labelled records (train.json)
     test: Path  # the test records beside them (test.json)
@@ -44,26 +42,18 @@ class PositionRecords:
     test_ids: list[str]  # the test records' ids, in the file's order
 
 
-def position_layout(
-    public: Path, id_column: str, targets: list[str], sample_ids: list[str], max_train_mb: float
-) -> PositionRecords | None:
-    """The layout where `train.<json|jsonl|ndjson>` records hold the targets as arrays (none holds the id
-    column) and the sample's ids are `<test record id>_<position>`; None where the files do not look so.
-    NoHoldout, saying what is wrong, where they do but the sample and the records disagree."""
-    found = _record_files(public)
-    if found is None or not sample_ids or not all(_POSITION_ID.match(i) for i in sample_ids[:1000]):
-        return None
-    train, test = found
-    header = table_header(train)
-    if id_column in header or not all(t in header for t in targets):
-        return None
+def position_records(
+    public: Path, fields: dict, targets: list[str], sample_ids: list[str], max_train_mb: float
+) -> PositionRecords:
+    """The records of the layout the reader found (`swarm.layouts.positions.reader.find_positions`'s fields), read
+    whole and checked against the sample; NoHoldout, saying what is wrong, where they are too large, too few, or
+    the sample and the records disagree."""
+    train, test = public / fields["train"], public / fields["test"]
     check_size(train, max_train_mb)
     try:
         records, test_records = read_records(str(train)), read_records(str(test))
     except (ValueError, UnicodeDecodeError) as exc:
         raise NoHoldout(f"the records cannot be read: {exc}") from None
-    if not records or not all(isinstance(records[0].get(t), list) for t in targets):
-        return None
     if len(records) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"{train.name} has only {len(records)} records")
     counts = _sample_counts(sample_ids)
@@ -74,15 +64,6 @@ def position_layout(
         _check_arrays(record, id_field, targets, length_field, train.name)
     _check_counts(records, id_field, targets, length_field, train.name)
     return PositionRecords(train, test, records, test_records, id_field, targets, length_field, test_ids)
-
-
-def _record_files(public: Path) -> tuple[Path, Path] | None:
-    """(train, test) records files of the same suffix at the top of `public`, or None."""
-    for suffix in RECORD_SUFFIXES:
-        train, test = public / f"train{suffix}", public / f"test{suffix}"
-        if train.is_file() and test.is_file():
-            return train, test
-    return None
 
 
 def _sample_counts(sample_ids: list[str]) -> dict[str, int]:
@@ -196,9 +177,3 @@ def position_labels(
         for target in layout.targets:
             rows[target].extend("" if v is None else str(v) for v in record[target])
     return pd.DataFrame(rows, dtype=str)
-
-
-def find_positions(probe: Probe) -> PositionRecords | None:
-    """`position_layout` of the probed dir (its labelled records read whole only up to `probe.max_train_mb`)."""
-    most = float("inf") if probe.max_train_mb is None else probe.max_train_mb
-    return position_layout(Path(probe.data_dir), probe.id_column, probe.targets, probe.ids, most)

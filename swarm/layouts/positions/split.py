@@ -38,6 +38,7 @@ from swarm.layouts.positions.records import (
     PositionRecords,
     position_ids,
     position_labels,
+    position_records,
     positions_of,
 )
 
@@ -233,3 +234,12 @@ def _write_sample(
     rank = {record_id: k for k, record_id in enumerate(record_order)}
     order = np.lexsort((parts.str[1].astype(int).to_numpy(), parts.str[0].map(rank).to_numpy()))
     write_public_csv(full.iloc[order], path)
+
+
+def split_positions(request: SplitRequest, fields: dict) -> Holdout:
+    """`build_position_holdout` of the records the reader found, read whole and checked against the sample."""
+    spec, sample = request.spec, request.sample
+    targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    ids = [str(i).strip() for i in sample[spec.id_column]]
+    layout = position_records(request.competition.public_dir, fields, targets, ids, request.max_train_mb)
+    return build_position_holdout(request, layout)
