@@ -48,7 +48,8 @@ from swarm.layouts.positions import reader as positions_reader
 from swarm.layouts.positions.split import split_positions
 from swarm.layouts.qa import reader as qa_reader
 from swarm.layouts.qa.split import split_qa_records
-from swarm.layouts.sentences.split import find_sentences, split_sentence_lines
+from swarm.layouts.sentences import reader as sentences_reader
+from swarm.layouts.sentences.split import split_sentence_lines
 from swarm.layouts.twins.split import find_twins, split_twins
 from swarm.layouts.visits import reader as visits_reader
 from swarm.layouts.visits.split import split_visits
@@ -139,11 +140,12 @@ LAYOUTS: tuple[Layout, ...] = (
         split_box_rows,
         lambda fields: fields["train"],
     ),
-    Layout(
+    _read_by_coder(
         "sentences",
         "sentences a line, a word taken out of each test sentence (billion-word-imputation)",
-        find_sentences,
+        sentences_reader,
         split_sentence_lines,
+        lambda fields: fields["train"],
     ),
     Layout(
         "twins",

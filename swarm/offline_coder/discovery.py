@@ -15,7 +15,6 @@ from swarm.formats.parquet_tables import is_parquet_name
 from swarm.formats.probe import LABELLED_TABLES, Probe
 from swarm.formats.records import is_records_file
 from swarm.layouts.file_labels.reader import find_file_labels
-from swarm.layouts.sentences.reader import sentence_lines_file
 from swarm.offline_coder.examples import joined_ids, table_columns
 
 # The tables the coder reads, by name: the labelled table (swarm.formats.probe's LABELLED_TABLES, else a labels
@@ -219,8 +218,10 @@ def _discover(input_dir: str, layouts) -> tuple:
     text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
     missing = [] if sample else ["sample_submission.csv"]
     if text is not None:  # the first registered layout found: its fields under its name
+        description, sample_path = read_description(input_dir), os.path.join(input_dir, sample)
+        targets = list(text.columns[1:])
         probe = Probe(
-            input_dir, present, text, text.columns[0], list(text.columns[1:]), read_description(input_dir)
+            input_dir, present, text, text.columns[0], targets, description, sample_path=sample_path
         )
         for name, find, _ in layouts:
             fields = find(probe)
@@ -232,10 +233,6 @@ def _discover(input_dir: str, layouts) -> tuple:
     readable = text is not None
     composite = composite_tables(input_dir, sample, present, text) if readable and not train else None
     layout = file_labels_layout(input_dir, text) if readable and not train and not composite else None
-    sentences = None  # sentences a line, a word taken out of each test sentence (billion-word-imputation)
-    if readable and not (train or composite or layout):
-        sentences = sentence_lines_file(sorted(present), sample, read_description(input_dir))
-    train = train or sentences
     if not (train or composite or layout):
         missing.insert(
             0,
@@ -253,8 +250,6 @@ def _discover(input_dir: str, layouts) -> tuple:
         "sample": sample,
         "keys": None,
     }
-    if sentences:  # the sample is the test table: its rows are the test rows
-        return {**files, "test": None, "sentences": True}, missing
     return _table_layouts(input_dir, files, text) if train and readable else files, missing
 
 

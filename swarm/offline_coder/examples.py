@@ -11,7 +11,6 @@ from swarm.formats.label_sets import spread_label_sets
 from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
 from swarm.formats.records import is_records_file, records_table
 from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test_file_paths
-from swarm.layouts.sentences.reader import read_sentences
 
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
@@ -41,10 +40,7 @@ def read_examples(
         test = sample[[sample.columns[0]]].copy()
         test[FILE_COLUMN] = test_file_paths(input_dir, layout, test.iloc[:, 0])
         return train, test
-    if files.get("sentences"):  # a sentence a line, as the sample's target column
-        train = read_sentences(os.path.join(input_dir, files["train"]), str(sample.columns[1]), max_rows)
-    else:
-        train = read_table(os.path.join(input_dir, files["train"]), max_rows)
+    train = read_table(os.path.join(input_dir, files["train"]), max_rows)
     if files.get("label_sets"):  # a 0/1 column per class of the sample, from a column of label sets
         train = spread_label_sets(train, files["label_sets"], list(sample.columns[1:]))
     if files["test"]:

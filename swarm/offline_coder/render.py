@@ -23,7 +23,6 @@ from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
 from swarm.layouts.masks import reader as mask_folders
 from swarm.layouts.registry import READ_BY_CODER
-from swarm.layouts.sentences import reader as sentence_lines
 from swarm.offline_coder import inference
 from swarm.offline_coder.embed import embedded_source
 from swarm.offline_coder.genome import Genome
@@ -153,7 +152,6 @@ GPU_SETUP = "\n" + _template("gpu_setup.py")
 TABLE_READERS: dict[str, ModuleType] = {
     "train_files": file_labels,
     "label_sets": label_sets,
-    "sentences": sentence_lines,
     "slices": mask_folders,
 }
 

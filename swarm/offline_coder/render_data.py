@@ -36,8 +36,6 @@ if DATA_FILES.get("train_files"):  # training files labelled by their names or f
     # sample's ids.
     def read_table(name, labelled=False):
         path = os.path.join(INPUT_DIR, name)
-        if labelled and DATA_FILES.get("sentences"):  # a sentence a line (read_sentences), at most MAX_TRAIN_ROWS
-            return read_sentences(path, TARGETS[0]["name"], MAX_TRAIN_ROWS)
         if name.lower().endswith((".json", ".jsonl")):
             return records_table(path)
         if name.lower().endswith(".parquet"):  # a labelled one: at most its first MAX_TRAIN_ROWS rows

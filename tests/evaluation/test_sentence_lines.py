@@ -96,7 +96,7 @@ def test_the_offline_coder_reads_the_view(tmp_path: Path) -> None:
     root = billion_word(tmp_path / "bw")
     holdout = build_holdout(load_competition(str(root), tmp_path / "cache"), tmp_path / "h", fraction=0.2)
     task = infer_task_from_dir(str(holdout.public_dir))
-    assert task["files"]["sentences"] and task["files"]["train"] == "train_v2.txt"
+    assert task["files"]["sentences"] == {"train": "train_v2.txt", "test": "test_v2.txt"}
     assert task["files"]["sample"] == "test_v2.txt"
     assert [t["name"] for t in task["targets"]] == ["sentence"]
     with open(holdout.public_dir / "test_v2.txt", newline="") as table:

@@ -12,6 +12,7 @@ the sample is the test table; `read_sentences(path, max_rows)` reads it as the s
 module's source, so it uses only pandas and numpy.
 """
 
+import os
 import re
 
 import numpy as np
@@ -50,3 +51,30 @@ def remove_inner_word(sentence: str, rng: np.random.Generator) -> str:
         return sentence
     index = int(rng.integers(1, len(words) - 1))
     return " ".join(words[:index] + words[index + 1 :])
+
+
+SENTENCE_MAX_ROWS = (
+    2_000_000  # training sentences a solution reads at most (billion-word-imputation has 30 million)
+)
+
+
+def find_sentences(probe) -> dict | None:
+    """{"train": the training file of sentences, "test": the test table that stands for the sample} where the sample
+    (at the top of the probed dir) is a test table with one target and `sentence_lines_file` finds the training file
+    among the dir's files; None otherwise."""
+    if len(probe.targets) != 1 or not probe.sample_path:
+        return None
+    folder, sample_name = os.path.split(os.path.abspath(probe.sample_path))
+    if folder != os.path.abspath(probe.data_dir):
+        return None
+    names = [name for name in probe.names if os.path.isfile(os.path.join(probe.data_dir, name))]
+    found = sentence_lines_file(names, sample_name, probe.description)
+    return None if found is None else {"train": found, "test": sample_name}
+
+
+def read_sentences_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
+    """(train, test): the training sentences, a line each, as the sample's target column (at most
+    SENTENCE_MAX_ROWS); the sample's rows, the test sentences' ids."""
+    most = min(max_rows or SENTENCE_MAX_ROWS, SENTENCE_MAX_ROWS)
+    train = read_sentences(os.path.join(data_dir, fields["train"]), str(sample.columns[1]), most)
+    return train, sample[[sample.columns[0]]].copy()

@@ -21,8 +21,7 @@ from swarm.evaluation.fresh_ids import draw_fresh_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.new_ids import new_ids
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
-from swarm.formats.probe import Probe
-from swarm.layouts.sentences.reader import remove_inner_word, sentence_lines_file
+from swarm.layouts.sentences.reader import remove_inner_word
 
 MAX_HELD_LINES = 50_000  # held-out sentences at most: each is scored by an edit distance at every step
 
@@ -36,20 +35,14 @@ class SentenceLines:
     target: str
 
 
-def find_sentences(probe: Probe) -> SentenceLines | None:
-    """The layout where the sample is the test table with one target, and `swarm.layouts.sentences.reader` finds the
-    training file among the probed dir's files; None otherwise."""
-    public, sample = Path(probe.data_dir), Path(probe.sample_path)
-    if len(probe.targets) != 1 or sample.parent != public:
-        return None
-    names = [name for name in probe.names if (public / name).is_file()]
-    found = sentence_lines_file(names, sample.name, probe.description)
-    return None if found is None else SentenceLines(public / found, sample, probe.targets[0])
-
-
-def split_sentence_lines(request: SplitRequest, layout: SentenceLines) -> SplitParts:
+def split_sentence_lines(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out training sentences as test rows and write the view (see the module docstring); NoHoldout where a
     split other than a random one is asked for, or the file has too few sentences to draw from."""
+    spec, competition = request.spec, request.competition
+    targets = [c for c in request.sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    layout = SentenceLines(
+        competition.public_dir / fields["train"], competition.sample_submission, targets[0]
+    )
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed = request.fraction, request.split, request.seed
     if split not in ("auto", "random"):
