@@ -26,7 +26,8 @@ from swarm.layouts.bson import reader as bson_reader
 from swarm.layouts.bson.split import split_bson
 from swarm.layouts.coco import reader as coco_reader
 from swarm.layouts.coco.split import build_coco_holdout
-from swarm.layouts.composite.split import find_composite, split_composite
+from swarm.layouts.composite import reader as composite_reader
+from swarm.layouts.composite.split import split_composite
 from swarm.layouts.folder_rows import reader as folder_rows_reader
 from swarm.layouts.folder_rows.split import split_folder_rows
 from swarm.layouts.grouped.detect import find_grouped
@@ -100,11 +101,12 @@ LAYOUTS: tuple[Layout, ...] = (
         split_keyed_rows,
         keys_rows=True,
     ),
-    Layout(
+    _read_by_coder(
         "composite",
         "ids joining columns of the test table, `<sentence_id>_<token_id>` (text-normalization-challenge)",
-        find_composite,
+        composite_reader,
         split_composite,
+        lambda fields: fields["train"],
     ),
     _read_by_coder(
         "visits",

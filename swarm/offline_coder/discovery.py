@@ -15,7 +15,7 @@ from swarm.formats.parquet_tables import is_parquet_name
 from swarm.formats.probe import LABELLED_TABLES, Probe
 from swarm.formats.records import is_records_file
 from swarm.layouts.file_labels.reader import find_file_labels
-from swarm.offline_coder.examples import joined_ids, table_columns
+from swarm.offline_coder.examples import table_columns
 
 # The tables the coder reads, by name: the labelled table (swarm.formats.probe's LABELLED_TABLES, else a labels
 # table kept apart from image folders), test.csv when there is one (else the sample submission's ids are the test
@@ -24,8 +24,6 @@ from swarm.offline_coder.examples import joined_ids, table_columns
 TEST_TABLES = ("test.csv", "test.json", "test.jsonl")  # else a parquet labelled table's twin (test_twin)
 SAMPLE_TABLES = ("sample_submission.csv", "sampleSubmission.csv", "sample_submission_null.csv")
 SAMPLE_WORDS = ("sample", "submission")  # else the one CSV named so (en_sample_submission_2.csv)
-# A composite id joins at most MAX_KEY_COLUMNS of the test table's first KEY_SCAN_COLUMNS columns.
-MAX_KEY_COLUMNS, KEY_SCAN_COLUMNS = 3, 20
 
 
 def read_description(input_dir: str) -> str:
@@ -78,42 +76,6 @@ def sample_table(input_dir: str, present: set) -> str | None:
         and os.path.isfile(os.path.join(input_dir, name))
     ]
     return found[0] if len(found) == 1 else None
-
-
-def _named_csvs(input_dir: str, present: set, word: str) -> list:
-    """The top-level CSVs whose names hold `word`, `<word>.csv` first."""
-    found = sorted(n for n in present if n.lower().endswith(".csv") and word in n.lower())
-    return sorted(found, key=lambda name: name.lower() != word + ".csv")
-
-
-def _orders(columns: list, size: int) -> list:
-    """Every ordered choice of `size` distinct columns (permutations, without importing itertools)."""
-    if size == 0:
-        return [[]]
-    return [[c, *rest] for c in columns for rest in _orders([o for o in columns if o != c], size - 1)]
-
-
-def composing_keys(path: str, ids: pd.Series, skip: tuple = ()) -> list | None:
-    """1-3 of the table's first columns (none in `skip`) whose values joined with "_" in that order are exactly
-    `ids`, one row each, or None. The first row picks the orders worth checking on every row."""
-    wanted = set(ids.astype(str).str.strip())
-    try:
-        first = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=1)
-    except (OSError, ValueError):
-        return None
-    if first.empty or len(wanted) != len(ids):
-        return None
-    columns = [c for c in first.columns[:KEY_SCAN_COLUMNS] if c not in skip]
-    orders = [keys for size in range(1, MAX_KEY_COLUMNS + 1) for keys in _orders(columns, size)
-              if "_".join(str(first[c].iloc[0]).strip() for c in keys) in wanted]  # fmt: skip
-    if not orders:
-        return None
-    table = pd.read_csv(path, dtype=str, keep_default_na=False)
-    for keys in orders if len(table) == len(ids) else []:
-        joined = joined_ids(table, keys)
-        if joined.is_unique and joined.isin(wanted).all():
-            return keys
-    return None
 
 
 def labels_table(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> str | None:
@@ -185,29 +147,6 @@ def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str 
     return found[0] if found is not None and holds_several(found[1]) else None
 
 
-def composite_tables(input_dir: str, sample_name: str, present: set, sample: pd.DataFrame) -> dict | None:
-    """Where the sample's ids join columns of the test table (text normalization's `<sentence_id>_<token_id>`):
-    {"train": a CSV named with "train" holding the targets and keys, "test": the CSV named with "test" whose
-    keys give the sample's ids, "keys": those columns}; None when the id is a column of the test table, or no
-    columns join into it (`sample`: the sample submission `sample_name`, read as text)."""
-    id_col, targets = sample.columns[0], list(sample.columns[1:])
-    for test in _named_csvs(input_dir, present, "test"):
-        if test == sample_name:
-            continue
-        path = os.path.join(input_dir, test)
-        if id_col in pd.read_csv(path, nrows=0).columns:
-            return None
-        keys = composing_keys(path, sample[id_col], skip=tuple(targets))
-        if keys is None:
-            continue
-        for train in _named_csvs(input_dir, present, "train"):
-            header = list(pd.read_csv(os.path.join(input_dir, train), nrows=0).columns)
-            if "test" not in train.lower() and set(targets + keys) <= set(header) and id_col not in header:
-                return {"train": train, "test": test, "keys": keys}
-        return None
-    return None
-
-
 def _discover(input_dir: str, layouts) -> tuple:
     """(files, missing): what find_data_files returns, found once (the composite-id check reads the test table
     and the sample, which can be large), and what of it `input_dir` lacks."""
@@ -226,14 +165,13 @@ def _discover(input_dir: str, layouts) -> tuple:
         for name, find, _ in layouts:
             fields = find(probe)
             if fields:
-                no_table = {"train": None, "train_files": None, "test": None, "sample": sample, "keys": None}
+                no_table = {"train": None, "train_files": None, "test": None, "sample": sample}
                 return {**no_table, name: fields}, missing
     train = next((name for name in LABELLED_TABLES if name in present), None)
     train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
     readable = text is not None
-    composite = composite_tables(input_dir, sample, present, text) if readable and not train else None
-    layout = file_labels_layout(input_dir, text) if readable and not train and not composite else None
-    if not (train or composite or layout):
+    layout = file_labels_layout(input_dir, text) if readable and not train else None
+    if not (train or layout):
         missing.insert(
             0,
             "train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files "
@@ -241,14 +179,11 @@ def _discover(input_dir: str, layouts) -> tuple:
             "training sentences a line where a word was taken out of each test sentence, a mask file in each example "
             "folder, a labels table in each example folder, or a log of events whose later ones the sample asks for)",
         )
-    if composite:
-        return {**composite, "train_files": None, "sample": sample}, missing
     files = {
         "train": train,
         "train_files": layout,
         "test": next((name for name in TEST_TABLES if name in present), None) or test_twin(train, present),
         "sample": sample,
-        "keys": None,
     }
     return _table_layouts(input_dir, files, text) if train and readable else files, missing
 
@@ -326,10 +261,10 @@ def missing_tables(input_dir: str, layouts) -> list[str]:
 
 
 def find_data_files(input_dir: str, layouts) -> dict:
-    """{"train": name or None, "train_files": layout or None, "test": name or None, "sample": name, "keys": columns
-    or None} of the tables in `input_dir` (train_files: training files labelled by their names, when there is no
-    labelled table; keys: the test table's columns whose values joined with "_" are the sample's ids);
-    FileNotFoundError naming what is missing."""
+    """{"train": name or None, "train_files": layout or None, "test": name or None, "sample": name} of the tables in
+    `input_dir`, or, where a registered layout (`layouts`, the registry's (name, find, read) in order) is found, its
+    fields under its name beside "sample" (train_files: training files labelled by their names, when there is no
+    labelled table); FileNotFoundError naming what is missing."""
     files, missing = _discover(input_dir, layouts)
     if missing:
         raise FileNotFoundError(f"{input_dir} lacks {' and '.join(missing)}")

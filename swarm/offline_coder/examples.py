@@ -47,8 +47,6 @@ def read_examples(
         test = read_table(os.path.join(input_dir, files["test"]), max_rows)
     else:
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
-    if files.get("keys"):  # the sample's ids join these test columns: each row's id, to predict per id
-        test[sample.columns[0]] = joined_ids(test, files["keys"])
     if files.get("id_parts") and not files["test"]:  # the ids give back the labelled columns they join
         parts = id_part_frame(test[sample.columns[0]], files["id_parts"])
         test = test.join(
@@ -65,12 +63,6 @@ def same_id_name(train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame) 
     lower = {str(c).lower(): c for c in sample.columns}
     renamed = {c: lower[str(c).lower()] for c in test.columns if str(c).lower() in lower}
     return train.rename(columns=renamed), test.rename(columns=renamed)
-
-
-def joined_ids(frame: pd.DataFrame, keys: list) -> pd.Series:
-    """Each row's id: its `keys` values as stripped text joined with "_" (`<sentence_id>_<token_id>`)."""
-    parts = [frame[c].astype(str).str.strip() for c in keys]
-    return parts[0].str.cat(parts[1:], sep="_") if len(parts) > 1 else parts[0]
 
 
 def id_part_frame(ids: pd.Series, parts: list) -> pd.DataFrame:

@@ -62,9 +62,7 @@ if DATA_FILES.get("train_files"):  # training files labelled by their names or f
 if ID_COL not in test_df.columns:  # the tables name the id but for case (iwildcam's `id` for the sample's `Id`)
     _same = {{c: ID_COL for c in test_df.columns if str(c).lower() == ID_COL.lower()}}
     train_df, test_df = train_df.rename(columns=_same), test_df.rename(columns=_same)
-if DATA_FILES.get("keys"):  # the sample's ids join these test columns with "_" (<sentence_id>_<token_id>)
-    _keys = [test_df[c].astype(str).str.strip() for c in DATA_FILES["keys"]]
-    test_df[ID_COL] = _keys[0].str.cat(_keys[1:], sep="_") if len(_keys) > 1 else _keys[0]
+if DATA_FILES.get("composite"):  # the sample's ids join test columns: compared as stripped text
     sample_sub[ID_COL] = sample_sub[ID_COL].astype(str).str.strip()
 Y = train_df[[t["name"] for t in TARGETS]].copy()
 # free-text targets are looked up, boxes modelled a class at a time, taken-out words put back by word pairs, masks

@@ -363,7 +363,9 @@ def test_no_key_the_main_job_delivers_what_grade_py_scores_better_than_a_constan
     assert grade_py(delivered, answers) < grade_py(constant, answers)
 
 
-def test_records_whose_sample_no_test_field_counts_are_refused_by_the_coder_in_one_sentence(tmp_path: Path) -> None:
+def test_records_whose_sample_no_test_field_counts_are_refused_by_the_coder_in_one_sentence(
+    tmp_path: Path,
+) -> None:
     """The reader finds the layout (the harness refuses it, saying why); the coder's reading says what is wrong."""
     root = covid_competition(tmp_path / "covid")
     public = root / "prepared" / "public"

@@ -17,11 +17,11 @@ def test_the_tables_and_key_columns_are_found(tmp_path: Path) -> None:
     assert missing_tables(str(public)) == []
     files = find_data_files(str(public))
     assert files == {
-        "train": "en_train.csv",
-        "test": "en_test_2.csv",
-        "keys": ["sentence_id", "token_id"],
+        "train": None,
         "train_files": None,
+        "test": None,
         "sample": "en_sample_submission_2.csv",
+        "composite": {"train": "en_train.csv", "test": "en_test_2.csv", "keys": ["sentence_id", "token_id"]},
     }
     task = infer_task_from_dir(str(public))
     assert task["id_col"] == "id" and task["metric"] == "accuracy" and task["files"] == files

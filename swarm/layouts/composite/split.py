@@ -9,7 +9,6 @@ are shuffled in as a group (`group_order`), each under its joined id (`joined_id
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -32,13 +31,10 @@ from swarm.evaluation.labels import closed_classes, is_classification, label_str
 from swarm.evaluation.new_ids import rekey_groups
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
-from swarm.evaluation.table_io import read_csv_as_text, table_header, write_public_csv
+from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import sample_rows
-from swarm.formats.probe import Probe
-
-MAX_KEY_COLUMNS = 3  # a composite id joins at most this many columns of the test table
-KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
+from swarm.layouts.composite.reader import composite_labelled_tables, joined_ids
 
 
 @dataclass
@@ -51,96 +47,6 @@ class CompositeKey:
     keys: list[str]
     test_frame: pd.DataFrame  # the test table as text
     test_ids: list[str]  # each test row's joined id, in the table's order
-
-
-def composite_key(
-    public: Path, id_column: str, targets: list[str], sample: Path, sample_ids: list[str]
-) -> CompositeKey | None:
-    """The composite-id layout of a public dir, or None when its ids are not composite: the id column is in no
-    test table (a top-level CSV named with `test`), whose key columns (`_key_candidates`) give exactly the
-    sample's ids, and in no labelled table (a top-level CSV named with `train` holding the targets and keys).
-    NoHoldout when several tables could be the labelled one."""
-    for test_path in _named_tables(public, "test", {sample}):
-        if id_column in table_header(test_path):
-            return None  # the test table names its rows by the id itself
-        candidates = _key_candidates(test_path, sample_ids, targets)
-        if not candidates:
-            continue
-        test = read_csv_as_text(test_path)
-        keys = next((k for k in candidates if _composes(test, k, sample_ids)), None)
-        if keys is None:
-            continue
-        train = _composite_train(public, id_column, [*targets, *keys], {sample, test_path})
-        if train is None:
-            return None
-        return CompositeKey(train, test_path, keys, test, joined_ids(test, keys).tolist())
-    return None
-
-
-def joined_ids(frame: pd.DataFrame, keys: list[str]) -> pd.Series:
-    """Each row's id: its `keys` values as stripped text, joined with `_` in that order."""
-    parts = [frame[c].astype(str).str.strip() for c in keys]
-    out = parts[0]
-    for part in parts[1:]:
-        out = out + "_" + part
-    return out
-
-
-def _named_tables(public: Path, word: str, exclude: set[Path]) -> list[Path]:
-    """The top-level CSVs whose names hold `word` (`<word>.csv` first), but those in `exclude`."""
-    found = [
-        path
-        for path in sorted(public.glob("*.csv"))
-        if word in path.name.lower() and path not in exclude and path.is_file()
-    ]
-    return sorted(found, key=lambda path: path.name.lower() != f"{word}.csv")
-
-
-def _key_candidates(path: Path, ids: list[str], targets: list[str]) -> list[list[str]]:
-    """Orders of 1-3 of the table's first columns (no target) whose first row's values, joined with `_`, are one
-    of `ids`: the only ones worth checking on every row. Fewer columns first."""
-    try:
-        first = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=1)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
-        return []
-    if first.empty:
-        return []
-    wanted = set(ids)
-    columns = [c for c in first.columns[:KEY_SCAN_COLUMNS] if c not in targets]
-    values = {c: str(first[c].iloc[0]).strip() for c in columns}
-    return [
-        list(keys)
-        for size in range(1, MAX_KEY_COLUMNS + 1)
-        for keys in itertools.permutations(columns, size)
-        if "_".join(values[c] for c in keys) in wanted
-    ]
-
-
-def _composes(table: pd.DataFrame, keys: list[str], ids: list[str]) -> bool:
-    """Whether `keys` joined give exactly `ids`, one row each (checked on all rows)."""
-    if len(table) != len(ids) or len(set(ids)) != len(ids):
-        return False
-    joined = joined_ids(table, keys)
-    return bool(joined.is_unique and joined.isin(set(ids)).all())
-
-
-def _composite_train(public: Path, id_column: str, needed: list[str], exclude: set[Path]) -> Path | None:
-    """The labelled table of a composite-id layout: the one top-level CSV named with `train` that holds every
-    `needed` column (targets and keys) and not the id column (`train.csv` when it is one of several); None when
-    none does."""
-    tables = [
-        path
-        for path in _named_tables(public, "train", exclude)
-        if "test" not in path.name.lower()
-        and set(needed) <= set(header := table_header(path))
-        and id_column not in header
-    ]
-    if len(tables) > 1 and tables[0].name != TRAIN:
-        raise NoHoldout(
-            f"several tables hold the labels ({', '.join(t.name for t in tables)}), so which rows are labelled "
-            "is ambiguous"
-        )
-    return tables[0] if tables else None
 
 
 def composite_split(
@@ -186,17 +92,11 @@ def write_composite_tests(
     write_public_csv(full.iloc[position.loc[in_order].to_numpy()], sample_path)
 
 
-def find_composite(probe: Probe) -> CompositeKey | None:
-    """`composite_key` of the probed dir."""
-    return composite_key(
-        Path(probe.data_dir), probe.id_column, probe.targets, Path(probe.sample_path), probe.ids
-    )
-
-
-def split_composite(request: SplitRequest, key: CompositeKey) -> SplitParts:
+def split_composite(request: SplitRequest, fields: dict) -> SplitParts:
     """The split of a composite-id layout: the held-out rows leave the labelled table and join the test table (its
     columns only, the first key column re-keyed where it could collide), whole groups of the first key column
     unless a split is set; the sample lists their joined ids, labels.csv holds those ids' targets."""
+    key = composite_key(request.competition.public_dir, fields, request)
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
     fraction, split, seed, max_train_mb = request.fraction, request.split, request.seed, request.max_train_mb
     train = read_labelled_table(key.train, max_train_mb)
@@ -301,3 +201,23 @@ def _fresh_composite(
         return drawn
     rename_in_tables(list(found), {column}, {**drawn[0], **drawn[1]})
     return drawn
+
+
+def composite_key(public: Path, fields: dict, request: SplitRequest) -> CompositeKey:
+    """The layout the reader found (`swarm.layouts.composite.reader.find_composite`'s fields) with its tables read;
+    NoHoldout where several tables could be the labelled one (but train.csv, which is taken first)."""
+    spec, sample = request.spec, request.sample
+    targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    names = sorted(path.name for path in public.iterdir())
+    skip = (request.competition.sample_submission.name, fields["test"])
+    needed = [*targets, *fields["keys"]]
+    tables = composite_labelled_tables(str(public), names, spec.id_column, needed, skip)
+    if len(tables) > 1 and tables[0] != TRAIN:
+        raise NoHoldout(
+            f"several tables hold the labels ({', '.join(tables)}), so which rows are labelled is ambiguous"
+        )
+    test = read_csv_as_text(public / fields["test"])
+    keys = list(fields["keys"])
+    return CompositeKey(
+        public / fields["train"], public / fields["test"], keys, test, joined_ids(test, keys).tolist()
+    )

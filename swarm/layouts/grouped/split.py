@@ -34,7 +34,8 @@ from swarm.evaluation.view_files import (
     mirror,
 )
 from swarm.evaluation.view_tables import write_sample_in_order
-from swarm.layouts.composite.split import group_order, joined_ids
+from swarm.layouts.composite.reader import joined_ids
+from swarm.layouts.composite.split import group_order
 from swarm.layouts.grouped.detect import GroupedRows
 
 

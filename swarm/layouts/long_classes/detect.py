@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.formats.csv_tables import csv_header
 from swarm.layouts.long_classes.reader import long_tables_fields
 
 TRAIN, TEST = "train.csv", "test.csv"
@@ -57,19 +58,11 @@ def id_only_in_test(public: Path, id_column: str) -> tuple[list[str], pd.DataFra
     train, test = public / TRAIN, public / TEST
     if not (train.is_file() and test.is_file()):
         return None
-    train_columns = csv_header(train)
-    if id_column in train_columns or id_column not in csv_header(test):
+    train_columns = csv_header(str(train))
+    if id_column in train_columns or id_column not in csv_header(str(test)):
         return None
     try:
         table = pd.read_csv(test, dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
         return None
     return train_columns, table
-
-
-def csv_header(path: Path) -> list[str]:
-    """A CSV's column names; [] when it cannot be read."""
-    try:
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
-        return []

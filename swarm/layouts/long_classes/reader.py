@@ -16,6 +16,8 @@ import os
 
 import pandas as pd
 
+from swarm.formats.csv_tables import csv_header
+
 LONG_TABLES = ("train.csv", "test.csv")  # the wide labelled table and the long test table
 
 MIN_LONG_CLASSES = 2  # a class column naming fewer of the labelled table's columns is no long layout
@@ -57,14 +59,6 @@ def long_class_rows(train: pd.DataFrame, fields: dict, id_column: str, target: s
     return rows[rows[target].notna()].reset_index(drop=True)
 
 
-def _header(path: str) -> list:
-    """A CSV's column names; [] when it cannot be read."""
-    try:
-        return [str(c) for c in pd.read_csv(path, nrows=0).columns]
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, OSError):
-        return []
-
-
 def long_tables_fields(data_dir: str, id_column: str, targets: list) -> dict | None:
     """`long_class_fields` of `data_dir`'s `train.csv` (its header) and `test.csv` (read as text), with the tables'
     names ("train", "test"); refused on the headers before test.csv is read (the id in train.csv, or not in
@@ -72,8 +66,8 @@ def long_tables_fields(data_dir: str, id_column: str, targets: list) -> dict | N
     train, test = (os.path.join(data_dir, name) for name in LONG_TABLES)
     if len(targets) != 1 or not (os.path.isfile(train) and os.path.isfile(test)):
         return None
-    train_columns = _header(train)
-    if id_column in train_columns or id_column not in _header(test):
+    train_columns = csv_header(train)
+    if id_column in train_columns or id_column not in csv_header(test):
         return None
     try:
         rows = pd.read_csv(test, dtype=str, keep_default_na=False)
