@@ -27,12 +27,12 @@ from swarm.evaluation.table_io import (
 )
 from swarm.formats.columns import main_labels_table
 from swarm.formats.parquet_tables import PARQUET
+from swarm.formats.probe import Probe
 from swarm.formats.records import RECORD_SUFFIXES, is_records_file
-from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, find_file_labels
+from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, labelled_files
 
 # Words in the names of tables that hold the labels apart from the inputs (train_labels.csv, labels.csv).
 LABEL_TABLE_WORDS = ("train", "label")
-WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide
 MIN_LABELLED_ROWS = 10  # fewer labelled rows than this leave nothing worth holding out
 
 
@@ -73,7 +73,7 @@ def read_labelled_examples(
     try:
         train_path = labelled_table(public, id_name, targets, competition.sample_submission, labels_table)
     except NoHoldout as no_table:
-        layout = file_labels_layout(competition, targets, sample, test_ids)
+        layout = file_labels_layout(competition, spec.id_column, targets, sample)
         if layout is None:
             raise no_table from None
         train_path = public / layout["train"]
@@ -212,21 +212,13 @@ def _holds_labels(path: Path, id_column: str, targets: list[str]) -> bool:
 
 
 def file_labels_layout(
-    competition: Competition, targets: list[str], sample: pd.DataFrame, test_ids: list[str]
+    competition: Competition, id_column: str, targets: list[str], sample: pd.DataFrame
 ) -> dict | None:
-    """The layout of training files labelled by their names or folders (swarm.layouts.file_labels.reader), or None. A wide
-    submission (a column per class) reads the labels as class values."""
-    wide = len(targets) > 1
-    layout = find_file_labels(
-        str(competition.public_dir),
-        test_ids,
-        WIDE_LABEL if wide else targets[0],
-        None if wide else sample[targets[0]].astype(str).tolist(),
-        competition.description,
-    )
-    if layout is not None and wide and not set(layout["classes"]) <= set(targets):
-        return None
-    return layout
+    """The layout of training files labelled by their names or folders (`swarm.layouts.file_labels.reader`'s
+    `labelled_files`, as the offline coder finds it), or None."""
+    public = competition.public_dir
+    names = [path.name for path in public.iterdir()]
+    return labelled_files(Probe(public, names, sample, id_column, targets, competition.description))
 
 
 def describe_layout(layout: dict) -> str:

@@ -14,7 +14,7 @@ from swarm.formats.label_sets import class_sets, holds_several, within_classes
 from swarm.formats.parquet_tables import is_parquet_name
 from swarm.formats.probe import LABELLED_TABLES, Probe
 from swarm.formats.records import is_records_file
-from swarm.layouts.file_labels.reader import find_file_labels
+from swarm.layouts.file_labels.reader import labelled_files
 from swarm.offline_coder.examples import table_columns
 
 # The tables the coder reads, by name: the labelled table (swarm.formats.probe's LABELLED_TABLES, else a labels
@@ -42,23 +42,6 @@ def _sample_as_text(input_dir: str, sample_name: str):
     except (OSError, ValueError):
         return None
     return sample if sample.shape[1] >= 2 else None
-
-
-def file_labels_layout(input_dir: str, sample: pd.DataFrame) -> dict | None:
-    """Training examples labelled by their file or folder names (swarm/layouts/file_labels/reader.py) for the sample
-    submission's targets (`sample`, read as text), or None."""
-    targets = list(sample.columns[1:])
-    wide = len(targets) > 1
-    layout = find_file_labels(
-        input_dir,
-        sample.iloc[:, 0].tolist(),
-        "label" if wide else targets[0],
-        None if wide else sample[targets[0]].tolist(),
-        read_description(input_dir),
-    )
-    if layout is not None and wide and not set(layout["classes"]) <= set(targets):
-        return None
-    return layout
 
 
 def sample_table(input_dir: str, present: set) -> str | None:
@@ -147,6 +130,13 @@ def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str 
     return found[0] if found is not None and holds_several(found[1]) else None
 
 
+def _probe(input_dir: str, present: set, sample: str, text: pd.DataFrame) -> Probe:
+    """The dir as the layouts' detectors see it: the sample (`sample`, read as `text`) has its id first."""
+    description, sample_path = read_description(input_dir), os.path.join(input_dir, sample)
+    targets = list(text.columns[1:])
+    return Probe(input_dir, present, text, text.columns[0], targets, description, sample_path=sample_path)
+
+
 def _discover(input_dir: str, layouts) -> tuple:
     """(files, missing): what find_data_files returns, found once (the composite-id check reads the test table
     and the sample, which can be large), and what of it `input_dir` lacks."""
@@ -156,21 +146,15 @@ def _discover(input_dir: str, layouts) -> tuple:
     )  # else a test table the description shows as a valid submission (billion-word-imputation's test_v2.txt)
     text = _sample_as_text(input_dir, sample) if sample else None  # read once: it can be millions of rows
     missing = [] if sample else ["sample_submission.csv"]
-    if text is not None:  # the first registered layout found: its fields under its name
-        description, sample_path = read_description(input_dir), os.path.join(input_dir, sample)
-        targets = list(text.columns[1:])
-        probe = Probe(
-            input_dir, present, text, text.columns[0], targets, description, sample_path=sample_path
-        )
-        for name, find, _ in layouts:
-            fields = find(probe)
-            if fields:
-                no_table = {"train": None, "train_files": None, "test": None, "sample": sample}
-                return {**no_table, name: fields}, missing
+    probe = _probe(input_dir, present, sample, text) if text is not None else None
+    for name, find, _ in layouts if probe is not None else ():  # the first registered layout found, by name
+        fields = find(probe)
+        if fields:
+            return {"train": None, "train_files": None, "test": None, "sample": sample, name: fields}, missing
     train = next((name for name in LABELLED_TABLES if name in present), None)
     train = train or (labels_table(input_dir, sample, present, text) if text is not None else None)
     readable = text is not None
-    layout = file_labels_layout(input_dir, text) if readable and not train else None
+    layout = labelled_files(probe) if probe is not None and not train else None
     if not (train or layout):
         missing.insert(
             0,

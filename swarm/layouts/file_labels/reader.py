@@ -249,3 +249,21 @@ def test_file_paths(data_dir: str, layout: dict, ids) -> list:
         name = by_key.get(str(value).strip())
         paths.append(f"{layout['test']}/{name}" if name else None)
     return paths
+
+
+WIDE_LABEL = "label"  # the column of class values read from file names when the submission is wide
+
+
+def labelled_files(probe) -> dict | None:
+    """The layout of training files labelled by their names or folders (`find_file_labels`) for the probed
+    sample's targets, or None: a wide submission (a column per class) reads the labels as class values, which must
+    all be its columns."""
+    targets = probe.targets
+    wide = len(targets) > 1
+    shown = None if wide else probe.sample[targets[0]].astype(str).tolist()
+    found = find_file_labels(
+        probe.data_dir, probe.ids, WIDE_LABEL if wide else targets[0], shown, probe.description
+    )
+    if found is not None and wide and not set(found["classes"]) <= set(targets):
+        return None
+    return found
