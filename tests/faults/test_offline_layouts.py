@@ -41,6 +41,7 @@ from tests.evaluation.composite_builders import free_text_normalization_layout, 
 from tests.evaluation.records_builders import pizza_competition
 from tests.evaluation.spine_builders import spine_competition
 from tests.evaluation.test_renamed_targets import question_answering
+from tests.pipeline.plain_runs import plain_competition_run
 
 from .conftest import refused_main_job
 
@@ -611,14 +612,20 @@ GOOD_ENOUGH = {
 }
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
-def test_no_key_on_each_layout_delivers_a_graded_submission(
-    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch, layout: str
-) -> None:
+# The layouts whose no-key run goes through the real Prefect flow (the plain table, and files beside a labels
+# table); every other layout's through the same core without Prefect (`plain_competition_run`): what the
+# competition flow adds (task runs, caching, artifacts) does not depend on the layout.
+FLOW_LAYOUTS = ("copied-columns", "labels-table")
+RUN_LIMITS = ["agent.max_steps=3", "search.num_drafts=2", "search.parallel=2"]
+
+
+def layout_request(
+    layout: str, tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> tuple[Path, list[str]]:
+    """`layout`'s miniature built under `tmp_path`, and the overrides of its no-key run (no API key set)."""
     for name in KEY_VARIABLES:
         monkeypatch.delenv(name, raising=False)
-    build, described = LAYOUTS[layout]
+    build, _ = LAYOUTS[layout]
     competition = build(tmp_path / "bright-or-dark")
     overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
     if layout == "large-table":  # streamed by the harness, a draw of its rows read by the solution
@@ -628,21 +635,40 @@ def test_no_key_on_each_layout_delivers_a_graded_submission(
     if layout == "large-parquet-batches":  # streamed by the harness, the first 100 rows read by the solution
         overrides.append("evaluation.max_train_mb=0.001")
         monkeypatch.setattr(render_data, "MAX_TRAIN_ROWS", 100)
-    run_dir = tmp_path / "run"
-    summary = competition_flow(
-        CompetitionParams(
-            data_dir=str(competition),
-            run_dir=str(run_dir),
-            overrides=[*overrides, "agent.max_steps=3", "search.num_drafts=2", "search.parallel=2"],
-        )
-    )
+    return competition, [*overrides, *RUN_LIMITS]
+
+
+def check_delivered(layout: str, summary: dict, run_dir: Path) -> None:
+    """The run scored its nodes on held-out rows of the layout (as described), had a good node, and delivered a
+    valid submission whose grade is good enough for the layout."""
     assert summary["validation_source"] == "harness", summary
     evaluation = json.loads((run_dir / "evaluation.json").read_text())
-    assert described in evaluation["holdout"]
+    assert LAYOUTS[layout][1] in evaluation["holdout"]
     assert summary["good_nodes"] >= 1
     grade = summary["grade"]
     assert grade["valid"], grade
     assert GOOD_ENOUGH.get(layout, lambda score: score > 0.8)(grade["score"]), grade
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", sorted(set(LAYOUTS) - set(FLOW_LAYOUTS)))
+def test_no_key_on_each_layout_delivers_a_graded_submission(
+    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    competition, overrides = layout_request(layout, tmp_path, base_overrides, monkeypatch)
+    summary = plain_competition_run(overrides, tmp_path / "run", competition)
+    check_delivered(layout, summary, tmp_path / "run")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", FLOW_LAYOUTS)
+def test_no_key_competition_flow_on_a_layout_delivers_a_graded_submission(
+    tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch, layout: str
+) -> None:
+    competition, overrides = layout_request(layout, tmp_path, base_overrides, monkeypatch)
+    params = CompetitionParams(data_dir=str(competition), run_dir=str(tmp_path / "run"), overrides=overrides)
+    summary = competition_flow(params)
+    check_delivered(layout, summary, tmp_path / "run")
 
 
 def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
@@ -732,13 +758,8 @@ def test_no_key_delivers_a_harness_scored_node_on_wide_class_miniatures(
         monkeypatch.delenv(name, raising=False)
     competition = getattr(census_builders, builder)(tmp_path / "c")
     overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
-    summary = competition_flow(
-        CompetitionParams(
-            data_dir=str(competition),
-            run_dir=str(tmp_path / "run"),
-            overrides=[*overrides, "agent.max_steps=2", "search.num_drafts=2", "search.parallel=2"],
-        )
-    )
+    limits = ["agent.max_steps=2", "search.num_drafts=2", "search.parallel=2"]
+    summary = plain_competition_run([*overrides, *limits], tmp_path / "run", competition)
     assert summary["validation_source"] == "harness", summary
     assert summary["good_nodes"] >= 1, summary
 
