@@ -26,6 +26,7 @@ def test_held_out_rows_list_their_own_cells_and_the_sample_as_is_is_scored(tmp_p
     holdout = build_holdout(competition, tmp_path / "harness", fraction=0.2, seed=0)
     view = holdout.public_dir
     sample = read(view / "sample_submission.csv").set_index("id")["cell_order"]
+    assert holdout.ids and set(holdout.ids) <= set(sample.index)
     for notebook in holdout.ids:
         cells = list(json.loads((view / "test" / f"{notebook}.json").read_text())["cell_type"])
         assert sample[notebook] == " ".join(cells)
