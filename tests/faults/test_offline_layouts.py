@@ -24,7 +24,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import zipfile
 from pathlib import Path
@@ -35,6 +34,7 @@ import pytest
 from PIL import Image
 
 from flows.competition import CompetitionParams, competition_flow
+from flows.run_competition import main
 from swarm.offline_coder import render_data
 from tests.competitions.insults_builder import insults
 from tests.evaluation.composite_builders import free_text_normalization_layout, text_normalization_layout
@@ -42,8 +42,6 @@ from tests.evaluation.records_builders import pizza_competition
 from tests.evaluation.spine_builders import spine_competition
 from tests.evaluation.test_renamed_targets import question_answering
 from tests.pipeline.plain_runs import plain_competition_run
-
-from .conftest import refused_main_job
 
 KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
@@ -674,7 +672,9 @@ def test_no_key_competition_flow_on_a_layout_delivers_a_graded_submission(
     check_delivered(layout, summary, tmp_path / "run")
 
 
-def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
+def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Labels in text lines in a subfolder, but with no test example marked `?` there (as mlsp-2013-birds marks
     them) and ids that are not `<example> * 100 + <class>`: a layout the offline coder cannot read."""
     competition = tmp_path / "lines-mini"
@@ -688,7 +688,7 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
         "id,label\n" + "".join(f"{i},{i % 2}\n" for i in range(20, 26))
     )
     (public / "description.md").write_text("# Birds\n\nPredict `label`; scored by accuracy.\n")
-    message = refusal_without_key(competition, tmp_path)
+    message = refusal_without_key(competition, tmp_path, monkeypatch, capsys)
     assert "offline coder" in message and "no API key" in message
     assert (
         "has no train.csv (or train_labels.csv, labels.csv, train.json records, a train parquet table, training files labelled by their "
@@ -701,7 +701,9 @@ def test_no_key_on_a_layout_the_offline_coder_cannot_read_stops_before_the_first
     assert "OPENAI_API_KEY" in message
 
 
-def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_step(tmp_path: Path) -> None:
+def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_step(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     """train.csv is there, but the sample's target is neither its column, nor its class values, nor one column
     known only for labelled rows under another name (two such numbers, neither named like labels): the offline
     coder cannot tell what to predict, so the run stops with exit 2 and the coder's reason, before any step."""
@@ -717,30 +719,28 @@ def test_no_key_on_tables_the_offline_coder_cannot_read_stops_before_the_first_s
         public / "sample_submission.csv", index=False
     )
     (public / "description.md").write_text("# Toxicity\n\nScored by RMSE.\n")
-    message = refusal_without_key(competition, tmp_path)
+    message = refusal_without_key(competition, tmp_path, monkeypatch, capsys)
     assert "offline coder" in message and "no API key" in message and "cannot read" in message
     assert "submission columns ['prediction'] are neither train.csv columns nor its class labels" in message
     assert "OPENAI_API_KEY" in message
 
 
-def refusal_without_key(competition: Path, tmp_path: Path) -> str:
-    """The one error line of the main job run with no API key on `competition`, which must refuse (exit 2)
-    before writing a run dir."""
+def refusal_without_key(
+    competition: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> str:
+    """The one error line of the main job (`flows/run_competition.py`'s `main`, called here as the script calls
+    it) run with no API key on `competition`, which must refuse (exit 2, nothing on stdout, no traceback) before
+    writing a run dir. Its checks run before Prefect is imported, so no flow or server is involved."""
+    for name in KEY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no .env of the checkout's: the run has no key
     runs = tmp_path / "runs"
-    env = {name: value for name, value in os.environ.items() if name not in KEY_VARIABLES}
-    env["PREFECT_API_URL"] = "http://127.0.0.1:9/api"  # a run that got as far as Prefect would fail otherwise
-    done = refused_main_job(
-        "--data-dir",
-        str(competition),
-        "--set",
-        f"project.runs_dir={runs}",
-        "--set",
-        "execution.sandbox=unsafe-local",
-        env=env,
-        cwd=tmp_path,
-    )
-    error = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
-    assert len(error) == 1, done.stderr
+    args = ["--no-live", "--data-dir", str(competition), "--set", f"project.runs_dir={runs}"]
+    code = main([*args, "--set", "execution.sandbox=unsafe-local"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and "Traceback" not in err, err[-3000:]
+    error = [line for line in err.splitlines() if line.startswith("error: ")]
+    assert len(error) == 1, err
     assert not runs.exists() or not any(runs.iterdir())  # nothing written: no run dir
     return error[0]
 
@@ -768,7 +768,7 @@ def test_no_key_delivers_a_harness_scored_node_on_wide_class_miniatures(
 
 
 def test_no_key_on_a_dir_whose_test_table_is_the_sample_stops_naming_the_missing_labels(
-    tmp_path: Path,
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """billion-word-imputation's layout (tests/evaluation/census_builders.py's billion_word) with a description
     that does not say a word was taken out of each test sentence: it loads, its test table standing for the sample,
@@ -781,5 +781,5 @@ def test_no_key_on_a_dir_whose_test_table_is_the_sample_stops_naming_the_missing
     text = description.read_text()
     description.write_text(text.replace("we have removed exactly one word", "we have changed the sentence"))
     assert text != description.read_text()
-    message = refusal_without_key(competition, tmp_path)
+    message = refusal_without_key(competition, tmp_path, monkeypatch, capsys)
     assert "offline coder" in message and "has no train.csv" in message and "test_v2.txt" in message
