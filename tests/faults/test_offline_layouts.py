@@ -419,7 +419,7 @@ def mask_folders_competition(root: Path) -> Path:
     masks run-length encoded beside the image's height and width."""
     from tests.evaluation.census_builders import contrails
 
-    return contrails(root, n_train=50, n_test=12, size=20)
+    return contrails(root, n_train=25, n_test=12, size=16)
 
 
 def ink_fragments_competition(root: Path) -> Path:
@@ -555,7 +555,7 @@ LAYOUTS = {
     ),
     "mask-folders": (
         mask_folders_competition,
-        "train/ (50 example folders, the mask of each in human_pixel_masks.npy)",
+        "train/ (25 example folders, the mask of each in human_pixel_masks.npy)",
     ),
 }
 # What any working model reaches: bright vs dark, grateful vs hungry, a token's spoken form from the token, clean
@@ -590,7 +590,8 @@ GOOD_ENOUGH = {
     "qa-records": lambda score: score > 0.5,
     # accuracy: the sample's one category scores a third; the size of a product's pictures tells its category
     "bson-documents": lambda score: score > 0.6,
-    # global Dice: the sample's "1 3 10 5" or "-" scores 0.0 here; band 15's cold line at frame 4 gives it away (0.67)
+    # global Dice: the sample's "1 3 10 5" or "-" scores 0.01 here, the true masks shuffled among the test records
+    # 0.1; band 15's cold line at frame 4 gives it away (0.71)
     "mask-folders": lambda score: score > 0.5,
     # MAP@12 of the customers who bought in the week after the log: the sample's 12 articles (which no one buys)
     # score 0; each customer's own recent articles, then the last week's best sellers, about 0.5
