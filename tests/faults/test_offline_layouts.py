@@ -19,6 +19,9 @@
 - Labels in text lines in a subfolder that mark no test example (a layout the offline coder cannot read): the run
   stops before its first step, with exit 2 and one sentence naming the competition's files and what is missing,
   instead of failing every step alike and ending "no good node".
+
+Each layout's run is the core the competition flow calls, on the plain runner (`plain_competition_run`); two
+layouts go through the flow itself (`FLOW_LAYOUTS`).
 """
 
 from __future__ import annotations
