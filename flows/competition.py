@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 from prefect import flow, get_run_logger
@@ -11,15 +10,10 @@ from pydantic import BaseModel, Field
 
 from flows.artifacts import publish_final_artifacts
 from flows.epoch import EpochParams, epoch_flow, step_task_runner
-from swarm.atomic import write_text_atomic
-from swarm.config import Config
-from swarm.journal import Journal
-from swarm.pipeline.context import create_run
-from swarm.pipeline.finalize import finalize
-from swarm.pipeline.preflight import check_request
+from swarm.pipeline import lifecycle
+from swarm.pipeline.lifecycle import finish_run, next_epoch
 from swarm.pipeline.progress import PROGRESS
-from swarm.pipeline.snapshots import write_snapshot
-from swarm.pipeline.state import RunPaths, load_state, save_state
+from swarm.pipeline.state import RunPaths
 from tasks.runs import forget_context, get_context
 
 
@@ -47,9 +41,9 @@ class CompetitionParams(BaseModel):
         return [*self.overrides, *limits]
 
 
-def check_params(params: CompetitionParams) -> Config:
-    """The run's checked config; raises on the first problem (config, competition, models), writes nothing."""
-    return check_request(
+def prepare_run(params: CompetitionParams) -> RunPaths:
+    """Check the inputs, then create the run dir, or apply the overrides to the one to resume."""
+    return lifecycle.prepare_run(
         competition=params.competition,
         data_dir=params.data_dir,
         config_path=params.config_path,
@@ -57,23 +51,6 @@ def check_params(params: CompetitionParams) -> Config:
         run_dir=params.run_dir,
         resume=params.resume,
     )
-
-
-def prepare_run(params: CompetitionParams) -> RunPaths:
-    """Check the inputs, then create the run dir, or apply the overrides to the one to resume."""
-    cfg = check_params(params)
-    if params.resume:
-        paths = RunPaths(Path(params.run_dir))
-        if params.all_overrides():
-            write_text_atomic(paths.config, cfg.to_yaml())
-        state = load_state(paths)
-        if state.stopped_reason is not None or state.finished:
-            state.stopped_reason, state.finished = None, False
-            save_state(paths, state)
-        return paths
-    paths = create_run(cfg, Path(params.run_dir) if params.run_dir else None)
-    write_snapshot(paths, 0, Journal.load(paths.journal), load_state(paths))
-    return paths
 
 
 def announce(lines: list[str]) -> None:
@@ -95,21 +72,11 @@ def competition_flow(params: CompetitionParams) -> dict[str, Any]:
     announce(rc.evaluation.lines())
     PROGRESS.update(run_dir=run_dir, competition=rc.competition.id)
     run_epoch = epoch_flow.with_options(task_runner=step_task_runner(rc.cfg))
-    while True:
-        state = load_state(paths)
-        # Steps planned before a kill are finished first, even past a limit: their model calls are made.
-        state.stopped_reason = state.stopped_reason or (None if state.pending else rc.limit_reason(state))
-        if state.stopped_reason:
-            save_state(paths, state)
-            break
-        summary = run_epoch(EpochParams(run_dir=run_dir, epoch=state.epochs_done + 1))
+    while (epoch := next_epoch(rc)) is not None:
+        summary = run_epoch(EpochParams(run_dir=run_dir, epoch=epoch))
         if summary.stopped_reason:
             break
-    state = load_state(paths)
-    journal = Journal.load(paths.journal)
-    result = finalize(rc, journal, state)
-    state.finished = True
-    save_state(paths, state)
+    result, journal, state = finish_run(rc)
     publish_final_artifacts(journal, state, result)
     get_run_logger().info(
         "delivered: %s submission %s", result.get("delivered") or "no", result.get("submission")

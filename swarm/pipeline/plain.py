@@ -3,27 +3,32 @@
     rc, journal, state = open_run(run_dir)
     summary = run_epoch(rc, journal, state, epoch=1, steps_wanted=8, parallel=2)
 
+    summary = run_to_end(open_run(run_dir)[0])   # the competition flow's whole run: epochs, then finalize
+
 The epoch flow's scheduler (`swarm.pipeline.schedule`) drives it, with a thread pool in place of the flow's
 task runner: a step is planned (parent, agent and prompt, saved as pending) and recorded in the calling
 thread, and the step's chain (`swarm.pipeline.chain`, the flow's too: generate -> execute -> adopt_outputs ->
 review, here the step functions called as they are) runs in a pool of `parallel` threads, so one step's model
 call overlaps another's execution. Steps a killed run left pending are replayed first, as the flow does.
 The journal, state and experience pool end up as the flow leaves them. What it leaves out is Prefect's: no
-task runs, no result cache, no retries, no artifacts. Tests and the orchestration benchmarks (`benchmarks/`)
-use it.
+task runs, no result cache, no retries, no artifacts. `run_to_end` runs epochs until a limit and then ends the
+run as the competition flow does (`swarm.pipeline.lifecycle`). Tests and the orchestration benchmarks
+(`benchmarks/`) use it.
 """
 
 from __future__ import annotations
 
 import concurrent.futures as cf
 from dataclasses import dataclass, field
+from typing import Any
 
 from swarm.journal import Journal, Node
 from swarm.pipeline import steps
 from swarm.pipeline.chain import plain_stages, run_chain
 from swarm.pipeline.context import RunContext
+from swarm.pipeline.lifecycle import finish_run, next_epoch
 from swarm.pipeline.schedule import finish_epoch, run_steps, start_epoch
-from swarm.pipeline.state import RunState
+from swarm.pipeline.state import RunState, load_state
 
 
 @dataclass
@@ -89,3 +94,13 @@ def run_epoch(
 
     summary.evolved = finish_epoch(rc, journal, state, epoch, stopped, evolve)
     return summary
+
+
+def run_to_end(rc: RunContext) -> dict[str, Any]:
+    """The competition flow's run without Prefect: epochs (`run_epoch`) until a limit stops the run, then its
+    end (`swarm.pipeline.lifecycle.finish_run`: blend or refit, deliver, grade, report); returns the summary."""
+    while (epoch := next_epoch(rc)) is not None:
+        journal = Journal.load(rc.paths.journal)
+        if run_epoch(rc, journal, load_state(rc.paths), epoch).stopped_reason:
+            break
+    return finish_run(rc)[0]

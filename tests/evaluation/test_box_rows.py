@@ -102,6 +102,7 @@ def test_the_harness_holds_out_whole_images_and_scores_their_boxes(tmp_path: Pat
     answers = answers.fillna(0)
     answers.loc[answers["class_id"] == 14, ["x_max", "y_max"]] = 1.0
     labels = pd.read_csv(holdout.labels_path, dtype=str)
+    assert holdout.ids and sorted(labels["image_id"]) == sorted(holdout.ids)
     for image, string in zip(labels["image_id"], labels["PredictionString"], strict=True):
         rows = answers[answers["image_id"] == own[image]]
         want = sorted((str(r.class_id), (r.x_min, r.y_min, r.x_max, r.y_max)) for r in rows.itertuples())

@@ -55,7 +55,7 @@ def test_held_out_documents_join_the_test_file_under_fresh_ids_without_their_cat
         _by_id(view / "test.bson"),
     )
     held = set(labels.index)
-    assert held == set(holdout.ids) == set(own_held) and len(own_test) == 10
+    assert held and held == set(holdout.ids) == set(own_held) and len(own_test) == 10
     assert len(held) + len(kept) == 60 and not set(own_held.values()) & set(kept)
     assert set(tests) == held | set(own_test)
     public_tests = _by_id(public / "test.bson")
@@ -90,7 +90,7 @@ def test_every_test_side_id_is_fresh_of_the_test_ids_format_and_the_files_stay_w
     shown = list(_by_id(view / "test.bson"))
     # No document of the view's test file keeps its own id, nor takes a training or test product's; the ids are
     # numbers of the test ids' width, ascending in the file as MLE-bench's test file is.
-    assert not set(shown) & originals and len(set(shown)) == len(shown)
+    assert shown and not set(shown) & originals and len(set(shown)) == len(shown)
     widths = {len(i) for i in _by_id(public / "test.bson")}
     assert {len(i) for i in shown} == widths and [int(i) for i in shown] == sorted(int(i) for i in shown)
     for document in documents(
@@ -187,6 +187,7 @@ def test_a_held_out_document_takes_the_test_documents_fields_order_and_id_type(t
     own_held = holdout.own_ids("held")
     originals = _by_id(public / "train.bson")
     tests = _by_id(holdout.public_dir / "test.bson")
+    assert own_held and set(own_held) <= set(tests)
     for fresh, own in own_held.items():
         document = tests[fresh]
         assert field_names(document) == ["_id", "imgs"] and kind_of(document, "_id") == 0x10

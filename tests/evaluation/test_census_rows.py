@@ -198,5 +198,6 @@ def test_tgs_salts_held_out_examples_get_their_images_not_their_masks(tmp_path: 
     view = holdout.public_dir
     assert not [p for p in view.rglob("*.png") if p.read_bytes().startswith(b"mask ") and "test" in p.parts]
     own = holdout.own_ids("held")  # fresh ids in the view; each held-out row's own is the harness's
+    assert holdout.ids and set(holdout.ids) == set(own)
     for i in holdout.ids:
         assert (view / "test" / "images" / f"{i}.png").read_bytes() == f"images/{own[i]}.png".encode()

@@ -91,7 +91,9 @@ def test_file_name_labels_are_split_with_the_files_moved_to_the_test_side(tmp_pa
     test_files = {p.name: p for p in (view / "test").iterdir()}
     assert set(test_files) == {f"{n}.jpg" for n in range(1, 21)}
     moved = {i: test_files[f"{i}.jpg"].read_bytes().decode().split() for i in held}
-    for view_id, own in holdout.own_ids("test").items():  # a test image under its fresh id
+    own_test = holdout.own_ids("test")
+    assert len(own_test) == 10 and not set(own_test) & set(held)
+    for view_id, own in own_test.items():  # a test image under its fresh id
         assert test_files[f"{view_id}.jpg"].read_bytes() == f"test {own}".encode()
     assert all(words[0] == "train" for words in moved.values())
     assert not {f"{w[1]}.{w[2]}.jpg" for w in moved.values()} & train_files

@@ -190,6 +190,7 @@ def test_files_filed_by_their_first_characters_are_renamed_into_their_new_folder
     files = {p.stem: p for p in test.rglob("*.tif")}
     assert set(files) == set(read(holdout.public_dir / "sample_submission.csv")["id"])
     assert all(path.parent.name == stem[0] for stem, path in files.items())
+    assert holdout.own_ids("held") and holdout.own_ids("test")
     for view_id, own in holdout.own_ids("held").items():
         assert files[view_id].read_bytes() == f"train/{own}".encode()
     for view_id, own in holdout.own_ids("test").items():

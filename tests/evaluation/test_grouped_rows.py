@@ -63,7 +63,7 @@ def test_whole_patients_move_to_the_test_side_with_their_images(tmp_path: Path) 
     patients = set(held["patient_id"])  # fresh in the view, as the test's patients are
     own = holdout.own_ids("held")
     own_patients = {own[i].rsplit("_", 1)[0] for i in holdout.ids}
-    assert holdout.fresh_ids and len(patients) == len(own_patients) == len(holdout.ids) // 2
+    assert holdout.fresh_ids and patients and len(patients) == len(own_patients) == len(holdout.ids) // 2
     assert not (patients | own_patients) & set(train["patient_id"])
     # Every held-out image is a test row under its breast's id; every one of its images left train.csv.
     originals = full[full["patient_id"].isin(own_patients)]
@@ -115,7 +115,7 @@ def test_held_out_patients_that_are_test_patients_get_new_keys_and_folders(tmp_p
     assert holdout.rekeyed
     view = holdout.public_dir
     held = read(view / "test.csv").query(f"{ID} in @holdout.ids")
-    assert not set(held["patient_id"]) & set(test["patient_id"])
+    assert len(held) > 0 and not set(held["patient_id"]) & set(test["patient_id"])
     for _, row in held.iterrows():
         assert (view / "test_images" / row["patient_id"] / f"{row['image_id']}.dcm").is_file()
 

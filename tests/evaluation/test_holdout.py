@@ -93,7 +93,9 @@ def test_labels_and_split_record_are_private_and_public_files_readable(tmp_path:
     for secret in (holdout.labels_path, holdout.root / "holdout.json"):
         assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     assert stat.S_IMODE(holdout.root.stat().st_mode) == 0o711
-    for public in holdout.public_dir.iterdir():
+    shown = list(holdout.public_dir.iterdir())
+    assert {"train.csv", "test.csv", "sample_submission.csv"} <= {p.name for p in shown}
+    for public in shown:
         assert stat.S_IMODE(public.stat().st_mode) & 0o004, public
     assert not any(holdout.public_dir.rglob("labels*"))
 

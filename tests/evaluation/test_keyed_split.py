@@ -47,9 +47,9 @@ def test_whole_scans_move_to_the_test_side_without_their_masks(tmp_path: Path) -
         moved = sorted(p.name for p in (view / "test" / case / scan / "scans").iterdir())
         assert moved == sorted(p.name for p in (public / "train" / case / scan / "scans").iterdir())
         assert not (view / "train" / case / scan).exists()
-    for path in view.rglob(
-        "*.csv"
-    ):  # a held-out row's cells in the view: its id, its class, the sample's filler
+    tables = sorted(view.rglob("*.csv"))
+    assert {"train.csv", "test.csv", "sample_submission.csv"} <= {p.name for p in tables}
+    for path in tables:  # a held-out row's cells in the view: its id, its class, the sample's filler
         frame = pd.read_csv(path, dtype=str, keep_default_na=False)
         rows = frame[frame["id"].isin(held)].drop(columns=["id", "class"])
         assert set(rows.stack()) <= {"1 1 5 2"}, path.name

@@ -85,7 +85,8 @@ def test_held_out_clips_of_the_chosen_table_get_their_audio_and_their_sets_as_co
     public, view = competition.public_dir, holdout.public_dir
     table = read(public / f"{chosen}.csv").set_index("fname")
     labels = read(holdout.labels_path).set_index("fname")
-    assert sorted(labels.index) == sorted(holdout.ids) and list(labels.columns) == list(FREESOUND_CLASSES)
+    assert holdout.ids and sorted(labels.index) == sorted(holdout.ids)
+    assert list(labels.columns) == list(FREESOUND_CLASSES)
     own = holdout.own_ids("held")  # each held-out clip's fresh name in the view -> its own
     for clip, row in labels.iterrows():
         assert {c for c in FREESOUND_CLASSES if row[c] == "1"} == set(

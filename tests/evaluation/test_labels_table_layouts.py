@@ -147,10 +147,11 @@ def test_side_files_keyed_by_held_out_ids_never_reach_the_sandbox(tmp_path: Path
     assert not set(own.values()) & set(seen["id"])
     # Every test image is there under its fresh id, with its own bytes.
     own_test = holdout.own_ids("test")
-    assert sorted(own_test.values()) == [name.removesuffix(".tif") for name in test_files]
+    assert test_files and sorted(own_test.values()) == [name.removesuffix(".tif") for name in test_files]
     for name, test_name in own_test.items():
         assert (view / "test" / f"{name}.tif").read_bytes() == f"test/{test_name}".encode()
     # The held-out examples' inputs in test/ are their images, not their masks (named alike, listed first).
+    assert held and set(own) == held
     for name in held:
         assert (view / "test" / f"{name}.tif").read_bytes() == f"train/{own[name]}".encode()
     assert "train_annotations.csv" in holdout.hidden_side_files

@@ -76,7 +76,9 @@ def test_the_last_span_is_held_out_in_chunks_and_never_reaches_the_view(
     assert read_text(holdout.public_dir / "sample_submission.csv").equals(
         read_text(competition.sample_submission)
     )
-    for path in holdout.public_dir.rglob("*.csv"):
+    tables = sorted(holdout.public_dir.rglob("*.csv"))
+    assert {"transactions_train.csv", "sample_submission.csv"} <= {p.name for p in tables}
+    for path in tables:
         assert "2020-09-09" not in path.read_text(), f"a held-out day reached {path.name}"
 
 

@@ -68,6 +68,7 @@ def test_a_studys_string_is_its_class_word_and_the_samples_dummy_box(tmp_path: P
     fields = level_fields(str(public), sorted(p.name for p in public.iterdir()), sample)
     rows = level_rows(str(public), fields, "id", "PredictionString").set_index("id")
     studies = _text(public / "train_study_level.csv")
+    assert len(studies) > 0 and set(studies["id"]) <= set(rows.index)
     for _, row in studies.iterrows():
         word = next(c for c in SIIM_CLASSES if row[c] == "1")
         assert rows.loc[row.id, "PredictionString"] == word.split()[0].lower() + " 1 0 0 1 1"
@@ -162,7 +163,7 @@ def test_every_test_and_held_out_study_series_and_image_is_renamed_in_paths_tabl
     assert not [k for k in own_keys if k.encode() in blob]
     # The view is consistent: each sample row's image has its file, in its study's folder, and every header names
     # the study, series and image its path names.
-    assert {_key(i) for i in sample["id"] if i.endswith("_image")} == set(files)
+    assert files and {_key(i) for i in sample["id"] if i.endswith("_image")} == set(files)
     for image, path in files.items():
         series, study = path.parent.name, path.parent.parent.name
         assert f"{study}_study" in set(sample["id"]) and path.stat().st_nlink == 1  # a copy, not a link

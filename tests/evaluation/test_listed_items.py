@@ -9,8 +9,10 @@ import json
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
 from swarm.competitions import load_competition
+from swarm.competitions.grading import score_frame
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.listed_items import file_items, listed_items_column
 from swarm.layouts.holdout import build_holdout
@@ -26,12 +28,16 @@ def test_held_out_rows_list_their_own_cells_and_the_sample_as_is_is_scored(tmp_p
     holdout = build_holdout(competition, tmp_path / "harness", fraction=0.2, seed=0)
     view = holdout.public_dir
     sample = read(view / "sample_submission.csv").set_index("id")["cell_order"]
+    assert holdout.ids and set(holdout.ids) <= set(sample.index)
     for notebook in holdout.ids:
         cells = list(json.loads((view / "test" / f"{notebook}.json").read_text())["cell_type"])
         assert sample[notebook] == " ".join(cells)
     harness = Harness(holdout, competition.metric, competition.sample_submission)
     result = harness.evaluate(view / "sample_submission.csv", tmp_path / "test_rows.csv")
-    assert result.problem is None and result.score is not None and -1.0 <= result.score <= 1.0
+    held = read(view / "sample_submission.csv").query("id in @holdout.ids")
+    expected = score_frame(held, read(holdout.labels_path), competition.metric)  # Kendall tau, as grade.py's
+    assert result.problem is None and result.score == pytest.approx(expected)
+    assert result.score < 1.0  # the files list their cells in another order than the notebooks'
 
 
 def test_a_sample_that_does_not_list_the_files_items_is_left_alone(tmp_path: Path) -> None:

@@ -150,6 +150,7 @@ def test_the_view_holds_no_held_out_label_and_their_folders_sit_with_the_tests(t
     assert {p.name for p in (view / "train_images").iterdir()} == kept
     test_studies = {study_of(i) for i in read(view / "test.csv")[ID]}  # fresh keys, test and held-out
     assert {p.name for p in (view / "test_images").iterdir()} == test_studies and fresh <= test_studies
+    assert fresh
     for study in fresh:
         files = sorted((view / "test_images" / study).iterdir())
         assert [p.name for p in files] == ["1.dcm", "2.dcm", "3.dcm"]
@@ -219,7 +220,9 @@ def test_studies_that_collide_with_the_tests_are_rekeyed(tmp_path: Path) -> None
     test = read(view / "test.csv")
     own_test = holdout.own_ids("test")
     assert {study_of(own_test[i]) for i in test[ID] if i in own_test} == set(read(public / "test.csv")[KEY])
-    for row_id in [i for i in test[ID] if i in own_test][:3]:
+    renamed = [i for i in test[ID] if i in own_test][:3]
+    assert len(renamed) == 3
+    for row_id in renamed:
         study, own = study_of(row_id), study_of(own_test[row_id])
         assert (view / "test_images" / study / "1.dcm").read_bytes() == (
             public / "test_images" / own / "1.dcm"

@@ -62,6 +62,7 @@ def test_whole_batches_are_held_out_with_their_pulse_files(tmp_path: Path, optio
     for batch in held_batches:
         assert not (view / "train" / f"batch_{batch}.parquet").exists()
     in_view = test.assign(own=test["event_id"].astype(str).map(own)).dropna(subset=["own"])
+    assert len(in_view) == len(holdout.ids) and len(kept) > 0
     for batch, rows in in_view.groupby("batch_id"):  # each held-out event's pulses in its batch's test file
         pulses = pd.read_parquet(view / "test" / f"batch_{batch}.parquet")
         assert set(rows["event_id"]) <= set(pulses.index)
@@ -92,9 +93,11 @@ def test_a_batch_split_follows_a_set_split_but_moves_every_held_out_batch_file(t
     _, holdout = _split(tmp_path, split="random")
     view = holdout.public_dir
     test = pd.read_parquet(view / "test_meta.parquet")
+    assert len(test) > 0
     for batch in set(test["batch_id"]):
         assert (view / "test" / f"batch_{batch}.parquet").is_file()
     kept = pd.read_parquet(view / "train_meta.parquet")
+    assert len(kept) > 0
     for batch in set(kept["batch_id"]):
         assert (view / "train" / f"batch_{batch}.parquet").is_file()
 
@@ -267,6 +270,7 @@ def test_a_batch_split_gives_every_test_and_held_out_event_a_fresh_id_and_batch(
     public_test_files = sorted((public / "test").iterdir())
     mtimes = {p.stat().st_mtime_ns for p in public_test_files}
     schema = pq.read_schema(public_test_files[0])
+    assert len(test) > 0
     for batch, rows in test.groupby("batch_id"):
         path = view / "test" / f"batch_{batch}.parquet"
         assert path.stat().st_nlink == 1 and path.stat().st_mtime_ns in mtimes
@@ -359,7 +363,7 @@ def test_a_streamed_split_keeps_the_ids_where_competition_json_says_so(tmp_path:
     view, public = holdout.public_dir, root / "prepared" / "public"
     source = pd.read_parquet(public / "train_meta.parquet")
     held = source[source["event_id"].astype(str).isin(holdout.ids)]
-    assert len(held) == len(holdout.ids)
+    assert len(held) == len(holdout.ids) > 0
     for batch in set(held["batch_id"]):  # the held-out batches' files where the test's are, copied
         path = view / "test" / f"batch_{batch}.parquet"
         assert path.stat().st_nlink == 1 and not (view / "train" / path.name).exists()

@@ -25,6 +25,7 @@ from swarm.evaluation.harness import Harness
 from swarm.evaluation.metric_choice import resolve_metric
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.offline_coder.task import find_data_files, infer_task_from_dir, read_examples
+from tests.pipeline.plain_runs import plain_competition_run
 
 from .position_builders import (
     DESCRIPTION,
@@ -336,20 +337,13 @@ def test_the_offline_coder_reads_a_row_per_position(tmp_path: Path) -> None:
 def test_no_key_the_main_job_delivers_what_grade_py_scores_better_than_a_constant(
     tmp_path: Path, base_overrides: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flows.competition import CompetitionParams, competition_flow
-
     for name in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY"):
         monkeypatch.delenv(name, raising=False)
     root = covid_competition(tmp_path / "covid", n_train=120, n_test=24, declare=False)
     overrides = [o for o in base_overrides if not o.startswith("data.competition=")]
     run_dir = tmp_path / "run"
-    summary = competition_flow(
-        CompetitionParams(
-            data_dir=str(root),
-            run_dir=str(run_dir),
-            overrides=[*overrides, "agent.max_steps=3", "search.num_drafts=2", "search.parallel=2"],
-        )
-    )
+    limits = ["agent.max_steps=3", "search.num_drafts=2", "search.parallel=2"]
+    summary = plain_competition_run([*overrides, *limits], run_dir, root)  # the main job's run, Prefect aside
     assert summary["validation_source"] == "harness", summary
     evaluation = json.loads((run_dir / "evaluation.json").read_text())
     assert "a row per position <id>_<position>" in evaluation["holdout"]

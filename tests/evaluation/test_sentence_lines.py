@@ -78,6 +78,7 @@ def test_the_harness_holds_out_sentences_with_a_word_taken_out(tmp_path: Path) -
     quoted = {v for v, own in holdout.own_ids("test").items() if own == "1"}.pop()  # the test's sentence 1
     assert test.loc[test["id"] == quoted, "sentence"].item() == 'A "quoted" word here .'
     shown = test.set_index("id")["sentence"]
+    assert len(labels) > 0 and set(labels["id"]) == set(holdout.ids)
     for i, whole in zip(labels["id"], labels["sentence"], strict=True):
         words, short = whole.split(), shown[i].split()
         assert len(short) == len(words) - 1 and short[0] == words[0] and short[-1] == words[-1]

@@ -102,7 +102,7 @@ def test_held_out_images_move_to_the_test_tfrecords_without_labels(
     own_test = holdout.own_ids("test")  # every test and held-out image has a fresh id, inside its record too
     test_ids = set(own_test)
     listed = set(pd.read_csv(view / "sample_submission.csv", dtype=str)[id_column])
-    assert holdout.fresh_ids and listed == test_ids | held
+    assert holdout.fresh_ids and held and test_ids and listed == test_ids | held
     assert not test_ids & set(own_test.values())
     before = {p.name: [r.raw for r in tfrecords.read_records(p)] for p in sorted(public.rglob("*.tfrec"))}
 
@@ -118,7 +118,9 @@ def test_held_out_images_move_to_the_test_tfrecords_without_labels(
     # fields but the labels, which MLE-bench's test TFRecords hold (Kaggle's training files renamed)
     in_test = sum((names(r) for r in test_view.values()), [])
     assert sorted(in_test) == sorted(test_ids | held) and len(in_test) == len(test_ids | held)
-    for path in (view / test_dir).glob("*test*"):  # rewritten records are framed with their CRCs
+    test_files = sorted((view / test_dir).glob("*test*"))
+    assert test_files
+    for path in test_files:  # rewritten records are framed with their CRCs
         assert all(tfrecords.frame(r.data) == r.raw for r in tfrecords.read_records(path))
     first_test = next(tfrecords.read_records(next(public.rglob("*test*.tfrec"))))
     test_fields = set(tfrecords.features(first_test.data))
@@ -177,6 +179,7 @@ def test_every_row_of_the_view_has_its_image_in_each_test_folder_named_by_ids(tm
         stamps = {p.stat().st_mtime_ns for p in (public / folder).iterdir()}
         assert {p.stat().st_mtime_ns for p in files} <= stamps
     own = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    assert rows and rows == set(own)
     for row in rows:  # each under its fresh name holds its own image's bytes
         sides = [public / side / f"{own[row]}.dcm" for side in ("test", "train")]
         source = next(path for path in sides if path.is_file())

@@ -58,6 +58,7 @@ def test_whole_game_plays_move_to_the_test_side_with_their_rows_and_videos(tmp_p
         )
     # the videos of a held-out game play are in test/, under its fresh key, and no longer in train/
     fresh_plays = {group_of(i, fresh) for i in labels["contact_id"]}
+    assert len(fresh_plays) == len(held_plays) > 0
     for play in fresh_plays:
         for view_name in ("All29", "Endzone", "Sideline"):
             assert (view / "test" / f"{play}_{view_name}.mp4").is_file()
@@ -66,7 +67,9 @@ def test_whole_game_plays_move_to_the_test_side_with_their_rows_and_videos(tmp_p
             assert not (view / "train" / f"{play}_{view_name}.mp4").exists()
     assert sorted(holdout.file_dirs) == ["test", "train"]
     # no file of the view holds a held-out contact's label: the only table with `contact` is the kept labels
-    for path in view.rglob("*.csv"):
+    tables = sorted(view.rglob("*.csv"))
+    assert {"train_labels.csv", "sample_submission.csv"} <= {p.name for p in tables}
+    for path in tables:
         frame = read(path)
         if "contact" in frame.columns and path.name != "sample_submission.csv":
             assert path.name == "train_labels.csv" and not set(frame["contact_id"]) & set(own_contacts)
@@ -123,6 +126,7 @@ def test_every_test_and_held_out_game_play_gets_a_fresh_key(tmp_path: Path) -> N
     assert {group_of(i, plays) for i in read(view / "sample_submission.csv")["contact_id"]} == plays
     assert {p.name.rsplit("_", 1)[0] for p in (view / "test").iterdir()} == plays
     own = {**holdout.own_ids("test"), **holdout.own_ids("held")}
+    assert len(own) >= 20
     for contact in list(own)[:20]:  # each video under its fresh game play is its own game play's
         play, mine = group_of(contact, plays), group_of(own[contact], own_plays)
         side = "test" if contact in holdout.own_ids("test") else "train"

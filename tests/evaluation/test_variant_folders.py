@@ -46,6 +46,7 @@ def test_every_version_of_a_held_out_image_leaves_and_one_joins_the_test(tmp_pat
     sample = pd.read_csv(view / "sample_submission.csv", dtype=str)
     assert sorted(sample["Id"]) == sorted(set(own_test) | set(labels["Id"]))
     assert sorted(p.name for p in (view / "Test").iterdir()) == sorted(sample["Id"])
+    assert own_test
     for view_id, own in own_test.items():  # a test image under its fresh id
         assert (view / "Test" / view_id).read_bytes() == (public / "Test" / own).read_bytes()
 

@@ -114,6 +114,7 @@ def test_each_held_out_window_finds_its_spectrogram_where_the_test_ones_are(tmp_
     for value in held["spectrogram_id"]:
         text = (view / "test_spectrograms" / f"{value}.parquet").read_bytes().decode()
         assert text == f"train_spectrograms {value}"
+    assert len(test) == 12
     for value in test["spectrogram_id"]:  # the test's own are as they were
         assert (view / "test_spectrograms" / f"{value}.parquet").read_bytes().decode().startswith("test_")
     kept = pd.read_csv(view / "train.csv")

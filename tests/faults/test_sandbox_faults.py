@@ -408,6 +408,7 @@ def test_private_answers_never_reach_a_prompt(
     assert "# EXAMPLES" not in bodies[0] and "# EXAMPLES" in bodies[1]  # the first draft's record, shown
     journal = Journal.load(run_dir / "journal.jsonl")
     records = [json.loads(line) for line in (run_dir / "experience.jsonl").read_text().splitlines()]
+    assert len(journal) == 3  # a node a step
     assert sorted(r["node_id"] for r in records) == sorted(n.id for n in journal)  # one record per node
     for node in journal:  # every node traces the agent texts and prompt assets it was given
         assert set(node.meta.agent_versions) == {

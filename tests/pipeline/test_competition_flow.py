@@ -111,7 +111,9 @@ def test_task_run_graph_links_each_steps_values(tmp_path: Path, base_overrides: 
     _, run_dir = run_flow(tmp_path, [*base_overrides, "agent.max_steps=2"])
     nodes = [n.id for n in Journal.load(run_dir / "journal.jsonl")]
     verbs = ("step", "generate", "execute", "review", "update_population")
-    for node_id, runs in step_task_runs(nodes, verbs).items():
+    found = step_task_runs(nodes, verbs)
+    assert len(nodes) == 2 and set(found) == set(nodes)
+    for node_id, runs in found.items():
         assert set(runs) == set(verbs), (node_id, sorted(runs))
         assert task_run_inputs(runs["update_population"], "outcome") == {str(runs["step"].id)}
         assert task_run_inputs(runs["execute"], "generation") == {str(runs["generate"].id)}

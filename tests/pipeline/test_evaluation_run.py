@@ -17,6 +17,7 @@ from swarm.config import load_config
 from swarm.journal import Journal
 from swarm.pipeline.context import create_run, open_run
 from swarm.pipeline.finalize import promote
+from tests.pipeline.plain_runs import plain_competition_run
 
 pytestmark = pytest.mark.usefixtures("prefect_server")
 QUICK = ["agent.max_steps=2", "search.num_drafts=2", "search.parallel=2"]
@@ -118,9 +119,7 @@ def test_metric_read_from_the_description(
     )
     data = unknown_competition(competition_cache, tmp_path / "stranger", description)
     overrides = [o for o in base_overrides if not o.startswith("data.competition")]
-    summary = competition_flow(
-        CompetitionParams(data_dir=str(data), run_dir=str(tmp_path / "run"), overrides=[*overrides, *QUICK])
-    )
+    summary = plain_competition_run([*overrides, *QUICK], tmp_path / "run", data)  # a core choice: no flow
     assert summary["metric"]["name"] == "accuracy"
     assert summary["metric"]["source"] == "description.md (rules)"  # the offline coder's rules, not a model
     assert summary["grade"]["valid"]
@@ -130,7 +129,7 @@ def test_a_submission_changed_after_its_review_is_not_promoted(
     tmp_path: Path, base_overrides: list[str]
 ) -> None:
     run_dir = tmp_path / "run"
-    summary = competition_flow(CompetitionParams(run_dir=str(run_dir), overrides=[*base_overrides, *QUICK]))
+    summary = plain_competition_run([*base_overrides, *QUICK], run_dir)  # finalize's check: no flow needed
     rc, journal, _ = open_run(run_dir)
     best = journal.get(summary["best_node"])
     Path(best.meta.submission_path).write_text("PassengerId,Survived\n", encoding="utf-8")

@@ -33,6 +33,7 @@ def test_plain_epoch_records_every_step(tmp_path: Path, base_overrides: list[str
     assert sum(n.task_type == "draft" for n in saved) >= 2  # search.num_drafts=2 first
     assert sorted(n.meta.plan_step for n in saved) == [0, 1, 2]
     assert all(n.is_evaluated and n.epoch == 1 and n.agent_id in rc.agent_ids for n in saved)
+    assert saved.good_nodes()
     for node in saved.good_nodes():
         assert Path(node.meta.submission_path).is_file()
         assert f"nodes/{node.id}/" in node.meta.solution_submission_path
