@@ -30,7 +30,7 @@ from swarm.layouts.composite import reader as composite_reader
 from swarm.layouts.composite.split import split_composite
 from swarm.layouts.folder_rows import reader as folder_rows_reader
 from swarm.layouts.folder_rows.split import split_folder_rows
-from swarm.layouts.grouped.detect import find_grouped
+from swarm.layouts.grouped import reader as grouped_reader
 from swarm.layouts.grouped.split import split_groups
 from swarm.layouts.keyed.split import find_keyed, split_keyed_rows
 from swarm.layouts.label_lines import reader as label_lines_reader
@@ -129,11 +129,12 @@ LAYOUTS: tuple[Layout, ...] = (
         split_long_class_rows,
         lambda fields: fields["train"],
     ),
-    Layout(
+    _read_by_coder(
         "grouped",
         "test rows grouped under one submission id, an image per row (rsna-breast-cancer-detection)",
-        find_grouped,
+        grouped_reader,
         split_groups,
+        lambda fields: fields["train"],
     ),
     _read_by_coder(
         "boxes",

@@ -36,7 +36,7 @@ from swarm.evaluation.view_files import (
 from swarm.evaluation.view_tables import write_sample_in_order
 from swarm.layouts.composite.reader import joined_ids
 from swarm.layouts.composite.split import group_order
-from swarm.layouts.grouped.detect import GroupedRows
+from swarm.layouts.grouped.detect import GroupedRows, grouped_layout_of
 
 
 def split_grouped_rows(request: SplitRequest, layout: GroupedRows) -> SplitParts:
@@ -151,7 +151,9 @@ def _choose(
     )
 
 
-def split_groups(request: SplitRequest, layout: GroupedRows) -> SplitParts:
-    """`split_grouped_rows`, every test and held-out group under a fresh key (or kept, saying why)."""
+def split_groups(request: SplitRequest, fields: dict) -> SplitParts:
+    """`split_grouped_rows` of the layout the reader found, every test and held-out group under a fresh key (or
+    kept, saying why)."""
+    layout = grouped_layout_of(request.competition.public_dir, request.spec.id_column, fields)
     parts = split_grouped_rows(request, layout)
     return with_fresh_keys(request, parts, layout.keys[0], layout.train, layout.test)

@@ -14,12 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import pandas as pd
-
-from swarm.formats.csv_tables import csv_header
 from swarm.layouts.long_classes.reader import long_tables_fields
-
-TRAIN, TEST = "train.csv", "test.csv"
 
 
 @dataclass(frozen=True)
@@ -49,20 +44,3 @@ def long_layout_of(public: Path, id_column: str, target: str, fields: dict) -> L
     return LongClasses(
         public / fields["train"], public / fields["test"], id_column, target, key, class_column, classes
     )
-
-
-def id_only_in_test(public: Path, id_column: str) -> tuple[list[str], pd.DataFrame] | None:
-    """(train.csv's columns, test.csv as text) where both exist, the submission's id column is test.csv's and not
-    train.csv's (the id joins columns of the test rows: long and grouped layouts); None otherwise, refused on the
-    headers before test.csv is read."""
-    train, test = public / TRAIN, public / TEST
-    if not (train.is_file() and test.is_file()):
-        return None
-    train_columns = csv_header(str(train))
-    if id_column in train_columns or id_column not in csv_header(str(test)):
-        return None
-    try:
-        table = pd.read_csv(test, dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError):
-        return None
-    return train_columns, table
