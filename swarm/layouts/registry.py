@@ -51,7 +51,8 @@ from swarm.layouts.qa import reader as qa_reader
 from swarm.layouts.qa.split import split_qa_records
 from swarm.layouts.sentences import reader as sentences_reader
 from swarm.layouts.sentences.split import split_sentence_lines
-from swarm.layouts.twins.split import find_twins, split_twins
+from swarm.layouts.twins import reader as twins_reader
+from swarm.layouts.twins.split import split_twins
 from swarm.layouts.visits import reader as visits_reader
 from swarm.layouts.visits.split import split_visits
 
@@ -150,11 +151,12 @@ LAYOUTS: tuple[Layout, ...] = (
         split_sentence_lines,
         lambda fields: fields["train"],
     ),
-    Layout(
+    _read_by_coder(
         "twins",
         "whole groups whose inputs are train_<x>/test_<x> table pairs (nfl-player-contact-detection)",
-        find_twins,
+        twins_reader,
         split_twins,
+        lambda fields: fields["labels"],
     ),
     _read_by_coder(
         "folder_rows",

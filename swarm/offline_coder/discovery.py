@@ -10,6 +10,7 @@ import pandas as pd
 
 from swarm.formats.columns import main_labels_table
 from swarm.formats.described_sample import described_test_table
+from swarm.formats.id_parts import ID_PARTS_ROWS, id_part_columns
 from swarm.formats.label_sets import class_sets, holds_several, within_classes
 from swarm.formats.parquet_tables import is_parquet_name
 from swarm.formats.probe import LABELLED_TABLES, Probe
@@ -185,10 +186,6 @@ def _table_layouts(input_dir: str, files: dict, sample: pd.DataFrame) -> dict:
     return files
 
 
-MAX_ID_PARTS = 5
-ID_PARTS_ROWS = 200  # the labelled table's first rows on which the columns must join into the ids
-
-
 def id_parts_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> list | None:
     """The labelled table's columns whose values joined with "_" are each row's id, in order, where there is no
     test table (nfl-player-contact-detection: `contact_id` = `<game_play>_<step>_<p1>_<p2>`, the test's contacts
@@ -201,39 +198,6 @@ def id_parts_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> list |
     except (OSError, ValueError):
         return None
     return id_part_columns(head, str(sample.columns[0]), [str(c) for c in sample.columns[1:]])
-
-
-def id_part_columns(head: pd.DataFrame, id_col: str, targets: list) -> list | None:
-    """2 to MAX_ID_PARTS columns of `head` (the labelled table's first rows, as text), neither the id nor a target,
-    whose values joined with "_" are every row's id, and which splitting the id from the right gives back (so
-    only the first may hold "_"); the first such sequence, fewer columns first. None where none does."""
-    if id_col not in head.columns or head.empty:
-        return None
-    ids = head[id_col].str.strip()
-    values = {c: head[c].str.strip() for c in head.columns if c != id_col and c not in targets}
-    first = ids.iloc[0]
-
-    def extend(chain, at):
-        if at == len(first):
-            return [chain] if len(chain) >= 2 else []
-        if len(chain) == MAX_ID_PARTS:
-            return []
-        found = []
-        for column, column_values in values.items():
-            part, end = column_values.iloc[0], at + len(column_values.iloc[0])
-            fits = part and first.startswith(part, at) and (end == len(first) or first[end] == "_")
-            if fits and column not in chain:
-                found += extend([*chain, column], end + 1 if end < len(first) else end)
-        return found
-
-    for chain in sorted(extend([], 0), key=len):
-        # the id split from the right gives back each column: joined again, the parts are the id itself
-        split = ids.str.rsplit("_", n=len(chain) - 1, expand=True)
-        if split.shape[1] == len(chain) and all(
-            split[k].equals(values[c].rename(k)) for k, c in enumerate(chain)
-        ):
-            return chain
-    return None
 
 
 def missing_tables(input_dir: str, layouts) -> list[str]:

@@ -7,6 +7,7 @@ import os
 
 import pandas as pd
 
+from swarm.formats.id_parts import with_id_parts
 from swarm.formats.label_sets import spread_label_sets
 from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
 from swarm.formats.records import is_records_file, records_table
@@ -48,10 +49,7 @@ def read_examples(
     else:
         test = sample[[sample.columns[0]]].copy()  # the test rows are the sample submission's ids
     if files.get("id_parts") and not files["test"]:  # the ids give back the labelled columns they join
-        parts = id_part_frame(test[sample.columns[0]], files["id_parts"])
-        test = test.join(
-            parts.astype({c: train[c].dtype for c in parts if pd.api.types.is_numeric_dtype(train[c])})
-        )
+        test = with_id_parts(test, train, files["id_parts"], sample.columns[0])
     return same_id_name(train, test, sample)
 
 
@@ -63,9 +61,3 @@ def same_id_name(train: pd.DataFrame, test: pd.DataFrame, sample: pd.DataFrame) 
     lower = {str(c).lower(): c for c in sample.columns}
     renamed = {c: lower[str(c).lower()] for c in test.columns if str(c).lower() in lower}
     return train.rename(columns=renamed), test.rename(columns=renamed)
-
-
-def id_part_frame(ids: pd.Series, parts: list) -> pd.DataFrame:
-    """The columns `parts` given back by each id (split with "_" from the right), as text."""
-    split = ids.astype(str).str.strip().str.rsplit("_", n=len(parts) - 1, expand=True)
-    return pd.DataFrame({c: split[k] for k, c in enumerate(parts)}, index=ids.index)

@@ -18,7 +18,7 @@ from importlib import resources
 from types import ModuleType
 from typing import Any
 
-from swarm.formats import label_sets, parquet_tables, records
+from swarm.formats import id_parts, label_sets, parquet_tables, records
 from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
 from swarm.layouts.masks import reader as mask_folders
@@ -153,6 +153,7 @@ TABLE_READERS: dict[str, ModuleType] = {
     "train_files": file_labels,
     "label_sets": label_sets,
     "slices": mask_folders,
+    "id_parts": id_parts,
 }
 
 

@@ -53,12 +53,8 @@ if DATA_FILES.get("train_files"):  # training files labelled by their names or f
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()
     if DATA_FILES.get("label_sets"):  # label sets in one column: a 0/1 column per class (spread_label_sets)
         train_df = spread_label_sets(train_df, DATA_FILES["label_sets"], list(sample_sub.columns[1:]))
-    if DATA_FILES.get("id_parts") and not DATA_FILES["test"]:  # the ids join labelled columns: split them
-        _parts = DATA_FILES["id_parts"]
-        _split = test_df[ID_COL].astype(str).str.strip().str.rsplit("_", n=len(_parts) - 1, expand=True)
-        for _k, _c in enumerate(_parts):
-            _numeric = pd.api.types.is_numeric_dtype(train_df[_c])
-            test_df[_c] = pd.to_numeric(_split[_k], errors="coerce") if _numeric else _split[_k]
+    if DATA_FILES.get("id_parts") and not DATA_FILES["test"]:  # the ids join labelled columns (with_id_parts)
+        test_df = with_id_parts(test_df, train_df, DATA_FILES["id_parts"], ID_COL)
 if ID_COL not in test_df.columns:  # the tables name the id but for case (iwildcam's `id` for the sample's `Id`)
     _same = {{c: ID_COL for c in test_df.columns if str(c).lower() == ID_COL.lower()}}
     train_df, test_df = train_df.rename(columns=_same), test_df.rename(columns=_same)

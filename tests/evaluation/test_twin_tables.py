@@ -9,9 +9,9 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.competitions import load_competition_dir
+from swarm.formats.id_parts import id_part_columns
 from swarm.layouts.holdout import build_holdout
-from swarm.layouts.twins.split import group_of, twin_tables
-from swarm.offline_coder.discovery import id_part_columns
+from swarm.layouts.twins.reader import group_of, twin_fields
 from tests.evaluation.census_builders import nfl_contact
 
 
@@ -79,13 +79,15 @@ def test_the_layout_is_found_only_where_ids_start_with_a_twin_group(tmp_path: Pa
     root = nfl_contact(tmp_path / "c")
     public = root / "prepared" / "public"
     ids = read(public / "sample_submission.csv")["contact_id"].tolist()
-    layout = twin_tables(public, "contact_id", ["contact"], ids)
-    assert layout is not None and layout.group == "game_play" and len(layout.twins) == 3
-    assert twin_tables(public, "contact_id", ["contact"], [*ids, "99999_000001_0_1_G"]) is None
+    names = sorted(p.name for p in public.iterdir())
+    layout = twin_fields(str(public), names, "contact_id", ["contact"], ids)
+    assert layout is not None and layout["group"] == "game_play" and len(layout["twins"]) == 3
+    assert twin_fields(str(public), names, "contact_id", ["contact"], [*ids, "99999_000001_0_1_G"]) is None
     (public / "test_baseline_helmets.csv").unlink()
     (public / "test_player_tracking.csv").unlink()
     (public / "test_video_metadata.csv").unlink()
-    assert twin_tables(public, "contact_id", ["contact"], ids) is None
+    names = sorted(p.name for p in public.iterdir())
+    assert twin_fields(str(public), names, "contact_id", ["contact"], ids) is None
     # the longest group an id starts with, ended by "_"
     assert group_of("58_1_0_7_G", {"58", "58_1"}) == "58_1" and group_of("581_0", {"58"}) is None
 

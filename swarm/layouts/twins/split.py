@@ -12,7 +12,6 @@ labels.csv. `twin_tables` recognises the layout from the public dir and the samp
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,11 +27,9 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import extracted_archives, fresh_view, link, mirror
 from swarm.evaluation.view_tables import sample_rows
-from swarm.formats.probe import Probe
 from swarm.layouts.composite.split import group_order
+from swarm.layouts.twins.reader import group_of, twin_group_values
 
-TRAIN_PREFIX, TEST_PREFIX = "train_", "test_"
-ID_CHECK_ROWS = 100  # the labels table's first rows whose ids must start with their group
 NAMED_SHARE = 0.5  # a test folder whose files follow the groups: at least this share named `<group>_...`
 
 
@@ -44,49 +41,6 @@ class TwinTables:
     group: str  # the group column, in the labels table and in both tables of every twin
     twins: tuple[tuple[Path, Path], ...]  # (train_<x>.csv, test_<x>.csv)
     test_groups: frozenset[str]  # the groups of the test twins' rows
-
-
-def twin_tables(public: Path, id_column: str, targets: list[str], test_ids: list[str]) -> TwinTables | None:
-    """The twin-tables layout of a public dir, or None when it is not one: a top-level `train*.csv` holding
-    the id column and the targets (its only such table), at least one `train_<x>.csv` beside a `test_<x>.csv`,
-    and a column of the labels table that both tables of every twin hold, whose test values start every sample id
-    (`<group>_...`) and whose values start the labels table's ids likewise."""
-    if not targets or not test_ids:
-        return None
-    headers = {path: _header(path) for path in sorted(public.glob("*.csv"))}
-    labelled = [
-        p for p, h in headers.items() if p.name.startswith("train") and {id_column, *targets} <= set(h)
-    ]
-    if len(labelled) != 1:
-        return None
-    labels = labelled[0]
-    twins = tuple(
-        (path, public / (TEST_PREFIX + path.name[len(TRAIN_PREFIX) :]))
-        for path in headers
-        if path != labels
-        and path.name.startswith(TRAIN_PREFIX)
-        and public / (TEST_PREFIX + path.name[len(TRAIN_PREFIX) :]) in headers
-    )
-    if not twins:
-        return None
-    shared = set.intersection(*(set(headers[a]) & set(headers[b]) for a, b in twins))
-    for column in headers[labels]:
-        if column in shared and column != id_column and column not in targets:
-            test_groups = _column_values(twins[0][1], column)
-            if all(group_of(i, test_groups) for i in test_ids) and _ids_start_with_groups(
-                labels, id_column, column
-            ):
-                return TwinTables(labels, column, twins, frozenset(test_groups))
-    return None
-
-
-def group_of(example_id: str, groups: set[str] | frozenset[str]) -> str | None:
-    """The group an id starts with (`<group>_...`), the longest one of `groups`, or None."""
-    found = None
-    for at, character in enumerate(example_id):
-        if character == "_" and example_id[:at] in groups:
-            found = example_id[:at]
-    return found
 
 
 def split_twin_tables(request: SplitRequest, layout: TwinTables) -> SplitParts:
@@ -205,36 +159,17 @@ def _file_group(name: str, groups: set[str] | frozenset[str]) -> str | None:
     return group_of(name.replace(".", "_", 1) if "." in name else name, groups)
 
 
-def _header(path: Path) -> list[str]:
-    try:
-        with path.open(newline="", encoding="utf-8", errors="replace") as handle:
-            return next(csv.reader(handle), [])
-    except OSError:
-        return []
-
-
-def _column_values(path: Path, column: str) -> set[str]:
-    return set(pd.read_csv(path, usecols=[column], dtype=str, keep_default_na=False)[column].str.strip())
-
-
-def _ids_start_with_groups(labels: Path, id_column: str, group: str) -> bool:
-    """Whether the labels table's first rows have ids that start with their row's group and `_`."""
-    head = pd.read_csv(
-        labels, usecols=[id_column, group], dtype=str, keep_default_na=False, nrows=ID_CHECK_ROWS
-    )
-    if head.empty:
-        return False
-    pairs = zip(head[id_column].str.strip(), head[group].str.strip(), strict=True)
-    return all(example.startswith(f"{value}_") for example, value in pairs)
-
-
-def find_twins(probe: Probe) -> TwinTables | None:
-    """`twin_tables` of the probed dir."""
-    return twin_tables(Path(probe.data_dir), probe.id_column, probe.targets, probe.ids)
-
-
-def split_twins(request: SplitRequest, layout: TwinTables) -> SplitParts:
-    """`split_twin_tables`, every test and held-out group under a fresh value (the first twin's test table lists
-    them, the other twins follow), or kept, saying why."""
+def split_twins(request: SplitRequest, fields: dict) -> SplitParts:
+    """`split_twin_tables` of the layout the reader found, every test and held-out group under a fresh value (the
+    first twin's test table lists them, the other twins follow), or kept, saying why."""
+    layout = twin_layout(request.competition.public_dir, fields)
     parts = split_twin_tables(request, layout)
     return with_fresh_keys(request, parts, layout.group, layout.labels, layout.twins[0][1])
+
+
+def twin_layout(public: Path, fields: dict) -> TwinTables:
+    """The layout the reader found (`swarm.layouts.twins.reader.find_twins`'s fields), with its tables' paths and
+    the groups of the test twins' rows."""
+    twins = tuple((public / a, public / b) for a, b in fields["twins"])
+    test_groups = frozenset(twin_group_values(str(twins[0][1]), fields["group"]))
+    return TwinTables(public / fields["labels"], fields["group"], twins, test_groups)
