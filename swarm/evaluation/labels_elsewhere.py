@@ -1,5 +1,5 @@
 """Where the labels seem to be when no table holds them, for the one sentence that says why a competition is not
-split (issue 29, point 5): BSON documents (cdiscount's `train.bson`), or a file in each training example's folder
+split: BSON documents (cdiscount's `train.bson`), or a file in each training example's folder
 that no rule reads (a mask array or image beside a run-length encoded sample is split, `swarm.layouts.masks.split`:
 vesuvius' `train/<n>/inklabels.png`; a labels table per folder, `swarm.layouts.folder_rows.split`:
 smartphone-decimeter's `ground_truth.csv`), or a training table keyed by the id without the targets, from whose

@@ -1,4 +1,4 @@
-"""Whether a refit's test predictions agree with those of the run the harness scored (issue 30, point 1).
+"""Whether a refit's test predictions agree with those of the run the harness scored.
 
 A node is judged on its scored run; a refit reruns its code on every labelled row, and only the refit's test
 predictions are delivered. A solution can tell the two runs apart (the training table is larger) and behave well
