@@ -1,11 +1,12 @@
 """The registry of data layouts: one record per layout, in the one order both the harness and the offline coder
 look for them, so a public dir is always read as the layout it is split as.
 
-A layout is a folder of `swarm/layouts/`: its detector (`find_<layout>`, which sees a public dir through a
-`swarm.formats.probe.Probe` and gives the layout's fields, or None), its split for the harness (`split.py`), and,
-where the offline coder reads the layout by its own rules, its reader (`reader.py`: `find_<layout>` and
+A layout is a folder of `swarm/layouts/`: its reader (`reader.py`: its detector `find_<layout>`, which sees a
+public dir through a `swarm.formats.probe.Probe` and gives the layout's fields, or None, and
 `read_<layout>_examples`, which reads the labelled examples and the test rows as frames; embedded in the solutions
-that read the layout). A public dir no layout is found in is a plain labelled table (`swarm.layouts.tables`).
+that read the layout) and its split for the harness (`split.py`). Rows keyed by the id and other columns have a
+detector but no reader: only the harness knows the key columns, and the coder reads such a table as a plain one. A
+public dir no layout is found in is a plain labelled table (`swarm.layouts.tables`).
 Adding a layout is a folder, an entry here and a miniature in `tests/layouts/`.
 """
 
