@@ -34,8 +34,7 @@ from tests.competitions.champs import (
     offset_predictions,
     ungrouped,
 )
-
-from .test_metric_choice import ScriptedClient
+from tests.competitions.scripted_client import ScriptedClient
 
 SPEC = MetricSpec("log_mae", True, "id", (TARGET,))
 GROUPED_SPEC = MetricSpec("log_mae", True, "id", (TARGET,), params={"group_column": "type"})

@@ -338,7 +338,7 @@ def _batch_guessers(holdout: Holdout) -> tuple[dict[str, np.ndarray], np.ndarray
 def test_held_out_batches_cannot_be_told_from_test_batches(tmp_path: Path) -> None:
     """Guessers reading the view's numbers, ids, order and file stats find the held-out batches no better than
     chance, over twelve seeds (held-out batches come from train/, whose numbers and ids lie below the test's)."""
-    from tests.competitions.test_held_out_guessers import auc
+    from tests.evaluation.chance import auc
 
     root = icecube(tmp_path / "ice", n_batches=20, n_test=4, per_batch=8)
     competition = load_competition(str(root), tmp_path / "cache")
