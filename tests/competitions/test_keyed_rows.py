@@ -17,7 +17,7 @@ from swarm.competitions import load_competition
 from swarm.competitions.grading import grade_submission, score_submission
 from swarm.competitions.submission_check import check_submission
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import uw_madison
+from tests.layouts.keyed.miniatures import uw_madison
 
 TRIP = ["2021-01-05-US-A-GooglePixel4"] * 4 + ["2021-03-10-US-B-SamsungS20Ultra"] * 3
 

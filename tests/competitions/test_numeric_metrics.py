@@ -42,7 +42,7 @@ from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.metric_names import metric_from_description
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_reader, metric_tool
 from tests.competitions.scripted_client import ScriptedClient
-from tests.competitions.ventilator import (
+from tests.layouts.tables.ventilator import (
     DESCRIPTION,
     MASK,
     MASK_LINE,

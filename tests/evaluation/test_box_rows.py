@@ -15,7 +15,7 @@ from swarm.competitions.grading import score_frame
 from swarm.layouts.boxes.reader import box_groups, box_labels, box_row_fields, box_strings
 from swarm.layouts.holdout import build_holdout
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.evaluation.census_builders import vinbigdata
+from tests.layouts.boxes.miniatures import vinbigdata
 
 ROWS = """image_id,class_name,class_id,rad_id,x_min,y_min,x_max,y_max
 a,No finding,14,R1,,,,

@@ -24,7 +24,7 @@ from swarm.evaluation.harness import Harness
 from swarm.layouts.bson.reader import documents, encode, scalars, without_fields
 from swarm.layouts.bson.split import field_names, kind_of, select_fields, with_value
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import cdiscount
+from tests.layouts.bson.miniatures import cdiscount
 
 CHANCE_MARGIN = (
     0.12  # |AUC - 0.5| allowed: about four standard errors for ~150 held-out and 300 test documents

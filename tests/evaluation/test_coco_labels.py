@@ -19,7 +19,7 @@ from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.layouts.coco.reader import coco_examples, coco_fields, coco_test_files
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import herbarium_2020, herbarium_2022, iwildcam_2020
+from tests.layouts.coco.miniatures import herbarium_2020, herbarium_2022, iwildcam_2020
 
 TRAIN_JSON, TEST_JSON = "nybg2020/train/metadata.json", "nybg2020/test/metadata.json"
 

@@ -19,8 +19,7 @@ from swarm.evaluation.harness import Harness
 from swarm.layouts.composite.split import group_order
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from tests.competitions.archive_builders import make_zip
-
-from .composite_builders import spelled, text_normalization_competition
+from tests.layouts.composite.miniatures import spelled, text_normalization_competition
 
 TRAIN, TEST, SAMPLE = "en_train.csv", "en_test_2.csv", "en_sample_submission_2.csv"
 

@@ -13,7 +13,7 @@ from swarm.competitions.grading import score_frame
 from swarm.layouts.holdout import build_holdout
 from swarm.layouts.visits.reader import visit_fields
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.evaluation.census_builders import osic
+from tests.layouts.visits.miniatures import osic
 
 
 def text(path: Path) -> pd.DataFrame:

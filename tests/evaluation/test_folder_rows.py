@@ -14,7 +14,7 @@ from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.layouts.folder_rows.reader import example_folders, folder_rows_fields, labelled_rows, with_inputs
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import smartphone_tracks
+from tests.layouts.folder_rows.miniatures import smartphone_tracks
 
 
 def public_and_sample(tmp_path: Path) -> tuple[Path, pd.DataFrame]:

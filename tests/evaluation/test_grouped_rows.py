@@ -16,8 +16,7 @@ from swarm.competitions import CompetitionError, load_competition_dir
 from swarm.competitions.public_files import check_public_files
 from swarm.layouts.grouped.detect import grouped_rows
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
-
-from .census_builders import rsna_breast
+from tests.layouts.grouped.miniatures import rsna_breast
 
 ID, TARGET, KEYS = "prediction_id", "cancer", ("patient_id", "laterality")
 TEST_ONLY = ("cancer", "biopsy", "invasive", "BIRADS", "density", "difficult_negative_case")

@@ -13,7 +13,7 @@ import pandas as pd
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
-from tests.evaluation.census_builders import iwildcam
+from tests.layouts.tables.image_miniatures import iwildcam
 
 
 def read(path: Path) -> pd.DataFrame:

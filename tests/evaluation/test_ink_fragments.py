@@ -17,7 +17,7 @@ from swarm.competitions.grading import score_submission
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.masks import reader as mask_folders
 from swarm.layouts.masks.reader import mask_fields, mask_predictions, read_mask, rle_string
-from tests.evaluation.census_builders import vesuvius_fragments
+from tests.layouts.masks.miniatures import vesuvius_fragments
 
 LABEL_FILES = {"inklabels.png", "inklabels_rle.csv", "ir.png"}
 

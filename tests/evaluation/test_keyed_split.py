@@ -15,7 +15,7 @@ from swarm.evaluation.harness import Harness
 from swarm.evaluation.view_tables import block_order
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.masks.reader import id_folders, image_paths
-from tests.evaluation.census_builders import uw_madison_images
+from tests.layouts.keyed.miniatures import uw_madison_images
 
 
 def built(tmp_path: Path, seed: int = 0):

@@ -16,7 +16,7 @@ from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.label_lines.reader import label_line_rows, label_lines_fields, read_label_lines
-from tests.evaluation.census_builders import mlsp_birds
+from tests.layouts.label_lines.miniatures import mlsp_birds
 
 LABELS = "essential_data/rec_labels_test_hidden.txt"
 

@@ -21,8 +21,7 @@ from swarm.offline_coder.client import coarse_metric
 from swarm.offline_coder.task import infer_task_from_dir
 from swarm.pipeline.context import create_run
 from swarm.pipeline.evaluation_setup import load_evaluation
-
-from .census_builders import FREESOUND_CLASSES, freesound
+from tests.layouts.tables.tabular_miniatures import FREESOUND_CLASSES, freesound
 
 
 def read(path: Path) -> pd.DataFrame:

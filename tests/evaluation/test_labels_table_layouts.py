@@ -17,35 +17,11 @@ import pytest
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import NoHoldout, build_holdout
-
-from .test_holdout import make_competition
+from tests.layouts.tables.miniatures import image_competition, make_competition
 
 
 def read(path: Path) -> pd.DataFrame:
     return pd.read_csv(path, dtype=str, keep_default_na=False)
-
-
-def image_competition(
-    root: Path, table: str = "train_labels.csv", suffix: str = "", n_train: int = 40, n_test: int = 10
-) -> Path:
-    """Images in train/ and test/ named `<id>.tif`, labels in `table` (ids with `suffix`: "" = stems)."""
-    public, private = root / "prepared" / "public", root / "prepared" / "private"
-    for folder in (public / "train", public / "test", private):
-        folder.mkdir(parents=True)
-    rng = np.random.default_rng(7)
-    train_ids = [f"{rng.integers(16**12):012x}" for _ in range(n_train)]
-    test_ids = [f"{rng.integers(16**12):012x}" for _ in range(n_test)]
-    for folder, ids in (("train", train_ids), ("test", test_ids)):
-        for name in ids:
-            (public / folder / f"{name}.tif").write_bytes(f"{folder}/{name}".encode())
-    labels = pd.DataFrame({"id": [i + suffix for i in train_ids], "label": [0, 1] * (n_train // 2)})
-    labels.to_csv(public / table, index=False)
-    sample = pd.DataFrame({"id": [i + suffix for i in test_ids], "label": 0.5})
-    sample.to_csv(public / "sample_submission.csv", index=False)
-    sample.assign(label=[0, 1] * (n_test // 2)).to_csv(private / "answers.csv", index=False)
-    (public / "description.md").write_text("# Tissue\n\nPredict `label`; scored by ROC AUC.\n")
-    (root / "competition.json").write_text(json.dumps({"metric": {"name": "auc"}}))
-    return root
 
 
 @pytest.mark.parametrize(("table", "suffix"), [("train_labels.csv", ""), ("labels.csv", ".tif")])

@@ -15,7 +15,7 @@ from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.tables import streamed as large_table
-from tests.evaluation.census_builders import nyc_taxi
+from tests.layouts.tables.tabular_miniatures import nyc_taxi
 
 
 def read(path: Path) -> pd.DataFrame:

@@ -22,7 +22,7 @@ from swarm.layouts.later_events.reader import (
     map_at_k,
     recommended,
 )
-from tests.evaluation.census_builders import h_and_m_purchases
+from tests.layouts.later_events.miniatures import h_and_m_purchases
 
 
 def read_text(path: Path) -> pd.DataFrame:

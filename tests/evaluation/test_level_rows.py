@@ -27,7 +27,7 @@ from swarm.layouts.levels.dicom_uids import (
 )
 from swarm.layouts.levels.reader import level_fields, level_rows
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.evaluation.census_builders import (
+from tests.layouts.levels.miniatures import (
     EXPLICIT_LE,
     IMPLICIT_LE,
     SERIES_UID,

@@ -23,8 +23,7 @@ from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.layouts.long_classes.detect import long_classes
-
-from .spine_builders import CLASSES, dicom, spine_competition
+from tests.layouts.long_classes.miniatures import CLASSES, dicom, spine_competition
 
 METRIC = "spine_weighted_logloss"
 KEY, CLASS, ID, TARGET = "StudyInstanceUID", "prediction_type", "row_id", "fractured"

@@ -16,7 +16,7 @@ from swarm.competitions import load_competition
 from swarm.competitions.grading import score_submission
 from swarm.layouts.holdout import build_holdout
 from swarm.layouts.masks.reader import mask_fields, mask_predictions, read_mask, rle_string
-from tests.evaluation.census_builders import contrails
+from tests.layouts.masks.miniatures import contrails
 
 
 def test_masks_are_encoded_down_each_column_from_pixel_one() -> None:

@@ -22,7 +22,7 @@ from swarm.evaluation.harness import Harness
 from swarm.evaluation.table_io import read_parquet_as_text, write_public_table
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.layouts.parquet_batches import split as large_parquet
-from tests.evaluation.census_builders import icecube
+from tests.layouts.parquet_batches.miniatures import icecube
 
 ANGLES = ["azimuth", "zenith"]
 WHOLE, STREAMED = {}, {"max_train_mb": 0.0001}  # read whole; over max_train_mb (a few batches of 7 rows)
@@ -169,7 +169,7 @@ def test_without_pyarrow_only_parquet_tables_are_refused_and_in_one_sentence(tmp
     import subprocess
     import sys
 
-    from tests.evaluation.census_builders import spooky
+    from tests.layouts.tables.text_miniatures import spooky
 
     spooky(tmp_path / "spooky")
     icecube(tmp_path / "icecube")

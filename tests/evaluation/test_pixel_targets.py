@@ -15,7 +15,7 @@ from PIL import Image
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import denoising
+from tests.layouts.pixels.miniatures import denoising
 
 
 def read(path: Path) -> pd.DataFrame:

@@ -25,9 +25,7 @@ from swarm.evaluation.harness import Harness
 from swarm.evaluation.metric_choice import resolve_metric
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.offline_coder.task import find_data_files, infer_task_from_dir, read_examples
-from tests.pipeline.plain_runs import plain_competition_run
-
-from .position_builders import (
+from tests.layouts.positions.miniatures import (
     DESCRIPTION,
     ERRORS,
     LENGTH,
@@ -39,6 +37,7 @@ from .position_builders import (
     read_lines,
     write_lines,
 )
+from tests.pipeline.plain_runs import plain_competition_run
 
 SAMPLE = "sample_submission.csv"
 

@@ -15,7 +15,7 @@ from swarm.competitions.grading import score_submission
 from swarm.competitions.metrics import get_metric
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.qa.reader import answer_cells, qa_fields
-from tests.evaluation.census_builders import tensorflow2_qa
+from tests.layouts.qa.miniatures import tensorflow2_qa
 
 
 def _records(path: Path) -> list[dict]:

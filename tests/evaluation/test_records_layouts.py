@@ -15,8 +15,7 @@ from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.formats.records import read_records, records_frame
 from swarm.layouts.holdout import NoHoldout, build_holdout
-
-from .records_builders import TARGET, pizza_competition
+from tests.layouts.tables.records_miniatures import TARGET, pizza_competition
 
 
 @pytest.mark.parametrize("lines", [False, True])

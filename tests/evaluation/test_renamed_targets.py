@@ -10,15 +10,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import NoHoldout, build_holdout
-
-WORDS = ["river", "stone", "light", "mango", "cloud", "ember", "tiger", "plain"]
+from tests.layouts.tables.text_miniatures import question_answering
 
 
 def read(path: Path) -> pd.DataFrame:
@@ -34,39 +32,6 @@ def dirs(root: Path) -> tuple[Path, Path]:
 
 def metric(root: Path, name: str) -> None:
     (root / "competition.json").write_text(json.dumps({"metric": {"name": name}}))
-
-
-def question_answering(root: Path, n_train: int = 40, n_test: int = 8) -> Path:
-    """chaii's layout: the answer's text and start in train.csv only, the sample's `PredictionString`."""
-    public, private = dirs(root)
-    rng = np.random.default_rng(3)
-
-    def rows(n: int, prefix: str) -> pd.DataFrame:
-        answers = list(rng.choice(WORDS[:4], n))
-        contexts = [f"the {a} is here by the {' and '.join(rng.choice(WORDS[4:], 3))}" for a in answers]
-        return pd.DataFrame(
-            {
-                "id": [f"{prefix}{i:03d}" for i in range(n)],
-                "context": contexts,
-                "question": ["what is here?"] * n,
-                "answer_text": answers,
-                "answer_start": [4] * n,
-                "language": rng.choice(["hindi", "tamil"], n),
-            }
-        )
-
-    train, test = rows(n_train, "tr"), rows(n_test, "te")
-    train.to_csv(public / "train.csv", index=False)
-    test.drop(columns=["answer_text", "answer_start"]).to_csv(public / "test.csv", index=False)
-    pd.DataFrame({"id": test["id"], "PredictionString": "dummy text"}).to_csv(
-        public / "sample_submission.csv", index=False
-    )
-    test[["id", "answer_text"]].rename(columns={"answer_text": "PredictionString"}).to_csv(
-        private / "test.csv", index=False
-    )
-    (public / "description.md").write_text("# Answers\n\nScored by the word-level Jaccard score.\n")
-    metric(root, "word_jaccard")
-    return root
 
 
 def test_the_renamed_answer_column_is_the_target_and_stays_private(tmp_path: Path) -> None:

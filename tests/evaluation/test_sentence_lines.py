@@ -15,7 +15,7 @@ from swarm.competitions import load_competition
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.layouts.sentences.reader import remove_inner_word, sentence_lines_file
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.evaluation.census_builders import BILLION_WORD_DESCRIPTION, billion_word
+from tests.layouts.sentences.miniatures import BILLION_WORD_DESCRIPTION, billion_word
 
 
 def test_a_word_is_taken_out_never_the_first_or_last() -> None:

@@ -15,7 +15,7 @@ from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
 from swarm.layouts.masks.reader import rle_mask, rle_string, slice_fields, slice_mask_predictions
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.evaluation.census_builders import uw_madison_images
+from tests.layouts.keyed.miniatures import uw_madison_images
 
 
 def test_an_encoding_decodes_down_each_column_back_to_its_mask() -> None:

@@ -15,7 +15,7 @@ from swarm.competitions import load_competition_dir
 from swarm.evaluation import tfrecord_split
 from swarm.formats import tfrecords
 from swarm.layouts.holdout import build_holdout
-from tests.evaluation.census_builders import cassava, siim_isic, tf_records
+from tests.layouts.tables.image_miniatures import cassava, siim_isic, tf_records
 
 
 def test_crc32c_and_the_frame_tensorflow_writes():

@@ -13,7 +13,7 @@ import pytest
 from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import lyft_3d
+from tests.layouts.token_tables.miniatures import lyft_3d
 
 
 def records(path: Path) -> list[dict]:

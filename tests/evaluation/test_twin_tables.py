@@ -12,7 +12,7 @@ from swarm.competitions import load_competition_dir
 from swarm.layouts.holdout import build_holdout
 from swarm.layouts.twins.split import group_of, twin_tables
 from swarm.offline_coder.discovery import id_part_columns
-from tests.evaluation.census_builders import nfl_contact
+from tests.layouts.twins.miniatures import nfl_contact
 
 
 def read(path: Path) -> pd.DataFrame:

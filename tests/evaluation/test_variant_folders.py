@@ -12,7 +12,7 @@ import pytest
 from swarm.competitions import load_competition_dir
 from swarm.layouts.file_labels.reader import find_file_labels
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import ALASKA_ALGORITHMS, alaska2
+from tests.layouts.variants.miniatures import ALASKA_ALGORITHMS, alaska2
 
 FOLDERS = ("Cover", *ALASKA_ALGORITHMS)
 

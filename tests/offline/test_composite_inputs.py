@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.offline_coder.task import find_data_files, infer_task_from_dir, missing_tables, read_examples
-from tests.evaluation.composite_builders import text_normalization_competition
+from tests.layouts.composite.miniatures import text_normalization_competition
 
 
 def test_the_tables_and_key_columns_are_found(tmp_path: Path) -> None:

@@ -55,7 +55,7 @@ from swarm.offline_coder.genome import (
 from swarm.offline_coder.render import render_solution
 from swarm.offline_coder.sections import split_code
 from swarm.protocol import GENE_SECTIONS
-from tests.evaluation.test_census_rows import METRICS, MINIATURES, PROGRAMS
+from tests.evaluation.census_miniatures import METRICS, MINIATURES, PROGRAMS
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SWARM_UPDATE_GOLDEN") == "1"

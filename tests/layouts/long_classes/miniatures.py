@@ -93,3 +93,9 @@ def spine_competition(
     if metric is not None:
         (root / "competition.json").write_text(json.dumps({"metric": {"name": metric}}))
     return root
+
+
+def long_classes_competition(root: Path) -> Path:
+    """rsna-2022-cervical-spine-fracture-detection's layout (spine_competition): a study per row of train.csv
+    with a column per class, a row per (study, class) in test.csv and the sample."""
+    return spine_competition(root, n_train=60, n_test=16)
