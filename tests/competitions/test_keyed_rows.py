@@ -2,7 +2,7 @@
 uw-madison-gi-tract-image-segmentation's `id`, `class` (a row per slice and organ) and smartphone-decimeter-2022's
 `tripId`, `UnixTimeMillis` (a row per trip and second). The key column is matched, not predicted; submissions
 are checked and graded row by row on the joined key. The harness splits uw-madison's rows
-(tests/evaluation/test_keyed_split.py) and refuses smartphone's, which have no labelled table, in one sentence."""
+(tests/layouts/keyed/test_keyed_split.py) and refuses smartphone's, which have no labelled table, in one sentence."""
 
 from __future__ import annotations
 

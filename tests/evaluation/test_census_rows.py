@@ -1,10 +1,10 @@
 """The census of MLE-bench's 75 competitions (deployments/MLEBENCH_LAYOUTS.md) kept honest by the layout
-miniatures (issue 29, point 6): for each competition a miniature copies, the harness splits the miniature exactly
-when the census's "splits?" cell says yes, and where it refuses, its one sentence gives the census's reason. A
-change that makes a layout split (or stop splitting) fails here until the census says so; rows the code has
-already outrun are listed in CENSUS_TO_UPDATE until the census is updated. Where the harness splits, the offline
-coder reads the sandbox's view (its id, targets and metric: what a no-key run's preflight asks), so the main job
-with no API key has a coder for every layout the harness splits (point 7)."""
+miniatures (tests/evaluation/census_miniatures.py; issue 29, point 6): for each competition a miniature copies,
+the harness splits the miniature exactly when the census's "splits?" cell says yes, and where it refuses, its one
+sentence gives the census's reason. A change that makes a layout split (or stop splitting) fails here until the
+census says so; rows the code has already outrun are listed in CENSUS_TO_UPDATE until the census is updated. Where
+the harness splits, the offline coder reads the sandbox's view (its id, targets and metric: what a no-key run's
+preflight asks), so the main job with no API key has a coder for every layout the harness splits (point 7)."""
 
 from __future__ import annotations
 

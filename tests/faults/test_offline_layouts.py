@@ -21,7 +21,8 @@
   instead of failing every step alike and ending "no good node".
 
 Each layout's run is the core the competition flow calls, on the plain runner (`plain_competition_run`); two
-layouts go through the flow itself (`FLOW_LAYOUTS`).
+layouts go through the flow itself (`FLOW_LAYOUTS`). The miniatures are built by the layouts' builders
+(tests/layouts/<layout>/miniatures.py, tests/layouts/tables/).
 """
 
 from __future__ import annotations

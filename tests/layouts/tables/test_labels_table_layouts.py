@@ -194,7 +194,7 @@ def test_a_labels_table_with_one_class_column_for_a_wide_submission(tmp_path: Pa
 def test_training_tfrecords_are_left_out_of_the_view(tmp_path: Path) -> None:
     """cassava and siim-isic ship every training image again in TFRecords (`train_tfrecords/ld_train00-1338.tfrec`)
     with its label inside and no id in the file name: where their records cannot be split (here the files are not
-    TFRecords at all; tests/evaluation/test_tfrecord_split.py splits real ones), the training ones are left out
+    TFRecords at all; tests/layouts/tables/test_tfrecord_split.py splits real ones), the training ones are left out
     whole, the test ones stay."""
     root = image_competition(tmp_path / "c")
     public = root / "prepared" / "public"

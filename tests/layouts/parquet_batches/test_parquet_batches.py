@@ -173,7 +173,7 @@ def test_without_pyarrow_only_parquet_tables_are_refused_and_in_one_sentence(tmp
 
     spooky(tmp_path / "spooky")
     icecube(tmp_path / "icecube")
-    repo = Path(__file__).resolve().parents[2]
+    repo = Path(__file__).resolve().parents[3]
     done = subprocess.run(
         [sys.executable, "-c", NO_PYARROW, str(tmp_path)],
         cwd=repo,  # `-c` puts the working dir first on sys.path: this checkout's swarm

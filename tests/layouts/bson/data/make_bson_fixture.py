@@ -1,4 +1,4 @@
-"""Writes written_by_pymongo.bson and its sidecar, the fixture tests/evaluation/test_bson_records.py reads:
+"""Writes written_by_pymongo.bson and its sidecar, the fixture tests/layouts/bson/test_bson_records.py reads:
 cdiscount-like documents ({_id, category_id, imgs: [{picture: bytes}]}) and a few of every scalar type, encoded by
 pymongo's `bson` (PyPI pymongo 4.x; run in a scratch venv: `pip install pymongo`), so swarm/layouts/bson/reader.py is
 checked against the reference codec without the test needing it. The sidecar holds, per document, the fields as

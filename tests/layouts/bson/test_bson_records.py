@@ -1,5 +1,5 @@
 """swarm/layouts/bson/reader.py against pymongo's codec (issue 29: cdiscount's `train.bson`): a file pymongo wrote
-(tests/evaluation/data/written_by_pymongo.bson, made by make_bson_fixture.py beside it) is read document by
+(tests/layouts/bson/data/written_by_pymongo.bson, made by make_bson_fixture.py beside it) is read document by
 document, its scalars as pymongo encoded them, a document without `category_id` is byte for byte pymongo's
 encoding of it without that field, and `encode` writes what pymongo writes for the same fields."""
 
