@@ -4,7 +4,6 @@ public-only dir."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pandas as pd
@@ -13,32 +12,11 @@ from swarm.competitions import load_competition
 from swarm.competitions.archive_view import VIEWS_DIR
 from swarm.layouts.holdout import build_holdout
 from tests.competitions.archive_builders import make_zip
-
-FAKE_JPEG = b"\xff\xd8\xff\xe0 not really a jpeg "
-
-
-def _cactus(root: Path, n_train: int = 40, n_test: int = 20) -> Path:
-    """A miniature aerial-cactus-identification: ids `<hex>.jpg`, images only in train.zip and test.zip."""
-    rng = random.Random(0)
-    ids = [f"{rng.getrandbits(64):016x}.jpg" for _ in range(n_train + n_test)]
-    train_ids, test_ids = ids[:n_train], ids[n_train:]
-    public, private = root / "prepared" / "public", root / "prepared" / "private"
-    public.mkdir(parents=True)
-    private.mkdir(parents=True)
-    (public / "description.md").write_text("# Aerial cactus\n\nPredict has_cactus; scored by ROC AUC.\n")
-    labels = [i % 2 for i in range(n_train)]
-    pd.DataFrame({"id": train_ids, "has_cactus": labels}).to_csv(public / "train.csv", index=False)
-    pd.DataFrame({"id": test_ids, "has_cactus": 0.5}).to_csv(public / "sample_submission.csv", index=False)
-    pd.DataFrame({"id": test_ids, "has_cactus": [i % 2 for i in range(n_test)]}).to_csv(
-        private / "test.csv", index=False
-    )
-    make_zip(public / "train.zip", {f"train/{i}": FAKE_JPEG + i.encode() for i in train_ids})
-    make_zip(public / "test.zip", {f"test/{i}": FAKE_JPEG + i.encode() for i in test_ids})
-    return root
+from tests.layouts.tables.miniatures import cactus
 
 
 def test_cactus_images_are_split_by_the_harness(tmp_path: Path) -> None:
-    root = _cactus(tmp_path / "aerial-cactus-identification")
+    root = cactus(tmp_path / "aerial-cactus-identification")
     competition = load_competition(str(root), tmp_path / "cache", metric="auc")
     view = competition.public_dir
     assert view.parent == (tmp_path / "cache" / VIEWS_DIR).resolve()
@@ -60,7 +38,7 @@ def test_cactus_images_are_split_by_the_harness(tmp_path: Path) -> None:
 
 
 def test_every_load_of_a_run_reuses_the_view(tmp_path: Path) -> None:
-    root = _cactus(tmp_path / "aerial-cactus-identification")
+    root = cactus(tmp_path / "aerial-cactus-identification")
     first = load_competition(str(root), tmp_path / "cache", metric="auc")
     second = load_competition(str(root), tmp_path / "cache")
     assert first.public_dir == second.public_dir
@@ -69,7 +47,7 @@ def test_every_load_of_a_run_reuses_the_view(tmp_path: Path) -> None:
 
 
 def test_grading_reads_the_dir_as_it_is(tmp_path: Path) -> None:
-    root = _cactus(tmp_path / "aerial-cactus-identification")
+    root = cactus(tmp_path / "aerial-cactus-identification")
     competition = load_competition(str(root), tmp_path / "cache", metric="auc", extract=False)
     assert competition.public_dir == (root / "prepared" / "public").resolve()
     assert competition.shipped_public_dir is None and not (tmp_path / "cache").exists()

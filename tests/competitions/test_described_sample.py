@@ -11,7 +11,7 @@ import pytest
 
 from swarm.competitions import CompetitionError, load_competition
 from swarm.competitions.grading import score_submission
-from tests.evaluation.census_builders import BILLION_WORD_DESCRIPTION, billion_word
+from tests.layouts.sentences.miniatures import BILLION_WORD_DESCRIPTION, billion_word
 
 
 def test_the_test_table_with_the_shown_header_is_the_sample(tmp_path: Path) -> None:

@@ -24,7 +24,8 @@ from swarm.evaluation.metric_choice import (
 )
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.metric_model import metric_reader
-from tests.competitions.champs import (
+from tests.competitions.scripted_client import ScriptedClient
+from tests.layouts.tables.champs import (
     EVALUATION,
     GROUPED,
     GROUPED_METRIC,
@@ -34,8 +35,6 @@ from tests.competitions.champs import (
     offset_predictions,
     ungrouped,
 )
-
-from .test_metric_choice import ScriptedClient
 
 SPEC = MetricSpec("log_mae", True, "id", (TARGET,))
 GROUPED_SPEC = MetricSpec("log_mae", True, "id", (TARGET,), params={"group_column": "type"})

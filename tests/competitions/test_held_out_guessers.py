@@ -17,17 +17,11 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.layouts.holdout import Holdout, build_holdout
+from tests.evaluation.chance import auc
 
 CHANCE_MARGIN = 0.1  # |AUC - 0.5| allowed: four standard errors for about 200 held-out and 400 test rows
 
 Guesser = Callable[[pd.DataFrame, Path], np.ndarray]  # (the view's test rows, the view) -> a score per row
-
-
-def auc(scores: np.ndarray, held: np.ndarray) -> float:
-    """How often a held-out row scores above a test row (ties half): 0.5 is chance, 0 or 1 a perfect guess."""
-    ranks = pd.Series(scores).rank().to_numpy()
-    n_held, n_test = held.sum(), (~held).sum()
-    return float((ranks[held].sum() - n_held * (n_held + 1) / 2) / (n_held * n_test))
 
 
 def numbers(ids: pd.Series) -> np.ndarray:

@@ -2,7 +2,7 @@
 uw-madison-gi-tract-image-segmentation's `id`, `class` (a row per slice and organ) and smartphone-decimeter-2022's
 `tripId`, `UnixTimeMillis` (a row per trip and second). The key column is matched, not predicted; submissions
 are checked and graded row by row on the joined key. The harness splits uw-madison's rows
-(tests/evaluation/test_keyed_split.py) and refuses smartphone's, which have no labelled table, in one sentence."""
+(tests/layouts/keyed/test_keyed_split.py) and refuses smartphone's, which have no labelled table, in one sentence."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from swarm.competitions import load_competition
 from swarm.competitions.grading import grade_submission, score_submission
 from swarm.competitions.submission_check import check_submission
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from tests.evaluation.census_builders import uw_madison
+from tests.layouts.keyed.miniatures import uw_madison
 
 TRIP = ["2021-01-05-US-A-GooglePixel4"] * 4 + ["2021-03-10-US-B-SamsungS20Ultra"] * 3
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,9 +22,10 @@ from swarm.evaluation.metric_choice import (
     MetricUnknown,
     resolve_metric,
 )
-from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
+from swarm.llm.base import LLMError
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_reader, metric_tool
+from tests.competitions.scripted_client import ScriptedClient
 
 # Evaluation sections as Kaggle words them (abridged), with the library metric and params they name.
 KAGGLE = {
@@ -315,27 +315,6 @@ def test_sources_are_the_documented_ones():
 
 
 # -- the model path, with a scripted client ----------------------------------------------------------------------
-
-
-class ScriptedClient:
-    """An LLMClient whose call_tool answers from a list (an exception is raised) and records the calls."""
-
-    provider = "scripted"
-    model = "scripted-1"
-
-    def __init__(self, *answers: Any) -> None:
-        self.answers = list(answers)
-        self.calls: list[tuple[list[Message], ToolSpec, CallContext]] = []
-
-    def complete(self, messages: list[Message], ctx: CallContext) -> str:
-        raise AssertionError("complete is not used")
-
-    def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
-        self.calls.append((messages, tool, ctx))
-        answer = self.answers.pop(0)
-        if isinstance(answer, Exception):
-            raise answer
-        return answer
 
 
 def test_the_model_answer_becomes_the_choice():

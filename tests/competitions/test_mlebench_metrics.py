@@ -34,26 +34,13 @@ from swarm.competitions.submission_check import check_submission
 from swarm.competitions.validation import InvalidSubmission
 from swarm.llm.base import CallContext, Message, ToolSpec
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_tool
-
-TOL = 1e-9
+from tests.competitions.graded_frames import TOL, agree, frames
 
 
 def lib(name: str, y_true: Any, y_pred: Any, **kwargs: Any) -> float:
     return get_metric(name).score(
         np.asarray(y_true, dtype=object), np.asarray(y_pred, dtype=object), **kwargs
     )
-
-
-def agree(*values: float) -> None:
-    assert all(abs(v - values[0]) <= TOL for v in values), values
-
-
-def frames(id_col: str, target: str, truth: list, pred: list) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(submission, answers), the submission's rows in reverse order (the graders sort by id)."""
-    ids = [f"r{i}" for i in range(len(truth))]
-    answers = pd.DataFrame({id_col: ids, target: truth})
-    submission = pd.DataFrame({id_col: ids[::-1], target: pred[::-1]})
-    return submission, answers
 
 
 # ---- 1. micro F1 over label sets: imet-2020-fgvc7, plant-pathology-2021-fgvc8,

@@ -41,7 +41,8 @@ from swarm.layouts.holdout import build_holdout
 from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.metric_names import metric_from_description
 from swarm.pipeline.metric_model import infer_metric_with_model, metric_messages, metric_reader, metric_tool
-from tests.competitions.ventilator import (
+from tests.competitions.scripted_client import ScriptedClient
+from tests.layouts.tables.ventilator import (
     DESCRIPTION,
     MASK,
     MASK_LINE,
@@ -51,8 +52,6 @@ from tests.competitions.ventilator import (
     offset_predictions,
     ventilator_competition,
 )
-
-from .test_metric_choice import ScriptedClient
 
 TOL = 1e-9
 SQRT2 = math.sqrt(2)

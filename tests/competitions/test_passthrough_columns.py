@@ -13,7 +13,7 @@ import pandas as pd
 from swarm.competitions import load_competition_dir
 from swarm.competitions.grading import grade_submission
 from swarm.competitions.submission_check import check_submission
-from tests.competitions.insults_builder import insults
+from tests.layouts.tables.text_miniatures import insults
 
 
 def test_the_id_names_each_row_once_and_copied_columns_are_not_targets(tmp_path: Path) -> None:

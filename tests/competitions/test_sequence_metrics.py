@@ -26,7 +26,7 @@ from swarm.competitions.metrics.base import InvalidPrediction
 from swarm.competitions.metrics.sequences import levenshtein
 from swarm.competitions.submission_check import check_submission
 from swarm.competitions.validation import InvalidSubmission
-from tests.competitions.test_mlebench_metrics import agree, frames
+from tests.competitions.graded_frames import agree, frames
 
 TOL = 1e-9
 

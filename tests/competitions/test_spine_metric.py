@@ -24,7 +24,7 @@ from swarm.competitions.metrics import METRICS, get_metric
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.metric_choice import SOURCE_RULES, resolve_metric
 from swarm.offline_coder.metric_names import metric_from_description
-from tests.evaluation.spine_builders import CLASSES, EVALUATION, spine_competition
+from tests.layouts.long_classes.miniatures import CLASSES, EVALUATION, spine_competition
 
 TOL = 1e-9
 NAME = "spine_weighted_logloss"

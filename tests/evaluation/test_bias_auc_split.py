@@ -16,8 +16,7 @@ from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import build_library
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
-
-from .census_builders import jigsaw_bias
+from tests.layouts.tables.text_miniatures import jigsaw_bias
 
 
 def read(path: Path) -> pd.DataFrame:

@@ -1,15 +1,14 @@
 """The census of MLE-bench's 75 competitions (deployments/MLEBENCH_LAYOUTS.md) kept honest by the layout
-miniatures (issue 29, point 6): for each competition a miniature copies, the harness splits the miniature exactly
-when the census's "splits?" cell says yes, and where it refuses, its one sentence gives the census's reason. A
-change that makes a layout split (or stop splitting) fails here until the census says so; rows the code has
-already outrun are listed in CENSUS_TO_UPDATE until the census is updated. Where the harness splits, the offline
-coder reads the sandbox's view (its id, targets and metric: what a no-key run's preflight asks), so the main job
-with no API key has a coder for every layout the harness splits (point 7)."""
+miniatures (tests/evaluation/census_miniatures.py; issue 29, point 6): for each competition a miniature copies,
+the harness splits the miniature exactly when the census's "splits?" cell says yes, and where it refuses, its one
+sentence gives the census's reason. A change that makes a layout split (or stop splitting) fails here until the
+census says so; rows the code has already outrun are listed in CENSUS_TO_UPDATE until the census is updated. Where
+the harness splits, the offline coder reads the sandbox's view (its id, targets and metric: what a no-key run's
+preflight asks), so the main job with no API key has a coder for every layout the harness splits (point 7)."""
 
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -17,107 +16,12 @@ import pytest
 from swarm.competitions import load_competition
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.competitions.champs import champs_competition
-from tests.competitions.insults_builder import insults
-from tests.competitions.test_archive_competitions import _cactus
-from tests.evaluation import census_builders as census
-from tests.evaluation.composite_builders import text_normalization_layout
-from tests.evaluation.position_builders import covid_competition
-from tests.evaluation.records_builders import pizza_competition
-from tests.evaluation.spine_builders import spine_competition
-from tests.evaluation.test_labels_table_layouts import image_competition
-from tests.evaluation.test_renamed_targets import question_answering
-from tests.evaluation.test_vote_count_labels import hms
-from tests.faults.test_offline_layouts import archived_competition
+from tests.evaluation.census_miniatures import CENSUS, METRICS, MINIATURES, PROGRAMS
+from tests.layouts.tables.image_miniatures import tgs_salt
 
-CENSUS = Path(__file__).parents[2] / "deployments" / "MLEBENCH_LAYOUTS.md"
-MINIATURES: dict[str, Callable[[Path], Path]] = {
-    "3d-object-detection-for-autonomous-vehicles": census.lyft_3d,
-    "aerial-cactus-identification": _cactus,  # its metric from the run (here: --metric auc)
-    "champs-scalar-coupling": lambda root: champs_competition(
-        root, metric={"name": "log_mae", "params": {"group_column": "type"}}
-    ),
-    "detecting-insults-in-social-commentary": insults,
-    "dogs-vs-cats-redux-kernels-edition": archived_competition,
-    "histopathologic-cancer-detection": image_competition,
-    "hms-harmful-brain-activity-classification": hms,
-    "random-acts-of-pizza": pizza_competition,
-    "rsna-2022-cervical-spine-fracture-detection": spine_competition,
-    "seti-breakthrough-listen": lambda root: filed_by_first_character(image_competition(root)),
-    "stanford-covid-vaccine": covid_competition,
-    "text-normalization-challenge-english-language": text_normalization_layout,
-    # tests/evaluation/census_builders.py, copied from MLE-bench's prepare.py
-    "AI4Code": census.ai4code,
-    "alaska2-image-steganalysis": census.alaska2,
-    "aptos2019-blindness-detection": census.aptos,
-    "billion-word-imputation": census.billion_word,
-    "cassava-leaf-disease-classification": census.cassava,
-    "cdiscount-image-classification-challenge": census.cdiscount,
-    "chaii-hindi-and-tamil-question-answering": question_answering,
-    "denoising-dirty-documents": census.denoising,
-    "dog-breed-identification": census.dog_breeds,
-    "freesound-audio-tagging-2019": census.freesound,
-    "google-research-identify-contrails-reduce-global-warming": census.contrails,
-    "h-and-m-personalized-fashion-recommendations": census.h_and_m,
-    "herbarium-2020-fgvc7": census.herbarium_2020,
-    "herbarium-2022-fgvc9": census.herbarium_2022,
-    "hotel-id-2021-fgvc8": census.hotel_id,
-    "hubmap-kidney-segmentation": census.hubmap,
-    "icecube-neutrinos-in-deep-ice": census.icecube,
-    "imet-2020-fgvc7": census.imet,
-    "iwildcam-2019-fgvc6": census.iwildcam,
-    "iwildcam-2020-fgvc7": census.iwildcam_2020,
-    "jigsaw-toxic-comment-classification-challenge": census.jigsaw_toxic,
-    "jigsaw-unintended-bias-in-toxicity-classification": census.jigsaw_bias,
-    "kuzushiji-recognition": census.kuzushiji,
-    "leaf-classification": census.leaves,
-    "mlsp-2013-birds": census.mlsp_birds,
-    "new-york-city-taxi-fare-prediction": census.nyc_taxi,
-    "nfl-player-contact-detection": census.nfl_contact,
-    "nomad2018-predict-transparent-conductors": census.nomad,
-    "osic-pulmonary-fibrosis-progression": census.osic,
-    "plant-pathology-2020-fgvc7": census.plant_pathology_2020,
-    "plant-pathology-2021-fgvc8": census.plant_pathology_2021,
-    "ranzcr-clip-catheter-line-classification": census.ranzcr,
-    "rsna-breast-cancer-detection": census.rsna_breast,
-    "rsna-miccai-brain-tumor-radiogenomic-classification": census.rsna_miccai,
-    "siim-covid19-detection": census.siim_covid,
-    "siim-isic-melanoma-classification": census.siim_isic,
-    "smartphone-decimeter-2022": census.smartphone,
-    "spooky-author-identification": census.spooky,
-    "statoil-iceberg-classifier-challenge": census.statoil,
-    "tabular-playground-series-may-2022": census.tabular_may_2022,
-    "tensorflow-speech-recognition-challenge": census.speech_commands,
-    "tensorflow2-question-answering": census.tensorflow2_qa,
-    "tgs-salt-identification-challenge": census.tgs_salt,
-    "the-icml-2013-whale-challenge-right-whale-redux": census.right_whale,
-    "tweet-sentiment-extraction": census.tweet_sentiment,
-    "uw-madison-gi-tract-image-segmentation": census.uw_madison,  # metric missing: proxy rle_dice
-    "vesuvius-challenge-ink-detection": census.vesuvius,
-    "vinbigdata-chest-xray-abnormalities-detection": census.vinbigdata,
-}
-
-
-def filed_by_first_character(root: Path) -> Path:
-    """seti's filing: `train/<c>/<id>.npy`, `test/<c>/<id>.npy` (here `.tif`), c the id's first character."""
-    for folder in ("train", "test"):
-        for path in list((root / "prepared" / "public" / folder).iterdir()):
-            (path.parent / path.stem[0]).mkdir(exist_ok=True)
-            path.rename(path.parent / path.stem[0] / path.name)
-    return root
-
-
-# Miniatures whose competition.json names no metric (a run finds it in description.md; here it is named).
-METRICS = {
-    "aerial-cactus-identification": "auc",
-    "rsna-2022-cervical-spine-fracture-detection": "spine_weighted_logloss",
-}
 # Kaggle's 55M rows (about 5 GB) are over the default evaluation.max_train_mb (2048): a small limit stands in.
 # MLE-bench's icecube train_meta.parquet holds about 119 million events (about 5.7 GB unpacked): streamed likewise.
 MAX_TRAIN_MB = {"new-york-city-taxi-fare-prediction": 0.001, "icecube-neutrinos-in-deep-ice": 0.0001}
-# A program the miniature needs on PATH to build its archives (without it, the row is skipped).
-PROGRAMS = {"statoil-iceberg-classifier-challenge": "7z"}
-
 # Where the harness refuses: words its one-sentence reason must hold, the reason the census's note gives.
 NO_TABLE = ("there is no train.csv of labelled rows", "nor a labels table")
 # None is refused since h-and-m's log is split; multi-modal-gesture, still refused, has no miniature.
@@ -193,7 +97,7 @@ def test_the_lists_beside_the_miniatures_name_miniatures() -> None:
 def test_tgs_salts_held_out_examples_get_their_images_not_their_masks(tmp_path: Path) -> None:
     """The census's tgs-salt row says "no leak found": the held-out images go where the test images are
     (`test/images/`) and their masks stay out of the view."""
-    root = census.tgs_salt(tmp_path / "tgs")
+    root = tgs_salt(tmp_path / "tgs")
     holdout = build_holdout(load_competition(str(root), tmp_path / "cache"), tmp_path / "h", fraction=0.2)
     view = holdout.public_dir
     assert not [p for p in view.rglob("*.png") if p.read_bytes().startswith(b"mask ") and "test" in p.parts]

@@ -17,8 +17,7 @@ from swarm.evaluation.blend import Blender
 from swarm.evaluation.ensemble import ENSEMBLE, SINGLE, blend_frames, build_library, choose, halves
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
-
-from .test_holdout import binary_competition, read
+from tests.layouts.tables.miniatures import binary_competition, read
 
 N = 60
 

@@ -18,10 +18,13 @@ from swarm.evaluation.metric_choice import SOURCE_COMPETITION_JSON, MetricChoice
 from swarm.layouts.holdout import build_holdout
 from swarm.layouts.qa.split import line_id
 from swarm.pipeline.evaluation_setup import load_evaluation, prepare_evaluation
-
-from .test_census_rows import filed_by_first_character
-from .test_holdout import binary_competition, make_competition, read
-from .test_labels_table_layouts import image_competition
+from tests.layouts.tables.miniatures import (
+    binary_competition,
+    filed_by_first_character,
+    image_competition,
+    make_competition,
+    read,
+)
 
 
 def draw(test_ids: list[str], taken: set[str], n_held: int, seed: int = 0):

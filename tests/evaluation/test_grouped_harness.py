@@ -19,7 +19,7 @@ from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import Holdout, NoHoldout, build_holdout
 from swarm.pipeline.context import create_run, resolve_competition
 from swarm.pipeline.evaluation_setup import load_evaluation
-from tests.competitions.champs import (
+from tests.layouts.tables.champs import (
     GROUPED,
     GROUPED_METRIC,
     TARGET,
@@ -27,8 +27,7 @@ from tests.competitions.champs import (
     offset_predictions,
     ungrouped,
 )
-
-from .test_holdout import read
+from tests.layouts.tables.miniatures import read
 
 
 def known_submission(holdout: Holdout, original_train: Path, path: Path) -> list[str]:

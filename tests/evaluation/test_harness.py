@@ -12,8 +12,7 @@ import pytest
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
-
-from .test_holdout import binary_competition, make_competition, read
+from tests.layouts.tables.miniatures import binary_competition, make_competition, read
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import stat
@@ -15,43 +14,7 @@ import pytest
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.new_ids import new_ids
 from swarm.layouts.holdout import NoHoldout, build_holdout, check_split
-
-
-def make_competition(
-    root: Path,
-    train: pd.DataFrame,
-    test: pd.DataFrame,
-    sample: pd.DataFrame,
-    metric: str,
-    meta: dict | None = None,
-) -> Path:
-    """An MLE-bench layout: prepared/public with the three CSVs and a description, answers in private/."""
-    public = root / "prepared" / "public"
-    private = root / "prepared" / "private"
-    public.mkdir(parents=True)
-    private.mkdir(parents=True)
-    train.to_csv(public / "train.csv", index=False)
-    test.to_csv(public / "test.csv", index=False)
-    sample.to_csv(public / "sample_submission.csv", index=False)
-    sample.to_csv(private / "answers.csv", index=False)
-    (public / "description.md").write_text("# A competition\n", encoding="utf-8")
-    data = {"metric": {"name": metric}, **(meta or {})}
-    (root / "competition.json").write_text(json.dumps(data), encoding="utf-8")
-    return root
-
-
-def binary_competition(root: Path, n_train: int = 200, n_test: int = 50, first_test_id: int = 1001) -> Path:
-    rng = np.random.default_rng(0)
-    labels = np.array([0] * (n_train * 3 // 4) + [1] * (n_train - n_train * 3 // 4))
-    train = pd.DataFrame({"id": np.arange(1, n_train + 1), "x": rng.normal(size=n_train), "y": labels})
-    test_ids = np.arange(first_test_id, first_test_id + n_test)
-    test = pd.DataFrame({"id": test_ids, "x": rng.normal(size=n_test)})
-    sample = pd.DataFrame({"id": test_ids, "y": 0})
-    return make_competition(root, train, test, sample, "accuracy")
-
-
-def read(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+from tests.layouts.tables.miniatures import binary_competition, make_competition, read
 
 
 def test_held_out_rows_leave_train_and_join_test_without_their_labels(tmp_path: Path) -> None:

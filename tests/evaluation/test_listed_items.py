@@ -16,7 +16,7 @@ from swarm.competitions.grading import score_frame
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.listed_items import file_items, listed_items_column
 from swarm.layouts.holdout import build_holdout
-from tests.evaluation.census_builders import ai4code
+from tests.layouts.tables.text_miniatures import ai4code
 
 
 def read(path: Path) -> pd.DataFrame:

@@ -5,7 +5,6 @@ a submission is scored against the votes as the grader scores it."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -14,44 +13,23 @@ import pandas as pd
 from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
-
-VOTES = ["seizure_vote", "lpd_vote", "gpd_vote", "lrda_vote", "grda_vote", "other_vote"]
-
-
-def hms(root: Path, n_train: int = 60, n_test: int = 12) -> Path:
-    public = root / "prepared" / "public"
-    public.mkdir(parents=True)
-    rng = np.random.default_rng(4)
-    train = pd.DataFrame({"eeg_id": range(1000, 1000 + n_train), "patient_id": rng.integers(0, 9, n_train)})
-    votes = rng.integers(0, 4, size=(n_train, len(VOTES)))
-    votes[:, 0] += 1  # no row without a vote
-    for k, column in enumerate(VOTES):
-        train[column] = votes[:, k]
-    train.to_csv(public / "train.csv", index=False)
-    test_ids = range(5000, 5000 + n_test)
-    pd.DataFrame({"eeg_id": test_ids, "patient_id": 1}).to_csv(public / "test.csv", index=False)
-    pd.DataFrame({"eeg_id": test_ids, **{c: 1 / 6 for c in VOTES}}).to_csv(
-        public / "sample_submission.csv", index=False
-    )
-    (public / "description.md").write_text("# HMS\n\nScored by the KL divergence of the vote shares.\n")
-    (root / "competition.json").write_text(json.dumps({"metric": {"name": "kl_divergence"}}))
-    return root
+from tests.layouts.tables.tabular_miniatures import HMS_VOTES, hms
 
 
 def test_vote_counts_are_split_and_scored_as_shares(tmp_path: Path) -> None:
     competition = load_competition_dir(hms(tmp_path / "hms"))
     holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=0)
     labels = pd.read_csv(holdout.labels_path, dtype=str)
-    assert list(labels.columns) == ["eeg_id", *VOTES] and len(labels) == 12
-    counts = labels[VOTES].astype(float)
+    assert list(labels.columns) == ["eeg_id", *HMS_VOTES] and len(labels) == 12
+    counts = labels[HMS_VOTES].astype(float)
     assert (counts.sum(axis=1) > 1).any()  # the private labels are the votes themselves
 
     sample = pd.read_csv(holdout.public_dir / "sample_submission.csv", dtype=str)
     shares = counts.div(counts.sum(axis=1), axis=0)
     by_id = dict(zip(labels["eeg_id"], shares.to_numpy(), strict=True))
-    rows = [by_id.get(i, np.full(len(VOTES), 1 / 6)) for i in sample["eeg_id"]]
+    rows = [by_id.get(i, np.full(len(HMS_VOTES), 1 / 6)) for i in sample["eeg_id"]]
     submission = tmp_path / "submission.csv"
-    sample.assign(**{c: [f"{r[k]:.12f}" for r in rows] for k, c in enumerate(VOTES)}).to_csv(
+    sample.assign(**{c: [f"{r[k]:.12f}" for r in rows] for k, c in enumerate(HMS_VOTES)}).to_csv(
         submission, index=False
     )
     harness = Harness(holdout, competition.metric, competition.sample_submission)

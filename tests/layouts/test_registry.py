@@ -18,7 +18,7 @@ from swarm.evaluation.holdout_record import SplitRequest
 from swarm.layouts.holdout import harness_probe
 from swarm.layouts.registry import LAYOUTS, READ_BY_CODER, find_layout
 from swarm.offline_coder.task import find_data_files
-from tests.evaluation.test_census_rows import CENSUS, METRICS, MINIATURES, PROGRAMS
+from tests.evaluation.census_miniatures import CENSUS, METRICS, MINIATURES, PROGRAMS
 
 PLAIN = "table"  # the census's word for the plain labelled table
 

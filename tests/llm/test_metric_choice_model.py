@@ -129,7 +129,7 @@ def test_a_runs_metric_call_is_charged_to_its_usage_file_and_spend_cap(
     from swarm.config import load_config
     from swarm.llm.usage import UsageLedger
     from swarm.pipeline.context import create_run
-    from tests.evaluation.test_holdout import binary_competition
+    from tests.layouts.tables.miniatures import binary_competition
 
     root = binary_competition(tmp_path / "c")
     (root / "competition.json").write_text("{}")  # no metric: the model names it from the description

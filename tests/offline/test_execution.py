@@ -13,26 +13,10 @@ from swarm.llm.base import CallContext
 from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.sections import split_code
 from swarm.protocol import GENE_SECTIONS, parse_metric_line
+from tests.offline.solution_runs import ask, check_run
 
 pytestmark = pytest.mark.slow
 TARGET_METRIC = {"titanic": "accuracy", "ames": "rmsle", "churn": "auc"}
-
-
-def ask(client, kind, comp=None, node="n", **hints):
-    if comp is not None:
-        hints["input_dir"] = str(comp.input_dir)
-    return client.complete([], CallContext(stage="code", kind=kind, node_id=node, hints=hints))
-
-
-def check_run(result, comp, sample: pd.DataFrame):
-    assert result.returncode == 0, result.output[-3000:]
-    metric = parse_metric_line(result.output)
-    assert metric is not None, "no SWARM_METRIC line"
-    assert result.submission is not None, "no submission written"
-    assert list(result.submission.columns) == list(sample.columns)
-    assert result.submission[comp.id_col].tolist() == sample[comp.id_col].tolist()
-    assert not result.submission.isna().any().any()
-    return metric
 
 
 def constant_score(comp) -> float:

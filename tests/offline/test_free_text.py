@@ -11,10 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from swarm.offline_coder.inference import OPEN_CLASSES, infer_task_from_frames
-from tests.evaluation.composite_builders import (
-    free_text_normalization_layout,
-    text_normalization_competition,
-)
+from tests.layouts.composite.miniatures import free_text_normalization_layout, text_normalization_competition
 
 
 def tables(root: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:

@@ -6,8 +6,7 @@ import pandas as pd
 import pytest
 
 from swarm.offline_coder import OfflineClient
-
-from .test_execution import ask, check_run
+from tests.offline.solution_runs import ask, check_run
 
 
 def test_drafts_ask_for_the_gpu_only_when_the_run_has_one(competitions, tools):

@@ -16,8 +16,8 @@ from swarm.layouts.long_classes.reader import long_class_fields, long_class_rows
 from swarm.layouts.pixels.reader import _window_extreme, _window_mean, pixel_fields, pixel_rows, pixel_stems
 from swarm.offline_coder.render import render_preamble
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.evaluation.spine_builders import CLASSES, spine_competition
-from tests.faults.test_offline_layouts import denoising_competition
+from tests.layouts.long_classes.miniatures import CLASSES, spine_competition
+from tests.layouts.pixels.miniatures import denoising_competition
 
 
 def brute_window(grey: np.ndarray, radius: int, reduce) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Golden copies of the offline coder's rendered solutions, so that a change of its templates that changes a
 solution by one character is seen.
 
-For the bundled titanic and every miniature of tests/evaluation/test_census_rows.py, the task is inferred as the
+For the bundled titanic and every miniature of tests/evaluation/census_miniatures.py, the task is inferred as the
 coder infers it in a run (the competition's public dir and the run's metric as hints), and a solution rendered
 for each genome of `genomes_for` (together they make every choice genome.py offers, and the GPU setup), plus
 the solutions that infer their task at run time (no task). Each solution is compared with its golden copy under
@@ -55,7 +55,7 @@ from swarm.offline_coder.genome import (
 from swarm.offline_coder.render import render_solution
 from swarm.offline_coder.sections import split_code
 from swarm.protocol import GENE_SECTIONS
-from tests.evaluation.test_census_rows import METRICS, MINIATURES, PROGRAMS
+from tests.evaluation.census_miniatures import METRICS, MINIATURES, PROGRAMS
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("SWARM_UPDATE_GOLDEN") == "1"

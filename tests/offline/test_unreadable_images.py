@@ -8,7 +8,7 @@ from pathlib import Path
 from swarm.offline_coder.genome import safe_genome
 from swarm.offline_coder.render import render_solution
 from swarm.offline_coder.task import infer_task_from_dir
-from tests.faults.test_offline_layouts import labels_table_competition
+from tests.layouts.tables.miniatures import labels_table_competition
 
 from .conftest import run_solution
 
