@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import pandas as pd
+
+from swarm.evaluation.holdout_record import NoHoldout
 
 _NUMBERED = re.compile(r"^(.*?)(\d+)(\D*)$")
 _HEX = "0123456789abcdef"
@@ -39,6 +41,15 @@ def held_out_ids(
     clash = clash or always_new
     ids = new_ids(len(held), test_ids, taken, rng) if clash else original
     return original, ids, clash
+
+
+def check_apart_from_test(held_ids: Iterable[str], test_ids: set[str], id_column: str) -> None:
+    """NoHoldout where held-out ids (kept as they are) are also test ids: their rows could not be told apart."""
+    clash = set(held_ids) & test_ids
+    if clash:
+        raise NoHoldout(
+            f"held-out {id_column}s are also test ids ({sorted(clash)[0]}, ...), so they cannot be told apart"
+        )
 
 
 def rekey_groups(

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import Competition
-from swarm.evaluation.holdout_record import TRAIN, NoHoldout
+from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitRequest
 
 SPLIT_KINDS = ("auto", "stratified", "random")
 SPLIT_PREFIXES = ("group:", "time:", "day:")
@@ -161,6 +161,24 @@ def split_rows(
     if len(positions) == 0 or len(positions) >= len(train):
         raise NoHoldout(f"the split {split!r} leaves no rows to hold out or none to train on")
     return positions, train.iloc[positions], train.drop(train.index[positions])
+
+
+def split_whole(
+    request: SplitRequest, units: pd.DataFrame, column: str
+) -> tuple[str, str, pd.DataFrame, pd.DataFrame]:
+    """(split, why, held-out units, kept units) for a layout that holds out whole units (scans, studies, groups of
+    samples: a row each of `units`, named by its `column`): the split asked for, else competition.json's hint,
+    else `auto`'s rules over the units, a unit its own stratum; NoHoldout where it leaves none on either side."""
+    hint = competition_split_hint(request.competition)
+    chosen, why = choose_split(check_split(request.split), hint, units, None, False, column)
+    _, held, kept = split_rows(chosen, units, units[column], request.fraction, request.seed)
+    return chosen, why, held, kept
+
+
+def described_split(chosen: str, why: str, how: str) -> tuple[str, str]:
+    """A split of whole units as its record says it (`SplitParts.split`): the split and why it was chosen (unless
+    at random, which needs no reason), then `how` the units moved."""
+    return chosen, ("" if chosen == "random" else f"{why}; ") + how
 
 
 def held_out_positions(

@@ -8,7 +8,7 @@ the view's `train.bson` (and any other training BSON file) and joins its `test.b
 fields a test document has, in the test's order (cdiscount's: `_id`, `imgs`; so no target, and no field order or
 size that a test document would not have), byte for byte otherwise; `labels.csv` holds its targets.
 
-Held-out documents look like test documents by their ids too (issue 30, point 2): every document of the view's
+Held-out documents look like test documents by their ids too: every document of the view's
 `test.bson`, test and held-out alike, gets a fresh `_id` of the test ids' own format and range, none a training
 id or a test id (`swarm.evaluation.fresh_ids`: numbers drawn as dense as the test's lie), ascending in the file's
 order as MLE-bench's own test file is; it is written into the document as it is copied, in the BSON type the test
@@ -44,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_files import DISK_MARGIN, short_of_room
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, draw_fresh_numbers, keep_ids_reason, kept_ids
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
@@ -159,10 +160,53 @@ def split_bson(request: SplitRequest, fields: dict) -> SplitParts:
     view (see the module docstring); NoHoldout where a split other than a random one is asked for, the disk has
     no room for the copies, no document is drawn, or the test file's documents are not the sample's rows."""
     files = bson_files(request.competition.public_dir, fields)
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
+    spec, sample, root = request.spec, request.sample, request.root
     id_col = spec.id_column
     targets = [c for c in sample.columns if c != id_col and c not in spec.passthrough_columns]
+    _check_split_fits(request, files)
+    chance = _held_chance(files.train, request.fraction)
+    rng = np.random.default_rng(request.seed)
+    shape = _test_shape(files.test, id_col, targets)
+    reason = _kept_reason(request, files, shape.kind)
+    taken = _TakenIds(numbers=shape.kind in NUMBERS)
+    dest, held_path = fresh_view(root), root / "held.bson"
+    drawn = _hold_out_documents(files.train, dest / files.train.name, held_path, shape, chance, rng, taken)
+    held = pd.DataFrame(drawn.rows)
+    own_held = held[id_col].tolist()
+    test_ids = [str(i).strip() for i in sample[id_col]]
+    fresh_rng = np.random.default_rng(request.seed + 2)
+    fresh = kept_ids(reason) if reason else taken.draw(test_ids, len(held), fresh_rng)
+    rows = _write_test_side(files, dest, held_path, drawn.offsets, (test_ids, own_held), fresh, shape, rng)
+    _write_others(files, dest, set(own_held), id_col)
+    _date_copies_and_link(request.competition, files, dest)
+    ids = own_held
+    if fresh.fresh:
+        fresh = _fresh_in_file_order(root, rows, [*fresh.test, *fresh.held], test_ids, own_held)
+        sample, ids = sample.assign(**{id_col: fresh.test}), fresh.held
+    write_sample(sample, held, ids, spec, np.asarray(rows), dest / request.competition.sample_submission.name)
+    return SplitParts(
+        labels=held[targets],
+        held=held[[id_col]].assign(**{id_col: ids}),
+        ids=ids,
+        split=(
+            "random",
+            f"{files.train.name} holds a document per example: {len(ids)} drawn at random, each joining "
+            f"{files.test.name} without its {', '.join(targets)}",
+        ),
+        n_train=drawn.kept,
+        rekeyed=fresh.fresh,
+        classes={t: None for t in targets},
+        table=f"{files.train.name} ({len(ids)} documents)",
+        hidden=[o.name for o in files.others],
+        file_dirs=[],
+        fresh=fresh,
+    )
+
+
+def _check_split_fits(request: SplitRequest, files: BsonFiles) -> None:
+    """NoHoldout where a split other than a random one is asked for, or the disk lacks room for the view's copies
+    of the training and test files."""
+    split, root = request.split, request.root
     if split not in ("auto", "random"):
         raise NoHoldout(
             f"{files.train.name} holds documents drawn at random only; the split {split!r} does not apply"
@@ -175,29 +219,69 @@ def split_bson(request: SplitRequest, fields: dict) -> SplitParts:
             f"the view needs copies of {files.train.name} and {files.test.name} without the held-out documents "
             f"({needed * DISK_MARGIN / 1e9:.1f} GB) and {root} has {free / 1e9:.1f} GB free"
         )
-    estimated = files.train.stat().st_size / _mean_size(files.train)
-    chance = min(fraction, MAX_HELD_DOCUMENTS / max(estimated, 1.0))
-    rng = np.random.default_rng(seed)
-    test_probe = list(islice(documents(files.test), SIZE_PROBE))
+
+
+def _held_chance(train: Path, fraction: float) -> float:
+    """The chance each training document is held out with: `fraction`, or less where that would hold out more
+    than about MAX_HELD_DOCUMENTS (the file's documents estimated from its size and its first documents')."""
+    estimated = train.stat().st_size / _mean_size(train)
+    return min(fraction, MAX_HELD_DOCUMENTS / max(estimated, 1.0))
+
+
+@dataclass(frozen=True)
+class _TestShape:
+    """What a test document looks like: the name of its id and its BSON type, and its fields in order (no
+    target); `targets`: the fields a held-out document's labels are read from."""
+
+    id_col: str
+    kind: int | None
+    fields: list[str]
+    targets: list[str]
+
+
+def _test_shape(test: Path, id_col: str, targets: list[str]) -> _TestShape:
+    """The test documents' shape, read from the first SIZE_PROBE of them."""
+    test_probe = list(islice(documents(test), SIZE_PROBE))
     test_fields = [
         n for n in dict.fromkeys(n for d in test_probe for n in field_names(d)) if n not in targets
     ]
-    kind = kind_of(test_probe[0], id_col)
-    reason = _kept_reason(request, files, kind)
-    taken = _TakenIds(numbers=kind in NUMBERS)
+    return _TestShape(id_col, kind_of(test_probe[0], id_col), test_fields, targets)
 
-    dest = fresh_view(root)
-    held_rows, kept, held_path = [], 0, root / "held.bson"
+
+@dataclass(frozen=True)
+class _HeldDocuments:
+    """The documents drawn: each one's id and targets (`rows`), its place in the staged held.bson (offset and
+    length), and how many documents the view's training file kept."""
+
+    rows: list[dict[str, str]]
+    offsets: list[tuple[int, int]]
+    kept: int
+
+
+def _hold_out_documents(
+    source: Path,
+    target: Path,
+    held_path: Path,
+    shape: _TestShape,
+    chance: float,
+    rng: np.random.Generator,
+    taken: _TakenIds,
+) -> _HeldDocuments:
+    """Copy the training file to `target` a document at a time without those drawn (each with `chance`), which
+    are staged in `held_path` with the fields a test document has, in the test's order; every document's id is
+    added to `taken`. NoHoldout (held.bson removed) where the draw leaves none on either side."""
+    id_col, targets = shape.id_col, shape.targets
+    held_rows, kept = [], 0
     offsets: list[tuple[int, int]] = []  # each held-out document's place in held.bson, as a test one would be
-    with open(dest / files.train.name, "wb") as train_out, open(held_path, "wb") as held_out:
-        for document in documents(files.train):
-            fields = scalars(document)
-            taken.add(fields.get(id_col))
+    with open(target, "wb") as train_out, open(held_path, "wb") as held_out:
+        for document in documents(source):
+            values = scalars(document)
+            taken.add(values.get(id_col))
             if rng.random() < chance:
                 held_rows.append(
-                    {id_col: str(fields.get(id_col)), **{t: str(fields.get(t)) for t in targets}}
+                    {id_col: str(values.get(id_col)), **{t: str(values.get(t)) for t in targets}}
                 )
-                bare = select_fields(document, test_fields)
+                bare = select_fields(document, shape.fields)
                 offsets.append((held_out.tell(), len(bare)))
                 held_out.write(bare)
             else:
@@ -206,24 +290,49 @@ def split_bson(request: SplitRequest, fields: dict) -> SplitParts:
     if not held_rows or not kept:
         held_path.unlink()
         raise NoHoldout(
-            f"{files.train.name}: the draw held out {len(held_rows)} of {len(held_rows) + kept} documents"
+            f"{source.name}: the draw held out {len(held_rows)} of {len(held_rows) + kept} documents"
         )
-    held = pd.DataFrame(held_rows)
-    own_held = held[id_col].tolist()
-    test_ids = [str(i).strip() for i in sample[id_col]]
-    fresh = kept_ids(reason) if reason else taken.draw(test_ids, len(held), np.random.default_rng(seed + 2))
+    return _HeldDocuments(held_rows, offsets, kept)
+
+
+def _write_test_side(
+    files: BsonFiles,
+    dest: Path,
+    held_path: Path,
+    offsets: list[tuple[int, int]],
+    own: tuple[list[str], list[str]],
+    fresh: FreshIds,
+    shape: _TestShape,
+    rng: np.random.Generator,
+) -> list[int]:
+    """The view's test file with the staged held-out documents (`_write_test_with`; `own`: the test rows' and the
+    held-out rows' own ids), every document under its fresh id where ids are fresh; held.bson removed after. The
+    rows in the copy's order. NoHoldout where ids are kept and a held-out document's is a test id."""
+    test_ids, own_held = own
     clash = sorted(set(own_held) & set(test_ids))
     if clash and not fresh.fresh:
         held_path.unlink()
-        raise NoHoldout(f"held-out document {clash[0]} of {files.train.name} has a test {id_col}")
+        raise NoHoldout(f"held-out document {clash[0]} of {files.train.name} has a test {shape.id_col}")
     drawn = [*fresh.test, *fresh.held] if fresh.fresh else None
     try:
-        rows = _write_test_with(
-            files.test, dest / files.test.name, held_path, offsets, test_ids, id_col, rng, drawn, kind
+        return _write_test_with(
+            files.test,
+            dest / files.test.name,
+            held_path,
+            offsets,
+            test_ids,
+            shape.id_col,
+            rng,
+            drawn,
+            shape.kind,
         )
     finally:
         held_path.unlink()
-    _write_others(files, dest, set(own_held), id_col)
+
+
+def _date_copies_and_link(competition: Competition, files: BsonFiles, dest: Path) -> None:
+    """The view's new BSON files given their public files' mtimes (and made readable), the rest of the public dir
+    linked in."""
     for source in (files.train, files.test, *files.others):  # new files, dated as the public ones
         copy = dest / source.name
         copy.chmod(0o644)
@@ -235,34 +344,21 @@ def split_bson(request: SplitRequest, fields: dict) -> SplitParts:
         {files.train, files.test, *files.others, competition.sample_submission, *extracted_archives(public)},
     )
 
-    ids = own_held
-    if drawn is not None:  # each row's fresh id: the one its document got in the file's order
-        fresh_of = dict(zip(rows, drawn, strict=True))
-        fresh = FreshIds(
-            [fresh_of[k] for k in range(len(test_ids))],
-            [fresh_of[len(test_ids) + j] for j in range(len(ids))],
-            files_renamed=False,  # no file is named by an id: the ids are rewritten inside the documents
-        )
-        write_view_ids(root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": own_held})
-        sample, ids = sample.assign(**{id_col: fresh.test}), fresh.held
-    write_sample(sample, held, ids, spec, np.asarray(rows), dest / competition.sample_submission.name)
-    return SplitParts(
-        labels=held[targets],
-        held=held[[id_col]].assign(**{id_col: ids}),
-        ids=ids,
-        split=(
-            "random",
-            f"{files.train.name} holds a document per example: {len(ids)} drawn at random, each joining "
-            f"{files.test.name} without its {', '.join(targets)}",
-        ),
-        n_train=kept,
-        rekeyed=fresh.fresh,
-        classes={t: None for t in targets},
-        table=f"{files.train.name} ({len(ids)} documents)",
-        hidden=[o.name for o in files.others],
-        file_dirs=[],
-        fresh=fresh,
+
+def _fresh_in_file_order(
+    root: Path, rows: list[int], drawn: list[str], test_ids: list[str], own_held: list[str]
+) -> FreshIds:
+    """Each row's fresh id: the one its document got in the file's order (`rows`: the copy's documents as rows;
+    `drawn`: the fresh ids in that order); view_ids.csv saved. No file is named by an id: the ids are rewritten
+    inside the documents."""
+    fresh_of = dict(zip(rows, drawn, strict=True))
+    fresh = FreshIds(
+        [fresh_of[k] for k in range(len(test_ids))],
+        [fresh_of[len(test_ids) + j] for j in range(len(own_held))],
+        files_renamed=False,
     )
+    write_view_ids(root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": own_held})
+    return fresh
 
 
 def _kept_reason(request: SplitRequest, files: BsonFiles, kind: int | None) -> str | None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -40,39 +40,106 @@ LABEL_FIELD = "category_id"  # a COCO record's label
 
 def build_coco_holdout(request: SplitRequest, fields: dict) -> SplitParts:
     """build_holdout for COCO-style labels (see the module docstring): whole images, at random."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
+    competition, seed = request.competition, request.seed
     public = competition.public_dir
-    train_path, test_path = public / fields["train_json"], public / fields["test_json"]
-    train, test = read_coco_json(str(train_path)), read_coco_json(str(test_path))
+    data = _read_coco(public, fields)
+    what = ("COCO-style labels", "images")
+    positions = whole_examples(request.split, len(data.labelled), request.fraction, seed, *what)
+    held = [data.labelled[k] for k in positions]
+    rng = np.random.default_rng(seed + 2)  # the order of the view's test records and sample rows
+    test_ids = [str(i[data.test_key]) for i in data.test_images]
+    taken = {str(i[data.key]) for i in data.images} | set(test_ids)
+    ids = new_ids(len(held), test_ids, taken, np.random.default_rng(seed + 1))
+    skip = {public / fields["train_json"], public / fields["test_json"], competition.sample_submission}
+    view = _CocoView(public, fresh_view(request.root), fields, skip | {*extracted_archives(public)}, rng)
+    # the view's test records: test and held-out, shuffled
+    order = rng.permutation(len(data.test_images) + len(held))
+    train_frame = pd.DataFrame({data.key: [str(i[data.key]) for i in data.images]})
+    fresh, name_of = _fresh_images(
+        competition, train_frame, data.key, data.test_images, len(held), order, seed
+    )
+    held_ids = [str(i[data.key]) for i in held]
+    test_images, moved, fresh, ids = _place_images(view, data.test_images, held, ids, fresh, name_of)
+    renamed = _write_view_records(view, data, (held_ids, ids), fresh, test_ids, test_images + moved, order)
+    _write_sample(request, view, test_ids, fresh, (held_ids, ids))
+    target = request.spec.target_columns[0]
+    answers = [str(data.labels[str(i[data.key])]) for i in held]
+    every = pd.DataFrame({target: [str(data.labels[str(i[data.key])]) for i in data.labelled]})
+    return SplitParts(
+        pd.DataFrame({target: answers}),
+        pd.DataFrame(index=range(len(ids))),
+        ids,
+        ("random", "whole images of a COCO-style object, at random"),
+        n_train=len(data.labelled) - len(held),
+        classes=closed_classes(every, True),
+        table=f"{fields['train_json']} (COCO-style annotations, category_id as {target})",
+        hidden=[fields["train_json"], *(f"{name} (held-out images' records re-keyed)" for name in renamed)],
+        file_dirs=sorted({fields["train_folder"], fields["test_folder"]}),
+        rekeyed=True,
+        fresh=fresh,
+    )
+
+
+@dataclass(frozen=True)
+class _CocoData:
+    """The COCO-style objects as read: the training one and the test one (an object or a list of image records),
+    each labelled image's category, the training and the test images' records and the fields naming them, and the
+    labelled images' records."""
+
+    train: dict
+    test: dict | list
+    labels: dict
+    images: list[dict]
+    test_images: list[dict]
+    key: str
+    test_key: str
+    labelled: list[dict]
+
+
+def _read_coco(public: Path, fields: dict) -> _CocoData:
+    """The training and test objects (`swarm.layouts.coco.reader.find_coco`'s fields); NoHoldout where fewer than
+    MIN_LABELLED_ROWS images are labelled."""
+    train = read_coco_json(str(public / fields["train_json"]))
+    test = read_coco_json(str(public / fields["test_json"]))
     labels = coco_labels(train) or {}
     images, test_images = coco_images(train) or [], coco_images(test) or []
     key, test_key = image_key(images), image_key(test_images)
     labelled = [i for i in images if str(i[key]) in labels]
     if len(labelled) < MIN_LABELLED_ROWS:
         raise NoHoldout(f"{fields['train_json']} has only {len(labelled)} labelled images")
-    positions = whole_examples(split, len(labelled), fraction, seed, "COCO-style labels", "images")
-    held = [labelled[k] for k in positions]
-    rng = np.random.default_rng(seed + 2)  # the order of the view's test records and sample rows
-    test_ids = [str(i[test_key]) for i in test_images]
-    taken = {str(i[key]) for i in images} | set(test_ids)
-    ids = new_ids(len(held), test_ids, taken, np.random.default_rng(seed + 1))
+    return _CocoData(train, test, labels, images, test_images, key, test_key, labelled)
 
-    dest = fresh_view(root)
-    skip = {train_path, test_path, competition.sample_submission, *extracted_archives(public)}
-    order = rng.permutation(
-        len(test_images) + len(held)
-    )  # the view's test records: test and held-out, shuffled
-    train_frame = pd.DataFrame({key: [str(i[key]) for i in images]})
-    fresh, name_of = _fresh_images(competition, train_frame, key, test_images, len(held), order, seed)
+
+@dataclass(frozen=True)
+class _CocoView:
+    """The view being built: the public dir, the view's root (`dest`), the layout's fields, the public files the
+    view leaves out or writes itself (`skip`, which grows), and the generator of its order and its copies."""
+
+    public: Path
+    dest: Path
+    fields: dict
+    skip: set[Path]
+    rng: np.random.Generator
+
+
+def _place_images(
+    view: _CocoView,
+    test_images: list[dict],
+    held: list[dict],
+    ids: list[str],
+    fresh: FreshIds,
+    name_of: Callable[[str], str],
+) -> tuple[list[dict], list[dict], FreshIds, list[str]]:
+    """The view's image files: where ids are fresh, every test and held-out image copied under its fresh id's
+    file name (`name_of`) with a test file's mtime, the test images' records renamed alike; else each held-out
+    image linked beside the first test image under its new id. Returns the test images' records, the held-out
+    images' (the test records' fields only), the view's ids (with a note on the copies) and the held-out ids."""
+    fields, public, dest = view.fields, view.public, view.dest
+    test_key = image_key(test_images)
     beside = os.path.dirname(str(test_images[0]["file_name"]))
     test_keys = list(dict.fromkeys(k for i in test_images for k in i))
-    numeric = isinstance(test_images[0][test_key], int)
-
-    def as_id(new: str) -> int | str:
-        return int(new) if numeric and new.isdigit() else new
-
-    held_ids = [str(i[key]) for i in held]
+    as_id = _id_typed_as(test_images[0][test_key])
+    sources: list[Path] = []
     if (
         fresh.fresh
     ):  # every test and held-out image copied under its fresh id's name, its record renamed alike
@@ -87,28 +154,66 @@ def build_coco_holdout(request: SplitRequest, fields: dict) -> SplitParts:
         source = public / fields["train_folder"] / str(image["file_name"])
         name = name_of(new) if fresh.fresh else os.path.join(beside, new + source.suffix)
         placed.append((source, dest / fields["test_folder"] / name))
-        skip.add(source)
+        view.skip.add(source)
         record = {k: image.get(k) for k in test_keys}
         moved.append({**record, test_key: as_id(new), "file_name": name})
-    note = ""
-    if fresh.fresh:
-        targets = [dest / fields["test_folder"] / str(i["file_name"]) for i in test_images]
-        skip.update(sources)
-        note = copy_under_names([*zip(sources, targets, strict=True), *placed], sources, rng)
-        fresh = replace(fresh, note=note)
-    else:
+    if not fresh.fresh:
         for source, target in placed:
             link(source, target)
-    _write_json(dest / fields["train_json"], _without(train, set(held_ids), key))
+        return test_images, moved, fresh, ids
+    targets = [dest / fields["test_folder"] / str(i["file_name"]) for i in test_images]
+    view.skip.update(sources)
+    note = copy_under_names([*zip(sources, targets, strict=True), *placed], sources, view.rng)
+    return test_images, moved, replace(fresh, note=note), ids
+
+
+def _id_typed_as(example: object) -> Callable[[str], int | str]:
+    """How a new id is written in a record: a whole number where the test images' ids are (`example`: one)."""
+    numeric = isinstance(example, int)
+
+    def as_id(new: str) -> int | str:
+        return int(new) if numeric and new.isdigit() else new
+
+    return as_id
+
+
+def _write_view_records(
+    view: _CocoView,
+    data: _CocoData,
+    held: tuple[list[str], list[str]],
+    fresh: FreshIds,
+    test_ids: list[str],
+    listed: list[dict],
+    order: np.ndarray,
+) -> list[str]:
+    """The view's JSON: the training object without the held-out images, other JSON files naming them under
+    their ids in the view (`_rekey_side_records`, whose names are returned), and the test object with `listed`
+    (the test images' records, then the held-out ones') in `order`; the rest of the public dir linked."""
+    held_ids, ids = held
+    fields, dest = view.fields, view.dest
+    _write_json(dest / fields["train_json"], _without(data.train, set(held_ids), data.key))
     renamed_ids = dict(zip(held_ids, ids, strict=True))
     if fresh.fresh:
         renamed_ids.update(zip([str(i) for i in test_ids], fresh.test, strict=True))
-    renamed = _rekey_side_records(public, dest, skip, renamed_ids)
-    listed = test_images + moved
+    renamed = _rekey_side_records(view.public, dest, view.skip, renamed_ids)
     listed = [listed[k] for k in order]
+    test = data.test
     _write_json(dest / fields["test_json"], {**test, "images": listed} if isinstance(test, dict) else listed)
-    mirror(public, dest, skip)
+    mirror(view.public, dest, view.skip)
+    return renamed
 
+
+def _write_sample(
+    request: SplitRequest,
+    view: _CocoView,
+    test_ids: list[str],
+    fresh: FreshIds,
+    held: tuple[list[str], list[str]],
+) -> None:
+    """The view's sample: the test rows (under their fresh ids where ids are fresh: view_ids.csv saved) and the
+    held-out images' (`held`: their own ids and their ids in the view) with the sample's first target, shuffled."""
+    spec, sample = request.spec, request.sample
+    held_ids, ids = held
     id_col, target = spec.id_column, spec.target_columns[0]
     filler = sample[target].iloc[0] if len(sample) else "0"
     if fresh.fresh:
@@ -116,25 +221,13 @@ def build_coco_holdout(request: SplitRequest, fields: dict) -> SplitParts:
         test_of = dict(zip(test_ids, fresh.test, strict=True))
         sample = sample.assign(**{id_col: [test_of[i] for i in own_sample]})
         write_view_ids(
-            root, {"test": sample[id_col].tolist(), "held": ids}, {"test": own_sample, "held": held_ids}
+            request.root,
+            {"test": sample[id_col].tolist(), "held": ids},
+            {"test": own_sample, "held": held_ids},
         )
     rows = pd.concat([sample, pd.DataFrame({id_col: ids, target: filler})], ignore_index=True)
-    write_public_csv(rows.iloc[rng.permutation(len(rows))], dest / competition.sample_submission.name)
-    answers = [str(labels[str(i[key])]) for i in held]
-    every = pd.DataFrame({target: [str(labels[str(i[key])]) for i in labelled]})
-    return SplitParts(
-        pd.DataFrame({target: answers}),
-        pd.DataFrame(index=range(len(ids))),
-        ids,
-        ("random", "whole images of a COCO-style object, at random"),
-        n_train=len(labelled) - len(held),
-        classes=closed_classes(every, True),
-        table=f"{fields['train_json']} (COCO-style annotations, category_id as {target})",
-        hidden=[fields["train_json"], *(f"{name} (held-out images' records re-keyed)" for name in renamed)],
-        file_dirs=sorted({fields["train_folder"], fields["test_folder"]}),
-        rekeyed=True,
-        fresh=fresh,
-    )
+    path = view.dest / request.competition.sample_submission.name
+    write_public_csv(rows.iloc[view.rng.permutation(len(rows))], path)
 
 
 def _fresh_images(

@@ -97,15 +97,14 @@ def split_composite(request: SplitRequest, fields: dict) -> SplitParts:
     columns only, the first key column re-keyed where it could collide), whole groups of the first key column
     unless a split is set; the sample lists their joined ids, labels.csv holds those ids' targets."""
     key = composite_key(request.competition.public_dir, fields, request)
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed, max_train_mb = request.fraction, request.split, request.seed, request.max_train_mb
-    train = read_labelled_table(key.train, max_train_mb)
+    competition, spec, sample, seed = request.competition, request.spec, request.sample, request.seed
+    train = read_labelled_table(key.train, request.max_train_mb)
     labels = submission_labels(train, spec, list(sample.columns))
     classification = is_classification(spec, labels, False)
     chosen, why = composite_split(
-        check_split(split), competition_split_hint(competition), key, train, classification
+        check_split(request.split), competition_split_hint(competition), key, train, classification
     )
-    positions, held, kept = split_rows(chosen, train, label_strata(labels), fraction, seed)
+    positions, held, kept = split_rows(chosen, train, label_strata(labels), request.fraction, seed)
     rng = np.random.default_rng(seed + 1)
     moved, rekeyed = rekey_groups(held, key.keys[0], train, key.test_frame, rng)
     ids = joined_ids(moved, key.keys).tolist()
@@ -114,35 +113,14 @@ def split_composite(request: SplitRequest, fields: dict) -> SplitParts:
             f"the held-out rows' {', '.join(key.keys)} do not give one new id each, so their predictions could "
             "not be told apart"
         )
-
-    public, dest = competition.public_dir, fresh_view(root)
-    skip = {key.train, key.test, competition.sample_submission, *extracted_archives(public)}
-    named = held.assign(**{spec.id_column: joined_ids(held, key.keys)})  # side files named by original ids
-    hidden = hide_side_files(public, dest, train, named, spec, set(key.test_ids), None, skip)
-    mirror(public, dest, skip)
+    dest = fresh_view(request.root)
+    hidden = _write_view_files(request, key, train, held, dest)
     write_public_csv(kept, dest / key.train.name)
     # Every test and held-out group of the first key column under a fresh value, unless ids are kept.
     own_tables = {dest / key.train.name, dest / key.test.name, dest / competition.sample_submission.name}
     fresh = _fresh_composite(competition, key, train, moved, hidden, dest, own_tables, seed)
     if isinstance(fresh, tuple):
-        test_values, held_values = fresh
-        column = key.keys[0]
-        test_frame = key.test_frame.assign(**{column: key.test_frame[column].str.strip().map(test_values)})
-        moved = moved.assign(**{column: moved[column].astype(str).str.strip().map(held_values)})
-        view_test_ids = joined_ids(test_frame, key.keys).tolist()
-        sample = sample.assign(
-            **{
-                spec.id_column: sample[spec.id_column]
-                .str.strip()
-                .map(dict(zip(key.test_ids, view_test_ids, strict=True)))
-            }
-        )
-        own_test_ids, own_held_ids = key.test_ids, joined_ids(held, key.keys).tolist()
-        key = replace(key, test_frame=test_frame, test_ids=view_test_ids)
-        ids = joined_ids(moved, key.keys).tolist()
-        write_view_ids(
-            root, {"test": view_test_ids, "held": ids}, {"test": own_test_ids, "held": own_held_ids}
-        )
+        key, moved, sample, ids = _under_fresh_values(request, key, held, moved, fresh)
     write_composite_tests(
         key, moved, ids, sample, spec.id_column, rng, dest / competition.sample_submission.name
     )
@@ -161,6 +139,45 @@ def split_composite(request: SplitRequest, fields: dict) -> SplitParts:
         key_columns=key.keys,
         fresh=FreshIds([], []) if isinstance(fresh, tuple) else kept_ids(fresh),
     )
+
+
+def _write_view_files(
+    request: SplitRequest, key: CompositeKey, train: pd.DataFrame, held: pd.DataFrame, dest: Path
+) -> list[str]:
+    """The view's files: side files naming the held-out rows by their joined ids hidden (which are returned), the
+    rest linked (the tables are written by the split)."""
+    competition, spec, public = request.competition, request.spec, request.competition.public_dir
+    skip = {key.train, key.test, competition.sample_submission, *extracted_archives(public)}
+    named = held.assign(**{spec.id_column: joined_ids(held, key.keys)})  # side files named by original ids
+    hidden = hide_side_files(public, dest, train, named, spec, set(key.test_ids), None, skip)
+    mirror(public, dest, skip)
+    return hidden
+
+
+def _under_fresh_values(
+    request: SplitRequest,
+    key: CompositeKey,
+    held: pd.DataFrame,
+    moved: pd.DataFrame,
+    fresh_values: tuple[dict[str, str], dict[str, str]],
+) -> tuple[CompositeKey, pd.DataFrame, pd.DataFrame, list[str]]:
+    """The test table, the held-out rows (`moved`, as re-keyed) and the sample under the first key column's fresh
+    values (`fresh_values`: the test groups' and the held-out groups'), view_ids.csv saved. Returns the layout with
+    its test table renamed, the held-out rows, the sample and the held-out rows' ids in the view."""
+    test_values, held_values = fresh_values
+    column, sample, id_col = key.keys[0], request.sample, request.spec.id_column
+    test_frame = key.test_frame.assign(**{column: key.test_frame[column].str.strip().map(test_values)})
+    moved = moved.assign(**{column: moved[column].astype(str).str.strip().map(held_values)})
+    view_test_ids = joined_ids(test_frame, key.keys).tolist()
+    view_of = dict(zip(key.test_ids, view_test_ids, strict=True))
+    sample = sample.assign(**{id_col: sample[id_col].str.strip().map(view_of)})
+    own_test_ids, own_held_ids = key.test_ids, joined_ids(held, key.keys).tolist()
+    key = replace(key, test_frame=test_frame, test_ids=view_test_ids)
+    ids = joined_ids(moved, key.keys).tolist()
+    write_view_ids(
+        request.root, {"test": view_test_ids, "held": ids}, {"test": own_test_ids, "held": own_held_ids}
+    )
+    return key, moved, sample, ids
 
 
 def _fresh_composite(

@@ -13,6 +13,8 @@ by another column (`<image_id>.dcm` in one folder) likewise; side files keyed by
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
@@ -42,41 +44,88 @@ from swarm.layouts.grouped.detect import GroupedRows, grouped_layout_of
 def split_grouped_rows(request: SplitRequest, layout: GroupedRows) -> SplitParts:
     """Hold out whole groups and write the view (see the module docstring); NoHoldout saying why when an id's
     rows disagree on its target, or a held-out group's inputs cannot be found."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
-    max_train_mb = request.max_train_mb
-    train = read_labelled_table(layout.train, max_train_mb)
-    keys, id_col, test = list(layout.keys), layout.id_column, layout.test_frame
-    # each row's targets, in the sample's columns
-    per_row = submission_labels(train, spec, list(sample.columns))
+    spec, sample = request.spec, request.sample
+    train = read_labelled_table(layout.train, request.max_train_mb)
+    keys, id_col = list(layout.keys), layout.id_column
+    per_row = submission_labels(
+        train, spec, list(sample.columns)
+    )  # each row's targets, in the sample's columns
     row_ids = joined_ids(train, keys)
     _check_agreement(per_row, row_ids, layout)
     classification = is_classification(spec, per_row, False)
-    chosen, why = _choose(
-        check_split(split), competition_split_hint(competition), layout, train, classification
-    )
-    positions, _, _ = split_rows(chosen, train, label_strata(per_row), fraction, seed)
-    whole = row_ids.isin(set(row_ids.iloc[positions])).to_numpy()  # an id is held out with all its rows
+    chosen, why, whole = _held_ids(request, layout, train, per_row, row_ids, classification)
     held, kept = train[whole], train[~whole]
     if kept.empty:
         raise NoHoldout(f"the split {chosen!r} leaves no rows to train on once whole {id_col}s are held out")
-    rng = np.random.default_rng(seed + 1)
-    moved, rekeyed = rekey_groups(held, keys[0], train, test, rng)
+    rng = np.random.default_rng(request.seed + 1)
+    moved, rekeyed = rekey_groups(held, keys[0], train, layout.test_frame, rng)
     moved_ids = joined_ids(moved, keys)
-    ids = list(pd.unique(moved_ids))
-    test_ids = set(test[id_col].str.strip())
-    if set(ids) & test_ids or len(ids) != len(pd.unique(row_ids[whole])):
-        raise NoHoldout(
-            f"the held-out rows' {', '.join(keys)} do not give one new {id_col} each, so their predictions could "
-            "not be told apart"
-        )
+    ids = _view_ids(layout, moved_ids, row_ids[whole])
     firsts = ~moved_ids.duplicated().to_numpy()
     labels = per_row[whole][firsts].reset_index(drop=True)
+    dest = fresh_view(request.root)
+    file_dirs, hidden = _write_view_files(request, layout, train, (held, kept), moved, dest)
+    rows = _write_view_tables(request, layout, kept, (moved, moved_ids), ids, rng, dest)
+    return SplitParts(
+        labels=labels,
+        held=rows[firsts].reset_index(drop=True),
+        ids=ids,
+        split=(chosen, f"{why}; each held-out {id_col} moves whole, as its rows of {layout.test.name}"),
+        n_train=len(kept),
+        rekeyed=rekeyed,
+        classes=closed_classes(labels, classification),
+        table=f"{layout.train.name} ({len(held)} rows under {len(ids)} {id_col}s, each {' + '.join(keys)})",
+        hidden=hidden,
+        file_dirs=file_dirs,
+        key_columns=keys,
+    )
 
-    # The view's files: a held-out group's inputs where the test's are, side files keyed by it hidden.
-    public, dest = competition.public_dir, fresh_view(root)
+
+def _held_ids(
+    request: SplitRequest,
+    layout: GroupedRows,
+    train: pd.DataFrame,
+    per_row: pd.DataFrame,
+    row_ids: pd.Series,
+    classification: bool,
+) -> tuple[str, str, np.ndarray]:
+    """(split, why, which rows are held out): the rows the split draws (`_choose`), and every other row of their
+    ids, so that an id is held out with all its rows."""
+    hint = competition_split_hint(request.competition)
+    chosen, why = _choose(check_split(request.split), hint, layout, train, classification)
+    positions, _, _ = split_rows(chosen, train, label_strata(per_row), request.fraction, request.seed)
+    return chosen, why, row_ids.isin(set(row_ids.iloc[positions])).to_numpy()
+
+
+def _view_ids(layout: GroupedRows, moved_ids: pd.Series, own_ids: pd.Series) -> list[str]:
+    """The held-out ids in the view, once each (`moved_ids`: joined from each held-out row's keys, re-keyed);
+    NoHoldout where one is a test id or two of their own ids (`own_ids`) became one."""
+    id_col = layout.id_column
+    ids = list(pd.unique(moved_ids))
+    test_ids = set(layout.test_frame[id_col].str.strip())
+    if set(ids) & test_ids or len(ids) != len(pd.unique(own_ids)):
+        raise NoHoldout(
+            f"the held-out rows' {', '.join(layout.keys)} do not give one new {id_col} each, so their predictions "
+            "could not be told apart"
+        )
+    return ids
+
+
+def _write_view_files(
+    request: SplitRequest,
+    layout: GroupedRows,
+    train: pd.DataFrame,
+    rows: tuple[pd.DataFrame, pd.DataFrame],
+    moved: pd.DataFrame,
+    dest: Path,
+) -> tuple[list[str], list[str]]:
+    """The view's files: a held-out group's inputs where the test's are (under its key in the view: `moved`'s),
+    side files keyed by it hidden, the rest linked. Returns the folders involved and the side files hidden;
+    NoHoldout where the test's inputs are named by the first key and the held-out groups' cannot be found."""
+    competition, spec, public = request.competition, request.spec, request.competition.public_dir
+    held, kept = rows
+    test, id_col, first_key = layout.test_frame, layout.id_column, layout.keys[0]
     skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
-    first_key = keys[0]
     original = list(pd.unique(held[first_key].str.strip()))
     new_keys = list(pd.unique(moved[first_key].str.strip()))
     test_keys = list(pd.unique(test[first_key].str.strip()))
@@ -94,32 +143,35 @@ def split_grouped_rows(request: SplitRequest, layout: GroupedRows) -> SplitParts
     test_dir = folders[0][0] if folders else None
     hidden = hide_side_files(public, dest, train, named, spec, set(test_keys), test_dir, skip, kept_keys)
     mirror(public, dest, skip)
+    return file_dirs, hidden
 
-    # The view's tables: the labelled table without the held-out groups, their rows among the test's.
+
+def _write_view_tables(
+    request: SplitRequest,
+    layout: GroupedRows,
+    kept: pd.DataFrame,
+    moved: tuple[pd.DataFrame, pd.Series],
+    ids: list[str],
+    rng: np.random.Generator,
+    dest: Path,
+) -> pd.DataFrame:
+    """The view's tables: the labelled table without the held-out groups, their rows (`moved`: as re-keyed, and
+    each one's id in the view) among the test's, whole groups shuffled in; the sample lists each held-out id
+    (`ids`) once, in the test table's order (sorted where the sample's ids are). Returns the held-out rows as the
+    test table has them."""
+    sample, id_col, test = request.sample, layout.id_column, layout.test_frame
+    moved_rows, moved_ids = moved
     write_public_csv(kept, dest / layout.train.name)
-    rows = moved.reindex(columns=test.columns, fill_value="").assign(**{id_col: moved_ids.to_numpy()})
+    rows = moved_rows.reindex(columns=test.columns, fill_value="").assign(**{id_col: moved_ids.to_numpy()})
     combined = pd.concat([test, rows], ignore_index=True)
-    combined = combined.iloc[group_order(combined[first_key], rng)]
+    combined = combined.iloc[group_order(combined[layout.keys[0]], rng)]
     write_public_csv(combined, dest / layout.test.name)
     order = list(pd.unique(combined[id_col].str.strip()))
     listed = sample[id_col].astype(str).str.strip().tolist()
     if listed == sorted(listed):  # the sample lists the ids sorted (MLE-bench's groupby): so does the view's
         order = sorted(order)
-    write_sample_in_order(sample, ids, order, id_col, dest / competition.sample_submission.name)
-
-    return SplitParts(
-        labels=labels,
-        held=rows[firsts].reset_index(drop=True),
-        ids=ids,
-        split=(chosen, f"{why}; each held-out {id_col} moves whole, as its rows of {layout.test.name}"),
-        n_train=len(kept),
-        rekeyed=rekeyed,
-        classes=closed_classes(labels, classification),
-        table=f"{layout.train.name} ({len(held)} rows under {len(ids)} {id_col}s, each {' + '.join(keys)})",
-        hidden=hidden,
-        file_dirs=file_dirs,
-        key_columns=keys,
-    )
+    write_sample_in_order(sample, ids, order, id_col, dest / request.competition.sample_submission.name)
+    return rows
 
 
 def _check_agreement(per_row: pd.DataFrame, row_ids: pd.Series, layout: GroupedRows) -> None:

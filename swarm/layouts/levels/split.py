@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ import pandas as pd
 from swarm.evaluation.fresh_files import STAGING_SUFFIX, drawn_stamp, place_file, short_of_room
 from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids, test_folder_of
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest, write_view_ids
-from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.new_ids import check_apart_from_test
+from swarm.evaluation.split import described_split, split_whole
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample
@@ -65,90 +67,156 @@ DICOM_SUFFIXES = (".dcm", ".dicom")
 def split_levels(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole parents (studies) with their children (images) and write the view (see the module
     docstring); NoHoldout saying why where a held-out id is also a test id or nothing is left to train on."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
-    id_col, public = spec.id_column, competition.public_dir
+    competition, spec, sample = request.competition, request.spec, request.sample
+    id_col = spec.id_column
     target = next(c for c in sample.columns if c != id_col)
-    parent, child, link = fields["parent"], fields["child"], fields["link"]
-    parent_path = public / fields["levels"][parent]["table"]
-    child_path = public / fields["levels"][child]["table"]
-    parents, children = read_csv_as_text(parent_path), read_csv_as_text(child_path)
-    chosen, why = choose_split(
-        check_split(split), competition_split_hint(competition), parents, None, False, id_col
-    )
-    _, held_parents, kept_parents = split_rows(chosen, parents, parents[id_col], fraction, seed)
-    if kept_parents.empty:
-        raise NoHoldout(f"the split {chosen!r} leaves no {parent} of {parent_path.name} to train on")
-    keys = held_parents[id_col].str.strip().str[: -len(parent) - 1]  # the study's own key, less `_study`
-    in_held = children[link].str.strip().isin(set(keys))
-    held = pd.concat(
-        [
-            level_strings(held_parents, fields, parent, id_col, target),
-            level_strings(children[in_held], fields, child, id_col, target),
-        ],
-        ignore_index=True,
-    )
+    levels = _read_levels(competition.public_dir, fields)
+    held = _held_levels(request, levels, fields, target)
     test_ids = [str(i).strip() for i in sample[id_col]]
-    clash = set(held[id_col]) & set(test_ids)
-    if clash:
-        raise NoHoldout(
-            f"held-out {id_col}s are also test ids ({sorted(clash)[0]}, ...), so they cannot be told apart"
-        )
-    ids = held[id_col].tolist()
-
-    # The view's files: each held-out parent's folder where the test's are, side files naming it hidden.
-    dest = fresh_view(root)
-    skip = {parent_path, child_path, competition.sample_submission, *extracted_archives(public)}
-    test_keys = [i[: -len(parent) - 1] for i in test_ids if i.endswith("_" + parent)]
-    kept_keys = set(kept_parents[id_col].str.strip().str[: -len(parent) - 1])
-    held_keys = HeldKeys(
-        id_col, pd.DataFrame({id_col: keys.to_numpy()}), list(keys), list(keys), test_keys, kept_keys
+    check_apart_from_test(held.rows[id_col], set(test_ids), id_col)
+    ids = held.rows[id_col].tolist()
+    test_keys = [i[: -len(levels.parent) - 1] for i in test_ids if i.endswith("_" + levels.parent)]
+    dest = fresh_view(request.root)
+    file_dirs, hidden = _link_held_parents(request, levels, held, test_keys, dest)
+    order = np.random.default_rng(request.seed + 1).permutation(len(sample) + len(held.rows))
+    studies = set(test_keys) | set(held.keys)
+    fresh = _fresh_level_ids(request, levels, file_dirs, dest, (test_ids, ids), studies, order)
+    view_sample, view_ids = (
+        (sample.assign(**{id_col: fresh.test}), fresh.held) if fresh.fresh else (sample, ids)
     )
-    file_dirs, hidden = link_held_inputs(public, dest, spec, parents, held_keys, skip)
-
-    # Every test and held-out study, series and image under a fresh id, unless competition.json keeps them.
-    row_ids = [*test_ids, *ids]
-    order = np.random.default_rng(seed + 1).permutation(len(sample) + len(held))
-    reason = keep_ids_reason(competition, parents, None, id_col)
-    if reason is None:
-        taken = _taken_keys(public, file_dirs, [parents[id_col], children[id_col], children[link]], row_ids)
-        view = _FreshLevels(dest, public, file_dirs, set(test_keys) | set(keys), taken)
-        fresh = view.draw([row_ids[int(k)] for k in order], test_ids, ids, seed)
-    else:
-        fresh = kept_ids(reason)
-    view_sample, view_ids = sample, ids
-    if fresh.fresh:
-        write_view_ids(root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": ids})
-        view_sample, view_ids = sample.assign(**{id_col: fresh.test}), fresh.held
 
     # The view's tables: both levels without the held-out rows; the sample with them, each with its level's dummy.
-    write_public_csv(kept_parents, dest / parent_path.name)
-    write_public_csv(children[~in_held], dest / child_path.name)
-    shown = sample.assign(**{LEVEL_COLUMN: id_levels(sample[id_col])}).drop_duplicates(LEVEL_COLUMN)
-    dummy = dict(zip(shown[LEVEL_COLUMN], shown[target], strict=True))
-    fillers = {target: [dummy[level] for level in held[LEVEL_COLUMN]]}
-    write_sample(view_sample, held, view_ids, spec, order, dest / competition.sample_submission.name, fillers)
-    n_children = int(in_held.sum())
+    write_public_csv(held.kept_parents, dest / levels.parent_path.name)
+    write_public_csv(levels.children[~held.in_held], dest / levels.child_path.name)
+    fillers = _level_fillers(sample, held.rows, id_col, target)
+    path = dest / competition.sample_submission.name
+    write_sample(view_sample, held.rows, view_ids, spec, order, path, fillers)
     return SplitParts(
-        labels=held[[target]],
-        held=held.drop(columns=[LEVEL_COLUMN]).assign(**{id_col: view_ids}),
+        labels=held.rows[[target]],
+        held=held.rows.drop(columns=[LEVEL_COLUMN]).assign(**{id_col: view_ids}),
         ids=view_ids,
-        split=(
-            chosen,
-            ("" if chosen == "random" else f"{why}; ")
-            + f"each held-out {parent} with its {child}s, its files moved where the test's are",
+        split=described_split(
+            held.chosen,
+            held.why,
+            f"each held-out {levels.parent} with its {levels.child}s, its files moved where the test's are",
         ),
-        n_train=len(kept_parents),
+        n_train=len(held.kept_parents),
         rekeyed=False,
         classes={target: None},
         table=(
-            f"{parent_path.name} ({len(held_parents)} rows) and {child_path.name} (their {n_children} rows), "
-            f"a {target} each"
+            f"{levels.parent_path.name} ({len(held.held_parents)} rows) and {levels.child_path.name} (their "
+            f"{int(held.in_held.sum())} rows), a {target} each"
         ),
         hidden=hidden,
         file_dirs=file_dirs,
         fresh=fresh,
     )
+
+
+@dataclass(frozen=True)
+class _LevelTables:
+    """The two levels as read: the parents' (studies) and the children's (images) names in the ids, the
+    children's column naming their parent (`link`), and each level's table and its path."""
+
+    parent: str
+    child: str
+    link: str
+    parent_path: Path
+    child_path: Path
+    parents: pd.DataFrame
+    children: pd.DataFrame
+
+
+def _read_levels(public: Path, fields: dict) -> _LevelTables:
+    """Both levels' tables (`swarm.layouts.levels.reader.find_levels`'s fields), read as text."""
+    parent, child = fields["parent"], fields["child"]
+    parent_path = public / fields["levels"][parent]["table"]
+    child_path = public / fields["levels"][child]["table"]
+    parents, children = read_csv_as_text(parent_path), read_csv_as_text(child_path)
+    return _LevelTables(parent, child, fields["link"], parent_path, child_path, parents, children)
+
+
+@dataclass(frozen=True)
+class _HeldLevels:
+    """The held-out parents and the kept ones, by the split chosen and why; the held-out parents' keys (their ids
+    less `_<parent>`), which children are theirs, and the held-out rows of both levels (`level_strings`)."""
+
+    chosen: str
+    why: str
+    held_parents: pd.DataFrame
+    kept_parents: pd.DataFrame
+    keys: pd.Series
+    in_held: pd.Series
+    rows: pd.DataFrame
+
+
+def _held_levels(request: SplitRequest, levels: _LevelTables, fields: dict, target: str) -> _HeldLevels:
+    """Whole parents held out (`split_whole`), each with its children; NoHoldout where none is left to train on."""
+    id_col, parent = request.spec.id_column, levels.parent
+    chosen, why, held_parents, kept_parents = split_whole(request, levels.parents, id_col)
+    if kept_parents.empty:
+        raise NoHoldout(f"the split {chosen!r} leaves no {parent} of {levels.parent_path.name} to train on")
+    keys = held_parents[id_col].str.strip().str[: -len(parent) - 1]  # the study's own key, less `_study`
+    in_held = levels.children[levels.link].str.strip().isin(set(keys))
+    rows = pd.concat(
+        [
+            level_strings(held_parents, fields, parent, id_col, target),
+            level_strings(levels.children[in_held], fields, levels.child, id_col, target),
+        ],
+        ignore_index=True,
+    )
+    return _HeldLevels(chosen, why, held_parents, kept_parents, keys, in_held, rows)
+
+
+def _link_held_parents(
+    request: SplitRequest, levels: _LevelTables, held: _HeldLevels, test_keys: list[str], dest: Path
+) -> tuple[list[str], list[str]]:
+    """The view's files: each held-out parent's folder where the test's are, side files naming it hidden, the rest
+    linked (`link_held_inputs`). Returns the folders involved and the side files hidden."""
+    competition, spec = request.competition, request.spec
+    public, id_col, keys = competition.public_dir, spec.id_column, held.keys
+    skip = {levels.parent_path, levels.child_path, competition.sample_submission, *extracted_archives(public)}
+    kept_keys = set(held.kept_parents[id_col].str.strip().str[: -len(levels.parent) - 1])
+    held_keys = HeldKeys(
+        id_col, pd.DataFrame({id_col: keys.to_numpy()}), list(keys), list(keys), test_keys, kept_keys
+    )
+    return link_held_inputs(public, dest, spec, levels.parents, held_keys, skip)
+
+
+def _fresh_level_ids(
+    request: SplitRequest,
+    levels: _LevelTables,
+    file_dirs: list[str],
+    dest: Path,
+    own: tuple[list[str], list[str]],
+    studies: set[str],
+    order: np.ndarray,
+) -> FreshIds:
+    """Every test and held-out study, series and image (`own`: the test rows' and the held-out rows' ids;
+    `studies`: both sides' study keys) under a fresh id, the test folder rebuilt under them (`_FreshLevels`) and
+    view_ids.csv saved; or the ids kept, where competition.json says so or the disk lacks room."""
+    test_ids, ids = own
+    id_col, public = request.spec.id_column, request.competition.public_dir
+    reason = keep_ids_reason(request.competition, levels.parents, None, id_col)
+    if reason is not None:
+        return kept_ids(reason)
+    row_ids = [*test_ids, *ids]
+    columns = [levels.parents[id_col], levels.children[id_col], levels.children[levels.link]]
+    taken = _taken_keys(public, file_dirs, columns, row_ids)
+    view = _FreshLevels(dest, public, file_dirs, studies, taken)
+    fresh = view.draw([row_ids[int(k)] for k in order], test_ids, ids, request.seed)
+    if fresh.fresh:
+        write_view_ids(
+            request.root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": ids}
+        )
+    return fresh
+
+
+def _level_fillers(sample: pd.DataFrame, held: pd.DataFrame, id_col: str, target: str) -> dict[str, list]:
+    """The sample's dummy string of each held-out row's level (a study's and an image's differ)."""
+    shown = sample.assign(**{LEVEL_COLUMN: id_levels(sample[id_col])}).drop_duplicates(LEVEL_COLUMN)
+    dummy = dict(zip(shown[LEVEL_COLUMN], shown[target], strict=True))
+    return {target: [dummy[level] for level in held[LEVEL_COLUMN]]}
 
 
 def _key(row_id: str) -> str:

@@ -13,9 +13,12 @@ files keyed by held-out studies (`train_bounding_boxes.csv`'s rows, `segmentatio
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 
+from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_keys import with_fresh_keys
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.labelled_data import read_labelled_table
@@ -32,33 +35,21 @@ def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts
     """Hold out whole examples of the wide table and write the view (see the module docstring); NoHoldout
     saying why when the wide table cannot give every held-out row a label, or a held-out example's inputs
     cannot be found."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
-    max_train_mb = request.max_train_mb
-    train = read_labelled_table(layout.train, max_train_mb)
+    competition, spec, sample = request.competition, request.spec, request.sample
+    train = _read_wide(layout, request.max_train_mb)
     key, classes = layout.key, list(layout.classes)
-    if train[key].str.strip().duplicated().any() or (train[key].str.strip() == "").any():
-        raise NoHoldout(
-            f"{layout.train.name} has a {key!r} on several rows (or none), so which {layout.class_column} "
-            "values belong to a held-out example is ambiguous"
-        )
     wide = train[classes]
     classification = is_classification(spec, wide, True)
     chosen, why = choose_split(
-        check_split(split), competition_split_hint(competition), train, None, classification
+        check_split(request.split), competition_split_hint(competition), train, None, classification
     )
     # Strata: the first class the test names (rsna's `patient_overall`, any fracture). The classes' combination
     # is nearly one per example, where a stratified draw would take the first combinations in sorted order.
     strata = wide[classes[0]].str.strip()
-    positions, held, kept = split_rows(chosen, train, strata, fraction, seed)
-    rng = np.random.default_rng(seed + 1)
+    _, held, kept = split_rows(chosen, train, strata, request.fraction, request.seed)
+    rng = np.random.default_rng(request.seed + 1)
     test = read_csv_as_text(layout.test)
-    listed = sample[layout.id_column].astype(str).str.strip()
-    if not listed.is_unique or set(listed) != set(test[layout.id_column].str.strip()):
-        raise NoHoldout(
-            f"{competition.sample_submission.name} does not list {layout.test.name}'s {layout.id_column}s once "
-            "each, so the held-out rows could not be listed in the test table's order"
-        )
+    _check_sample_lists_test(competition, sample, test, layout)
     moved, rekeyed = rekey_groups(held, key, train, test, rng)
     rows, labels = _long_rows(layout, held, moved, test.columns)
     ids = rows[layout.id_column].tolist()
@@ -67,27 +58,9 @@ def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts
             f"the held-out rows' {key} and {layout.class_column} do not give one new {layout.id_column} each, "
             "so their predictions could not be told apart"
         )
-
-    # The view's files: a held-out example's inputs where the test's are, side files keyed by it hidden.
-    public, dest = competition.public_dir, fresh_view(root)
-    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
-    original = held[key].str.strip().tolist()
-    test_keys = list(pd.unique(test[key].str.strip()))
-    named = held.assign(
-        **{spec.id_column: held[key].str.strip()}
-    )  # side files are named by the original keys
-    new_keys = moved[key].str.strip().tolist()
-    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
-    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
-
-    # The view's tables: the wide table without the held-out examples, their rows among the test's.
-    write_public_csv(kept, dest / layout.train.name)
-    combined = pd.concat([test, rows], ignore_index=True)
-    combined = combined.iloc[_arranged(combined, test, layout, rng)]
-    write_public_csv(combined, dest / layout.test.name)
-    order = combined[layout.id_column].str.strip().tolist()
-    write_sample_in_order(sample, ids, order, layout.id_column, dest / competition.sample_submission.name)
-
+    dest = fresh_view(request.root)
+    file_dirs, hidden = _link_held_examples(request, layout, train, (held, kept, moved), test, dest)
+    _write_view_tables(request, layout, kept, (test, rows), ids, rng, dest)
     n = len(classes)
     by = f" (by {classes[0]})" if chosen == "stratified" else ""
     return SplitParts(
@@ -103,6 +76,79 @@ def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts
         file_dirs=file_dirs,
         key_columns=[key, layout.class_column],
     )
+
+
+def _read_wide(layout: LongClasses, max_train_mb: float) -> pd.DataFrame:
+    """The wide table, an example a row; NoHoldout where a key is on several rows (or blank), so which class
+    values belong to a held-out example would be ambiguous."""
+    train = read_labelled_table(layout.train, max_train_mb)
+    key = layout.key
+    if train[key].str.strip().duplicated().any() or (train[key].str.strip() == "").any():
+        raise NoHoldout(
+            f"{layout.train.name} has a {key!r} on several rows (or none), so which {layout.class_column} "
+            "values belong to a held-out example is ambiguous"
+        )
+    return train
+
+
+def _check_sample_lists_test(
+    competition: Competition, sample: pd.DataFrame, test: pd.DataFrame, layout: LongClasses
+) -> None:
+    """NoHoldout where the sample does not list the test table's ids once each: the held-out rows could not be
+    listed in the test table's order."""
+    listed = sample[layout.id_column].astype(str).str.strip()
+    if not listed.is_unique or set(listed) != set(test[layout.id_column].str.strip()):
+        raise NoHoldout(
+            f"{competition.sample_submission.name} does not list {layout.test.name}'s {layout.id_column}s once "
+            "each, so the held-out rows could not be listed in the test table's order"
+        )
+
+
+def _link_held_examples(
+    request: SplitRequest,
+    layout: LongClasses,
+    train: pd.DataFrame,
+    examples: tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame],
+    test: pd.DataFrame,
+    dest: Path,
+) -> tuple[list[str], list[str]]:
+    """The view's files: a held-out example's inputs where the test's are, under its key in the view, side files
+    keyed by it hidden, the rest linked (`link_held_inputs`; `examples`: the held-out, the kept and the re-keyed
+    held-out rows). Returns the folders involved and the side files hidden."""
+    competition, spec, public = request.competition, request.spec, request.competition.public_dir
+    held, kept, moved = examples
+    key = layout.key
+    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    original = held[key].str.strip().tolist()
+    test_keys = list(pd.unique(test[key].str.strip()))
+    named = held.assign(
+        **{spec.id_column: held[key].str.strip()}
+    )  # side files are named by the original keys
+    new_keys = moved[key].str.strip().tolist()
+    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
+    return link_held_inputs(public, dest, spec, train, held_keys, skip)
+
+
+def _write_view_tables(
+    request: SplitRequest,
+    layout: LongClasses,
+    kept: pd.DataFrame,
+    tables: tuple[pd.DataFrame, pd.DataFrame],
+    ids: list[str],
+    rng: np.random.Generator,
+    dest: Path,
+) -> None:
+    """The view's tables: the wide table without the held-out examples; the test table with their rows
+    (`tables`: the test table and their rows in its columns), arranged as the test's (`_arranged`); the sample
+    in its order."""
+    test, rows = tables
+    write_public_csv(kept, dest / layout.train.name)
+    combined = pd.concat([test, rows], ignore_index=True)
+    combined = combined.iloc[_arranged(combined, test, layout, rng)]
+    write_public_csv(combined, dest / layout.test.name)
+    order = combined[layout.id_column].str.strip().tolist()
+    path = dest / request.competition.sample_submission.name
+    write_sample_in_order(request.sample, ids, order, layout.id_column, path)
 
 
 def _long_rows(

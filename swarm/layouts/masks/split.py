@@ -21,7 +21,7 @@ import pandas as pd
 from swarm.evaluation.fresh_ids import fresh_sample_ids, keyed_view
 from swarm.evaluation.holdout_record import NoHoldout, SplitParts, SplitRequest
 from swarm.evaluation.new_ids import held_out_ids
-from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.split import described_split, split_whole
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample
 from swarm.layouts.masks.reader import SIZE_COLUMNS, mask_examples, read_mask, rle_string
@@ -46,20 +46,15 @@ def split_mask_folders(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole example folders and write the view (see the module docstring); NoHoldout saying why where
     no training folder has a mask or a held-out mask cannot be read."""
     competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
-    id_col, target, public = spec.id_column, fields["target"], competition.public_dir
+    id_col, target, public, seed = spec.id_column, fields["target"], competition.public_dir, request.seed
     train = mask_examples(str(public), fields, id_col)
     if train.empty:
         raise NoHoldout(f"no example folder of {fields['train_dir']}/ holds its {fields['mask']}")
-    chosen, why = choose_split(
-        check_split(split), competition_split_hint(competition), train, None, False, id_col
-    )
-    _, held_rows, kept = split_rows(chosen, train, train[id_col], fraction, seed)
+    chosen, why, held_rows, kept = split_whole(request, train, id_col)
     if kept.empty:
         raise NoHoldout(
             f"the split {chosen!r} leaves no example folder of {fields['train_dir']}/ to train on"
         )
-    reason = "" if chosen == "random" else f"{why}; "  # not "a regression target": the masks are not a column
     held = held_masks(fields, held_rows, id_col, sample)
     test_ids = [str(i).strip() for i in sample[id_col]]
     rng = np.random.default_rng(seed + 1)
@@ -90,9 +85,10 @@ def split_mask_folders(request: SplitRequest, fields: dict) -> SplitParts:
         labels=held[[target]].reset_index(drop=True),
         held=held.assign(**{id_col: ids}),
         ids=ids,
-        split=(
+        split=described_split(  # not "a regression target": the masks are not a column
             chosen,
-            f"{reason}whole example folders held out, each one's inputs moved to {fields['test_dir']}/ without "
+            why,
+            f"whole example folders held out, each one's inputs moved to {fields['test_dir']}/ without "
             f"its {fields['mask']}",
         ),
         n_train=len(kept),

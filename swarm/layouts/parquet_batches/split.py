@@ -9,20 +9,20 @@ max(MIN_HELD, min(2 x the test rows, MAX_HELD))) rows of them, as the CSV stream
 aims, with a ceiling: MLE-bench's icecube test has 13 million events. The table is then streamed a record batch at
 a time: kept rows are written to the view's copy in their own types, held-out rows are kept in memory.
 
-Held-out rows look like test rows (issue 30): every test group and held-out group gets a fresh group value (its
-batch number: `draw_fresh_ids` in the test values' format, none a labelled group's), and every test and held-out
-row a fresh id: distinct whole numbers drawn from the test ids' smallest on, as densely as the test ids lie, none
-an id of the labelled table or of the test (`_draw_ids`, `fresh_ids.draw_numbers`). They are handed out in ascending order along the groups
-in the order of their fresh values, each group's rows in the order of their own ids, so the view's test table is
-sorted as the competition's is (by group, then id), ids rise within each group's file as they did, and the pulse
-files' row positions (`first_pulse_index`, `last_pulse_index`) still hold. Each test-side group's file (the test's
-and the held-out groups') is written anew under its fresh name in the test folder (the id column renamed, a row
-group at a time, in the source's schema and compression, its row groups kept but for one of over 4 x CHUNK_ROWS
-rows, written in pieces of that many; staged, then moved into place, in a seeded order, each stamped with a public
-test file's mtime): every such file is written by one rule, so neither a name, a number, an id, an inode, an mtime
-nor a size tells a held-out group from a test one, and no file linked from the public dir is written through.
-The sample follows the view's test table; `<run>/harness/view_ids.csv` maps each fresh id back (the harness
-scores the held-out rows and delivers the test rows under their own ids).
+Held-out rows look like test rows: every test group and held-out group gets a fresh group value (its batch number:
+`draw_fresh_ids` in the test values' format, none a labelled group's), and every test and held-out row a fresh id:
+distinct whole numbers drawn from the test ids' smallest on, as densely as the test ids lie, none an id of the
+labelled table or of the test (`_draw_ids`, `fresh_ids.draw_numbers`). They are handed out in ascending order along
+the groups in the order of their fresh values, each group's rows in the order of their own ids, so the view's test
+table is sorted as the competition's is (by group, then id), ids rise within each group's file as they did, and the
+pulse files' row positions (`first_pulse_index`, `last_pulse_index`) still hold. Each test-side group's file (the
+test's and the held-out groups') is written anew under its fresh name in the test folder (`fresh_side`: the id
+column renamed, a row group at a time, in the source's schema and compression, its row groups kept but for one of
+over 4 x CHUNK_ROWS rows, written in pieces of that many; staged, then moved into place, in a seeded order, each
+stamped with a public test file's mtime): every such file is written by one rule, so neither a name, a number, an
+id, an inode, an mtime nor a size tells a held-out group from a test one, and no file linked from the public dir is
+written through. The sample follows the view's test table; `<run>/harness/view_ids.csv` maps each fresh id back (the
+harness scores the held-out rows and delivers the test rows under their own ids).
 
 What the split costs: the labelled table is read twice (the group column, then the rows; a third time its id
 column, to keep drawn ids off it), the test table is read whole (its columns in arrow: about 0.4 GB for 13 million
@@ -41,7 +41,6 @@ batches drawn at random, and the groups' files move to the test folder (copied b
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -54,7 +53,6 @@ import pyarrow.parquet as pq
 
 from swarm.atomic import PUBLIC
 from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.fresh_files import drawn_stamp
 from swarm.evaluation.fresh_ids import (
     INT64_END,
     TABLE_SUFFIXES,
@@ -79,11 +77,10 @@ from swarm.evaluation.view_files import (
     named_files,
 )
 from swarm.evaluation.view_tables import write_sample_in_order
+from swarm.layouts.parquet_batches.fresh_side import FreshSide, compression, write_group_files
 from swarm.layouts.tables.streamed import CHUNK_ROWS, MIN_HELD
 
 MAX_HELD = 1_000_000  # held-out rows aimed at, at most: kept in memory as text, and scored at every step
-WRITTEN_CODECS = {"none", "snappy", "gzip", "brotli", "zstd", "lz4"}  # what pyarrow's parquet writer takes
-ROW_GROUP_CHUNKS = 4  # a group file's row groups are rewritten in pieces of at most this many CHUNK_ROWS
 
 
 def parquet_file_groups(
@@ -125,12 +122,52 @@ def split_large_parquet(
 ) -> SplitParts:
     """Hold out whole groups of `path`, streamed (see the module docstring); NoHoldout in one sentence where the
     split asked for is not the group split, or a held-out id is also the test's."""
-    if check_split(split) not in ("auto", f"group:{groups.column}"):
+    _check_streamable((path, test_path), groups.column, why_streamed, split)
+    id_col, column, public = spec.id_column, groups.column, competition.public_dir
+    held_groups, train_groups = _draw_groups(path, column, fraction, len(sample), seed)
+    dest = fresh_view(root)
+    held_table, n_kept = _stream_kept(path, dest / path.name, column, held_groups)
+    held = frame_as_text(held_table.to_pandas())
+    test_ids = set(sample[id_col].astype(str).str.strip())
+    if test_ids & set(held[id_col].str.strip()):
+        raise NoHoldout(f"some held-out {id_col}s are also the test's, so their rows could not be told apart")
+    streamed = _Streamed(path, test_path, groups, held_groups, train_groups, held_table, held)
+    skip = {path, test_path, competition.sample_submission, *extracted_archives(public)}
+    side = _write_test_side(competition, root, dest, streamed, sample, id_col, skip, seed)
+    # Side files keyed by a held-out id (the held-out rows stand for the table, which is never read whole).
+    hidden = hide_side_files(public, dest, held, held, spec, test_ids, groups.test_dir, skip)
+    mirror(public, dest, skip)
+    write_sample_in_order(
+        side.sample, side.ids, side.order, id_col, dest / competition.sample_submission.name
+    )
+    labels = submission_labels(held, spec, list(side.sample.columns))
+    classification = is_classification(spec, labels, False)
+    return SplitParts(
+        labels=labels.reset_index(drop=True),
+        held=held.assign(**{id_col: side.ids}),
+        ids=side.ids,
+        split=(
+            f"group:{column}",
+            f"{why_streamed}: streamed, whole {column}s held out, whose values name the inputs' files",
+        ),
+        n_train=n_kept,
+        classes=closed_classes(labels, classification),
+        table=f"{path.name} ({len(held)} rows of {len(held_groups)} {column}s)",
+        hidden=hidden,
+        file_dirs=side.file_dirs,
+        fresh=side.fresh,
+    )
+
+
+def _check_streamable(tables: tuple[Path, Path], column: str, why_streamed: str, split: str) -> None:
+    """NoHoldout, in one sentence after `why_streamed`, where the split asked for is not whole groups of `column`,
+    or the labelled or the test table keeps a named range index (no column: a copy of some rows cannot keep it)."""
+    if check_split(split) not in ("auto", f"group:{column}"):
         raise NoHoldout(
-            f"{why_streamed}: it is streamed with whole {groups.column}s held out, and the split {split!r} "
+            f"{why_streamed}: it is streamed with whole {column}s held out, and the split {split!r} "
             "needs it whole"
         )
-    for table in (path, test_path):  # a named range index is no column: a copy of some rows cannot keep it
+    for table in tables:
         ranges = (pq.read_schema(table).pandas_metadata or {}).get("index_columns", [])
         named = [
             i["name"] for i in ranges if isinstance(i, dict) and i.get("kind") == "range" and i.get("name")
@@ -140,57 +177,68 @@ def split_large_parquet(
                 f"{why_streamed}, and {table.name} keeps {named[0]!r} as a range index, which a streamed copy of "
                 "some of its rows cannot keep"
             )
-    id_col, column = spec.id_column, groups.column
-    held_groups, train_groups = _draw_groups(path, column, fraction, len(sample), seed)
-    public, dest = competition.public_dir, fresh_view(root)
-    held_table, n_kept = _stream_kept(path, dest / path.name, column, held_groups)
-    held = frame_as_text(held_table.to_pandas())
-    ids = held[id_col].str.strip().tolist()
-    test_ids = set(sample[id_col].astype(str).str.strip())
-    if test_ids & set(ids):
-        raise NoHoldout(f"some held-out {id_col}s are also the test's, so their rows could not be told apart")
-    skip = {path, test_path, competition.sample_submission, *extracted_archives(public)}
-    held_files = (groups.train_files.get(g) for g in held_groups)
-    files = [*_group_files(groups.test_dir).values(), *(f for f in held_files if f is not None)]
-    reason = _keep_reason(competition, public, skip, groups, id_col, test_path, files)
+
+
+@dataclass(frozen=True)
+class _Streamed:
+    """The labelled table streamed: its path and its test twin's, the groups whose values name the inputs' files,
+    the held-out groups' values and every labelled group's, and the held-out rows (in arrow, and as text)."""
+
+    path: Path
+    test_path: Path
+    groups: FileGroups
+    held_groups: set[str]
+    train_groups: list[str]
+    held_table: pa.Table
+    held: pd.DataFrame
+
+
+@dataclass(frozen=True)
+class _TestSide:
+    """The view's test side as written: the ids in the view's test table's order, the sample (under fresh ids
+    where they are), the held-out rows' ids in the view, the folders of the groups' files, and the view's ids."""
+
+    order: list[str]
+    sample: pd.DataFrame
+    ids: list[str]
+    file_dirs: list[str]
     fresh: FreshIds
-    side: FreshSide | None = None
-    if reason is None:
-        found = _fresh_test_side(
-            root, dest, path, test_path, held_table, groups, (held_groups, train_groups), id_col, seed
-        )
-        reason, side = (found, None) if isinstance(found, str) else (None, found)
-    if side is not None:
-        file_dirs = _write_group_files(public, dest, groups, side, held_groups, id_col, skip, seed)
-        order, sample, ids = side.order, sample.assign(**{id_col: side.sample_ids(sample[id_col])}), side.held
+
+
+def _write_test_side(
+    competition: Competition,
+    root: Path,
+    dest: Path,
+    streamed: _Streamed,
+    sample: pd.DataFrame,
+    id_col: str,
+    skip: set[Path],
+    seed: int,
+) -> _TestSide:
+    """The view's test table and the test-side groups' files: under fresh group values and ids
+    (`_fresh_test_side`, `write_group_files`), or, where ids are kept (`_keep_reason`, or no fresh ones could be
+    drawn), the test table streamed with the held-out rows between its batches and their groups' files linked
+    to the test folder."""
+    public, groups, held = competition.public_dir, streamed.groups, streamed.held
+    files = _test_side_files(groups, streamed.held_groups)
+    reason = _keep_reason(competition, public, skip, groups, id_col, streamed.test_path, files)
+    side = _fresh_test_side(root, dest, streamed, id_col, seed) if reason is None else reason
+    if isinstance(side, FreshSide):
+        file_dirs = write_group_files(public, dest, groups, side, streamed.held_groups, id_col, skip, seed)
+        sample = sample.assign(**{id_col: side.sample_ids(sample[id_col])})
         # The fresh ids are in view_ids.csv (written with the test table); the split's record needs only that.
-        fresh = FreshIds([], [])
-    else:
-        rng = np.random.default_rng(seed + 1)
-        order = _stream_test(test_path, dest / test_path.name, held_table, column, id_col, rng)
-        file_dirs = link_group_files(public, dest, groups, held, held.iloc[:0], skip)
-        fresh = kept_ids(reason)
-    # Side files keyed by a held-out id (the held-out rows stand for the table, which is never read whole).
-    hidden = hide_side_files(public, dest, held, held, spec, test_ids, groups.test_dir, skip)
-    mirror(public, dest, skip)
-    write_sample_in_order(sample, ids, order, id_col, dest / competition.sample_submission.name)
-    labels = submission_labels(held, spec, list(sample.columns))
-    classification = is_classification(spec, labels, False)
-    return SplitParts(
-        labels=labels.reset_index(drop=True),
-        held=held.assign(**{id_col: ids}),
-        ids=ids,
-        split=(
-            f"group:{column}",
-            f"{why_streamed}: streamed, whole {column}s held out, whose values name the inputs' files",
-        ),
-        n_train=n_kept,
-        classes=closed_classes(labels, classification),
-        table=f"{path.name} ({len(held)} rows of {len(held_groups)} {column}s)",
-        hidden=hidden,
-        file_dirs=file_dirs,
-        fresh=fresh,
-    )
+        return _TestSide(side.order, sample, side.held, file_dirs, FreshIds([], []))
+    rng = np.random.default_rng(seed + 1)
+    test_path = streamed.test_path
+    order = _stream_test(test_path, dest / test_path.name, streamed.held_table, groups.column, id_col, rng)
+    file_dirs = link_group_files(public, dest, groups, held, held.iloc[:0], skip)
+    return _TestSide(order, sample, held[id_col].str.strip().tolist(), file_dirs, kept_ids(side))
+
+
+def _test_side_files(groups: FileGroups, held_groups: set[str]) -> list[Path]:
+    """The files of the test side's groups: the test's, and the held-out groups' from the training folder."""
+    held_files = (groups.train_files.get(g) for g in held_groups)
+    return [*_group_files(groups.test_dir).values(), *(f for f in held_files if f is not None)]
 
 
 def _keep_reason(
@@ -228,58 +276,17 @@ def _keep_reason(
     return None
 
 
-@dataclass(frozen=True)
-class FreshSide:
-    """The view's test side under fresh ids (`_fresh_test_side`): the fresh ids in the view's test table's order,
-    each test and held-out row's own id and fresh one (the test's first, in the test table's order), the groups'
-    own values, fresh values and whether each is held out, and each row's group (an index into those)."""
-
-    order: list[str]
-    own: np.ndarray
-    fresh: np.ndarray
-    n_test: int
-    group_values: list[str]
-    fresh_values: list[str]
-    group_of: np.ndarray
-
-    @property
-    def held(self) -> list[str]:
-        """The held-out rows' fresh ids, in the held-out table's order."""
-        return [str(i) for i in self.fresh[self.n_test :].tolist()]
-
-    def sample_ids(self, own: pd.Series) -> list[str]:
-        """The fresh ids of the sample's rows (`own`: their ids as text)."""
-        test_own, test_fresh = self.own[: self.n_test], self.fresh[: self.n_test]
-        sorter = np.argsort(test_own, kind="stable")
-        wanted = own.astype(str).str.strip().astype(np.int64).to_numpy()
-        at = np.clip(np.searchsorted(test_own, wanted, sorter=sorter), 0, max(0, len(test_own) - 1))
-        found = sorter[at]
-        if len(test_own) == 0 or not np.array_equal(test_own[found], wanted):
-            raise NoHoldout("the sample submission names ids the test table does not have")
-        return [str(i) for i in test_fresh[found].tolist()]
-
-
-def _fresh_test_side(
-    root: Path,
-    dest: Path,
-    path: Path,
-    test_path: Path,
-    held_table: pa.Table,
-    groups: FileGroups,
-    drawn_groups: tuple[set[str], list[str]],
-    id_col: str,
-    seed: int,
-) -> FreshSide | str:
+def _fresh_test_side(root: Path, dest: Path, streamed: _Streamed, id_col: str, seed: int) -> FreshSide | str:
     """Fresh group values and ids for the test's rows and the held-out ones (see the module docstring), the
-    view's test table written with them and view_ids.csv saved; or why the ids are kept (nothing written then).
-    `drawn_groups`: the held-out groups' values and every labelled group's (none of which a fresh value is)."""
+    view's test table written with them and view_ids.csv saved; or why the ids are kept (nothing written then)."""
+    test_path, column = streamed.test_path, streamed.groups.column
     reader = pq.ParquetFile(test_path)
-    schema, column = reader.schema_arrow, groups.column
+    schema = reader.schema_arrow
     test = reader.read()
     if test.num_rows == 0:
         return f"{test_path.name} has no rows, so there is no range to draw fresh {id_col}s in"
     held_rows = _in_columns(
-        held_table.select([c for c in schema.names if c in held_table.column_names]), schema
+        streamed.held_table.select([c for c in schema.names if c in streamed.held_table.column_names]), schema
     )
     side = pa.concat_tables([test.cast(schema), held_rows.cast(schema)])
     if side.column(id_col).null_count or side.column(column).null_count:
@@ -287,13 +294,42 @@ def _fresh_test_side(
     values = pc.unique(side.column(column))
     group_of = pc.index_in(side.column(column), value_set=values).to_numpy()
     names = _text(values)
-    held_groups = drawn_groups[0]
-    held_flags = np.array([name in held_groups for name in names], dtype=bool)
+    rng = np.random.default_rng(seed + 2)
+    fresh_values = _fresh_group_values(names, streamed, test, rng)
+    if isinstance(fresh_values, str):
+        return fresh_values
+    typed = pa.array(fresh_values).cast(schema.field(column).type)
+    rank = np.argsort(np.argsort(typed.to_numpy(zero_copy_only=False), kind="stable"), kind="stable")
+    own = side.column(id_col).to_numpy().astype(np.int64)
+    if len(np.unique(own)) != len(own):
+        return f"some {id_col}s repeat on the test side"
+    in_view = np.lexsort((own, rank[group_of]))  # by fresh group, then by own id: the test table's sort
+    ids = _draw_ids(streamed.path, id_col, own, test.num_rows, _end_of(schema.field(id_col).type), rng)
+    if ids is None:
+        return f"there is no room among the {id_col}s' values for {len(own)} fresh ones"
+    fresh = np.empty_like(own)
+    fresh[in_view] = ids
+    table = side.take(pa.array(in_view))
+    table = _with_column(table, schema, id_col, pa.array(ids))
+    table = _with_column(table, schema, column, typed.take(pa.array(group_of[in_view])))
+    _write_like(table, dest / test_path.name, test_path)
+    _save_view_ids(root, fresh, own, test.num_rows)
+    order = [str(i) for i in ids.tolist()]
+    return FreshSide(order, own, fresh, test.num_rows, names, fresh_values, group_of)
+
+
+def _fresh_group_values(
+    names: list[str], streamed: _Streamed, test: pa.Table, rng: np.random.Generator
+) -> list[str] | str:
+    """A fresh value for each test-side group (`names`: their own values), in the test values' format, none a
+    labelled group's (`draw_fresh_ids`); or why none are drawn. NoHoldout where a held-out group is also the
+    test's."""
+    column = streamed.groups.column
+    held_flags = np.array([name in streamed.held_groups for name in names], dtype=bool)
     test_names = set(_text(pc.unique(test.column(column))))
     if any(held_flags[k] and name in test_names for k, name in enumerate(names)):
         raise NoHoldout(f"a held-out {column} is also one of the test's, so its rows could not be told apart")
-    rng = np.random.default_rng(seed + 2)
-    taken = set(drawn_groups[1])  # every labelled group's value, the held-out ones' too
+    taken = set(streamed.train_groups)  # every labelled group's value, the held-out ones' too
     # Group positions as the draw counts them: the test's groups first, then the held-out ones.
     positions = np.concatenate([np.flatnonzero(~held_flags), np.flatnonzero(held_flags)])
     drawn = draw_fresh_ids(
@@ -308,27 +344,18 @@ def _fresh_test_side(
     fresh_values = [""] * len(names)
     for k, value in zip(positions, [*drawn.test, *drawn.held], strict=True):
         fresh_values[int(k)] = value
-    typed = pa.array(fresh_values).cast(schema.field(column).type)
-    rank = np.argsort(np.argsort(typed.to_numpy(zero_copy_only=False), kind="stable"), kind="stable")
-    own = side.column(id_col).to_numpy().astype(np.int64)
-    if len(np.unique(own)) != len(own):
-        return f"some {id_col}s repeat on the test side"
-    in_view = np.lexsort((own, rank[group_of]))  # by fresh group, then by own id: the test table's sort
-    id_type = schema.field(id_col).type
-    ids = _draw_ids(path, id_col, own, test.num_rows, _end_of(id_type), rng)
-    if ids is None:
-        return f"there is no room among the {id_col}s' values for {len(own)} fresh ones"
-    fresh = np.empty_like(own)
-    fresh[in_view] = ids
-    table = side.take(pa.array(in_view))
-    table = table.set_column(
-        schema.get_field_index(id_col), schema.field(id_col), pa.array(ids).cast(id_type)
-    )
-    table = table.set_column(
-        schema.get_field_index(column), schema.field(column), typed.take(pa.array(group_of[in_view]))
-    )
-    _write_like(table, dest / test_path.name, test_path)
-    n_test = test.num_rows
+    return fresh_values
+
+
+def _with_column(table: pa.Table, schema: pa.Schema, name: str, values: pa.Array) -> pa.Table:
+    """`table` with its column `name` replaced by `values`, in the schema's type."""
+    field = schema.field(name)
+    return table.set_column(schema.get_field_index(name), field, values.cast(field.type))
+
+
+def _save_view_ids(root: Path, fresh: np.ndarray, own: np.ndarray, n_test: int) -> None:
+    """view_ids.csv: each test-side row's fresh id, its own, and whether it is a test row (the first `n_test`) or
+    a held-out one."""
     frame = pd.DataFrame(
         {
             "view": fresh,
@@ -337,8 +364,6 @@ def _fresh_test_side(
         }
     )
     write_private(root / VIEW_IDS, frame.to_csv(index=False))
-    order = [str(i) for i in ids.tolist()]
-    return FreshSide(order, own, fresh, n_test, names, fresh_values, group_of)
 
 
 def _end_of(kind: pa.DataType) -> int:
@@ -385,103 +410,10 @@ def _taken(candidates: np.ndarray, arrays: Iterable[pa.Array]) -> np.ndarray:
 def _write_like(table: pa.Table, target: Path, like: Path) -> None:
     """`table` written to `target` (a new file of the view) with `like`'s compression, CHUNK_ROWS rows a row
     group."""
-    with pq.ParquetWriter(target, table.schema, compression=_compression(like)) as writer:
+    with pq.ParquetWriter(target, table.schema, compression=compression(like)) as writer:
         for start in range(0, max(table.num_rows, 1), CHUNK_ROWS):
             writer.write_table(table.slice(start, CHUNK_ROWS))
     target.chmod(PUBLIC)
-
-
-def _compression(path: Path) -> str:
-    """The codec of `path`'s first column chunk, as pyarrow's writer names it (snappy where it has no rows, or
-    its codec is one pyarrow does not write: LZO)."""
-    meta = pq.ParquetFile(path).metadata
-    if meta.num_row_groups == 0 or meta.num_columns == 0:
-        return "snappy"
-    codec = meta.row_group(0).column(0).compression.lower()
-    named = {"uncompressed": "none", "lz4_raw": "lz4"}.get(codec, codec)
-    return named if named in WRITTEN_CODECS else "snappy"
-
-
-def _write_group_files(
-    public: Path,
-    dest: Path,
-    groups: FileGroups,
-    side: FreshSide,
-    held_groups: set[str],
-    id_col: str,
-    skip: set[Path],
-    seed: int,
-) -> list[str]:
-    """Every test-side group's file (the test's, and the held-out groups' from the training folder) written
-    anew in the view's test folder under its fresh value, its ids renamed (`_rewrite_ids`), in a seeded order,
-    each stamped with a public test file's mtime; the sources leave the view. Returns the folders involved."""
-    test_files = _group_files(groups.test_dir)
-    skip.update(test_files.values())
-    if not test_files:
-        raise NoHoldout(f"{groups.test_dir.name}/ holds no files of the test's {groups.column}s")
-    example_value, example = next(iter(test_files.items()))
-    prefix, suffix = example.stem[: len(example.stem) - len(example_value)], example.suffix
-    target_dir = dest / groups.test_dir.relative_to(public)
-    target_dir.mkdir(parents=True, exist_ok=True)
-    mtimes = [os.stat(p).st_mtime_ns for p in test_files.values()]
-    rng = np.random.default_rng(seed + 4)
-    by_group = np.argsort(side.group_of, kind="stable")
-    bounds = np.concatenate([[0], np.cumsum(np.bincount(side.group_of, minlength=len(side.group_values)))])
-    for k in rng.permutation(len(side.group_values)):
-        value = side.group_values[int(k)]
-        source = groups.train_files.get(value) if value in held_groups else test_files.get(value)
-        if source is None:
-            continue
-        skip.add(source)
-        rows = by_group[bounds[k] : bounds[k + 1]]
-        own, fresh = side.own[rows], side.fresh[rows]
-        at = np.argsort(own)
-        target = target_dir / f"{prefix}{side.fresh_values[int(k)]}{suffix}"
-        stamp = drawn_stamp(mtimes, rng)
-        _rewrite_ids(source, target, id_col, own[at], fresh[at], stamp)
-    train_dir = next(iter(groups.train_files.values())).parent
-    return sorted({str(groups.test_dir.relative_to(public)), str(train_dir.relative_to(public))})
-
-
-def _rewrite_ids(
-    source: Path, target: Path, id_col: str, own: np.ndarray, fresh: np.ndarray, mtime_ns: int | None
-) -> None:
-    """`source` written to `target` in its schema and compression, a row group at a time (one of more than
-    ROW_GROUP_CHUNKS x CHUNK_ROWS rows written as several of that many, so memory stays bounded), each value of
-    its `id_col` (`own`, sorted) replaced by its fresh one (where the file has no such column, its rows as they
-    are); staged beside `target`, then moved into place, stamped `mtime_ns`. NoHoldout where a row names an id
-    its group's rows do not have."""
-    reader = pq.ParquetFile(source)
-    schema = reader.schema_arrow
-    at = schema.get_field_index(id_col)
-    staged = target.with_name(f".{target.name}.staged")
-    try:
-        with pq.ParquetWriter(staged, schema, compression=_compression(source)) as writer:
-            for k in range(reader.num_row_groups):
-                for batch in reader.iter_batches(batch_size=ROW_GROUP_CHUNKS * CHUNK_ROWS, row_groups=[k]):
-                    table = pa.Table.from_batches([batch], schema=schema)
-                    if at >= 0:
-                        table = table.set_column(
-                            at, schema.field(at), _renamed(table.column(at), own, fresh, source.name)
-                        )
-                    writer.write_table(table, row_group_size=max(1, table.num_rows))
-    except BaseException:
-        staged.unlink(missing_ok=True)
-        raise
-    staged.chmod(PUBLIC)
-    if mtime_ns is not None:
-        os.utime(staged, ns=(mtime_ns, mtime_ns))
-    os.replace(staged, target)
-
-
-def _renamed(ids: pa.ChunkedArray, own: np.ndarray, fresh: np.ndarray, name: str) -> pa.Array:
-    """`ids` (each one of `own`, sorted) as their `fresh` ones, in their type; NoHoldout for one not in `own`
-    (`name`: the file they are read from)."""
-    values = ids.to_numpy().astype(np.int64)
-    found = np.clip(np.searchsorted(own, values), 0, max(0, len(own) - 1))
-    if len(values) and (len(own) == 0 or not np.array_equal(own[found], values)):
-        raise NoHoldout(f"{name} names ids that its group's rows in the tables do not have")
-    return pa.array(fresh[found] if len(own) else values).cast(ids.type)
 
 
 def _column(path: Path, column: str) -> pa.ChunkedArray:

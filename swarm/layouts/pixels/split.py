@@ -68,12 +68,11 @@ def pixel_answers(image: Path, stem: str) -> pd.DataFrame:
 
 def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> SplitParts:
     """build_holdout for a pixel-target layout (see the module docstring): whole images, at random."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
+    competition, spec, seed = request.competition, request.spec, request.seed
     inputs, answers = _images(layout.train_dir), _images(layout.target_dir)
     labelled = sorted(set(inputs) & set(answers))
     what = f"{layout.train_dir.name}/'s images whose pixels are the rows"
-    positions = whole_examples(split, len(labelled), fraction, seed, what, "images")
+    positions = whole_examples(request.split, len(labelled), request.fraction, seed, what, "images")
     stems = pd.DataFrame({"image": labelled})
     original, names, rekeyed = held_out_ids(
         stems,
@@ -83,52 +82,28 @@ def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> SplitPar
         np.random.default_rng(seed + 1),
         always_new=False,
     )
-
-    public, dest = competition.public_dir, fresh_view(root)
+    public, dest = competition.public_dir, fresh_view(request.root)
     test_rel = layout.test_dir.relative_to(public)
     skip = {competition.sample_submission, *extracted_archives(public)}
     for old in original:
         skip |= {inputs[old], answers[old]}  # the input moves to the test side; its target leaves the view
     fresh = _fresh_images(request, layout, stems, len(original))
-    id_col, target = spec.id_column, spec.target_columns[0]
     if fresh.fresh:  # every test and held-out image copied under a fresh name, with a test image's mtime
-        names, tests = fresh.held, _images(layout.test_dir)
-        pairs = [
-            (tests[stem], dest / test_rel / (new + tests[stem].suffix))
-            for stem, new in zip(layout.test_images, fresh.test, strict=True)
-        ]
-        pairs += [
-            (inputs[old], dest / test_rel / (new + inputs[old].suffix))
-            for old, new in zip(original, names, strict=True)
-        ]
-        skip |= set(tests.values())
-        fresh = replace(
-            fresh, note=copy_under_names(pairs, list(tests.values()), np.random.default_rng(seed + 3))
-        )
-        renamed = dict(zip(layout.test_images, fresh.test, strict=True))
-        own_sample = sample[id_col].astype(str).str.strip().tolist()
-        sample = sample.assign(**{id_col: [with_fresh_key(i, renamed) for i in own_sample]})
+        fresh = _copy_under_fresh_names(layout, inputs, original, fresh, dest / test_rel, skip, seed)
+        names = fresh.held
     else:
         for old, new in zip(original, names, strict=True):
             link(inputs[old], dest / test_rel / (new + inputs[old].suffix))
     mirror(public, dest, skip)
-
     labels = pd.concat([pixel_answers(answers[old], new) for old, new in zip(original, names, strict=True)])
-    labels = labels.rename(columns={"id": id_col, "value": target}).reset_index(drop=True)
-    filler = sample[target].iloc[0] if len(sample) else "0"
-    held_rows = labels[[id_col]].assign(**{target: filler})
-    _write_sample(sample, held_rows, id_col, dest / competition.sample_submission.name)
-    if fresh.fresh:
-        back = dict(zip(names, original, strict=True))
-        write_view_ids(
-            root,
-            {"test": sample[id_col].tolist(), "held": labels[id_col].tolist()},
-            {"test": own_sample, "held": [with_fresh_key(i, back) for i in labels[id_col]]},
-        )
+    labels = labels.rename(columns={"id": spec.id_column, "value": spec.target_columns[0]}).reset_index(
+        drop=True
+    )
+    _write_view_sample(request, layout, fresh, labels, (original, names), dest)
     return SplitParts(
-        labels.drop(columns=[id_col]),
+        labels.drop(columns=[spec.id_column]),
         pd.DataFrame(index=range(len(labels))),
-        labels[id_col].tolist(),
+        labels[spec.id_column].tolist(),
         ("random", "whole images, their pixels the rows"),
         n_train=len(labelled) - len(original),
         classes={},
@@ -141,6 +116,60 @@ def build_pixel_holdout(request: SplitRequest, layout: PixelTargets) -> SplitPar
         rekeyed=rekeyed,
         fresh=fresh,
     )
+
+
+def _copy_under_fresh_names(
+    layout: PixelTargets,
+    inputs: dict[str, Path],
+    original: list[str],
+    fresh: FreshIds,
+    test_folder: Path,
+    skip: set[Path],
+    seed: int,
+) -> FreshIds:
+    """Every test image and held-out one (`original`: their stems among the training `inputs`) copied to the
+    view's test folder under its fresh name, with a test image's mtime (the public test images added to `skip`);
+    the view's ids with a note on the copies."""
+    tests = _images(layout.test_dir)
+    pairs = [
+        (tests[stem], test_folder / (new + tests[stem].suffix))
+        for stem, new in zip(layout.test_images, fresh.test, strict=True)
+    ]
+    pairs += [
+        (inputs[old], test_folder / (new + inputs[old].suffix))
+        for old, new in zip(original, fresh.held, strict=True)
+    ]
+    skip |= set(tests.values())
+    return replace(fresh, note=copy_under_names(pairs, list(tests.values()), np.random.default_rng(seed + 3)))
+
+
+def _write_view_sample(
+    request: SplitRequest,
+    layout: PixelTargets,
+    fresh: FreshIds,
+    labels: pd.DataFrame,
+    held: tuple[list[str], list[str]],
+    dest: Path,
+) -> None:
+    """The view's sample: the test images' pixels (under their fresh names where names are fresh) and the
+    held-out images' (`labels`' ids) with the sample's filler; where names are fresh, view_ids.csv saved
+    (`held`: the held-out images' own stems and their names in the view)."""
+    spec, sample = request.spec, request.sample
+    id_col, target = spec.id_column, spec.target_columns[0]
+    own_sample = sample[id_col].astype(str).str.strip().tolist()
+    if fresh.fresh:
+        renamed = dict(zip(layout.test_images, fresh.test, strict=True))
+        sample = sample.assign(**{id_col: [with_fresh_key(i, renamed) for i in own_sample]})
+    filler = sample[target].iloc[0] if len(sample) else "0"
+    held_rows = labels[[id_col]].assign(**{target: filler})
+    _write_sample(sample, held_rows, id_col, dest / request.competition.sample_submission.name)
+    if fresh.fresh:
+        back = dict(zip(held[1], held[0], strict=True))
+        write_view_ids(
+            request.root,
+            {"test": sample[id_col].tolist(), "held": labels[id_col].tolist()},
+            {"test": own_sample, "held": [with_fresh_key(i, back) for i in labels[id_col]]},
+        )
 
 
 def _fresh_images(

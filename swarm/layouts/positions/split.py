@@ -47,73 +47,29 @@ FILTER_WORD = "filter"  # a 0/1 field of labelled records named so marks those a
 
 def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Holdout:
     """build_holdout for a per-position records layout (see the module docstring)."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
+    competition, spec, root, seed = request.competition, request.spec, request.root, request.seed
     frame = records_frame(layout.records)
-    chosen, why, positions = _held_records(competition, layout, frame, check_split(split), fraction, seed)
+    split = check_split(request.split)
+    chosen, why, positions = _held_records(competition, layout, frame, split, request.fraction, seed)
     held_frame = frame.iloc[positions]
     held = [layout.records[i] for i in positions]
     rng = np.random.default_rng(seed + 1)
     original, ids, rekeyed = held_out_ids(
         frame, held_frame, layout.id_field, layout.test_ids, rng, always_new=False
     )
-
-    public, dest = competition.public_dir, fresh_view(root)
-    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
-    kept_ids = set(frame[layout.id_field]) - set(original)
-    keyed = replace(spec, id_column=layout.id_field)  # side files name records by their ids
-    hidden = hide_side_files(
-        public, dest, frame, held_frame, keyed, set(layout.test_ids), None, skip, kept_ids
-    )
-    mirror(public, dest, skip)
-    dropped = set(positions.tolist())
-    kept = [r for i, r in enumerate(layout.records) if i not in dropped]
-    _write(renumbered(kept, numbering_field(layout.records)), dest / layout.train.name, layout.train)
+    dest = fresh_view(root)
+    hidden = _write_view_files(request, layout, frame, held_frame, original, dest)
+    n_kept = _write_kept_records(layout, positions, dest)
     order = rng.permutation(len(layout.test_records) + len(held))
     # Every test and held-out record under a fresh id, unless ids are kept (`swarm.evaluation.fresh_ids`).
-    own_tables = {
-        dest / layout.train.name,
-        dest / layout.test.name,
-        dest / competition.sample_submission.name,
-    }
-    own_held = [str(i).strip() for i in original] or ids
-    rows = ViewRows(
-        competition,
-        frame,
-        records_frame(layout.test_records),
-        layout.id_field,
-        {layout.id_field},
-        layout.test_ids,
-        ids,
-        own_held,
-        hidden,
-        dest,
-        None,
-        own_tables,
-        order,
-    )
-    fresh = fresh_view_ids(rows, seed)
-    renamed = fresh.renamed(layout.test_ids, ids) if fresh.fresh else {}
+    fresh = fresh_view_ids(_view_rows(request, layout, frame, (ids, original), hidden, dest, order), seed)
+    renamed = fresh.renamed(layout.test_ids, ids) if fresh.fresh else None
     own_ids = ids
-    if fresh.fresh:
+    if renamed is not None:
         layout = replace(layout, test_records=renamed_records(layout.test_records, layout.id_field, renamed))
         ids = fresh.held
     view_ids = _write_test(layout, held, ids, order, dest / layout.test.name)
-    counts = [positions_of(r, layout.length_field) for r in held]
-    row_ids = [i for record_id, n in zip(ids, counts, strict=True) for i in position_ids(record_id, n)]
-    own_sample = [str(i).strip() for i in sample[spec.id_column]]
-    if fresh.fresh:
-        sample = sample.assign(**{spec.id_column: [with_fresh_key(i, renamed) for i in own_sample]})
-        own_rows = [
-            i for record_id, n in zip(own_ids, counts, strict=True) for i in position_ids(record_id, n)
-        ]
-        write_view_ids(
-            root,
-            {"test": sample[spec.id_column].tolist(), "held": row_ids},
-            {"test": own_sample, "held": own_rows},
-        )
-    _write_sample(sample, spec.id_column, row_ids, view_ids, dest / competition.sample_submission.name)
-
+    row_ids = _write_position_sample(request, layout, held, (own_ids, ids), renamed, view_ids, dest)
     labels = position_labels(held, ids, layout, spec.id_column)
     write_labels(root, labels, spec)
     holdout = Holdout(
@@ -123,9 +79,9 @@ def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Ho
         ids=row_ids,
         split=chosen,
         split_reason=why,
-        fraction=fraction,
+        fraction=request.fraction,
         seed=seed,
-        n_train=len(kept),
+        n_train=n_kept,
         rekeyed=rekeyed,
         table=(
             f"{layout.train.name} ({len(held)} records, a row per position <{layout.id_field}>_<position>, "
@@ -137,6 +93,105 @@ def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Ho
     )
     seal(holdout)
     return holdout
+
+
+def _write_view_files(
+    request: SplitRequest,
+    layout: PositionRecords,
+    frame: pd.DataFrame,
+    held_frame: pd.DataFrame,
+    original: list[str],
+    dest: Path,
+) -> list[str]:
+    """The view's files: side files naming the held-out records by their ids hidden (which are returned), the
+    rest linked (the records files are written by the split)."""
+    competition, public = request.competition, request.competition.public_dir
+    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    kept_ids = set(frame[layout.id_field]) - set(original)
+    keyed = replace(request.spec, id_column=layout.id_field)  # side files name records by their ids
+    hidden = hide_side_files(
+        public, dest, frame, held_frame, keyed, set(layout.test_ids), None, skip, kept_ids
+    )
+    mirror(public, dest, skip)
+    return hidden
+
+
+def _write_kept_records(layout: PositionRecords, positions: np.ndarray, dest: Path) -> int:
+    """The view's training records: all but the held-out ones, renumbered where the file numbers them. Returns
+    how many."""
+    dropped = set(positions.tolist())
+    kept = [r for i, r in enumerate(layout.records) if i not in dropped]
+    _write(renumbered(kept, numbering_field(layout.records)), dest / layout.train.name, layout.train)
+    return len(kept)
+
+
+def _view_rows(
+    request: SplitRequest,
+    layout: PositionRecords,
+    frame: pd.DataFrame,
+    held_ids: tuple[list[str], list[str]],
+    hidden: list[str],
+    dest: Path,
+    order: np.ndarray,
+) -> ViewRows:
+    """What `fresh_view_ids` needs of the view built so far (`held_ids`: the held-out records' ids in the view and
+    their own, empty where they keep theirs)."""
+    competition = request.competition
+    ids, original = held_ids
+    own_tables = {
+        dest / layout.train.name,
+        dest / layout.test.name,
+        dest / competition.sample_submission.name,
+    }
+    return ViewRows(
+        competition,
+        frame,
+        records_frame(layout.test_records),
+        layout.id_field,
+        {layout.id_field},
+        layout.test_ids,
+        ids,
+        [str(i).strip() for i in original] or ids,
+        hidden,
+        dest,
+        None,
+        own_tables,
+        order,
+    )
+
+
+def _write_position_sample(
+    request: SplitRequest,
+    layout: PositionRecords,
+    held: list[dict],
+    ids: tuple[list[str], list[str]],
+    renamed: dict[str, str] | None,
+    record_order: list[str],
+    dest: Path,
+) -> list[str]:
+    """The view's sample: a row per position of each held-out record (`ids`: their ids as built and in the view)
+    beside the test rows, in the view's test records' order (`record_order`); where ids are fresh (`renamed`: each
+    record's id as built -> its fresh id), the test rows renamed and view_ids.csv saved. Returns the held-out
+    rows' ids in the view."""
+    spec, sample = request.spec, request.sample
+    own_ids, view_ids = ids
+    counts = [positions_of(r, layout.length_field) for r in held]
+    row_ids = [i for record_id, n in zip(view_ids, counts, strict=True) for i in position_ids(record_id, n)]
+    own_sample = [str(i).strip() for i in sample[spec.id_column]]
+    if renamed is not None:
+        sample = sample.assign(**{spec.id_column: [with_fresh_key(i, renamed) for i in own_sample]})
+        own_rows = [
+            i for record_id, n in zip(own_ids, counts, strict=True) for i in position_ids(record_id, n)
+        ]
+        write_view_ids(
+            request.root,
+            {"test": sample[spec.id_column].tolist(), "held": row_ids},
+            {"test": own_sample, "held": own_rows},
+        )
+    _write_sample(
+        sample, spec.id_column, row_ids, record_order, dest / request.competition.sample_submission.name
+    )
+    return row_ids
 
 
 def _held_records(

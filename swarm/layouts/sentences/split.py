@@ -38,26 +38,13 @@ class SentenceLines:
 def split_sentence_lines(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out training sentences as test rows and write the view (see the module docstring); NoHoldout where a
     split other than a random one is asked for, or the file has too few sentences to draw from."""
-    spec, competition = request.spec, request.competition
-    targets = [c for c in request.sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
+    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
+    seed = request.seed
+    targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     layout = SentenceLines(
         competition.public_dir / fields["train"], competition.sample_submission, targets[0]
     )
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
-    if split not in ("auto", "random"):
-        raise NoHoldout(
-            f"{layout.train.name} holds sentences a line, which the harness draws at random only; the split "
-            f"{split!r} does not apply"
-        )
-    eligible = _eligible_lines(layout.train)
-    count = int(eligible.sum())
-    aim = min(int(round(fraction * count)), MAX_HELD_LINES)
-    if aim < 1 or aim >= len(eligible):
-        raise NoHoldout(f"{layout.train.name} has {count} sentences of more than two words: none to hold out")
-    rng = np.random.default_rng(seed)
-    held_lines = np.zeros(len(eligible), dtype=bool)
-    held_lines[np.flatnonzero(eligible)[rng.choice(count, aim, replace=False)]] = True
+    eligible, aim, held_lines = _drawn_lines(layout, request)
 
     public, dest = competition.public_dir, fresh_view(root)
     sentences = _copy_kept_lines(layout.train, dest / layout.train.name, held_lines)
@@ -106,6 +93,26 @@ def _eligible_lines(path: Path) -> np.ndarray:
         for line in lines:
             flags.append(len(line.split()) > 2)
     return np.frombuffer(bytes(flags), dtype=np.uint8).astype(bool)
+
+
+def _drawn_lines(layout: SentenceLines, request: SplitRequest) -> tuple[np.ndarray, int, np.ndarray]:
+    """(which lines may be drawn: sentences of more than two words, how many are held out, which lines are):
+    min(fraction, MAX_HELD_LINES) of the eligible lines at random; NoHoldout where a split other than a random
+    one is asked for, or none would be held out or none kept."""
+    if request.split not in ("auto", "random"):
+        raise NoHoldout(
+            f"{layout.train.name} holds sentences a line, which the harness draws at random only; the split "
+            f"{request.split!r} does not apply"
+        )
+    eligible = _eligible_lines(layout.train)
+    count = int(eligible.sum())
+    aim = min(int(round(request.fraction * count)), MAX_HELD_LINES)
+    if aim < 1 or aim >= len(eligible):
+        raise NoHoldout(f"{layout.train.name} has {count} sentences of more than two words: none to hold out")
+    rng = np.random.default_rng(request.seed)
+    held_lines = np.zeros(len(eligible), dtype=bool)
+    held_lines[np.flatnonzero(eligible)[rng.choice(count, aim, replace=False)]] = True
+    return eligible, aim, held_lines
 
 
 def _copy_kept_lines(source: Path, target: Path, held: np.ndarray) -> list[str]:

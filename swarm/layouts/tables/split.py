@@ -7,14 +7,14 @@ versions of one image in folders (`variants`) or records linked by tokens (`toke
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from swarm.competitions.competition import Competition, MetricSpec
-from swarm.evaluation.fresh_ids import ViewRows, fresh_view_ids, keep_ids_reason, kept_ids
+from swarm.evaluation.fresh_ids import FreshIds, ViewRows, fresh_view_ids, keep_ids_reason, kept_ids
 from swarm.evaluation.holdout_record import (
     TEST,
     TRAIN,
@@ -24,7 +24,7 @@ from swarm.evaluation.holdout_record import (
     SplitRequest,
     write_view_ids,
 )
-from swarm.evaluation.labelled_data import TooLarge, find_test_table, read_labelled_examples
+from swarm.evaluation.labelled_data import LabelledExamples, TooLarge, find_test_table, read_labelled_examples
 from swarm.evaluation.labels import closed_classes, is_classification, renamed_target, submission_labels
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.new_ids import held_out_ids
@@ -40,6 +40,8 @@ from swarm.evaluation.split import (
 from swarm.evaluation.table_io import is_parquet, read_csv_as_text, write_public_table
 from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
 from swarm.evaluation.view_files import (
+    FileGroups,
+    KeyedFolders,
     extracted_archives,
     file_groups,
     files_ending_with_ids,
@@ -53,7 +55,7 @@ from swarm.evaluation.view_files import (
 )
 from swarm.evaluation.view_tables import renamed_records, write_sample, write_test_csv, write_test_records
 from swarm.formats.records import write_records
-from swarm.layouts.tables.streamed import held_share, side_tables, stream_split
+from swarm.layouts.tables.streamed import StreamedRows, held_share, side_tables, stream_split
 from swarm.layouts.token_tables.split import split_token_tables, token_tables_layout
 from swarm.layouts.variants.split import split_variant_folders
 
@@ -62,159 +64,333 @@ def split_tables(request: SplitRequest, labels_table: str | None = None) -> Hold
     """The split of the labelled table (`labels_table`, else competition.json's, names it where several hold
     labels): the held-out rows leave it and join the test table and the sample under fresh ids, their files moved
     to the test side, side files hidden."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed, max_train_mb = request.fraction, request.split, request.seed, request.max_train_mb
-    public = competition.public_dir
+    spec, sample = request.spec, request.sample
     targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     test_ids = [str(i).strip() for i in sample[spec.id_column]]
-    # The labelled examples, their labels in the submission's columns, and the held-out rows.
     try:
-        chosen = labels_table or competition_hint(competition, "labels_table")
-        data = read_labelled_examples(competition, spec, targets, sample, test_ids, max_train_mb, chosen)
+        data = _read_examples(request, targets, test_ids, labels_table)
     except TooLarge as big:  # streamed in chunks instead, where the layout is plain enough
-        options = {"fraction": fraction, "split": split, "seed": seed}
-        return _build_streamed(competition, spec, root, big, sample, test_ids, targets, **options)
-    train, layout, records = data.train, data.layout, data.records
-    if layout is None and is_parquet(data.path):  # inputs filed by a group column: as when streamed (icecube)
+        return _build_streamed(request, big, test_ids, targets)
+    other = _split_by_other_layout(request, data, targets)
+    if other is not None:
+        return other
+    test_columns = None if data.test is None else list(data.test.columns)
+    labels = _table_labels(data.train, spec, list(sample.columns), test_columns)
+    # train.csv without a test table beside it: only ids and labels, the inputs elsewhere?
+    if data.layout is None and data.path.name == TRAIN and data.test is None:
+        parts = _split_without_inputs(request, data.train, labels.frame)
+        if parts is not None:
+            return save_parts(request, parts)
+    rows = _held_rows(request, data, labels, test_ids)
+    files = _write_view_files(request, data, labels, rows, test_ids)
+    fresh, ids = _write_view_tables(request, data, rows, files, targets, test_ids)
+    return save_split(
+        request.root,
+        spec,
+        labels.frame,
+        rows.held,
+        ids,
+        positions=rows.positions,
+        split=(rows.chosen, rows.why),
+        fraction=request.fraction,
+        seed=request.seed,
+        n_train=len(rows.kept),
+        rekeyed=rows.rekeyed,
+        classes=closed_classes(labels.frame, rows.classification and not labels.wide),
+        table=labels.described(data.name),
+        hidden=files.hidden,
+        file_dirs=files.file_dirs,
+        fresh=fresh,
+        public=request.competition.public_dir,
+    )
+
+
+def _read_examples(
+    request: SplitRequest, targets: list[str], test_ids: list[str], labels_table: str | None
+) -> LabelledExamples:
+    """The labelled examples and the test table beside them (`read_labelled_examples`; `labels_table`, else
+    competition.json's, names the labelled table where several could be); TooLarge over evaluation.max_train_mb."""
+    competition, spec, sample = request.competition, request.spec, request.sample
+    chosen = labels_table or competition_hint(competition, "labels_table")
+    return read_labelled_examples(competition, spec, targets, sample, test_ids, request.max_train_mb, chosen)
+
+
+def _split_by_other_layout(
+    request: SplitRequest, data: LabelledExamples, targets: list[str]
+) -> Holdout | None:
+    """The split of a layout read through the labelled table: a parquet table whose inputs a group column files,
+    split by whole groups as when streamed (icecube); versions of one image in folders (alaska2). None otherwise."""
+    if data.layout is None and is_parquet(data.path):
         grouped = _parquet_groups_holdout(
             request, data.path, data.test_path, targets, data.path.name, whole=True
         )
         if grouped is not None:
             return grouped
-    if layout is not None and layout["kind"] == "variants":  # versions of one image in folders (alaska2)
-        parts = split_variant_folders(request, layout, train)
-        return save_parts(request, parts)
-    test_columns = None if data.test is None else list(data.test.columns)
-    renamed = renamed_target(train, spec, list(sample.columns), test_columns)
-    labels = submission_labels(train.rename(columns=renamed), spec, list(sample.columns))
-    if (
-        layout is None and data.path.name == TRAIN and data.test is None
-    ):  # only ids and labels: inputs elsewhere?
-        parts = _split_without_inputs(request, train, labels)
-        if parts is not None:
-            return save_parts(request, parts)
+    if data.layout is not None and data.layout["kind"] == "variants":
+        return save_parts(request, split_variant_folders(request, data.layout, data.train))
+    return None
+
+
+@dataclass(frozen=True)
+class _TableLabels:
+    """The labelled rows' targets in the submission's columns (`frame`), the labelled table's name for the one
+    the sample names otherwise (`renamed`: its column -> the sample's), and whether the sample's targets are class
+    columns the table holds as values of one column (`wide`)."""
+
+    frame: pd.DataFrame
+    renamed: dict[str, str]
+    wide: bool
+
+    def described(self, table: str) -> str:
+        """The labelled table's name in the split's description, with the targets it names otherwise."""
+        return table + "".join(f" ({old} as {new})" for old, new in self.renamed.items())
+
+
+def _table_labels(
+    train: pd.DataFrame, spec: MetricSpec, sample_columns: list[str], test_columns: list[str] | None
+) -> _TableLabels:
+    """The labelled rows' targets as the submission has them (`renamed_target`, `submission_labels`)."""
+    renamed = renamed_target(train, spec, sample_columns, test_columns)
+    labels = submission_labels(train.rename(columns=renamed), spec, sample_columns)
     wide = not all(c in train.columns or c in renamed.values() for c in labels.columns)
-    strata = labels.astype(str).agg("|".join, axis=1)
-    classification = is_classification(spec, labels, wide)
+    return _TableLabels(labels, renamed, wide)
+
+
+@dataclass(frozen=True)
+class _HeldRows:
+    """The rows a plain table's split holds out: the split chosen and why, the held-out rows (`held`, at
+    `positions` of the labelled table) and the kept ones, whether the targets are classes, the column whose values
+    name the rows' files (if any), the held-out rows' own ids (`original`, empty where the table has no id column)
+    and their ids in the view (`ids`: new ones where `rekeyed`), the folders the ids name files in, and the
+    generator the view's order is then drawn from."""
+
+    chosen: str
+    why: str
+    positions: np.ndarray
+    held: pd.DataFrame
+    kept: pd.DataFrame
+    classification: bool
+    groups: FileGroups | None
+    original: list[str]
+    ids: list[str]
+    rekeyed: bool
+    folders: KeyedFolders | None
+    rng: np.random.Generator
+
+
+def _held_rows(
+    request: SplitRequest, data: LabelledExamples, labels: _TableLabels, test_ids: list[str]
+) -> _HeldRows:
+    """Choose the split (`choose_split`: stratified by the labels where they are classes, by groups of the rows'
+    files, in time, ...), hold out its rows and give them their ids in the view; NoHoldout where their inputs could
+    not follow them (`_check_inputs_found`)."""
+    competition, spec, train, layout = request.competition, request.spec, data.train, data.layout
+    public, id_col = competition.public_dir, spec.id_column
+    strata = labels.frame.astype(str).agg("|".join, axis=1)
+    classification = is_classification(spec, labels.frame, labels.wide)
     hint = competition_split_hint(competition)
-    groups = file_groups(public, data.test, train, spec.id_column) if layout is None else None
+    groups = file_groups(public, data.test, train, id_col) if layout is None else None
     chosen, why = choose_split(
-        check_split(split), hint, train, data.test, classification, spec.id_column, groups and groups.column
+        check_split(request.split), hint, train, data.test, classification, id_col, groups and groups.column
     )
-    positions, held, kept = split_rows(chosen, train, strata, fraction, seed)
-    id_col = spec.id_column
-    rng = np.random.default_rng(seed + 1)
+    positions, held, kept = split_rows(chosen, train, strata, request.fraction, request.seed)
+    rng = np.random.default_rng(request.seed + 1)
     # File paths are not ids: files labelled by their names always get new ones in the test ids' format.
     original, ids, rekeyed = held_out_ids(train, held, id_col, test_ids, rng, always_new=layout is not None)
     folders = keyed_folders(public, test_ids, original) if layout is None else None
-    inputs_elsewhere = set(train.columns) <= {id_col, *labels.columns}  # a labels table, not records
-    if layout is None and data.path.name != TRAIN and folders is None and inputs_elsewhere:
-        near = files_ending_with_ids(public, test_ids)
-        named = (
-            f"; files such as {', '.join(near)} end with the ids, but the harness matches ids to whole file names"
-            if near
-            else ""
-        )
-        raise NoHoldout(
-            f"the ids of {data.path.name} name no files in a folder beside the test files (are the inputs in an "
-            f"archive?), so a held-out example would have no input in the sandbox{named}"
-        )
+    inputs_elsewhere = set(train.columns) <= {id_col, *labels.frame.columns}  # a labels table, not records
+    _check_inputs_found(public, data, inputs_elsewhere, folders, test_ids)
+    return _HeldRows(
+        chosen, why, positions, held, kept, classification, groups, original, ids, rekeyed, folders, rng
+    )
 
-    # The view's files: the held-out examples' files moved to the test side, side files hidden, the rest linked.
-    dest = fresh_view(root)
+
+def _check_inputs_found(
+    public: Path,
+    data: LabelledExamples,
+    inputs_elsewhere: bool,
+    folders: KeyedFolders | None,
+    test_ids: list[str],
+) -> None:
+    """NoHoldout where the labelled table is a labels table (`inputs_elsewhere`: its ids and labels only; not
+    train.csv) whose ids name no files in a folder beside the test files: a held-out example would have no input
+    in the sandbox."""
+    if data.layout is not None or data.path.name == TRAIN or folders is not None or not inputs_elsewhere:
+        return
+    near = files_ending_with_ids(public, test_ids)
+    named = (
+        f"; files such as {', '.join(near)} end with the ids, but the harness matches ids to whole file names"
+        if near
+        else ""
+    )
+    raise NoHoldout(
+        f"the ids of {data.path.name} name no files in a folder beside the test files (are the inputs in an "
+        f"archive?), so a held-out example would have no input in the sandbox{named}"
+    )
+
+
+@dataclass(frozen=True)
+class _ViewFiles:
+    """The view's files as written: its root (`dest`), the folders whose files the ids key, the test folder the
+    ids name files in (if any), and the side files hidden or rewritten without the held-out rows."""
+
+    dest: Path
+    file_dirs: list[str]
+    test_dir: Path | None
+    hidden: list[str]
+
+
+def _write_view_files(
+    request: SplitRequest, data: LabelledExamples, labels: _TableLabels, rows: _HeldRows, test_ids: list[str]
+) -> _ViewFiles:
+    """The view's files: the held-out examples' files moved to the test side (their TFRecords' records too:
+    siim-isic, cassava), side files hidden, the rest linked."""
+    competition, spec, train = request.competition, request.spec, data.train
+    public, id_col = competition.public_dir, spec.id_column
+    dest = fresh_view(request.root)
     # The archives whose contents the competition's view extracted stay out: they hold the held-out examples'
     # files under their training names (train.zip's `cat.12.jpg`), and the extracted copies are split above.
     skip = {data.path, data.test_path, competition.sample_submission, *extracted_archives(public)}
-    kept_ids = set(kept[id_col].str.strip()) if id_col in kept.columns else set()
-    if layout is None:
-        file_dirs = link_keyed_files(public, dest, folders, original, ids, skip, kept_ids)
-        by_column = link_column_keyed_files(public, dest, data.test, held, kept, id_col, skip)
-        by_group = link_group_files(public, dest, groups, held, kept, skip) if groups else []
-        file_dirs = sorted({*file_dirs, *by_column, *by_group})
-        test_dir = folders[0][0] if folders else None
-    else:
-        file_dirs = link_labelled_files(public, dest, layout, original, ids, skip)
-        test_dir = public / layout["test"]
-    # Held-out images' records move from training TFRecords to the test ones (siim-isic, cassava).
-    held_names = dict(zip(original, ids, strict=True)) if original else {}
-    label_columns = (*renamed, *(c for c in labels.columns if c in train.columns), *spec.target_columns)
-    labelled = LabelledRows(
-        train, id_col, tuple(label_columns), None if test_columns is None else tuple(test_columns)
+    kept_own = set(rows.kept[id_col].str.strip()) if id_col in rows.kept.columns else set()
+    file_dirs, test_dir = _link_held_files(public, dest, data, rows, id_col, skip, kept_own)
+    held_names = dict(zip(rows.original, rows.ids, strict=True)) if rows.original else {}
+    label_columns = (
+        *labels.renamed,
+        *(c for c in labels.frame.columns if c in train.columns),
+        *spec.target_columns,
     )
-    hidden = split_tfrecords(public, dest, held_names, labelled, skip, rng)
-    hidden += hide_side_files(public, dest, train, held, spec, set(test_ids), test_dir, skip, kept_ids)
+    test_columns = None if data.test is None else tuple(data.test.columns)
+    labelled = LabelledRows(train, id_col, tuple(label_columns), test_columns)
+    hidden = split_tfrecords(public, dest, held_names, labelled, skip, rows.rng)
+    hidden += hide_side_files(public, dest, train, rows.held, spec, set(test_ids), test_dir, skip, kept_own)
     mirror(public, dest, skip)
+    return _ViewFiles(dest, file_dirs, test_dir, hidden)
 
-    # The view's tables: the labelled table without the held-out rows, which join the test table and sample.
-    back = {id_col: data.id_name}  # the tables' own name for the id
-    if records is not None:
-        write_records([records[i] for i in kept.index], str(dest / data.path.name), like=str(data.path))
-    elif layout is None:
-        write_public_table(kept.rename(columns=back), dest / data.path.name, data.path)
-    order = rng.permutation(len(sample) + len(held))
+
+def _link_held_files(
+    public: Path,
+    dest: Path,
+    data: LabelledExamples,
+    rows: _HeldRows,
+    id_col: str,
+    skip: set[Path],
+    kept_own: set[str],
+) -> tuple[list[str], Path | None]:
+    """The held-out examples' files linked where the test's are, under their ids in the view (and added to
+    `skip`): for a table, the files its ids key in folders, those a test column names and those a group column's
+    values name; for files labelled by their names, each held-out file. The folders involved, and the test folder
+    the ids name files in (if any)."""
+    if data.layout is not None:
+        file_dirs = link_labelled_files(public, dest, data.layout, rows.original, rows.ids, skip)
+        return file_dirs, public / data.layout["test"]
+    folders, held, kept = rows.folders, rows.held, rows.kept
+    file_dirs = link_keyed_files(public, dest, folders, rows.original, rows.ids, skip, kept_own)
+    by_column = link_column_keyed_files(public, dest, data.test, held, kept, id_col, skip)
+    by_group = link_group_files(public, dest, rows.groups, held, kept, skip) if rows.groups else []
+    return sorted({*file_dirs, *by_column, *by_group}), folders[0][0] if folders else None
+
+
+def _write_view_tables(
+    request: SplitRequest,
+    data: LabelledExamples,
+    rows: _HeldRows,
+    files: _ViewFiles,
+    targets: list[str],
+    test_ids: list[str],
+) -> tuple[FreshIds, list[str]]:
+    """The view's tables: the labelled table without the held-out rows, which join the test table and the sample
+    in a random order, every test and held-out row under a fresh id (its files in the test folder renamed alike)
+    unless ids are kept. Returns the view's ids and the held-out rows' ids in it."""
+    competition, spec, sample, dest = request.competition, request.spec, request.sample, files.dest
+    id_col = spec.id_column
+    _write_kept_rows(data, rows.kept, id_col, dest)
+    order = rows.rng.permutation(len(sample) + len(rows.held))
     fillers = {}
-    if folders is not None:  # a sample listing each test row's own items lists the held-out rows' (AI4Code)
-        held_files = [folders[1][1].get(str(o).strip()) for o in original]
-        fillers = listed_items_fillers(sample, id_col, targets, folders[0][1], held_files)
+    if (
+        rows.folders is not None
+    ):  # a sample listing each test row's own items lists the held-out rows' (AI4Code)
+        held_files = [rows.folders[1][1].get(str(o).strip()) for o in rows.original]
+        fillers = listed_items_fillers(sample, id_col, targets, rows.folders[0][1], held_files)
     # Every test and held-out row under a fresh id (its files in the test folder renamed alike), unless ids are kept.
-    own = {dest / data.path.name, dest / data.test_path.name, dest / competition.sample_submission.name}
-    view_rows = ViewRows(
-        competition,
-        train,
-        data.test,
-        id_col,
-        {id_col, data.id_name},
-        test_ids,
-        ids,
-        [str(i).strip() for i in original] or ids,
-        hidden,
-        dest,
-        dest / test_dir.relative_to(public) if test_dir is not None else None,
-        own,
-        order,
-    )
-    fresh = fresh_view_ids(view_rows, seed)
-    test_table = data.test
+    fresh = fresh_view_ids(_view_rows(competition, data, rows, files, id_col, test_ids, order), request.seed)
+    ids, test_table, fresh_of = rows.ids, data.test, None
     if fresh.fresh:
         fresh_of, ids = fresh.renamed(test_ids, ids), fresh.held
         sample = sample.assign(**{id_col: fresh.test})
         if test_table is not None:
             own_ids = test_table[id_col].str.strip()
             test_table = test_table.assign(**{id_col: own_ids.map(fresh_of).fillna(own_ids)})
-    if records is not None and data.test_records is not None:
-        held_records = [records[i] for i in positions]
+    _write_test_side(data, rows, test_table, fresh_of, ids, id_col, order, dest)
+    write_sample(sample, rows.held, ids, spec, order, dest / competition.sample_submission.name, fillers)
+    if fresh.fresh:
+        own_held = rows.original or ids
+        write_view_ids(request.root, {"test": fresh.test, "held": ids}, {"test": test_ids, "held": own_held})
+    return fresh, ids
+
+
+def _write_kept_rows(data: LabelledExamples, kept: pd.DataFrame, id_col: str, dest: Path) -> None:
+    """The view's labelled table: its kept rows, as records or as a table in its own format and under its own
+    name for the id (files labelled by their names have no table)."""
+    if data.records is not None:
+        write_records([data.records[i] for i in kept.index], str(dest / data.path.name), like=str(data.path))
+    elif data.layout is None:
+        write_public_table(kept.rename(columns={id_col: data.id_name}), dest / data.path.name, data.path)
+
+
+def _view_rows(
+    competition: Competition,
+    data: LabelledExamples,
+    rows: _HeldRows,
+    files: _ViewFiles,
+    id_col: str,
+    test_ids: list[str],
+    order: np.ndarray,
+) -> ViewRows:
+    """What `fresh_view_ids` needs of the view built so far (all but its test table and sample)."""
+    dest, public = files.dest, competition.public_dir
+    own = {dest / data.path.name, dest / data.test_path.name, dest / competition.sample_submission.name}
+    return ViewRows(
+        competition,
+        data.train,
+        data.test,
+        id_col,
+        {id_col, data.id_name},
+        test_ids,
+        rows.ids,
+        [str(i).strip() for i in rows.original] or rows.ids,
+        files.hidden,
+        dest,
+        dest / files.test_dir.relative_to(public) if files.test_dir is not None else None,
+        own,
+        order,
+    )
+
+
+def _write_test_side(
+    data: LabelledExamples,
+    rows: _HeldRows,
+    test_table: pd.DataFrame | None,
+    fresh_of: dict[str, str] | None,
+    ids: list[str],
+    id_col: str,
+    order: np.ndarray,
+    dest: Path,
+) -> None:
+    """The view's test table: the test rows (`test_table`, under their ids in the view) and the held-out ones
+    (under `ids`) in `order`, as records where the labelled table is records (the test records renamed by
+    `fresh_of`, each row's fresh id, where ids are fresh), else as a table under its own name for the id."""
+    if data.records is not None and data.test_records is not None:
+        held_records = [data.records[i] for i in rows.positions]
         test_records = (
-            data.test_records if not fresh.fresh else renamed_records(data.test_records, id_col, fresh_of)
+            data.test_records if fresh_of is None else renamed_records(data.test_records, id_col, fresh_of)
         )
         write_test_records(test_records, held_records, ids, id_col, order, data.test_path, dest)
     elif test_table is not None:
-        appended = held.assign(**{id_col: ids}).rename(columns=back)
+        back = {id_col: data.id_name}  # the tables' own name for the id
+        appended = rows.held.assign(**{id_col: ids}).rename(columns=back)
         write_test_csv(
             test_table.rename(columns=back), appended, order, dest / data.test_path.name, data.test_path
         )
-    write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name, fillers)
-    if fresh.fresh:
-        write_view_ids(root, {"test": fresh.test, "held": ids}, {"test": test_ids, "held": original or ids})
-
-    return save_split(
-        root,
-        spec,
-        labels,
-        held,
-        ids,
-        positions=positions,
-        split=(chosen, why),
-        fraction=fraction,
-        seed=seed,
-        n_train=len(kept),
-        rekeyed=rekeyed,
-        classes=closed_classes(labels, classification and not wide),
-        table=data.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
-        hidden=hidden,
-        file_dirs=file_dirs,
-        fresh=fresh,
-        public=public,
-    )
 
 
 def _split_without_inputs(
@@ -273,29 +449,60 @@ def _parquet_groups_holdout(
     return save_parts(request, replace(parts, fraction=share))
 
 
-def _build_streamed(
-    competition: Competition,
-    spec: MetricSpec,
-    root: Path,
-    big: TooLarge,
-    sample: pd.DataFrame,
-    test_ids: list[str],
-    targets: list[str],
-    *,
-    fraction: float,
-    split: str,
-    seed: int,
-) -> Holdout:
+def _build_streamed(request: SplitRequest, big: TooLarge, test_ids: list[str], targets: list[str]) -> Holdout:
     """build_holdout for a labelled CSV over evaluation.max_train_mb (swarm/layouts/tables/streamed.py): streamed
     in chunks, rows held out at random; a parquet table whose inputs a group column names, whole groups held out
     (swarm/layouts/parquet_batches/split.py); refused, in one sentence after `big`'s, where the layout is not plain."""
-    public, path = competition.public_dir, big.path
-    test_path = find_test_table(public, path)
+    competition, spec, sample, path = request.competition, request.spec, request.sample, big.path
+    test_path = find_test_table(competition.public_dir, path)
     if is_parquet(path):
-        request = SplitRequest(competition, spec, root, sample, fraction, split, seed)
         grouped = _parquet_groups_holdout(request, path, test_path, targets, str(big), whole=False)
         if grouped is not None:
             return grouped
+    skip = _check_streamable(competition, big, test_path, request.split)
+    share = held_share(path, request.fraction, len(sample))
+    dest = fresh_view(request.root)
+    streamed = stream_split(path, dest / path.name, spec.id_column, share, request.seed)
+    held = streamed.held
+    if held.empty or streamed.n_kept == 0:
+        raise NoHoldout(f"{big}, and streaming it left no rows to hold out or none to train on")
+    test = read_csv_as_text(test_path)
+    labels = _table_labels(held, spec, list(sample.columns), list(test.columns))
+    classification = is_classification(spec, labels.frame, labels.wide)
+    rng = np.random.default_rng(request.seed + 1)
+    ids, rekeyed = _streamed_ids(streamed, spec.id_column, test_ids, rng)
+    mirror(competition.public_dir, dest, skip)
+    order = rng.permutation(len(sample) + len(held))
+    write_test_csv(test, held.assign(**{spec.id_column: ids}), order, dest / test_path.name)
+    write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
+    return save_split(
+        request.root,
+        spec,
+        labels.frame.reset_index(drop=True),
+        held,
+        ids,
+        positions=np.arange(len(held)),
+        split=("random", f"{big}: streamed, each row held out with probability {share:.3g}"),
+        fraction=share,
+        seed=request.seed,
+        n_train=streamed.n_kept,
+        rekeyed=rekeyed,
+        classes=closed_classes(labels.frame, classification and not labels.wide),
+        table=labels.described(path.name),
+        hidden=[],
+        fresh=kept_ids(
+            keep_ids_reason(competition, held, test, spec.id_column)
+            or "the labelled table is streamed, so the harness never holds every training id to draw fresh ids "
+            "apart from"
+        ),
+    )
+
+
+def _check_streamable(competition: Competition, big: TooLarge, test_path: Path, split: str) -> set[Path]:
+    """The public files the streamed view rewrites or leaves out; NoHoldout, in one sentence after `big`'s, where
+    the table cannot be split a chunk at a time: a split other than a random one is asked for, it is no CSV beside
+    a test table, or another table or a folder beside it could hold the held-out rows' labels or inputs."""
+    public, path = competition.public_dir, big.path
     if check_split(split) not in ("auto", "random"):
         raise NoHoldout(
             f"{big}: it is split at random, a chunk at a time, and the split {split!r} needs it whole"
@@ -313,47 +520,19 @@ def _build_streamed(
             f"{big}, and {(others or folders)[0]} beside it could hold the held-out rows' labels or inputs, which "
             "a split a chunk at a time does not follow"
         )
-    id_col = spec.id_column
-    share = held_share(path, fraction, len(sample))
-    dest = fresh_view(root)
-    streamed = stream_split(path, dest / path.name, id_col, share, seed)
+    return skip
+
+
+def _streamed_ids(
+    streamed: StreamedRows, id_col: str, test_ids: list[str], rng: np.random.Generator
+) -> tuple[list[str], bool]:
+    """The streamed held-out rows' ids in the view and whether they are new (`held_out_ids`: new ones where theirs
+    could clash), none of them the largest whole-number id the stream saw (the other training ids are not kept)."""
     held = streamed.held
-    if held.empty or streamed.n_kept == 0:
-        raise NoHoldout(f"{big}, and streaming it left no rows to hold out or none to train on")
-    test = read_csv_as_text(test_path)
-    renamed = renamed_target(held, spec, list(sample.columns), list(test.columns))
-    labels = submission_labels(held.rename(columns=renamed), spec, list(sample.columns))
-    wide = not all(c in held.columns or c in renamed.values() for c in labels.columns)
-    classification = is_classification(spec, labels, wide)
-    rng = np.random.default_rng(seed + 1)
     known = (
         held
         if streamed.largest_id is None
         else pd.concat([held, pd.DataFrame({id_col: [str(streamed.largest_id)]})])
     )
     _, ids, rekeyed = held_out_ids(known, held, id_col, test_ids, rng, always_new=False)
-    mirror(public, dest, skip)
-    order = rng.permutation(len(sample) + len(held))
-    write_test_csv(test, held.assign(**{id_col: ids}), order, dest / test_path.name)
-    write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
-    return save_split(
-        root,
-        spec,
-        labels.reset_index(drop=True),
-        held,
-        ids,
-        positions=np.arange(len(held)),
-        split=("random", f"{big}: streamed, each row held out with probability {share:.3g}"),
-        fraction=share,
-        seed=seed,
-        n_train=streamed.n_kept,
-        rekeyed=rekeyed,
-        classes=closed_classes(labels, classification and not wide),
-        table=path.name + "".join(f" ({old} as {new})" for old, new in renamed.items()),
-        hidden=[],
-        fresh=kept_ids(
-            keep_ids_reason(competition, held, test, id_col)
-            or "the labelled table is streamed, so the harness never holds every training id to draw fresh ids "
-            "apart from"
-        ),
-    )
+    return ids, rekeyed

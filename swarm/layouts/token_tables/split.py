@@ -26,9 +26,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from swarm.evaluation.fresh_ids import draw_fresh_ids, keep_ids_reason, kept_ids
+from swarm.evaluation.fresh_ids import FreshIds, draw_fresh_ids, keep_ids_reason, kept_ids
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitParts, SplitRequest, write_view_ids
-from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
+from swarm.evaluation.split import described_split, split_whole
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, link, mirror
 from swarm.evaluation.view_tables import block_order, write_sample
@@ -120,25 +120,14 @@ def _owned(tables: dict[str, list[dict]], held: set[str]) -> dict[str, list[bool
 def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
     """Hold out whole groups of examples with their records and files and write the view (see the module
     docstring); NoHoldout saying why where the training tables cannot be read or nothing is left to train on."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
+    competition, spec, sample = request.competition, request.spec, request.sample
     id_col, public = spec.id_column, competition.public_dir
     train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])
     train = read_csv_as_text(public / TRAIN)
-    tables = _tables(train_dir)
-    if fields["table"] not in tables:
-        raise NoHoldout(
-            f"the tables of {train_dir.name}/ cannot be read (over {MAX_TABLE_MB} MB, or not JSON lists)"
-        )
-    ids = set(train[id_col].str.strip())
-    records = {str(r.get(KEY)): r for r in tables[fields["table"]] if str(r.get(KEY)) in ids}
-    unit_field = _unit_field(list(records.values()), ids)
-    unit_of = {i: str(records[i].get(unit_field)) if unit_field and i in records else i for i in ids}
+    tables = _training_tables(train_dir, fields["table"])
+    unit_field, unit_of = _sample_units(tables[fields["table"]], set(train[id_col].str.strip()))
     units = pd.DataFrame({UNIT: sorted(set(unit_of.values()))})
-    chosen, why = choose_split(
-        check_split(split), competition_split_hint(competition), units, None, False, UNIT
-    )
-    _, held_units, _ = split_rows(chosen, units, units[UNIT], fraction, seed)
+    chosen, why, held_units, _ = split_whole(request, units, UNIT)
     held_set = set(held_units[UNIT])
     in_held = train[id_col].str.strip().map(unit_of).isin(held_set)
     held, kept = train[in_held].reset_index(drop=True), train[~in_held]
@@ -146,35 +135,9 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
     # The view's tables: the held-out records leave the training tables; the test tables get them and what they name.
     owned = _owned(tables, set(held[id_col].str.strip()) | held_set)
     test_tables = _tables(test_dir)
-    all_tokens = {str(r[KEY]) for records_ in tables.values() for r in records_ if KEY in r}
-    dest = fresh_view(root)
+    dest = fresh_view(request.root)
     skip = {public / TRAIN, competition.sample_submission, *extracted_archives(public)}
-    moved_names: set[str] = set()
-    named = {  # the tokens the held-out records name: the poses, calibrations and logs the test side needs too
-        v
-        for name, records_ in tables.items()
-        for r, own in zip(records_, owned[name], strict=True)
-        if own
-        for v in r.values()
-        if isinstance(v, str) and v in all_tokens
-    }
-    for name, records_ in tables.items():
-        mine = [r for r, own in zip(records_, owned[name], strict=True) if own]
-        skip.add(train_dir / name)
-        kept_records = [r for r, own in zip(records_, owned[name], strict=True) if not own]
-        (dest / train_dir.name).mkdir(parents=True, exist_ok=True)
-        write_records(kept_records, str(dest / train_dir.name / name), like=str(train_dir / name))
-        moved_names |= {Path(v).name for r in mine for v in r.values() if isinstance(v, str) and "/" in v}
-        if name not in test_tables:
-            continue  # the training side's own (annotations, instances): the held-out records are left out
-        present = {str(r.get(KEY)) for r in test_tables[name]}
-        added = mine + [
-            r for r, own in zip(records_, owned[name], strict=True) if not own and str(r.get(KEY)) in named
-        ]
-        skip.add(test_dir / name)
-        joined = test_tables[name] + [r for r in added if str(r.get(KEY)) not in present]
-        (dest / test_dir.name).mkdir(parents=True, exist_ok=True)
-        write_records(joined, str(dest / test_dir.name / name), like=str(test_dir / name))
+    moved_names = _write_view_tables(tables, test_tables, owned, (train_dir, test_dir), dest, skip)
     _move_files(public, dest, moved_names, skip)
     mirror(public, dest, skip)
 
@@ -183,27 +146,21 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
     test_ids = sample[id_col].str.strip().tolist()
     held_ids = held[id_col].str.strip().tolist()
     groups = [unit_of.get(i, i) for i in test_ids] + [unit_of[i] for i in held_ids]
-    order = block_order([str(g) for g in groups], np.random.default_rng(seed + 1))
-    # Every test and held-out sample under a fresh token, the test tables' records naming them rewritten alike.
-    reason = keep_ids_reason(competition, train, None, id_col)
-    taken = all_tokens | {str(r[KEY]) for records_ in test_tables.values() for r in records_ if KEY in r}
-    rng = np.random.default_rng(seed + 2)
-    fresh = kept_ids(reason) if reason else draw_fresh_ids(order, test_ids, taken, len(held_ids), rng)
+    order = block_order([str(g) for g in groups], np.random.default_rng(request.seed + 1))
+    taken = _tokens(tables) | _tokens(test_tables)
+    fresh = _fresh_tokens(request, train, (test_ids, held_ids), order, taken, dest / test_dir.name)
     if fresh.fresh:
-        _rename_tokens(dest / test_dir.name, fresh.renamed(test_ids, held_ids))
-        write_view_ids(root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": held_ids})
         sample, held_ids = sample.assign(**{id_col: fresh.test}), fresh.held
-        fresh = replace(fresh, files_renamed=False)  # the files are named by their sweeps, not the samples
     write_sample(sample, held, held_ids, spec, order, dest / competition.sample_submission.name)
     target = next(c for c in sample.columns if c != id_col)
     return SplitParts(
         labels=held[[target]],
         held=held.assign(**{id_col: held_ids}),
         ids=held_ids,
-        split=(
+        split=described_split(
             chosen,
-            ("" if chosen == "random" else f"{why}; ")
-            + f"whole groups of samples ({unit_field or 'each one'}) held out, their records moved from "
+            why,
+            f"whole groups of samples ({unit_field or 'each one'}) held out, their records moved from "
             f"{train_dir.name}/ to {test_dir.name}/ and their files where the test's are",
         ),
         n_train=len(kept),
@@ -213,6 +170,98 @@ def split_token_tables(request: SplitRequest, fields: dict) -> SplitParts:
         file_dirs=[test_dir.name],
         fresh=fresh,
     )
+
+
+def _training_tables(train_dir: Path, table: str) -> dict[str, list[dict]]:
+    """The training folder's JSON tables (`_tables`); NoHoldout where they cannot be read or lack `table`, the one
+    whose records are the samples."""
+    tables = _tables(train_dir)
+    if table not in tables:
+        raise NoHoldout(
+            f"the tables of {train_dir.name}/ cannot be read (over {MAX_TABLE_MB} MB, or not JSON lists)"
+        )
+    return tables
+
+
+def _sample_units(records: list[dict], ids: set[str]) -> tuple[str | None, dict[str, str]]:
+    """The field grouping the samples' records (`_unit_field`, None where none does) and each labelled sample's
+    group: its record's value of that field, else the sample itself."""
+    samples = {str(r.get(KEY)): r for r in records if str(r.get(KEY)) in ids}
+    unit_field = _unit_field(list(samples.values()), ids)
+    unit_of = {i: str(samples[i].get(unit_field)) if unit_field and i in samples else i for i in ids}
+    return unit_field, unit_of
+
+
+def _tokens(tables: dict[str, list[dict]]) -> set[str]:
+    """Every record's token in `tables`."""
+    return {str(r[KEY]) for records in tables.values() for r in records if KEY in r}
+
+
+def _write_view_tables(
+    tables: dict[str, list[dict]],
+    test_tables: dict[str, list[dict]],
+    owned: dict[str, list[bool]],
+    folders: tuple[Path, Path],
+    dest: Path,
+    skip: set[Path],
+) -> set[str]:
+    """Each training table written to the view without the held-out records (`owned`); each table the test side
+    has too written with them and the records they name (poses, calibrations, logs) added, where it lacks them;
+    the tables only the training side has (annotations, instances: the labels) just lose them. The public tables
+    are added to `skip`; returns the base names of the files the held-out records name."""
+    train_dir, test_dir = folders
+    all_tokens = _tokens(tables)
+    named = {  # the tokens the held-out records name: the poses, calibrations and logs the test side needs too
+        v
+        for name, records in tables.items()
+        for r, own in zip(records, owned[name], strict=True)
+        if own
+        for v in r.values()
+        if isinstance(v, str) and v in all_tokens
+    }
+    moved_names: set[str] = set()
+    for name, records in tables.items():
+        mine = [r for r, own in zip(records, owned[name], strict=True) if own]
+        skip.add(train_dir / name)
+        kept_records = [r for r, own in zip(records, owned[name], strict=True) if not own]
+        (dest / train_dir.name).mkdir(parents=True, exist_ok=True)
+        write_records(kept_records, str(dest / train_dir.name / name), like=str(train_dir / name))
+        moved_names |= {Path(v).name for r in mine for v in r.values() if isinstance(v, str) and "/" in v}
+        if name not in test_tables:
+            continue  # the training side's own (annotations, instances): the held-out records are left out
+        present = {str(r.get(KEY)) for r in test_tables[name]}
+        added = mine + [
+            r for r, own in zip(records, owned[name], strict=True) if not own and str(r.get(KEY)) in named
+        ]
+        skip.add(test_dir / name)
+        joined = test_tables[name] + [r for r in added if str(r.get(KEY)) not in present]
+        (dest / test_dir.name).mkdir(parents=True, exist_ok=True)
+        write_records(joined, str(dest / test_dir.name / name), like=str(test_dir / name))
+    return moved_names
+
+
+def _fresh_tokens(
+    request: SplitRequest,
+    train: pd.DataFrame,
+    own: tuple[list[str], list[str]],
+    order: np.ndarray,
+    taken: set[str],
+    test_folder: Path,
+) -> FreshIds:
+    """Every test and held-out sample (`own`: their tokens) under a fresh token, none of those `taken`, the view's
+    test tables (in `test_folder`) rewritten alike and view_ids.csv saved; or why the tokens are kept. The files
+    are named by their sweeps, not the samples, so none is renamed."""
+    test_ids, held_ids = own
+    reason = keep_ids_reason(request.competition, train, None, request.spec.id_column)
+    rng = np.random.default_rng(request.seed + 2)
+    fresh = kept_ids(reason) if reason else draw_fresh_ids(order, test_ids, taken, len(held_ids), rng)
+    if not fresh.fresh:
+        return fresh
+    _rename_tokens(test_folder, fresh.renamed(test_ids, held_ids))
+    write_view_ids(
+        request.root, {"test": fresh.test, "held": fresh.held}, {"test": test_ids, "held": held_ids}
+    )
+    return replace(fresh, files_renamed=False)
 
 
 def _rename_tokens(folder: Path, renamed: dict[str, str]) -> None:

@@ -53,29 +53,15 @@ def first_visits(public: Path, fields: dict) -> FirstVisits:
 def split_first_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts:
     """Hold out whole keys and write the view (see the module docstring); NoHoldout saying why when no held-out
     visit falls on a step the sample lists, or a held-out key's inputs cannot be found."""
-    competition, spec, root, sample = request.competition, request.spec, request.root, request.sample
-    fraction, split, seed = request.fraction, request.split, request.seed
-    max_train_mb = request.max_train_mb
-    train = read_labelled_table(layout.train, max_train_mb)
+    sample = request.sample
+    train = read_labelled_table(layout.train, request.max_train_mb)
     test = read_csv_as_text(layout.test)
-    key, step, id_col = layout.key, layout.step, spec.id_column
-    chosen, why = choose_split(
-        check_split(split), competition_split_hint(competition), train, test, False, key
-    )
-    keys = train[key].str.strip()
-    # keys whose first visit falls on a listed step, as every test key's does, can stand for test keys
-    first_steps = _first_rows(train, key, step)
-    eligible = keys.isin(
-        set(first_steps.loc[first_steps[step].str.strip().isin(layout.steps), key].str.strip())
-    )
-    drawable = train[eligible.to_numpy()]
-    positions, _, _ = split_rows(chosen, drawable, drawable[key].str.strip(), fraction, seed)
-    # a key goes with all its visits
-    whole = keys.isin(set(drawable[key].str.strip().iloc[positions])).to_numpy()
+    key, step, id_col = layout.key, layout.step, request.spec.id_column
+    chosen, why, whole = _held_visits(request, layout, train, test)
     held, kept = train[whole], train[~whole]
     if kept.empty:
         raise NoHoldout(f"the split {chosen!r} leaves no visits to train on once whole {key}s are held out")
-    rng = np.random.default_rng(seed + 1)
+    rng = np.random.default_rng(request.seed + 1)
     moved, rekeyed = rekey_groups(held, key, train, test, rng)
     moved = moved.assign(**{key: moved[key].str.strip(), step: moved[step].str.strip()})
     new_keys = list(pd.unique(moved[key]))
@@ -85,29 +71,9 @@ def split_first_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts
             f"no held-out {key}'s visit falls on a {step} the sample lists ({layout.steps[0]} to "
             f"{layout.steps[-1]}), so nothing held out could be scored"
         )
-
-    # The view's files: a held-out key's inputs where the test's are, side files named by it hidden.
-    public, dest = competition.public_dir, fresh_view(root)
-    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
-    original = list(pd.unique(held[key].str.strip()))
-    named = held.assign(**{id_col: held[key].str.strip()})  # side files are named by the original keys
-    test_keys = test[key].str.strip().tolist()
-    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
-    file_dirs, hidden = link_held_inputs(public, dest, spec, train, held_keys, skip)
-
-    # The view's tables: the visits of the kept keys; each held-out key's first visit among the test's.
-    write_public_csv(kept, dest / layout.train.name)
-    rows = _first_rows(moved, key, step).reindex(columns=test.columns, fill_value="")
-    combined = pd.concat([test, rows], ignore_index=True)
-    in_key_order = test[key].str.strip().tolist() == sorted(test_keys)
-    combined = combined.sort_values(key) if in_key_order else combined.iloc[rng.permutation(len(combined))]
-    write_public_csv(combined, dest / layout.test.name)
-    listed = sample[id_col].astype(str).str.strip()
-    blocks = [list(group) for _, group in listed.groupby(listed.str.rsplit("_", n=1).str[0], sort=False)]
-    blocks += [ids[k * len(layout.steps) : (k + 1) * len(layout.steps)] for k in range(len(new_keys))]
-    order = [i for b in rng.permutation(len(blocks)) for i in blocks[b]]
-    write_sample_in_order(sample, ids, order, id_col, dest / competition.sample_submission.name)
-
+    dest = fresh_view(request.root)
+    file_dirs, hidden = _link_held_inputs(request, layout, train, (held, kept), new_keys, test, dest)
+    _write_view_tables(request, layout, kept, (test, moved), ids, rng, dest)
     return SplitParts(
         labels=labels,
         held=pd.DataFrame({id_col: ids}),
@@ -124,6 +90,78 @@ def split_first_visits(request: SplitRequest, layout: FirstVisits) -> SplitParts
         hidden=hidden,
         file_dirs=file_dirs,
     )
+
+
+def _held_visits(
+    request: SplitRequest, layout: FirstVisits, train: pd.DataFrame, test: pd.DataFrame
+) -> tuple[str, str, np.ndarray]:
+    """(split, why, which visits are held out): keys drawn among those whose first visit falls on a listed step,
+    as every test key's does (so they can stand for test keys), each with all its visits."""
+    key, step = layout.key, layout.step
+    chosen, why = choose_split(
+        check_split(request.split), competition_split_hint(request.competition), train, test, False, key
+    )
+    keys = train[key].str.strip()
+    first_steps = _first_rows(train, key, step)
+    eligible = keys.isin(
+        set(first_steps.loc[first_steps[step].str.strip().isin(layout.steps), key].str.strip())
+    )
+    drawable = train[eligible.to_numpy()]
+    positions, _, _ = split_rows(chosen, drawable, drawable[key].str.strip(), request.fraction, request.seed)
+    return chosen, why, keys.isin(set(drawable[key].str.strip().iloc[positions])).to_numpy()
+
+
+def _link_held_inputs(
+    request: SplitRequest,
+    layout: FirstVisits,
+    train: pd.DataFrame,
+    visits: tuple[pd.DataFrame, pd.DataFrame],
+    new_keys: list[str],
+    test: pd.DataFrame,
+    dest: Path,
+) -> tuple[list[str], list[str]]:
+    """The view's files: a held-out key's inputs where the test's are (under its key in the view: `new_keys`),
+    side files named by it hidden, the rest linked (`link_held_inputs`; `visits`: the held-out and the kept
+    ones). Returns the folders involved and the side files hidden."""
+    competition, spec, public = request.competition, request.spec, request.competition.public_dir
+    held, kept = visits
+    key = layout.key
+    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    original = list(pd.unique(held[key].str.strip()))
+    named = held.assign(
+        **{spec.id_column: held[key].str.strip()}
+    )  # side files are named by the original keys
+    test_keys = test[key].str.strip().tolist()
+    held_keys = HeldKeys(key, named, original, new_keys, test_keys, set(kept[key].str.strip()))
+    return link_held_inputs(public, dest, spec, train, held_keys, skip)
+
+
+def _write_view_tables(
+    request: SplitRequest,
+    layout: FirstVisits,
+    kept: pd.DataFrame,
+    tables: tuple[pd.DataFrame, pd.DataFrame],
+    ids: list[str],
+    rng: np.random.Generator,
+    dest: Path,
+) -> None:
+    """The view's tables: the visits of the kept keys; each held-out key's first visit among the test's
+    (`tables`: the test table and the re-keyed held-out visits), sorted by key where the test is, else shuffled;
+    the sample with each held-out key's rows (`ids`, a key's steps together), keys' blocks shuffled."""
+    sample, id_col, key = request.sample, request.spec.id_column, layout.key
+    test, moved = tables
+    write_public_csv(kept, dest / layout.train.name)
+    rows = _first_rows(moved, key, layout.step).reindex(columns=test.columns, fill_value="")
+    combined = pd.concat([test, rows], ignore_index=True)
+    in_key_order = test[key].str.strip().tolist() == sorted(test[key].str.strip().tolist())
+    combined = combined.sort_values(key) if in_key_order else combined.iloc[rng.permutation(len(combined))]
+    write_public_csv(combined, dest / layout.test.name)
+    listed = sample[id_col].astype(str).str.strip()
+    blocks = [list(group) for _, group in listed.groupby(listed.str.rsplit("_", n=1).str[0], sort=False)]
+    n_steps = len(layout.steps)
+    blocks += [ids[k * n_steps : (k + 1) * n_steps] for k in range(len(pd.unique(moved[key])))]
+    order = [i for b in rng.permutation(len(blocks)) for i in blocks[b]]
+    write_sample_in_order(sample, ids, order, id_col, dest / request.competition.sample_submission.name)
 
 
 def _first_rows(table: pd.DataFrame, key: str, step: str) -> pd.DataFrame:
