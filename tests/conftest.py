@@ -90,13 +90,22 @@ SLOW_FIXTURES = frozenset({"prefect_server", "docker_image"})
 SLOW_MARKS = frozenset({"docker", "ui"})
 
 
+# Tests that drive one engine of the host (the Docker daemon, a browser) run one after another on one worker when the
+# suite runs in parallel (pytest-xdist's --dist loadgroup), so two of them never build or start the same thing.
+ENGINE_GROUP = "engine"
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark slow every test that uses a slow fixture or carries a slow kind of mark (see SLOW_FIXTURES)."""
+    """Mark slow every test that uses a slow fixture or carries a slow kind of mark (see SLOW_FIXTURES), and put
+    the Docker and browser tests in one group of pytest-xdist's (ENGINE_GROUP)."""
     for item in items:
         uses = set(getattr(item, "fixturenames", ()))
         marks = {mark.name for mark in item.iter_markers()}
         if "slow" not in marks and (uses & SLOW_FIXTURES or marks & SLOW_MARKS):
             item.add_marker(pytest.mark.slow)
+        if "docker_image" in uses or marks & SLOW_MARKS:
+            item.add_marker(pytest.mark.xdist_group(ENGINE_GROUP))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
