@@ -24,7 +24,7 @@ from swarm.evaluation.holdout_record import (
     SplitRequest,
     write_view_ids,
 )
-from swarm.evaluation.labelled_data import LabelledExamples, TooLarge, find_test_table, read_labelled_examples
+from swarm.evaluation.labelled_data import TooLarge
 from swarm.evaluation.labels import closed_classes, is_classification, renamed_target, submission_labels
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.new_ids import held_out_ids
@@ -55,6 +55,7 @@ from swarm.evaluation.view_files import (
 )
 from swarm.evaluation.view_tables import renamed_records, write_sample, write_test_csv, write_test_records
 from swarm.formats.records import write_records
+from swarm.layouts.tables.labelled import LabelledExamples, find_test_table, read_labelled_examples
 from swarm.layouts.tables.streamed import StreamedRows, held_share, side_tables, stream_split
 from swarm.layouts.token_tables.split import split_token_tables, token_tables_layout
 from swarm.layouts.variants.split import split_variant_folders
