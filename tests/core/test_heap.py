@@ -24,7 +24,9 @@ def test_the_first_call_freezes_what_is_alive_and_later_calls_do_nothing(
     assert frozen >= before + len(alive)
     later = [[i] for i in range(1000)]
     assert heap.freeze_long_lived() is False
-    assert gc.get_freeze_count() == frozen  # `later` stays with the collector
+    # `later` stays with the collector (frozen objects of the process may die meanwhile, as a test runner's threads'
+    # do, so the count may fall: it must not grow by what `later` holds)
+    assert gc.get_freeze_count() < frozen + len(later)
     assert later and alive
 
 

@@ -15,7 +15,12 @@ from sandbox.process_tree import kill_uid, uid_members
 from sandbox.shared_tmp import owned_entries, remove_owned
 from sandbox.slots import SLOTS, UidSlots
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are used (and testable) only as root")
+# These tests share a uid range of their own, each with its own lock dir: they run one after another on one worker
+# when the suite runs in parallel, so one's scrub never kills another's processes.
+pytestmark = [
+    pytest.mark.skipif(os.geteuid() != 0, reason="slot uids are used (and testable) only as root"),
+    pytest.mark.xdist_group("test-slot-uids"),
+]
 
 # A uid range of its own, outside the real slots, so these tests never touch a running execution.
 TEST_BASE = SLOTS.base + SLOTS.count + 20
