@@ -175,3 +175,4 @@ class SplitParts:
     shifted: bool = False  # whether the held-out ids are test ids at an earlier time (`Holdout.shifted`)
     fresh: FreshIds | None = None  # the view's fresh ids, or why ids are kept (None: the layout keeps them)
     fraction: float | None = None  # the share held out, where the split holds out another than the one asked
+    labelled_ids: list[str] | None = None  # the ids of `labels`' rows, where only some of `ids` are scored

@@ -56,13 +56,15 @@ def save_split(
     shifted: bool = False,
     fresh: FreshIds | None = None,
     public: Path | None = None,
+    labelled_ids: list[str] | None = None,
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
     and the split's record, and seal the harness dir. Where the split placed files and fresh ids did not copy them
-    (ids kept, or files not named by the ids), the view's test folders are copied anew (`_copy_test_folders`;
-    `public`: the competition's public dir)."""
+    (ids kept, or files not named by the ids), the view's test folders are copied anew (`copy_test_folders`;
+    `public`: the competition's public dir). `labelled_ids`: the ids of `labels`' rows where only some of the
+    held-out rows (`ids`) are scored."""
     saved = labels if positions is None else labels.iloc[positions]
-    label_frame = pd.DataFrame({spec.id_column: ids}).join(saved.reset_index(drop=True))
+    label_frame = pd.DataFrame({spec.id_column: labelled_ids or ids}).join(saved.reset_index(drop=True))
     # The key columns completing the id (uw-madison's class); log_mae's groups, masked_mae's mask, jigsaw's identities.
     for group in (*spec.key_columns, *group_columns(spec)):
         if group in held.columns and group not in label_frame.columns:

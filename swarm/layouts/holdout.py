@@ -54,8 +54,7 @@ def build_holdout(
     found = find_layout(harness_probe(request))
     if found is not None:
         layout, fields = found
-        parts = layout.split(request, fields)
-        return parts if isinstance(parts, Holdout) else save_parts(request, parts)
+        return save_parts(request, layout.split(request, fields))
     if spec.key_columns:
         joined = " and ".join((spec.id_column, *spec.key_columns))
         raise NoHoldout(
@@ -63,7 +62,7 @@ def build_holdout(
             "rows only where train.csv holds them with one target and each id begins with the name of its input "
             "folder, or where each example folder holds a labels table with the sample's columns"
         )
-    return split_tables(request, labels_table)
+    return save_parts(request, split_tables(request, labels_table))
 
 
 def harness_probe(request: SplitRequest) -> Probe:

@@ -19,7 +19,7 @@ from typing import Any
 
 import pandas as pd
 
-from swarm.evaluation.holdout_record import Holdout, SplitParts, SplitRequest
+from swarm.evaluation.holdout_record import SplitParts, SplitRequest
 from swarm.formats.probe import Probe
 from swarm.layouts.boxes import reader as boxes_reader
 from swarm.layouts.boxes.split import split_box_rows
@@ -68,7 +68,7 @@ class Layout:
     name: str  # its folder in swarm/layouts/, and its key in the offline coder's DATA_FILES
     summary: str  # its examples, and a competition of MLE-bench that has it
     find: Callable[[Probe], Any]  # its one detector: the layout's fields in a public dir, or None
-    split: Callable[[SplitRequest, Any], SplitParts | Holdout]
+    split: Callable[[SplitRequest, Any], SplitParts]  # what build_holdout saves
     # swarm/layouts/<name>/reader.py, whose read_<name>_examples the offline coder reads the layout with and which
     # solutions embed; None where the coder reads the layout's labelled table itself (swarm/offline_coder/discovery)
     reader: ModuleType | None = None

@@ -24,13 +24,12 @@ import pandas as pd
 from swarm.competitions.competition import Competition
 from swarm.evaluation.fresh_ids import ViewRows, fresh_view_ids
 from swarm.evaluation.fresh_keys import rekeyed as with_fresh_key
-from swarm.evaluation.holdout_record import Holdout, SplitRequest, write_view_ids
-from swarm.evaluation.labels import write_labels
+from swarm.evaluation.holdout_record import SplitParts, SplitRequest, write_view_ids
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import check_split, choose_split, competition_split_hint, split_rows
 from swarm.evaluation.table_io import write_public_csv
-from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, seal
+from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror
 from swarm.evaluation.view_tables import renamed_records, sample_rows
 from swarm.formats.records import records_frame, write_records
 from swarm.layouts.positions.records import (
@@ -45,7 +44,7 @@ from swarm.layouts.positions.records import (
 FILTER_WORD = "filter"  # a 0/1 field of labelled records named so marks those a test set was drawn from
 
 
-def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Holdout:
+def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> SplitParts:
     """build_holdout for a per-position records layout (see the module docstring)."""
     competition, spec, root, seed = request.competition, request.spec, request.root, request.seed
     frame = records_frame(layout.records)
@@ -71,28 +70,23 @@ def build_position_holdout(request: SplitRequest, layout: PositionRecords) -> Ho
     view_ids = _write_test(layout, held, ids, order, dest / layout.test.name)
     row_ids = _write_position_sample(request, layout, held, (own_ids, ids), renamed, view_ids, dest)
     labels = position_labels(held, ids, layout, spec.id_column)
-    write_labels(root, labels, spec)
-    holdout = Holdout(
-        root=root,
-        id_column=spec.id_column,
-        target_columns=list(layout.targets),
-        ids=row_ids,
-        split=chosen,
-        split_reason=why,
-        fraction=request.fraction,
-        seed=seed,
+    return SplitParts(
+        labels.drop(columns=[spec.id_column]),
+        pd.DataFrame(index=range(len(row_ids))),
+        row_ids,
+        (chosen, why),
         n_train=n_kept,
-        rekeyed=rekeyed,
+        classes={},
         table=(
             f"{layout.train.name} ({len(held)} records, a row per position <{layout.id_field}>_<position>, "
             f"{len(labels)} of them with targets and scored)"
         ),
-        hidden_side_files=hidden,
-        fresh_ids=fresh.fresh,
-        ids_note=fresh.kept or fresh.note,
+        hidden=hidden,
+        file_dirs=[],
+        rekeyed=rekeyed,
+        fresh=fresh,
+        labelled_ids=labels[spec.id_column].tolist(),
     )
-    seal(holdout)
-    return holdout
 
 
 def _write_view_files(
@@ -291,7 +285,7 @@ def _write_sample(
     write_public_csv(full.iloc[order], path)
 
 
-def split_positions(request: SplitRequest, fields: dict) -> Holdout:
+def split_positions(request: SplitRequest, fields: dict) -> SplitParts:
     """`build_position_holdout` of the records the reader found, read whole and checked against the sample."""
     spec, sample = request.spec, request.sample
     targets = [c for c in sample.columns if c != spec.id_column and c not in spec.passthrough_columns]

@@ -18,7 +18,6 @@ from swarm.evaluation.fresh_ids import FreshIds, ViewRows, fresh_view_ids, keep_
 from swarm.evaluation.holdout_record import (
     TEST,
     TRAIN,
-    Holdout,
     NoHoldout,
     SplitParts,
     SplitRequest,
@@ -28,7 +27,6 @@ from swarm.evaluation.labelled_data import TooLarge
 from swarm.evaluation.labels import closed_classes, is_classification, renamed_target, submission_labels
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.new_ids import held_out_ids
-from swarm.evaluation.saved_split import save_parts, save_split
 from swarm.evaluation.side_files import hide_side_files, records_naming
 from swarm.evaluation.split import (
     check_split,
@@ -61,7 +59,7 @@ from swarm.layouts.token_tables.split import split_token_tables, token_tables_la
 from swarm.layouts.variants.split import split_variant_folders
 
 
-def split_tables(request: SplitRequest, labels_table: str | None = None) -> Holdout:
+def split_tables(request: SplitRequest, labels_table: str | None = None) -> SplitParts:
     """The split of the labelled table (`labels_table`, else competition.json's, names it where several hold
     labels): the held-out rows leave it and join the test table and the sample under fresh ids, their files moved
     to the test side, side files hidden."""
@@ -81,20 +79,16 @@ def split_tables(request: SplitRequest, labels_table: str | None = None) -> Hold
     if data.layout is None and data.path.name == TRAIN and data.test is None:
         parts = _split_without_inputs(request, data.train, labels.frame)
         if parts is not None:
-            return save_parts(request, parts)
+            return parts
     rows = _held_rows(request, data, labels, test_ids)
     files = _write_view_files(request, data, labels, rows, test_ids)
     fresh, ids = _write_view_tables(request, data, rows, files, targets, test_ids)
-    return save_split(
-        request.root,
-        spec,
+    return SplitParts(
         labels.frame,
         rows.held,
         ids,
         positions=rows.positions,
         split=(rows.chosen, rows.why),
-        fraction=request.fraction,
-        seed=request.seed,
         n_train=len(rows.kept),
         rekeyed=rows.rekeyed,
         classes=closed_classes(labels.frame, rows.classification and not labels.wide),
@@ -102,7 +96,6 @@ def split_tables(request: SplitRequest, labels_table: str | None = None) -> Hold
         hidden=files.hidden,
         file_dirs=files.file_dirs,
         fresh=fresh,
-        public=request.competition.public_dir,
     )
 
 
@@ -118,7 +111,7 @@ def _read_examples(
 
 def _split_by_other_layout(
     request: SplitRequest, data: LabelledExamples, targets: list[str]
-) -> Holdout | None:
+) -> SplitParts | None:
     """The split of a layout read through the labelled table: a parquet table whose inputs a group column files,
     split by whole groups as when streamed (icecube); versions of one image in folders (alaska2). None otherwise."""
     if data.layout is None and is_parquet(data.path):
@@ -128,7 +121,7 @@ def _split_by_other_layout(
         if grouped is not None:
             return grouped
     if data.layout is not None and data.layout["kind"] == "variants":
-        return save_parts(request, split_variant_folders(request, data.layout, data.train))
+        return split_variant_folders(request, data.layout, data.train)
     return None
 
 
@@ -418,7 +411,7 @@ def _split_without_inputs(
 
 def _parquet_groups_holdout(
     request: SplitRequest, path: Path, test_path: Path, targets: list[str], why: str, *, whole: bool
-) -> Holdout | None:
+) -> SplitParts | None:
     """Whole groups of a parquet table held out and its test twin streamed, where a column's values name the
     inputs' files (icecube's `batch_id`: swarm/layouts/parquet_batches/split.py, which draws fresh ids for the test
     side's events and files); None where no column does, or (`whole`: a table small enough to read whole, which
@@ -447,10 +440,12 @@ def _parquet_groups_holdout(
             return None
         raise
     share = len(parts.held) / (len(parts.held) + parts.n_train)  # the share held out, not the one asked
-    return save_parts(request, replace(parts, fraction=share))
+    return replace(parts, fraction=share)
 
 
-def _build_streamed(request: SplitRequest, big: TooLarge, test_ids: list[str], targets: list[str]) -> Holdout:
+def _build_streamed(
+    request: SplitRequest, big: TooLarge, test_ids: list[str], targets: list[str]
+) -> SplitParts:
     """build_holdout for a labelled CSV over evaluation.max_train_mb (swarm/layouts/tables/streamed.py): streamed
     in chunks, rows held out at random; a parquet table whose inputs a group column names, whole groups held out
     (swarm/layouts/parquet_batches/split.py); refused, in one sentence after `big`'s, where the layout is not plain."""
@@ -476,21 +471,19 @@ def _build_streamed(request: SplitRequest, big: TooLarge, test_ids: list[str], t
     order = rng.permutation(len(sample) + len(held))
     write_test_csv(test, held.assign(**{spec.id_column: ids}), order, dest / test_path.name)
     write_sample(sample, held, ids, spec, order, dest / competition.sample_submission.name)
-    return save_split(
-        request.root,
-        spec,
+    return SplitParts(
         labels.frame.reset_index(drop=True),
         held,
         ids,
         positions=np.arange(len(held)),
         split=("random", f"{big}: streamed, each row held out with probability {share:.3g}"),
         fraction=share,
-        seed=request.seed,
         n_train=streamed.n_kept,
         rekeyed=rekeyed,
         classes=closed_classes(labels.frame, classification and not labels.wide),
         table=labels.described(path.name),
         hidden=[],
+        file_dirs=[],
         fresh=kept_ids(
             keep_ids_reason(competition, held, test, spec.id_column)
             or "the labelled table is streamed, so the harness never holds every training id to draw fresh ids "
