@@ -107,7 +107,7 @@ def keep_ids_reason(
         if dates.notna().mean() >= 0.95:
             return f"the {id_col}s are dates"
     found = date_column(train.drop(columns=[id_col]), None)
-    numbers = _numbers(ids.tolist())
+    numbers = None if found is None else _number_ranks(ids.tolist())
     if found is None or numbers is None:
         return None
     dates = pd.to_datetime(train[found[0]], errors="coerce", format="mixed")
@@ -235,21 +235,53 @@ def _same_frame(match: re.Match, numbered: tuple[str, str, int]) -> bool:
     return match.group(1) == numbered[0] and match.group(3) == numbered[1]
 
 
-def _numbers(ids: list[str]) -> pd.Series | None:
-    """The ids' numbers where they are numbered in one format, else None."""
+def _number_ranks(ids: list[str]) -> pd.Series | None:
+    """The ranks of the ids' numbers where they are numbered in one format, else None: ranks, compared exactly,
+    since the numbers may pass 64 bits (ranzcr's StudyInstanceUIDs end in 38 digits) and only their order counts."""
     if not ids or _numbered_format(ids) is None:
         return None
-    return pd.Series([int(_NUMBERED.match(i).group(2)) for i in ids], dtype="int64")  # type: ignore[union-attr]
+    numbers = [int(_NUMBERED.match(i).group(2)) for i in ids]  # type: ignore[union-attr]
+    ranks = {number: rank for rank, number in enumerate(sorted(set(numbers)))}
+    return pd.Series([ranks[n] for n in numbers], dtype="int64")
 
 
 def taken_among(values: set[int] | np.ndarray) -> Taken:
-    """The membership test `draw_numbers` takes, over `values` (a set of numbers, or an int64 array where they are
-    millions; a number beyond 64 bits is no candidate's)."""
+    """The membership test `draw_numbers` takes, over `values` (a set of numbers, any size, or an int64 array where
+    they are millions); candidates beyond 64 bits come as an object array of Python ints."""
     if isinstance(values, np.ndarray):
-        listed = values
+        listed, wide = values, set()
     else:
-        listed = np.fromiter((v for v in values if -(2**63) <= v < 2**63), np.int64)
-    return lambda candidates: np.isin(candidates, listed)
+        listed = np.fromiter((v for v in values if _in_int64(v, v + 1)), np.int64)
+        wide = {v for v in values if not _in_int64(v, v + 1)}
+
+    def taken(candidates: np.ndarray) -> np.ndarray:
+        if candidates.dtype != object:
+            return np.isin(candidates, listed)
+        small = set(listed.tolist()) if len(listed) < MAX_RANGE else None
+        return np.array(
+            [c in wide or (small is not None and c in small) for c in candidates.tolist()], dtype=bool
+        )
+
+    return taken
+
+
+def _in_int64(low: int, end: int) -> bool:
+    """Whether the numbers from `low` below `end` are all 64-bit integers."""
+    return -(2**63) <= low and end <= 2**63
+
+
+def _numbers_between(low: int, end: int) -> np.ndarray:
+    """The numbers from `low` below `end`: int64 where they fit, else Python ints (UIDs' 38-digit tails)."""
+    return np.arange(low, end, dtype=np.int64 if _in_int64(low, end) else object)
+
+
+def _integers(rng: np.random.Generator, low: int, end: int, size: int) -> np.ndarray:
+    """`size` numbers drawn at random from `low` below `end`, however wide the range: int64 where it fits."""
+    if _in_int64(low, end):
+        return rng.integers(low, end, size=size)
+    span = end - low
+    width = (span.bit_length() + 71) // 8  # 64 bits beyond the span's, so that the modulo's bias is negligible
+    return np.array([low + int.from_bytes(rng.bytes(width), "little") % span for _ in range(size)], dtype=object)
 
 
 def draw_numbers(
@@ -258,35 +290,42 @@ def draw_numbers(
     taken: Taken,
     rng: np.random.Generator,
     ceiling: int | None = None,
-    limit: int = INT64_END,
+    limit: int | None = INT64_END,
 ) -> np.ndarray:
     """`count` distinct numbers from the test numbers' smallest on, as dense as the test numbers lie where the
     range has room (titanic's 892-1309 for 418 test rows: 892-1505 for them and 196 held-out rows), below
-    `ceiling` where that leaves room and always below `limit` (an id type's end), none of them `taken` (which of
-    some candidates are: `taken_among`, or a test that streams a table's ids); ascending. ValueError where there
-    is no room below `limit`."""
+    `ceiling` where that leaves room and always below `limit` (an id type's end; none binds numbers already past
+    it, which are text: ranzcr's UIDs end in 38 digits), none of them `taken` (which of some candidates are:
+    `taken_among`, or a test that streams a table's ids); ascending (int64, or Python ints beyond 64 bits).
+    ValueError where there is no room below `limit`."""
     numbers = np.asarray(numbers)
     low, high = int(numbers.min()), int(numbers.max())
+    limit = None if limit is not None and high >= limit else limit
     density = len(np.unique(numbers)) / (high - low + 1)
-    end = min(max(high + 1, low + int(np.ceil(count / density))), ceiling or limit, limit)
+    end = _least(max(high + 1, low + math.ceil(count / density)), ceiling, limit)
     while True:
         if end - low <= MAX_RANGE:
-            candidates = np.arange(low, end, dtype=np.int64)
+            candidates = _numbers_between(low, end)
             candidates = candidates[~taken(candidates)]
             if len(candidates) >= count:
                 return np.sort(rng.choice(candidates, size=count, replace=False))
         else:  # a wide range of sparse numbers: sampled, as room allows
-            drawn = np.empty(0, dtype=np.int64)
+            drawn = np.empty(0, dtype=np.int64 if _in_int64(low, end) else object)
             for _ in range(50):
-                draws = rng.integers(low, end, size=2 * count)
+                draws = _integers(rng, low, end, 2 * count)
                 drawn = np.union1d(drawn, draws[~taken(draws)])
                 if len(drawn) >= count:
                     return np.sort(rng.choice(drawn, size=count, replace=False))
-        if end >= limit:
+        if limit is not None and end >= limit:
             raise ValueError(f"no room for {count} fresh numbers from {low} below {limit}")
         if ceiling is not None and end >= ceiling:  # no room below it: the numbers grow longer
             ceiling = None
-        end = min(low + 2 * (end - low), ceiling or limit, limit)
+        end = _least(low + 2 * (end - low), ceiling, limit)
+
+
+def _least(end: int, *bounds: int | None) -> int:
+    """`end`, or the least of the bounds given below it."""
+    return min([end, *(b for b in bounds if b is not None)])
 
 
 def side_columns(

@@ -75,6 +75,31 @@ def test_signed_64_bit_ids_are_drawn_as_signed_numbers_in_their_range() -> None:
     assert any(i.startswith("-") for i in drawn) and any(not i.startswith("-") for i in drawn)
 
 
+def test_dotted_uids_ending_in_numbers_beyond_64_bits_get_fresh_ones_of_their_form() -> None:
+    """ranzcr's StudyInstanceUIDs: `1.2.826.0.1.3680043.8.498.<38 digits>`, random numbers far beyond 64 bits."""
+    rng = np.random.default_rng(11)
+    tails = [int(a) * 10**19 + int(b) for a, b in rng.integers(10**18, 10**19 - 1, size=(90, 2), dtype=np.uint64)]
+    uids = [f"1.2.826.0.1.3680043.8.498.{tail}" for tail in tails]
+    test_ids, taken = uids[:30], set(uids[30:])
+    fresh, _ = draw(test_ids, taken, 20)
+    drawn = [*fresh.test, *fresh.held]
+    assert fresh.fresh and len(set(drawn)) == 50 and not set(drawn) & (taken | set(test_ids))
+    assert all(re.fullmatch(r"1\.2\.826\.0\.1\.3680043\.8\.498\.[1-9]\d{37}", i) for i in drawn)
+    low, high = min(tails[:30]), max(tails[:30])
+    assert all(low <= int(i.rsplit(".", 1)[1]) < 10**38 for i in drawn) and high > 2**64
+
+
+def test_plain_numbers_beyond_64_bits_skip_the_taken_ones_in_a_dense_range() -> None:
+    """Ids that are numbers past 2**64 lying close together: drawn one by one in their range, none taken."""
+    base = 10**30
+    test_ids = [str(base + i) for i in range(0, 200, 2)]
+    taken = {str(base + i) for i in range(1, 200, 2)}
+    fresh, _ = draw(test_ids, taken, 40)
+    drawn = [int(i) for i in (*fresh.test, *fresh.held)]
+    assert fresh.fresh and len(set(drawn)) == 140 and not {str(i) for i in drawn} & taken
+    assert min(drawn) >= base and max(drawn) < base + 2 * 2 * 140
+
+
 def test_a_json_lines_record_id_is_read_from_its_last_key() -> None:
     text = json.dumps({"document_text": 'a "example_id": 7 inside', "example_id": "-42"})
     assert line_id(text, "example_id") == "-42"

@@ -109,7 +109,9 @@ def ranzcr(root: Path, n_train: int = 40, n_test: int = 10) -> Path:
     of MLE-bench's `classes.py` (not `CVC - Normal`, not `Swan Ganz Catheter Present`) at 0."""
     public, _ = dirs(root, "auc", "# RANZCR CLiP\n\nScored by the mean column-wise ROC AUC.\n")
     rng = np.random.default_rng(108)
-    uids = [f"1.2.826.0.1.3680043.8.498.{v}" for v in rng.choice(10**15, n_train + n_test, replace=False)]
+    # The real StudyInstanceUIDs end in 38-digit numbers (beyond 64 bits): `1.2.826.0.1.3680043.8.498.<38 digits>`.
+    halves = rng.integers(10**18, 10**19 - 1, size=(n_train + n_test, 2), dtype=np.uint64)
+    uids = [f"1.2.826.0.1.3680043.8.498.{int(a)}{int(b):019d}" for a, b in halves]
     train = pd.DataFrame({"StudyInstanceUID": uids[:n_train]})
     for k, column in enumerate(RANZCR_LABELS):
         train[column] = ((np.arange(n_train) + k) % 3 == 0).astype(int)
