@@ -267,7 +267,7 @@ def taken_among(values: set[int] | np.ndarray) -> Taken:
 
 def _in_int64(low: int, end: int) -> bool:
     """Whether the numbers from `low` below `end` are all 64-bit integers."""
-    return -(2**63) <= low and end <= 2**63
+    return low >= -(2**63) and end <= 2**63
 
 
 def _numbers_between(low: int, end: int) -> np.ndarray:
@@ -280,8 +280,12 @@ def _integers(rng: np.random.Generator, low: int, end: int, size: int) -> np.nda
     if _in_int64(low, end):
         return rng.integers(low, end, size=size)
     span = end - low
-    width = (span.bit_length() + 71) // 8  # 64 bits beyond the span's, so that the modulo's bias is negligible
-    return np.array([low + int.from_bytes(rng.bytes(width), "little") % span for _ in range(size)], dtype=object)
+    width = (
+        span.bit_length() + 71
+    ) // 8  # 64 bits beyond the span's, so that the modulo's bias is negligible
+    return np.array(
+        [low + int.from_bytes(rng.bytes(width), "little") % span for _ in range(size)], dtype=object
+    )
 
 
 def draw_numbers(

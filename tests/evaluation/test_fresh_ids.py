@@ -78,7 +78,9 @@ def test_signed_64_bit_ids_are_drawn_as_signed_numbers_in_their_range() -> None:
 def test_dotted_uids_ending_in_numbers_beyond_64_bits_get_fresh_ones_of_their_form() -> None:
     """ranzcr's StudyInstanceUIDs: `1.2.826.0.1.3680043.8.498.<38 digits>`, random numbers far beyond 64 bits."""
     rng = np.random.default_rng(11)
-    tails = [int(a) * 10**19 + int(b) for a, b in rng.integers(10**18, 10**19 - 1, size=(90, 2), dtype=np.uint64)]
+    tails = [
+        int(a) * 10**19 + int(b) for a, b in rng.integers(10**18, 10**19 - 1, size=(90, 2), dtype=np.uint64)
+    ]
     uids = [f"1.2.826.0.1.3680043.8.498.{tail}" for tail in tails]
     test_ids, taken = uids[:30], set(uids[30:])
     fresh, _ = draw(test_ids, taken, 20)
