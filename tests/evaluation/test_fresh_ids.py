@@ -257,3 +257,19 @@ def test_test_inputs_over_the_copy_limit_are_linked_and_the_run_says_so(tmp_path
     test = holdout.public_dir / "test"
     assert all(path.stat().st_nlink > 1 for path in test.iterdir())  # links of the public files
     assert not list(holdout.public_dir.glob("*.before-fresh-ids"))
+
+
+def test_held_out_rows_of_a_table_without_ids_are_recorded_with_no_own_id(tmp_path: Path) -> None:
+    """Where the labelled table has no id column, the held-out rows had no id of their own: the harness's record of
+    which view id is which row's says so, rather than naming their fresh ids as their own."""
+    rng = np.random.default_rng(2)
+    train = pd.DataFrame({"x": rng.normal(size=60), "y": rng.normal(size=60)})
+    test = pd.DataFrame({"id": range(1, 21), "x": rng.normal(size=20)})
+    sample = pd.DataFrame({"id": range(1, 21), "y": 0.0})
+    root = make_competition(tmp_path / "c", train, test, sample, "rmse")
+    holdout = build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2)
+    assert holdout.fresh_ids
+    known = pd.read_csv(holdout.view_ids_path, dtype=str, keep_default_na=False)
+    held, tested = known[known["row"] == "held"], known[known["row"] == "test"]
+    assert len(held) == 12 and (held["own"] == "").all()
+    assert sorted(tested["own"], key=int) == [str(i) for i in range(1, 21)]
