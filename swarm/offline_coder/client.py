@@ -27,7 +27,7 @@ from typing import Any
 
 from swarm.layouts.registry import READ_BY_CODER
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
-from swarm.offline_coder import coder
+from swarm.offline_coder import coder, sections
 from swarm.offline_coder.evolve import evolve_text
 from swarm.offline_coder.review import fill_schema, review_facts
 from swarm.offline_coder.task import find_data_files, infer_task_from_dir, missing_tables
@@ -103,10 +103,12 @@ class OfflineClient:
 
     def _rng(self, ctx: CallContext) -> random.Random:
         """A generator fixed by the client seed, the call's kind, agent and epoch, its seed/gene hints and its
-        parents. Without hints["seed"] the node id varies it; with one (the pipeline passes a seeded per-step
-        value), a run repeats exactly under the same project seed, whatever its random node ids."""
+        parents (by their genomes, `_parent_key`). Without hints["seed"] the node id varies it; with one (the
+        pipeline passes a seeded per-step value), a run repeats exactly under the same project seed, whatever its
+        random node ids."""
         hints = ctx.hints
-        parents = json.dumps([hints.get("parent_code"), hints.get("parent_codes")], default=str)
+        codes = [hints.get("parent_code"), *(hints.get("parent_codes") or [])]
+        parents = json.dumps([_parent_key(code) for code in codes], default=str)
         parent_hash = hashlib.sha256(parents.encode()).hexdigest()[:16]
         key = [
             self.seed,
@@ -224,3 +226,12 @@ def _metric_answer(messages: list[Message], ctx: CallContext) -> dict[str, Any]:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+def _parent_key(code: Any) -> Any:
+    """What of a parent's code seeds its children's choices: its `# offline-choice:` lines where it has any (the
+    genome the coder wrote it from, so that a change of the templates' wording leaves a run's choices as they
+    were), else the code itself (a parent some model wrote)."""
+    if not isinstance(code, str):
+        return code
+    return sections.choice_lines(code) or code

@@ -47,6 +47,11 @@ def split_code(code: str) -> SplitCode:
     return split
 
 
+def choice_lines(code: str) -> list[str]:
+    """The `# offline-choice:` lines of a solution, in order: the genome the offline coder wrote it from."""
+    return [match.group(0).strip() for match in _CHOICE_RE.finditer(code or "")]
+
+
 def read_choice(section_text: str) -> dict[str, Any] | None:
     """The offline coder's choice recorded in a section, or None for a section it did not write."""
     match = _CHOICE_RE.search(section_text or "")

@@ -70,6 +70,25 @@ def test_improve_changes_exactly_one_section(competitions, tools, node):
     ast.parse(child)
 
 
+def test_an_improvement_depends_on_its_parents_genome_not_on_the_wording_of_its_code(competitions, tools):
+    """A run repeats under the same seed even where the templates' wording changed between two versions: the
+    parent's choices (its `# offline-choice:` lines), not its code text, seed the child's."""
+    comp = competitions["churn"]
+    parent = tools.code_of(OfflineClient(seed=2).complete([], ctx("draft", comp, seed=5)))
+    reworded = parent.replace("\n", "\n# a comment the templates gained\n", 3)
+    other = tools.code_of(OfflineClient(seed=2).complete([], ctx("draft", comp, seed=6)))
+    assert read_genome(split_code(other)) != read_genome(split_code(parent))
+    children = {
+        name: [
+            tools.code_of(OfflineClient(seed=2).complete([], ctx("improve", comp, seed=s, parent_code=code)))
+            for s in range(4)
+        ]
+        for name, code in (("parent", parent), ("reworded", reworded), ("other", other))
+    }
+    genomes = {name: [read_genome(split_code(c)) for c in codes] for name, codes in children.items()}
+    assert genomes["reworded"] == genomes["parent"] != genomes["other"]
+
+
 @pytest.mark.parametrize("gene", GENE_SECTIONS)
 def test_mutate_changes_the_given_gene(competitions, tools, gene):
     comp = competitions["ames" if gene == "LOSS" else "titanic"]
