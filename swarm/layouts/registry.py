@@ -4,8 +4,7 @@ look for them, so a public dir is always read as the layout it is split as.
 A layout is a folder of `swarm/layouts/`: its reader (`reader.py`: its detector `find_<layout>`, which sees a
 public dir through a `swarm.formats.probe.Probe` and gives the layout's fields, or None, and
 `read_<layout>_examples`, which reads the labelled examples and the test rows as frames; embedded in the solutions
-that read the layout) and its split for the harness (`split.py`). Rows keyed by the id and other columns have a
-detector but no reader: only the harness knows the key columns, and the coder reads such a table as a plain one. A
+that read the layout) and its split for the harness (`split.py`). A
 public dir no layout is found in is a plain labelled table (`swarm.layouts.tables`).
 Adding a layout is a folder, an entry here and a miniature in `tests/layouts/`.
 """
@@ -33,7 +32,8 @@ from swarm.layouts.folder_rows import reader as folder_rows_reader
 from swarm.layouts.folder_rows.split import split_folder_rows
 from swarm.layouts.grouped import reader as grouped_reader
 from swarm.layouts.grouped.split import split_groups
-from swarm.layouts.keyed.split import find_keyed, split_keyed_rows
+from swarm.layouts.keyed import reader as keyed_reader
+from swarm.layouts.keyed.split import split_keyed_rows
 from swarm.layouts.label_lines import reader as label_lines_reader
 from swarm.layouts.label_lines.split import build_label_lines_holdout
 from swarm.layouts.later_events import reader as later_events_reader
@@ -96,11 +96,12 @@ def _read_by_coder(
 
 
 LAYOUTS: tuple[Layout, ...] = (
-    Layout(
+    _read_by_coder(
         "keyed",
         "rows keyed by the id and another column, each id beginning with its input folder's name (uw-madison)",
-        find_keyed,
+        keyed_reader,
         split_keyed_rows,
+        lambda fields: fields["train"],
         keys_rows=True,
     ),
     _read_by_coder(

@@ -26,7 +26,7 @@ import pandas as pd
 
 from swarm.formats.columns import all_numbers, column_kinds, renamed_source
 from swarm.layouts.boxes.reader import box_labels
-from swarm.layouts.masks.reader import slice_fields
+from swarm.layouts.keyed.reader import keyed_masks
 from swarm.offline_coder.discovery import find_data_files, read_description
 from swarm.offline_coder.examples import read_examples
 from swarm.offline_coder.metric_names import (
@@ -309,9 +309,8 @@ def infer_task_from_dir(input_dir: str, layouts, max_rows: int = 50000, metric: 
             else t
             for t in task["targets"]
         ]
-    slices = slice_fields(input_dir, sample, train) if not files.get("masks") else None
-    if slices:  # an image per id in a folder the id begins with, a mask per (image, class) row (uw-madison)
-        files = {**files, "slices": slices}
+    keyed = files.get("keyed")
+    slices = keyed if keyed and keyed_masks(keyed, sample, train) else None  # a mask per (image, class) row
     if (
         files.get("masks") or slices
     ):  # a mask per example, drawn from its images or arrays, not from table columns

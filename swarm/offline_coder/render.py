@@ -21,7 +21,6 @@ from typing import Any
 from swarm.formats import id_parts, label_sets, parquet_tables, records
 from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
-from swarm.layouts.masks import reader as mask_folders
 from swarm.layouts.registry import READ_BY_CODER
 from swarm.offline_coder import inference
 from swarm.offline_coder.embed import embedded_source
@@ -152,7 +151,6 @@ GPU_SETUP = "\n" + _template("gpu_setup.py")
 TABLE_READERS: dict[str, ModuleType] = {
     "train_files": file_labels,
     "label_sets": label_sets,
-    "slices": mask_folders,
     "id_parts": id_parts,
 }
 

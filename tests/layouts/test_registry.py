@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -63,13 +65,26 @@ def test_the_census_names_a_layout_for_every_competition_and_a_miniature_for_eve
     assert set(names) <= with_miniature, f"no census row with a miniature names {set(names) - with_miniature}"
 
 
-def test_every_layout_has_its_folder_and_the_coders_readers_their_functions() -> None:
+def test_every_layout_has_its_folder_and_its_reader_with_its_one_detector() -> None:
     folders = Path(__file__).parents[2] / "swarm" / "layouts"
     for layout in LAYOUTS:
         assert (folders / layout.name).is_dir(), layout.name
+    assert READ_BY_CODER == LAYOUTS  # the coder reads every layout, by the detector the harness splits it by
     for layout in READ_BY_CODER:
         assert layout.reader is not None and layout.read is not None and layout.labelled is not None
         assert layout.find is getattr(layout.reader, f"find_{layout.name}")
+
+
+def test_the_package_gives_the_registry_yet_a_reader_imports_no_split() -> None:
+    import swarm.layouts
+
+    assert swarm.layouts.LAYOUTS is LAYOUTS
+    code = (
+        "import sys, swarm.layouts.keyed.reader, swarm.layouts.bson.reader; "
+        "print(sorted(m for m in sys.modules if m.endswith(('.split', '.registry'))))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "[]", loaded
 
 
 @pytest.mark.parametrize("competition_id", sorted(MINIATURES))

@@ -1,4 +1,4 @@
-"""The harness split of rows keyed by the id and another column (`MetricSpec.key_columns`) whose ids begin with the
+"""The harness split of rows keyed by the id and another column (the metric's key columns, else the sample's own) whose ids begin with the
 name of the folder holding their inputs: uw-madison-gi-tract-image-segmentation.
 
 train.csv has a row per (slice, organ): `id` (`case<c>_day<d>_slice_<s>`), `class`, and the organ's mask run-length
@@ -28,67 +28,16 @@ from swarm.evaluation.new_ids import check_apart_from_test
 from swarm.evaluation.side_files import hide_side_files
 from swarm.evaluation.split import described_split, split_whole
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
-from swarm.evaluation.view_files import FILE_MATCH_SHARE, extracted_archives, fresh_view, mirror, move_folders
+from swarm.evaluation.view_files import extracted_archives, fresh_view, mirror, move_folders
 from swarm.evaluation.view_tables import block_order, write_sample, write_test_csv
-from swarm.formats.probe import Probe
-from swarm.layouts.masks.reader import id_folders, image_paths
+from swarm.layouts.keyed.reader import id_folders, image_paths
 
 FOLDER = "__folder__"  # the column of each row's input folder, relative to the training folder
 SIZE_WORDS = ("height", "width")  # columns the metric reads beside the labels that an image's size gives
 
 
-def find_keyed(probe: Probe) -> dict | None:
-    """`keyed_rows_layout` of the probed dir, where the sample keys each row by the id and other columns."""
-    if not probe.key_columns:
-        return None
-    targets = [c for c in probe.targets if c not in probe.key_columns]
-    return keyed_rows_layout(Path(probe.data_dir), probe.id_column, probe.key_columns, targets, probe.sample)
-
-
-def keyed_rows_layout(
-    public: Path, id_column: str, key_columns: list[str], targets: list[str], sample: pd.DataFrame
-) -> dict | None:
-    """The layout where the sample keys each row by the id and `key_columns`, train.csv holds those columns and
-    one target (the sample's, maybe renamed), and most ids of both sides begin with the name of a folder under a
-    `train*` and a `test*` folder: {train, target, train_target, train_dir, test_dir}; None otherwise."""
-    train_path = public / TRAIN
-    if not key_columns or not train_path.is_file():
-        return None
-    parts = [id_column, *key_columns]
-    columns = list(pd.read_csv(train_path, nrows=0).columns)
-    others = [c for c in columns if c not in parts]
-    if len(targets) != 1 or not set(parts) <= set(columns):
-        return None
-    train_target = targets[0] if targets[0] in columns else (others[0] if len(others) == 1 else None)
-    if train_target is None:
-        return None
-    test_ids = sample[id_column].str.strip().unique().tolist()
-    train_ids = pd.read_csv(train_path, dtype=str, keep_default_na=False, usecols=[id_column])[id_column]
-    train_ids = train_ids.str.strip().unique()
-    test_dir = _folder_of_ids(public, test_ids, "test")
-    train_dir = _folder_of_ids(public, train_ids.tolist(), "train")
-    if test_dir is None or train_dir is None:
-        return None
-    return {
-        "train": train_path,
-        "target": targets[0],
-        "train_target": train_target,
-        "train_dir": train_dir,
-        "test_dir": test_dir,
-    }
-
-
-def _folder_of_ids(public: Path, ids: list[str], word: str) -> Path | None:
-    """The top-level folder (its name holding `word`) under which most `ids` begin with a folder's name."""
-    for folder in sorted(p for p in public.iterdir() if p.is_dir() and word in p.name.lower()):
-        found = id_folders(str(folder), ids)
-        if ids and len(found) >= FILE_MATCH_SHARE * len(ids):
-            return folder
-    return None
-
-
 def image_sizes(root: Path, examples: list[str]) -> dict[str, tuple[int, int]]:
-    """example -> (height, width) of its image under `root` (`swarm.layouts.masks.reader.image_paths`); NoHoldout naming
+    """example -> (height, width) of its image under `root` (`swarm.layouts.keyed.reader.image_paths`); NoHoldout naming
     the first example whose image is missing or cannot be read."""
     paths = image_paths(str(root), examples)
     sizes = {}
@@ -112,9 +61,9 @@ def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
     left to train on."""
     competition, spec, sample = request.competition, request.spec, request.sample
     id_col, public = spec.id_column, competition.public_dir
-    target, train_target = fields["target"], fields["train_target"]
-    train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])
-    train = _with_folders(read_csv_as_text(fields["train"]), id_col, train_dir)
+    target, train_target = fields["target"], fields["source"]
+    train_dir, test_dir = public / fields["train_dir"], public / fields["test_dir"]
+    train = _with_folders(read_csv_as_text(public / fields["train"]), id_col, train_dir)
     folders = pd.DataFrame({FOLDER: sorted(set(train[FOLDER]) - {""})})
     chosen, why, held_folders, _ = split_whole(request, folders, FOLDER)
     in_held = train[FOLDER].isin(set(held_folders[FOLDER]))
@@ -124,7 +73,7 @@ def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
     _add_image_sizes(held, spec, train_dir)
     dest = fresh_view(request.root)
     hidden = _write_view_files(request, fields, train, held, held_folders[FOLDER], dest)
-    held_ids = _write_view_tables(request, kept, held, test_dir, dest)
+    held_ids = _write_view_tables(request, kept, held, test_dir, dest, fields["keys"])
     return SplitParts(
         labels=held[[train_target]].rename(columns={train_target: target}),
         held=held.drop(columns=[FOLDER]),
@@ -137,7 +86,7 @@ def split_keyed_rows(request: SplitRequest, fields: dict) -> SplitParts:
         n_train=len(kept),
         classes={target: None},
         table=(
-            f"{TRAIN} ({len(train)} rows of {len(folders)} folders, keyed by {' and '.join([id_col, *spec.key_columns])}"
+            f"{TRAIN} ({len(train)} rows of {len(folders)} folders, keyed by {' and '.join([id_col, *fields['keys']])}"
             + (f", {train_target} as {target})" if train_target != target else ")")
         ),
         hidden=hidden,
@@ -184,8 +133,8 @@ def _write_view_files(
     """The view's files: each held-out folder where the test's are, side files naming its rows hidden (which are
     returned), the rest linked as it is."""
     competition, spec, public = request.competition, request.spec, request.competition.public_dir
-    train_dir, test_dir = Path(fields["train_dir"]), Path(fields["test_dir"])
-    skip = {fields["train"], competition.sample_submission, *extracted_archives(public)}
+    train_dir, test_dir = public / fields["train_dir"], public / fields["test_dir"]
+    skip = {public / fields["train"], competition.sample_submission, *extracted_archives(public)}
     test_path = public / TEST
     if test_path.is_file():
         skip.add(test_path)
@@ -197,10 +146,10 @@ def _write_view_files(
 
 
 def _write_view_tables(
-    request: SplitRequest, kept: pd.DataFrame, held: pd.DataFrame, test_dir: Path, dest: Path
+    request: SplitRequest, kept: pd.DataFrame, held: pd.DataFrame, test_dir: Path, dest: Path, keys: list[str]
 ) -> list[str]:
     """The view's tables: train.csv without the held-out rows; test.csv (where there is one) and the sample with
-    them, a scan's rows together. Returns the held-out rows' ids."""
+    them (their `keys` beside the id), a scan's rows together. Returns the held-out rows' ids."""
     competition, spec, sample = request.competition, request.spec, request.sample
     id_col, test_path = spec.id_column, competition.public_dir / TEST
     write_public_csv(kept, dest / TRAIN)
@@ -209,7 +158,7 @@ def _write_view_tables(
     order = block_order(groups, np.random.default_rng(request.seed + 1))
     if test_path.is_file():
         write_test_csv(read_csv_as_text(test_path), held, order, dest / TEST, test_path)
-    fillers = {c: held[c].tolist() for c in spec.key_columns}
+    fillers = {c: held[c].tolist() for c in keys}
     held_ids = held[id_col].tolist()
     write_sample(sample, held, held_ids, spec, order, dest / competition.sample_submission.name, fillers)
     return held_ids

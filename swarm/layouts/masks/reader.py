@@ -16,12 +16,8 @@ training pixels from several examples, every mask pixel and as many others; `mas
 coder's model: a pixel classifier over the inputs' channels, its threshold chosen for the global Dice on a fifth
 of the examples.
 
-The second part reads masks of images keyed by the id and a class (uw-madison-gi-tract-image-segmentation: a
-row per slice and organ in train.csv, each slice a PNG in its scan's folder, whose name begins the id):
-`id_folders` and `image_paths` find each id's folder and image, `slice_fields` recognises the layout, and
-`slice_mask_predictions` is the offline coder's model, a pixel classifier per class.
-
-Shared by the harness (swarm/layouts/masks/split.py, keyed_split.py) and the offline coder; the solutions the
+Shared by the harness (swarm/layouts/masks/split.py), the keyed layout's reader (swarm/layouts/keyed/reader.py:
+masks of images keyed by the id and a class) and the offline coder; the solutions the
 offline coder writes embed this module's source, so it uses only os, numpy and pandas (and PIL where it reads an
 image).
 """
@@ -45,9 +41,6 @@ MASK_PREDICTED_PIXELS = (
     1_000_000  # pixels of an example predicted at most (a grid of every n-th pixel beyond)
 )
 MASK_THRESHOLDS = np.linspace(0.05, 0.95, 19)  # probability cut-offs tried for the global Dice
-SLICE_PREDICTED_PIXELS = (
-    16_384  # pixels of an image predicted at most (a grid of every n-th pixel beyond that)
-)
 
 
 def looks_like_rle(values: pd.Series) -> bool:
@@ -267,7 +260,7 @@ def drawn_pixels(
     return np.concatenate(parts), np.concatenate(labels)
 
 
-def _fitted(new_model, features: np.ndarray, labels: np.ndarray):
+def fitted_model(new_model, features: np.ndarray, labels: np.ndarray):
     """A model fitted on the pixels, or the constant share of mask pixels where they are all of one kind."""
     if labels.min() == labels.max():
         return float(labels[0])
@@ -276,7 +269,7 @@ def _fitted(new_model, features: np.ndarray, labels: np.ndarray):
     return model
 
 
-def _mask_proba(model, features: np.ndarray) -> np.ndarray:
+def mask_proba(model, features: np.ndarray) -> np.ndarray:
     if isinstance(model, float):
         return np.full(len(features), model)
     return model.predict_proba(features)[:, list(model.classes_).index(1)]
@@ -302,7 +295,7 @@ def mask_predictions(
     threshold, dice = 0.5, float("nan")
     if chosen:
         fit, above = (chosen[len(valid) :], 1.0) if valid else (chosen, 0.8)
-        model = _fitted(new_model, *drawn_pixels(data_dir, fields, fit, MASK_FIT_PIXELS, seed, above))
+        model = fitted_model(new_model, *drawn_pixels(data_dir, fields, fit, MASK_FIT_PIXELS, seed, above))
         probas, truths = [], []
         for example in valid or chosen:
             folder = os.path.join(data_dir, fields["train_dir"], example)
@@ -310,213 +303,22 @@ def mask_predictions(
             _, rows = grid_pixels(height, width, MASK_PREDICTED_PIXELS)
             if not valid:  # the rows below those the model was fitted on
                 rows = rows[rows >= int(np.ceil(height * above)) * width]
-            probas.append(_mask_proba(model, mask_pixel_features(folder, fields["inputs"], rows)))
+            probas.append(mask_proba(model, mask_pixel_features(folder, fields["inputs"], rows)))
             truths.append(read_mask(os.path.join(folder, fields["mask"])).ravel()[rows])
         proba, truth = np.concatenate(probas), np.concatenate(truths)
         dices = [global_dice(proba >= cut, truth) for cut in MASK_THRESHOLDS]
         threshold, dice = float(MASK_THRESHOLDS[int(np.argmax(dices))]), float(max(dices))
-    model = _fitted(new_model, *drawn_pixels(data_dir, fields, chosen, MASK_FIT_PIXELS, seed))
+    model = fitted_model(new_model, *drawn_pixels(data_dir, fields, chosen, MASK_FIT_PIXELS, seed))
     strings = []
     for example in test_ids:
         folder = os.path.join(data_dir, fields["test_dir"], str(example).strip())
         height, width = example_shape(folder, fields["inputs"])
         step, rows = grid_pixels(height, width, MASK_PREDICTED_PIXELS)
-        proba = _mask_proba(model, mask_pixel_features(folder, fields["inputs"], rows))
+        proba = mask_proba(model, mask_pixel_features(folder, fields["inputs"], rows))
         coarse = proba.reshape(len(range(0, height, step)), len(range(0, width, step)))
         mask = spread_grid(coarse >= threshold, step, height, width).reshape(height, width)
         strings.append(rle_string(mask, fields.get("order", "columns")))
     return strings, dice
-
-
-# ---- an image per id in a folder the id begins with, a mask per (image, class) row: uw-madison ------------------
-# train.csv has a row per (slice, organ): `id` (`case<c>_day<d>_slice_<s>`), `class`, the mask run-length encoded
-# down each column (`segmentation`, empty where the organ is absent); the sample the test rows' `id`, `class` and
-# `predicted`. A slice's image is `<train|test>/case<c>/case<c>_day<d>/scans/slice_<s>_<width>_<height>_....png`:
-# under the folder whose name and a `_` begin the id, the file whose name begins with the rest of the id.
-
-
-def id_folders(root: str, ids) -> dict:
-    """id -> the folder under `root` whose name is the id or, with a `_` after it, begins it (the longest such
-    name: `case1_day2` over `case1` for `case1_day2_slice_0003`); a name two folders share names neither."""
-    by_name = {}
-    for current, dirs, _ in os.walk(root):
-        for name in dirs:
-            by_name[name] = None if name in by_name else os.path.join(current, name)
-    found = {}
-    for example in ids:
-        cuts = [len(example)] + [i for i in range(len(example) - 1, 0, -1) if example[i] == "_"]
-        for cut in cuts:  # the longest name first
-            folder = by_name.get(example[:cut])
-            if folder is not None:
-                found[example] = folder
-                break
-    return found
-
-
-def image_paths(root: str, ids) -> dict:
-    """id -> its image under `root`: in the folder `id_folders` finds, the file whose name begins with the rest of
-    the id and then `_` or `.` (`slice_0003` of `case1_day2_slice_0003`: `scans/slice_0003_266_266_1.50_1.50.png`)."""
-    by_folder = {}
-    for example, folder in id_folders(root, ids).items():
-        by_folder.setdefault(folder, []).append(example)
-    found = {}
-    for folder, examples in by_folder.items():
-        files = {}
-        for parent, _, names in sorted(os.walk(folder)):
-            for name in sorted(names):
-                stem = name.split(".")[0]
-                for cut in [len(stem)] + [i for i, c in enumerate(stem) if c == "_"]:
-                    files.setdefault(stem[:cut], os.path.join(parent, name))
-        for example in examples:
-            path = files.get(example[len(os.path.basename(folder)) + 1 :])
-            if path is not None:
-                found[example] = path
-    return found
-
-
-def _keyed_by(sample: pd.DataFrame) -> list:
-    """The sample's columns after the id that complete it where it repeats (uw-madison's `class`), up to its one
-    run-length encoded column; [] where the id names each row once."""
-    ids = sample.iloc[:, 0].astype(str).str.strip()
-    if ids.is_unique:
-        return []
-    keys = []
-    for column in sample.columns[1:]:
-        if looks_like_rle(sample[column]):
-            break
-        keys.append(column)
-        if not pd.concat([ids, *(sample[k].astype(str) for k in keys)], axis=1).duplicated().any():
-            return keys
-    return []
-
-
-def slice_fields(data_dir: str, sample: pd.DataFrame, train: pd.DataFrame) -> dict | None:
-    """{"id", "keys", "target", "source", "train_dir", "test_dir"} where the sample (read as text) keys its rows by
-    the id and `keys` and has one run-length encoded `target`, the labelled table `train` has the id, the keys and
-    one run-length encoded `source` column (the target, maybe renamed), and most ids of both sides have an image
-    (`image_paths`) under a top-level folder with "train" and one with "test" in its name. None otherwise."""
-    keys = _keyed_by(sample)
-    id_col = sample.columns[0]
-    others = [c for c in sample.columns[1:] if c not in keys]
-    if not keys or len(others) != 1 or not looks_like_rle(sample[others[0]]):
-        return None
-    if not {id_col, *keys} <= set(train.columns):
-        return None
-    rle = [c for c in train.columns if c not in (id_col, *keys) and looks_like_rle(train[c])]
-    if len(rle) != 1:
-        return None
-    fields = {"id": id_col, "keys": keys, "target": others[0], "source": rle[0]}
-    tops = sorted(n for n in os.listdir(data_dir) if os.path.isdir(os.path.join(data_dir, n)))
-    for side, ids in (("test", sample[id_col]), ("train", train[id_col])):
-        wanted = list(dict.fromkeys(ids.astype(str).str.strip()))
-        for name in (n for n in tops if side in n.lower()):
-            if len(image_paths(os.path.join(data_dir, name), wanted)) >= MASK_MATCH_SHARE * len(wanted):
-                fields[side + "_dir"] = name
-                break
-        else:
-            return None
-    return fields
-
-
-def read_slice_image(path: str) -> np.ndarray:
-    """An image as a 2-D float array (channels averaged); PIL is imported here, where images are read."""
-    from PIL import Image
-
-    with Image.open(path) as image:
-        array = np.asarray(image, dtype=np.float32)
-    return array.mean(axis=2) if array.ndim == 3 else array
-
-
-def rle_mask(text, height: int, width: int) -> np.ndarray:
-    """A run-length encoding (pixels numbered from 1 down each column; empty or "-" for none) as a height x width
-    boolean array."""
-    flat = np.zeros(height * width, dtype=bool)
-    numbers = [int(v) for v in str(text if isinstance(text, str) else "").replace(EMPTY_MASK, " ").split()]
-    for start, length in zip(numbers[0::2], numbers[1::2], strict=False):
-        flat[start - 1 : start - 1 + length] = True
-    return flat.reshape(width, height).T
-
-
-def slice_pixel_features(image: np.ndarray) -> np.ndarray:
-    """An image's pixels a row each (row-major): the value, the value over the image's largest, and the pixel's row
-    and column as shares of the image's height and width."""
-    height, width = image.shape
-    rows, cols = np.mgrid[0:height, 0:width]
-    top = float(image.max()) or 1.0
-    return np.column_stack(
-        [image.ravel(), image.ravel() / top, rows.ravel() / height, cols.ravel() / width]
-    ).astype(np.float32)
-
-
-def _slice_probabilities(model, image: np.ndarray) -> np.ndarray:
-    """The model's probability for each pixel of an image: predicted on a grid of every n-th pixel where the image
-    has more than SLICE_PREDICTED_PIXELS, each prediction standing for its n x n block (a 266 x 266 slice: every
-    third pixel), so that thousands of test slices are predicted in minutes."""
-    height, width = image.shape
-    step, _ = grid_pixels(height, width, SLICE_PREDICTED_PIXELS)
-    features = slice_pixel_features(image).reshape(height, width, -1)[::step, ::step]
-    coarse = _mask_proba(model, features.reshape(-1, features.shape[-1])).reshape(features.shape[:2])
-    return spread_grid(coarse, step, height, width)
-
-
-def _slice_pixels(rows: pd.DataFrame, paths: dict, fields: dict, max_rows: int, seed: int) -> tuple:
-    """(features, 0/1 labels) of pixels drawn from the images of `rows` (a class's labelled rows): from each, its
-    mask pixels and as many others, at random (seeded)."""
-    rng = np.random.default_rng(seed)
-    per_image = max(2, max_rows // max(1, len(rows)))
-    parts, labels = [], []
-    for example, text in zip(rows[fields["id"]], rows[fields["source"]], strict=True):
-        image = read_slice_image(paths[example])
-        mask = rle_mask(text, *image.shape).ravel()
-        inside, outside = np.flatnonzero(mask), np.flatnonzero(~mask)
-        inside = rng.permutation(inside)[: per_image // 2]
-        chosen = np.concatenate([inside, rng.permutation(outside)[: max(len(inside), per_image // 2)]])
-        parts.append(slice_pixel_features(image)[chosen])
-        labels.append(mask[chosen].astype(int))
-    return np.concatenate(parts), np.concatenate(labels)
-
-
-def slice_mask_predictions(
-    data_dir: str, fields: dict, train: pd.DataFrame, test: pd.DataFrame, new_model, seed: int
-) -> tuple:
-    """(each test row's mask as a run-length string, empty for none; the validation's mean global Dice over the
-    classes): for each value of the key (each organ) a classifier of pixels (`new_model()`) over the image's values
-    and positions, fitted on pixels drawn from up to MASK_EXAMPLES of its labelled images, its cut-off the one that
-    gives the best global Dice on a fifth of them, then refitted on all of them."""
-    id_col, key = fields["id"], fields["keys"][-1]
-    train = train.assign(**{id_col: train[id_col].astype(str).str.strip()})
-    train_paths = image_paths(os.path.join(data_dir, fields["train_dir"]), train[id_col].unique())
-    test_ids = test[id_col].astype(str).str.strip()
-    test_paths = image_paths(os.path.join(data_dir, fields["test_dir"]), test_ids.unique())
-    train = train[train[id_col].isin(train_paths)]
-    strings = np.full(len(test), "", dtype=object)
-    dices = []
-    for value in sorted(set(test[key].astype(str))):
-        rows = train[train[key].astype(str) == value]
-        rows = rows.iloc[np.random.default_rng(seed).permutation(len(rows))[:MASK_EXAMPLES]]
-        if rows.empty:
-            continue
-        valid, fit = rows.iloc[: len(rows) // 5], rows.iloc[len(rows) // 5 :]
-        threshold = 0.5
-        if len(valid):
-            model = _fitted(new_model, *_slice_pixels(fit, train_paths, fields, MASK_FIT_PIXELS, seed))
-            probas, truths = [], []
-            for example, text in zip(valid[id_col], valid[fields["source"]], strict=True):
-                image = read_slice_image(train_paths[example])
-                probas.append(_slice_probabilities(model, image))
-                truths.append(rle_mask(text, *image.shape).ravel())
-            proba, truth = np.concatenate(probas), np.concatenate(truths)
-            found = [global_dice(proba >= cut, truth) for cut in MASK_THRESHOLDS]
-            threshold = float(MASK_THRESHOLDS[int(np.argmax(found))])
-            dices.append(max(found))
-        model = _fitted(new_model, *_slice_pixels(rows, train_paths, fields, MASK_FIT_PIXELS, seed))
-        for position in np.flatnonzero((test[key].astype(str) == value).to_numpy()):
-            path = test_paths.get(test_ids.iloc[position])
-            if path is not None:
-                image = read_slice_image(path)
-                mask = (_slice_probabilities(model, image) >= threshold).reshape(image.shape)
-                strings[position] = "" if not mask.any() else rle_string(mask)
-    return strings.tolist(), float(np.mean(dices)) if dices else float("nan")
 
 
 def find_masks(probe) -> dict | None:

@@ -188,8 +188,8 @@ for target in TARGETS:
         scores.append(restored)
         submission[column] = guessed
         continue
-    if task == "mask" and DATA_FILES.get("slices"):  # a mask per (image, class) row: slice_mask_predictions
-        strings, dice = slice_mask_predictions(INPUT_DIR, DATA_FILES["slices"], train_df, sample_sub,
+    if task == "mask" and DATA_FILES.get("keyed"):  # a mask per (image, class) row: slice_mask_predictions
+        strings, dice = slice_mask_predictions(INPUT_DIR, DATA_FILES["keyed"], train_df, sample_sub,
                                                lambda: build_model("binary", SEED), SPLIT_SEED)
         scores.append(dice)
         submission[target.get("column") or name] = strings

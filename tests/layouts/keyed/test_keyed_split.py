@@ -14,7 +14,7 @@ from swarm.competitions import load_competition
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.view_tables import block_order
 from swarm.layouts.holdout import NoHoldout, build_holdout
-from swarm.layouts.masks.reader import id_folders, image_paths
+from swarm.layouts.keyed.reader import id_folders, image_paths
 from tests.layouts.keyed.miniatures import uw_madison_images
 
 

@@ -1,6 +1,7 @@
 """Masks of images keyed by the id and a class (uw-madison-gi-tract-image-segmentation's row per slice and organ),
-as the offline coder reads them (swarm/layouts/masks/reader.py's second part): the layout is recognised, the class is
-copied from the test rows rather than predicted, and the pixel model finds each organ's mask on unseen slices."""
+as the offline coder reads them (swarm/layouts/keyed/reader.py): the layout is found by the detector the harness
+splits it by, the class is copied from the test rows rather than predicted, and the pixel model finds each organ's
+mask on unseen slices."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ from sklearn.tree import DecisionTreeClassifier
 
 from swarm.competitions import load_competition
 from swarm.competitions.grading import score_frame
-from swarm.layouts.masks.reader import rle_mask, rle_string, slice_fields, slice_mask_predictions
+from swarm.formats.probe import probe_dir
+from swarm.layouts.keyed.reader import find_keyed, rle_mask, slice_mask_predictions
+from swarm.layouts.masks.reader import rle_string
 from swarm.offline_coder.task import infer_task_from_dir
 from tests.layouts.keyed.miniatures import uw_madison_images
 
@@ -27,9 +30,9 @@ def test_an_encoding_decodes_down_each_column_back_to_its_mask() -> None:
 def test_the_layout_and_the_task_name_the_class_a_key_and_the_mask_the_target(tmp_path: Path) -> None:
     public = uw_madison_images(tmp_path / "uw") / "prepared" / "public"
     sample = pd.read_csv(public / "sample_submission.csv", dtype=str, keep_default_na=False)
-    train = pd.read_csv(public / "train.csv", dtype=str, keep_default_na=False)
-    fields = slice_fields(str(public), sample, train)
+    fields = find_keyed(probe_dir(str(public), sample))
     assert fields == {
+        "train": "train.csv",
         "id": "id",
         "keys": ["class"],
         "target": "predicted",
@@ -41,8 +44,8 @@ def test_the_layout_and_the_task_name_the_class_a_key_and_the_mask_the_target(tm
     assert [(t["name"], t["task"], t.get("column")) for t in task["targets"]] == [
         ("segmentation", "mask", "predicted")
     ]  # `class` is copied from the test rows, not predicted
-    assert task["files"]["slices"] == fields
-    assert slice_fields(str(public), sample.drop(columns=["class"]), train) is None  # ids repeat: no key
+    assert task["files"]["keyed"] == fields
+    assert find_keyed(probe_dir(str(public), sample.drop(columns=["class"]))) is None  # ids repeat: no key
 
 
 def test_the_pixel_model_finds_each_organ_on_unseen_slices(tmp_path: Path) -> None:
@@ -50,7 +53,7 @@ def test_the_pixel_model_finds_each_organ_on_unseen_slices(tmp_path: Path) -> No
     public = root / "prepared" / "public"
     sample = pd.read_csv(public / "sample_submission.csv", dtype=str, keep_default_na=False)
     train = pd.read_csv(public / "train.csv", dtype=str, keep_default_na=False)
-    fields = slice_fields(str(public), sample, train)
+    fields = find_keyed(probe_dir(str(public), sample))
     strings, dice = slice_mask_predictions(
         str(public), fields, train, sample, lambda: DecisionTreeClassifier(max_depth=6, random_state=0), 0
     )
@@ -64,7 +67,7 @@ def test_the_pixel_model_finds_each_organ_on_unseen_slices(tmp_path: Path) -> No
 def test_a_large_slice_is_predicted_on_a_grid_each_prediction_standing_for_its_block(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from swarm.layouts.masks import reader as mask_folders
+    from swarm.layouts.keyed import reader as keyed_rows
 
     class Counting:
         rows = 0
@@ -76,11 +79,11 @@ def test_a_large_slice_is_predicted_on_a_grid_each_prediction_standing_for_its_b
 
         classes_ = np.array([0, 1])
 
-    monkeypatch.setattr(mask_folders, "SLICE_PREDICTED_PIXELS", 100)
+    monkeypatch.setattr(keyed_rows, "SLICE_PREDICTED_PIXELS", 100)
     image = np.zeros((31, 40), dtype=np.float32)
-    proba = mask_folders._slice_probabilities(Counting(), image).reshape(31, 40)
+    proba = keyed_rows._slice_probabilities(Counting(), image).reshape(31, 40)
     assert Counting.rows == 8 * 10  # every 4th pixel (ceil(sqrt(31 x 40 / 100))) of 31 rows and 40 columns
     assert (proba[:, :20] == 0).all() and (proba[:, 20:] == 1).all()  # each prediction fills its 4 x 4 block
     Counting.rows = 0
-    small = mask_folders._slice_probabilities(Counting(), np.zeros((9, 10), dtype=np.float32))
+    small = keyed_rows._slice_probabilities(Counting(), np.zeros((9, 10), dtype=np.float32))
     assert Counting.rows == 90 and small.shape == (90,)  # under the limit: every pixel
