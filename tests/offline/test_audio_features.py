@@ -1,6 +1,7 @@
 """Sound clips read as numbers (swarm/formats/audio.py): real AIFF and WAV bytes written here read back to their
-samples, their spectral features say where a clip's energy is, and a broken clip names itself and leaves its row
-missing."""
+samples, their spectral features say where a clip's energy is, a broken clip names itself and leaves its row
+missing, and the offline coder's solution on the whale miniature (2 kHz AIFF clips, the up-call in class 1)
+learns from the clips instead of from their sizes, which are all the same."""
 
 from __future__ import annotations
 
@@ -10,10 +11,19 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
+from sklearn.metrics import roc_auc_score
 
+from swarm.competitions.archive_view import public_view
 from swarm.formats import audio
-from tests.layouts.file_labels.miniatures import write_clip
+from swarm.formats.columns import column_kinds
+from swarm.offline_coder.genome import safe_genome
+from swarm.offline_coder.render import render_solution
+from swarm.offline_coder.task import infer_task_from_dir
+from tests.layouts.file_labels.miniatures import right_whale, right_whale_wav, write_clip
+
+from .conftest import run_solution
 
 RATE = 2000
 
@@ -111,3 +121,58 @@ def test_a_clip_that_cannot_be_read_names_itself_and_leaves_its_row_missing(
     assert not np.isnan(features[0]).any() and np.isnan(features[1:]).all()
     out = capsys.readouterr().out
     assert "2 of 4 audio clips could not be read" in out and "broken.aif" in out
+
+
+def test_columns_of_sound_files_are_marked_audio(tmp_path: Path) -> None:
+    write_clip(tmp_path / "clips" / "a.aif", tone(100.0), RATE)
+    write_clip(tmp_path / "clips" / "b.aif", tone(200.0), RATE)
+    (tmp_path / "clips" / "c.png").write_bytes(b"png")
+    (tmp_path / "clips" / "d.png").write_bytes(b"png")
+    train = pd.DataFrame({"clip": ["clips/a.aif", "clips/b.aif"], "image": ["clips/c.png", "clips/d.png"]})
+    kinds = column_kinds(train, data_dir=str(tmp_path))
+    assert kinds["clip"]["kind"] == "file" and kinds["clip"]["audio"] is True
+    assert "audio" not in kinds["image"]
+
+
+def whale_solution_auc(
+    tmp_path: Path, build, genome_of, broken: int = 0, at_run_time: bool = False
+) -> tuple[float, str]:
+    """The held-out ROC AUC of the offline coder's solution on the whale miniature `build` writes (120 training
+    clips, 40 test clips), `broken` of its training clips overwritten with junk first, the solution written with
+    the task the coder infers (or, `at_run_time`, inferring it itself); and the run's output."""
+    root = build(tmp_path / "whale", n_train=120, n_test=40)
+    view = public_view(root / "prepared" / "public", tmp_path / "cache")
+    for path in sorted((view / "train2").iterdir())[:broken]:
+        path.unlink()  # a link into the miniature's files: replaced, not written through
+        path.write_bytes(b"junk")
+    task = infer_task_from_dir(str(view))
+    code = render_solution(None if at_run_time else task, genome_of(task))
+    result = run_solution(code, view, tmp_path / "run")
+    assert result.returncode == 0 and result.submission is not None, result.output[-3000:]
+    answers = pd.read_csv(root / "prepared" / "private" / "test.csv")
+    merged = answers.merge(result.submission, on="clip", suffixes=("", "_pred"))
+    assert len(merged) == len(answers)
+    return float(roc_auc_score(merged["probability"], merged["probability_pred"])), result.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("build", [right_whale, right_whale_wav], ids=["aiff", "wav"])
+def test_the_offline_solution_learns_the_whale_calls_from_the_clips(tmp_path: Path, build) -> None:
+    auc, output = whale_solution_auc(tmp_path, build, safe_genome)
+    assert auc > 0.8, output[-3000:]
+
+
+@pytest.mark.slow
+def test_broken_whale_clips_leave_their_features_missing_and_the_solution_runs(tmp_path: Path) -> None:
+    def rich(task: dict) -> dict:  # the richest features: 32 bands
+        return {**safe_genome(task), "DATA": {"features": "rich"}}
+
+    auc, output = whale_solution_auc(tmp_path, right_whale, rich, broken=2)
+    assert "2 of 160 audio clips could not be read" in output and "not readable as audio" in output
+    assert auc > 0.8, output[-3000:]
+
+
+@pytest.mark.slow
+def test_a_solution_inferring_its_task_at_run_time_reads_the_clips_too(tmp_path: Path) -> None:
+    auc, output = whale_solution_auc(tmp_path, right_whale, safe_genome, at_run_time=True)
+    assert auc > 0.8, output[-3000:]
