@@ -7,7 +7,8 @@ os, re, numpy and pandas; Pillow is optional and only read for image sizes).
 
 `column_kinds(train, test, skip, data_dir)` returns {column: info}, where info is a small JSON-able dict with
 "kind" and what the kind needs: "levels" (categorical codes), "words"/"chars" (text), "test_after_train" and
-ranges (datetime), "folders", "suffix", "match" and "image" (file references, folders relative to data_dir).
+ranges (datetime), "folders", "suffix", "match", "image" and, for sound clips (swarm/formats/audio.py), "audio"
+(file references, folders relative to data_dir).
 """
 
 import os
@@ -15,6 +16,8 @@ import re
 
 import numpy as np
 import pandas as pd
+
+from swarm.formats.audio import AUDIO_SUFFIXES
 
 KINDS = ("numeric", "categorical", "high_cardinality", "text", "datetime", "identifier", "file", "constant")
 MAX_LEVELS = 50  # more distinct values than this: a high-cardinality code (or text, or an identifier)
@@ -138,8 +141,11 @@ def _file_info(train: pd.Series, test: pd.Series, index: FileIndex | None) -> di
     if found is None:
         return None
     match, folders, suffix = found
-    return {"kind": "file", "match": match, "folders": folders, "suffix": suffix,
+    info = {"kind": "file", "match": match, "folders": folders, "suffix": suffix,
             "image": bool(suffix in IMAGE_SUFFIXES)}  # fmt: skip
+    if suffix in AUDIO_SUFFIXES:  # marked only where true, so other files' kinds read as they always did
+        info["audio"] = True
+    return info
 
 
 def _datetime_info(train: pd.Series, test: pd.Series) -> dict:

@@ -3,11 +3,12 @@
 Feature sets, weakest first ("minimal" is reached only by debugging a failing feature builder):
 - minimal: numbers, category codes, frequencies of many-level codes, date parts; no text, no files;
 - basic:   + free text as out-of-fold scores of a TF-IDF (word 1-2 grams) linear model, text lengths; images
-             centred on their ink, downscaled to 8x8 pixels, plus gradient-orientation histograms on a 4x4 grid
-             (file size for other files);
-- freq:    + frequencies of every code, character 2-5 grams in the text model, 12x12 pixels;
+             centred on their ink, downscaled to 8x8 pixels, plus gradient-orientation histograms on a 4x4 grid;
+             sound clips as log energies of 16 mel bands of their short-time spectrum (mean, spread and peak over
+             time) and a few clip statistics (swarm/formats/audio.py), and their size; the size of other files;
+- freq:    + frequencies of every code, character 2-5 grams in the text model, 12x12 pixels, 24 bands;
 - rich:    + missing flags, logs of skewed numbers, one-hot small codes, out-of-fold target means of many-level
-             codes, more date parts, 16 SVD components of the text, 16x16 pixels and colour statistics.
+             codes, more date parts, 16 SVD components of the text, 16x16 pixels and colour statistics, 32 bands.
 Date columns give year/month/day/weekday/hour/day of year and days elapsed; when test lies after train,
 TIME_ORDER holds train's times so that validation is time-ordered (TRAINING_TRICKS).
 """
@@ -265,6 +266,12 @@ for c in columns_of("file") if FEATURES != "minimal" else []:
         _pixels = image_features(_paths, _size, colour=FEATURES == "rich")
         for j in range(_pixels.shape[1]):
             _feats[f"{c}__px{j}"] = _pixels[:, j]
+    elif KINDS[c].get("audio"):  # sound clips: spectral band energies (audio_features, pasted in the preamble)
+        _bands = {"basic": 16, "freq": 24}.get(FEATURES, 32)
+        _sound = audio_features(_paths, _bands)
+        for j, _name in enumerate(audio_feature_names(_bands)):
+            _feats[f"{c}__{_name}"] = _sound[:, j]
+        _feats[c + "__bytes"] = [float(os.path.getsize(p)) if p else np.nan for p in _paths]
     else:
         _feats[c + "__bytes"] = [float(os.path.getsize(p)) if p else np.nan for p in _paths]
 """

@@ -116,6 +116,7 @@ def test_files_named_with_their_extension_or_by_path(tmp_path):
         "folders": ["audio"],
         "suffix": ".wav",
         "image": False,
+        "audio": True,  # sound clips: the offline coder reads them (swarm/formats/audio.py)
     }
     assert by_path["f"]["match"] == "path"
     assert resolve_file("audio/clip3.wav", by_path["f"], str(tmp_path)) == str(tmp_path / "audio/clip3.wav")
