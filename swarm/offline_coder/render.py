@@ -18,7 +18,7 @@ from importlib import resources
 from types import ModuleType
 from typing import Any
 
-from swarm.formats import id_parts, label_sets, parquet_tables, records
+from swarm.formats import csv_tables, id_parts, label_sets, parquet_tables, records
 from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
 from swarm.layouts.masks import reader as mask_folders
@@ -174,8 +174,9 @@ DEFAULT_FILES = {"train": "train.csv", "test": "test.csv", "sample": "sample_sub
 
 
 def _readers(task: dict[str, Any], files: dict[str, Any]) -> list[ModuleType]:
-    """The reader modules a solution with a task dict pastes: those of the files the coder found."""
-    readers = [module for key, module in TABLE_READERS.items() if files.get(key)]
+    """The reader modules a solution with a task dict pastes: the CSV reader its DATA section reads tables with
+    (text keeps "NA" and "None"), and the readers of the files the coder found."""
+    readers = [csv_tables, *(module for key, module in TABLE_READERS.items() if files.get(key))]
     tables = [str(files.get(key) or "").lower() for key in ("train", "test")]
     if any(name.endswith((".json", ".jsonl")) for name in tables):
         readers.append(records)
