@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from swarm.competitions import Competition, load_competition_dir
+from swarm.competitions import Competition, grade_submission, load_competition_dir
 from swarm.competitions.submission_check import check_submission
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import Holdout, build_holdout
@@ -92,3 +92,14 @@ def test_a_blank_class_is_still_refused_where_no_answer_reads_as_missing(tmp_pat
     assert "1 missing/NaN" in str(
         check_submission(rows, competition.sample_submission, spec.id_column, metric=spec)
     )
+
+
+def test_the_grader_scores_a_blank_after_as_one_wrong_token(tmp_path: Path) -> None:
+    root = text_normalization_competition(tmp_path / "text-normalization", missing_words=True)
+    competition = load_competition_dir(root)
+    answers = read(root / "prepared" / "private" / "answers.csv")
+    assert set(MISSING_WORDS) <= set(answers["after"])
+    submission = tmp_path / "submission.csv"
+    answers.assign(after=answers["after"].where(answers.index != 0, "")).to_csv(submission, index=False)
+    report = grade_submission(competition, submission)
+    assert report.valid and report.score == pytest.approx(1 - 1 / len(answers), abs=1e-6), report.reason
