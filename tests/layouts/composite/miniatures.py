@@ -111,3 +111,9 @@ def free_text_normalization_layout(root: Path) -> Path:
     coder (looked up from `before`, not classified) and to the harness (an answer no row has is wrong, not
     invalid: no competition.json `labels`, as in MLE-bench's dirs)."""
     return text_normalization_competition(root, n_train=500, n_test=40, zipped=True, numbers=600)
+
+
+def missing_words_normalization_layout(root: Path) -> Path:
+    """The zipped miniature with "NA", "None", "null", "N/A" and "nan" tokens in train and test (a user's no-key
+    run on such a miniature wrote blanks for them, and the harness refused the file)."""
+    return text_normalization_competition(root, n_train=200, n_test=40, zipped=True, missing_words=True)
