@@ -24,7 +24,9 @@ from swarm.competitions.submission_rules import (
     as_numbers,
     columns_problem,
     declared_labels,
+    grader_scores_missing,
     ids_problem,
+    known_cells,
     labels_problem,
     numbers_problem,
     range_problem,
@@ -78,8 +80,13 @@ def check_submission(
     rules = _metric(metric)
     declared = metric.labels if metric is not None else {}
     passthrough = (*metric.passthrough_columns, *keys) if metric is not None else ()
+    free_text = metric.free_text if metric is not None else ()
     for column in (c for c in expected if c != id_col and c not in passthrough):
-        problem = _values_problem(frame[column], sample[column], column, rules, declared.get(column))
+        labels = declared.get(column)
+        # Free text, or a sample or labels that hold cells pandas reads as missing ("NA" tokens): a missing
+        # prediction is a wrong one to the grader, not a reason to refuse the file.
+        missing_ok = column in free_text or grader_scores_missing(sample[column], labels)
+        problem = _values_problem(frame[column], sample[column], column, rules, labels, missing_ok)
         if problem:
             return problem
     return None
@@ -107,17 +114,24 @@ def _metric(spec: MetricSpec | None) -> Metric | None:
 
 
 def _values_problem(
-    values: pd.Series, sample: pd.Series, column: str, metric: Metric | None, declared: tuple[str, ...] | None
+    values: pd.Series,
+    sample: pd.Series,
+    column: str,
+    metric: Metric | None,
+    declared: tuple[str, ...] | None,
+    missing_ok: bool = False,
 ) -> str | None:
-    """The grader's value rules for one target column, as far as they hold without the answers."""
+    """The grader's value rules for one target column, as far as they hold without the answers. `missing_ok`: a
+    missing text prediction is scored (as wrong) by the grader, not refused."""
     numeric = metric.numeric if metric is not None else _all_numbers(sample)
     if not numeric:
         empty_ok = metric is not None and metric.empty_ok  # an empty cell is a prediction for these metrics
-        problem = None if empty_ok else labels_problem(values, column)
+        problem = None if empty_ok or missing_ok else labels_problem(values, column)
         allowed = declared_labels(metric, declared) if metric is not None else None
         if problem or allowed is None:
             return problem
-        return allowed_labels_problem(values.str.strip().to_numpy(), allowed, column)
+        predicted = values.str.strip().to_numpy()
+        return allowed_labels_problem(known_cells(predicted) if missing_ok else predicted, allowed, column)
     problem = numbers_problem(values, column)
     if problem or metric is None:
         return problem

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.competitions.metrics.base import Metric, label_key
+from swarm.formats.csv_tables import NA_TOKENS, holds_missing_tokens
 
 MAX_LISTED = 5
 MAX_LABELS = 10
@@ -77,6 +78,25 @@ def labels_problem(values: pd.Series, column: str) -> str | None:
     """Missing cells in a label (text) column."""
     missing = int(values.str.strip().str.lower().isin(MISSING_LABELS).sum())
     return f"column {column!r} has {missing} missing/NaN value(s) of {len(values)}" if missing else None
+
+
+def empty_cells(values: pd.Series) -> int:
+    """How many cells of a text column are blank (empty once stripped)."""
+    return int((values.str.strip() == "").sum())
+
+
+def grader_scores_missing(*columns) -> bool:
+    """Whether the grader scores a missing prediction (as a wrong one) rather than refusing the file: where a
+    column of what it reads itself (its answers, its sample submission, the labels) holds a cell pandas reads as
+    missing ("NA", "None", "null", a blank: text normalization's tokens), a grader that refused missing cells
+    could not grade its own files (MLE-bench's text normalization grader reads both sides with pandas and
+    compares them as text: a blank is one wrong token)."""
+    return any(holds_missing_tokens(values) for values in columns if values is not None)
+
+
+def known_cells(y_pred: np.ndarray) -> np.ndarray:
+    """The predictions but those a grader reading with pandas sees as missing (scored, as wrong, elsewhere)."""
+    return np.asarray([v for v in y_pred if v not in NA_TOKENS], dtype=object)
 
 
 def numbers_problem(values: pd.Series, column: str) -> str | None:

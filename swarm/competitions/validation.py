@@ -23,7 +23,9 @@ from swarm.competitions.submission_rules import (
     as_numbers,
     columns_problem,
     duplicate_columns_problem,
+    grader_scores_missing,
     ids_problem,
+    known_cells,
     labels_problem,
     listed,
     numbers_problem,
@@ -295,12 +297,16 @@ def align(
             allowed = BINARY_LABELS if metric.binary_truth else declared or tuple(pd.unique(y_true))
             small = len(allowed) <= CLOSED_LABEL_SET and column not in spec.free_text
             closed = bool(metric.binary_truth or declared) or small
-            # An empty cell is a prediction where the metric says so (no labels, no words, an empty mask), and
-            # for free text (an empty spoken form: MLE-bench reads text normalization's "NA" tokens as empty).
-            if not metric.empty_ok and not (metric.labels and not closed):
+            # An empty cell is a prediction where the metric says so (no labels, no words, an empty mask); for free
+            # text, and where the answers or labels hold cells pandas reads as missing (text normalization's "NA"
+            # tokens), a wrong one (`grader_scores_missing`), not a reason to refuse the file.
+            missing_ok = (metric.labels and not closed) or grader_scores_missing(allowed, ans[column])
+            if not metric.empty_ok and not missing_ok:
                 _reject(labels_problem(raw, column))
             if metric.labels and closed:
-                _reject(allowed_labels_problem(y_pred, allowed, column))
+                _reject(
+                    allowed_labels_problem(known_cells(y_pred) if missing_ok else y_pred, allowed, column)
+                )
             elif metric.ranked and declared:
                 ranked = np.array([t for cell in y_pred for t in cell.split()])
                 _reject(allowed_labels_problem(ranked, declared, column))

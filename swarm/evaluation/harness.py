@@ -9,6 +9,8 @@ passes each held-out row's group in the rows' order. Held-out rows without a lab
 sequence's scored part) must be predicted, and are left out of the score. Where the held-out ids are test ids at
 an earlier time (`Holdout.shifted`: a log's last span held out), every row is a test row and those ids are scored.
 Where every row has a fresh id in the view (`Holdout.fresh_ids`), the test rows are written under their own ids.
+A blank text prediction that the grader scores as a wrong answer (its answers hold "NA" tokens, or the column is
+free text) is scored as one, not refused, and the result's `note` says how many there were.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ from swarm.atomic import PRIVATE, write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import score_frame
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.submission_rules import empty_cells
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.holdout_record import Holdout
 
@@ -39,6 +43,7 @@ class HarnessResult:
     score: float | None
     problem: str | None
     test_submission: Path | None  # the test rows of the submission (None when it could not be read)
+    note: str | None = None  # what the score tolerated: blank text predictions counted wrong, not refused
 
 
 def read_regular_file(path: Path) -> bytes:
@@ -149,7 +154,19 @@ class Harness:
             )
         if heldout_out is not None:
             write_private(heldout_out, frame[scored].to_csv(index=False))
-        return HarnessResult(score, None, test_out)
+        return HarnessResult(score, None, test_out, self._tolerated(frame[scored]))
+
+    def _tolerated(self, rows: pd.DataFrame) -> str | None:
+        """A sentence on the blank predictions of text columns that the score counted as wrong answers (as the
+        grader does where it reads its own answers' "NA" tokens as missing), or None when there were none."""
+        metric = get_metric(self.spec.name)
+        if metric.numeric or metric.empty_ok:  # a blank number is refused; a blank mask is a prediction
+            return None
+        counts = {c: empty_cells(rows[c]) for c in self.spec.target_columns if c in rows.columns}
+        shown = ", ".join(f"{n} in {c!r}" for c, n in counts.items() if n)
+        if not shown:
+            return None
+        return f"blank predictions ({shown}, of {len(rows)} scored rows) were scored as wrong, not refused"
 
     def _in_test_order(self, rows: pd.DataFrame, ids: pd.Series) -> pd.DataFrame:
         """The test rows in the sample submission's order, when they are exactly its ids (else as written, for

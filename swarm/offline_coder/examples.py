@@ -7,6 +7,7 @@ import os
 
 import pandas as pd
 
+from swarm.formats.csv_tables import read_csv_as_meant
 from swarm.formats.id_parts import with_id_parts
 from swarm.formats.label_sets import spread_label_sets
 from swarm.formats.parquet_tables import is_parquet_name, parquet_columns, parquet_table
@@ -15,10 +16,11 @@ from swarm.layouts.file_labels.reader import FILE_COLUMN, file_label_frame, test
 
 
 def read_table(path: str, max_rows: int | None = None) -> pd.DataFrame:
-    """A CSV or parquet table, or JSON records as one (swarm/formats/records.py)."""
+    """A CSV (its text keeping "NA" and "None": swarm/formats/csv_tables.py) or parquet table, or JSON records as one
+    (swarm/formats/records.py)."""
     if is_parquet_name(path):
         return parquet_table(path, max_rows)
-    return records_table(path, max_rows) if is_records_file(path) else pd.read_csv(path, nrows=max_rows)
+    return records_table(path, max_rows) if is_records_file(path) else read_csv_as_meant(path, nrows=max_rows)
 
 
 def table_columns(path: str) -> list:

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from swarm.formats.columns import all_numbers, column_kinds, renamed_source
+from swarm.formats.csv_tables import read_csv_as_meant
 from swarm.layouts.boxes.reader import box_labels
 from swarm.layouts.keyed.reader import keyed_masks
 from swarm.offline_coder.discovery import find_data_files, read_description
@@ -295,7 +296,7 @@ def infer_task_from_dir(input_dir: str, layouts, max_rows: int = 50000, metric: 
     order) or a labelled table, the sample submission and test.csv (or test rows named by the sample submission's
     ids), and description.md; `files` names the tables it read."""
     files = find_data_files(input_dir, layouts)
-    sample = pd.read_csv(os.path.join(input_dir, files["sample"]), nrows=max_rows)
+    sample = read_csv_as_meant(os.path.join(input_dir, files["sample"]), nrows=max_rows)
     train, test = read_examples(input_dir, files, sample, layouts, max_rows)
     description = read_description(input_dir)
     task = infer_task_from_frames(train, test, sample, description, data_dir=input_dir, metric=metric)

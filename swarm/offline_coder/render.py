@@ -18,7 +18,7 @@ from importlib import resources
 from types import ModuleType
 from typing import Any
 
-from swarm.formats import audio, id_parts, label_sets, parquet_tables, records
+from swarm.formats import audio, csv_tables, id_parts, label_sets, parquet_tables, records
 from swarm.layouts.boxes import reader as box_rows
 from swarm.layouts.file_labels import reader as file_labels
 from swarm.layouts.registry import READ_BY_CODER
@@ -172,9 +172,10 @@ DEFAULT_FILES = {"train": "train.csv", "test": "test.csv", "sample": "sample_sub
 
 
 def _readers(task: dict[str, Any], files: dict[str, Any]) -> list[ModuleType]:
-    """The reader modules a solution with a task dict pastes: those of the files the coder found, and the reader
-    of sound clips where a column names them."""
-    readers = [module for key, module in TABLE_READERS.items() if files.get(key)]
+    """The reader modules a solution with a task dict pastes: the CSV reader its DATA section reads tables with
+    (text keeps "NA" and "None"), the readers of the files the coder found, and the reader of sound clips where a
+    column names them."""
+    readers = [csv_tables, *(module for key, module in TABLE_READERS.items() if files.get(key))]
     if any(info.get("audio") for info in (task.get("columns") or {}).values()):
         readers.append(audio)
     tables = [str(files.get(key) or "").lower() for key in ("train", "test")]

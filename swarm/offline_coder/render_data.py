@@ -27,7 +27,7 @@ MAX_TRAIN_ROWS = 2_000_000
 
 READ = """FEATURES = {features!r}  # minimal < basic < freq < rich (see the kinds of columns in COLUMN_KINDS)
 LARGE_TABLE_BYTES, MAX_TRAIN_ROWS = {large_table_bytes!r}, {max_train_rows!r}
-sample_sub = pd.read_csv(os.path.join(INPUT_DIR, DATA_FILES["sample"]))
+sample_sub = read_csv_as_meant(os.path.join(INPUT_DIR, DATA_FILES["sample"]))  # text keeps "NA", "None"
 if DATA_FILES.get("train_files"):  # training files labelled by their names or folders (file_label_frame)
     train_df = file_label_frame(INPUT_DIR, DATA_FILES["train_files"])
     test_df = sample_sub[[ID_COL]].copy()
@@ -42,13 +42,13 @@ if DATA_FILES.get("train_files"):  # training files labelled by their names or f
         if name.lower().endswith(".parquet"):  # a labelled one: at most its first MAX_TRAIN_ROWS rows
             return parquet_table(path, MAX_TRAIN_ROWS if labelled else None)
         if labelled and os.path.getsize(path) > LARGE_TABLE_BYTES:  # too large to model whole: a seeded draw
-            head = pd.read_csv(path, nrows=10_000)
+            head = read_csv_as_meant(path, nrows=10_000)
             rows = os.path.getsize(path) / max(1.0, len(head.to_csv(index=False).encode()) / max(1, len(head)))
             share, rng = min(1.0, MAX_TRAIN_ROWS / max(rows, 1.0)), np.random.default_rng(0)
-            parts = [chunk[rng.random(len(chunk)) < share] for chunk in pd.read_csv(path, chunksize=1_000_000)]
+            parts = [chunk[rng.random(len(chunk)) < share] for chunk in read_csv_as_meant(path, chunksize=1_000_000)]
             print(f"{{name}}: {{os.path.getsize(path) / 1e6:.0f}} MB, about {{share:.1%}} of its rows read")
             return pd.concat(parts, ignore_index=True)
-        return pd.read_csv(path)
+        return read_csv_as_meant(path)
 
     train_df = read_table(DATA_FILES["train"], labelled=True)
     test_df = read_table(DATA_FILES["test"]) if DATA_FILES["test"] else sample_sub[[ID_COL]].copy()

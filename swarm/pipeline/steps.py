@@ -290,6 +290,8 @@ def _review(
             scored = rc.harness.evaluate(result.submission_path, kept, rc.harness_heldout(plan.node_id))
             trusted = TrustedScore(scored.score, rc.lower_is_better)
             test_submission, problem = scored.test_submission, scored.problem
+            if scored.note:
+                log.info("node %s: %s", plan.node_id, scored.note)
         else:
             test_submission, problem = keep_copy(result.submission_path, kept)
         if test_submission is not None:

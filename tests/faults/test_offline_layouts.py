@@ -5,7 +5,8 @@
   folders (`train/<class>/<file>.png`, plant-seedlings'): the offline coder reads them, the harness holds out
   examples, and the run delivers a graded submission. So do JSON records (`train.json` and `test.json`, as
   random-acts-of-pizza), the file-names layout with its folders only in `train.zip` and `test.zip`, and tokens
-  whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables),
+  whose submission ids join two test columns (`<sentence_id>_<token_id>`, text-normalization's zipped tables,
+  also with tokens pandas reads as missing by default: "NA", "None", "null", "N/A", "nan"),
   a target the submission names otherwise (chaii's `PredictionString` for train.csv's `answer_text`), and free
   text (over 200 distinct `after` answers, looked up from `before` rather than classified), target images (a row
   per pixel, denoising-dirty-documents), a row per (study, class) over a wide table (rsna-2022's cervical
@@ -42,7 +43,11 @@ from swarm.offline_coder import render_data
 from tests.layouts.boxes.miniatures import box_rows_competition
 from tests.layouts.bson.miniatures import bson_documents_competition
 from tests.layouts.coco.miniatures import coco_competition
-from tests.layouts.composite.miniatures import free_text_normalization_layout, text_normalization_layout
+from tests.layouts.composite.miniatures import (
+    free_text_normalization_layout,
+    missing_words_normalization_layout,
+    text_normalization_layout,
+)
 from tests.layouts.file_labels.miniatures import (
     archived_competition,
     class_folders_competition,
@@ -93,6 +98,10 @@ LAYOUTS = {
     ),
     "free-text": (
         free_text_normalization_layout,
+        "labelled rows of en_train.csv (ids <sentence_id>_<token_id>)",
+    ),
+    "missing-words": (
+        missing_words_normalization_layout,
         "labelled rows of en_train.csv (ids <sentence_id>_<token_id>)",
     ),
     "labels-table": (labels_table_competition, "labelled rows of train_labels.csv"),

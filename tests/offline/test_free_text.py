@@ -9,9 +9,16 @@ import zipfile
 from pathlib import Path
 
 import pandas as pd
+import pytest
 
+from swarm.offline_coder import OfflineClient
 from swarm.offline_coder.inference import OPEN_CLASSES, infer_task_from_frames
-from tests.layouts.composite.miniatures import free_text_normalization_layout, text_normalization_competition
+from tests.layouts.composite.miniatures import (
+    MISSING_WORDS,
+    free_text_normalization_layout,
+    text_normalization_competition,
+)
+from tests.offline.solution_runs import ask
 
 
 def tables(root: Path) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, str]:
@@ -71,3 +78,28 @@ def test_answers_of_their_own_row_are_free_text_and_a_labels_table_is_found_by_i
     assert find_data_files(str(public))["train"] == "train_orders.csv"
     (target,) = infer_task_from_dir(str(public))["targets"]
     assert target["task"] == "lookup" and target["source"] is None
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("numbers", [30, 600], ids=["classes", "free-text"])
+def test_words_pandas_reads_as_missing_are_spoken_as_themselves(tmp_path: Path, tools, numbers: int) -> None:
+    """The tokens "NA", "None", "null", "N/A" and "nan" in train and test: the solution reads them as text (not
+    NaN) and delivers each as its own `after`, not a blank, whether `after` is classified or looked up."""
+    root = text_normalization_competition(
+        tmp_path / "c", n_train=200 if numbers < 100 else 500, n_test=40, numbers=numbers, missing_words=True
+    )
+    public = root / "prepared" / "public"
+    comp = type("Comp", (), {"input_dir": public})()  # what `ask` hands the coder
+    result = tools.run(
+        tools.code_of(ask(OfflineClient(seed=0), "draft", comp, seed=3)), public, tmp_path / "run"
+    )
+    assert result.returncode == 0, result.output[-3000:]
+    written = pd.read_csv(result.workdir / "submission" / "submission.csv", dtype=str, keep_default_na=False)
+    test = pd.read_csv(public / "en_test_2.csv", dtype=str, keep_default_na=False)
+    before = dict(zip(test["sentence_id"] + "_" + test["token_id"], test["before"], strict=True))
+    spoken = written.assign(before=written["id"].map(before))
+    words = spoken[spoken["before"].isin(MISSING_WORDS)]
+    sample = pd.read_csv(public / "en_sample_submission_2.csv", dtype=str, keep_default_na=False)
+    assert written["id"].tolist() == sample["id"].tolist() and not written["after"].eq("").any()
+    assert set(words["before"]) == set(MISSING_WORDS)
+    assert words["after"].tolist() == words["before"].tolist()

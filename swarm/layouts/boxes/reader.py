@@ -22,6 +22,8 @@ import os
 
 import pandas as pd
 
+from swarm.formats.csv_tables import read_csv_as_meant
+
 BOX_TABLE = "train.csv"  # the labelled table of boxes, a row each; no test table beside it
 BOX_TEST_TABLE = "test.csv"
 BOX_HEAD_ROWS = 200  # the labelled table's first rows, on which the layout is recognised
@@ -141,7 +143,7 @@ def find_boxes(probe) -> dict | None:
 def read_boxes_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
     """(train, test): each example's boxes as the sample's string (`box_strings`) from the table's row per box; the
     sample's ids, the test rows."""
-    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["train"]), nrows=max_rows)
     return box_strings(train, fields, sample.columns[0], sample.columns[1]), sample[
         [sample.columns[0]]
     ].copy()

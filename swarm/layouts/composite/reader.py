@@ -11,7 +11,7 @@ import os
 
 import pandas as pd
 
-from swarm.formats.csv_tables import csv_header
+from swarm.formats.csv_tables import csv_header, read_csv_as_meant
 
 MAX_KEY_COLUMNS = 3  # a composite id joins at most this many columns of the test table
 KEY_SCAN_COLUMNS = 20  # ... among its first this many columns
@@ -94,7 +94,7 @@ def find_composite(probe) -> dict | None:
 def read_composite_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
     """(train, test): the labelled table; the test table, each row named by its joined id in the sample's id
     column."""
-    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
-    test = pd.read_csv(os.path.join(data_dir, fields["test"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    test = read_csv_as_meant(os.path.join(data_dir, fields["test"]), nrows=max_rows)
     test[sample.columns[0]] = joined_ids(test, fields["keys"])
     return train, test

@@ -19,6 +19,8 @@ import os
 import numpy as np
 import pandas as pd
 
+from swarm.formats.csv_tables import read_csv_as_meant
+
 FOLDER_MATCH_SHARE = 0.9  # share of the sample's ids that must name example folders of the test folder
 FOLDER_SEPARATORS = ("-", "_", "/")  # how an id joins the parts of its folder's path
 FOLDER_MAX_DEPTH = 3  # example folders at most this deep below the test or training folder
@@ -137,7 +139,7 @@ def labelled_rows(data_dir: str, fields: dict, examples=None) -> pd.DataFrame:
     columns = [*fields["keys"], *fields["targets"]]
     parts = []
     for example in chosen:
-        table = pd.read_csv(os.path.join(folders[example], fields["labels"]), usecols=columns)[columns]
+        table = read_csv_as_meant(os.path.join(folders[example], fields["labels"]), usecols=columns)[columns]
         parts.append(table.assign(**{fields["id"]: example})[[fields["id"], *columns]])
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=[fields["id"], *columns])
 

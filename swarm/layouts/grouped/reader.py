@@ -13,7 +13,7 @@ import os
 
 import pandas as pd
 
-from swarm.formats.csv_tables import csv_header
+from swarm.formats.csv_tables import csv_header, read_csv_as_meant
 
 GROUPED_TABLES = ("train.csv", "test.csv")  # the labelled table and the test table, a row per input each
 MAX_GROUP_KEYS = 3  # the id joins at most this many columns of the test table
@@ -82,5 +82,5 @@ def find_grouped(probe) -> dict | None:
 
 def read_grouped_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
     """(train, test): both tables as they are, a row per input (the test rows name their group's id)."""
-    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
-    return train, pd.read_csv(os.path.join(data_dir, fields["test"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    return train, read_csv_as_meant(os.path.join(data_dir, fields["test"]), nrows=max_rows)

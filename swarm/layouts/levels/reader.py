@@ -84,9 +84,12 @@ def level_fields(data_dir: str, names: list, sample: pd.DataFrame) -> dict | Non
         heads[level] = head
     for child, parent in (names_of_levels, names_of_levels[::-1]):
         parent_ids = set(
-            pd.read_csv(os.path.join(data_dir, levels[parent]["table"]), usecols=[id_col], dtype=str)[
-                id_col
-            ].str.strip()
+            pd.read_csv(
+                os.path.join(data_dir, levels[parent]["table"]),
+                usecols=[id_col],
+                dtype=str,
+                keep_default_na=False,
+            )[id_col].str.strip()
         )
         for column in (c for c in heads[child].columns if c != id_col):
             named = (heads[child][column].str.strip() + "_" + parent).isin(parent_ids)

@@ -16,7 +16,7 @@ import os
 
 import pandas as pd
 
-from swarm.formats.csv_tables import csv_header
+from swarm.formats.csv_tables import csv_header, read_csv_as_meant
 
 LONG_TABLES = ("train.csv", "test.csv")  # the wide labelled table and the long test table
 
@@ -85,6 +85,6 @@ def find_long_classes(probe) -> dict | None:
 def read_long_classes_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
     """(train, test): the wide labelled table melted into a row per (example, class) (`long_class_rows`); the
     test table as it is."""
-    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
-    test = pd.read_csv(os.path.join(data_dir, fields["test"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    test = read_csv_as_meant(os.path.join(data_dir, fields["test"]), nrows=max_rows)
     return long_class_rows(train, fields, sample.columns[0], sample.columns[1]), test

@@ -72,8 +72,12 @@ def _shared_ids(table: Path, sample: Path, id_column: str) -> bool:
     if table.suffix.lower() != ".csv":
         return False
     try:
-        ids = set(pd.read_csv(sample, usecols=[id_column], dtype=str)[id_column].str.strip())
-        head = pd.read_csv(table, usecols=[id_column], dtype=str, nrows=SHARED_ID_ROWS)[id_column].str.strip()
+        ids = set(
+            pd.read_csv(sample, usecols=[id_column], dtype=str, keep_default_na=False)[id_column].str.strip()
+        )
+        head = pd.read_csv(
+            table, usecols=[id_column], dtype=str, keep_default_na=False, nrows=SHARED_ID_ROWS
+        )[id_column].str.strip()
     except (OSError, ValueError, pd.errors.ParserError, UnicodeDecodeError):
         return False
     return bool(head.isin(ids).any())

@@ -14,6 +14,7 @@ import os
 
 import pandas as pd
 
+from swarm.formats.csv_tables import read_csv_as_meant
 from swarm.formats.id_parts import ID_PARTS_ROWS, id_part_columns, with_id_parts
 
 TWIN_TRAIN_PREFIX, TWIN_TEST_PREFIX = "train_", "test_"
@@ -107,6 +108,6 @@ def find_twins(probe) -> dict | None:
 def read_twins_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
     """(train, test): the labels table; the sample's ids, with the labelled columns they join given back."""
     id_col = sample.columns[0]
-    train = pd.read_csv(os.path.join(data_dir, fields["labels"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["labels"]), nrows=max_rows)
     test = sample[[id_col]].copy()
     return train, with_id_parts(test, train, fields["id_parts"], id_col) if fields.get("id_parts") else test

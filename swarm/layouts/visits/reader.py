@@ -16,6 +16,8 @@ import os
 
 import pandas as pd
 
+from swarm.formats.csv_tables import read_csv_as_meant
+
 VISIT_TABLES = ("train.csv", "test.csv")  # the labelled table and the test table of visits
 
 FIRST_PREFIX = "first_"  # the columns of a key's first visit, beside each of its rows
@@ -105,7 +107,7 @@ def read_visits_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_
     """(train, test): every visit beside its key's first, every sample id's step beside its key's first visit
     (`visit_frames`); the targets no table holds take the sample's own values."""
     id_col = sample.columns[0]
-    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
-    test = pd.read_csv(os.path.join(data_dir, fields["test"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    test = read_csv_as_meant(os.path.join(data_dir, fields["test"]), nrows=max_rows)
     train, test = visit_frames(train, test, fields, id_col, sample.iloc[:, 0])
     return train.assign(**{c: sample[c].iloc[0] for c in fields["free"]}), test

@@ -15,6 +15,8 @@ MARKS = (".", ",", "!", "?")
 UNITS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
          "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")  # fmt: skip
 TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+# Words pandas' read_csv reads as missing by default, which text normalization's tables hold as tokens to speak.
+MISSING_WORDS = ("NA", "None", "null", "N/A", "nan")
 
 
 def spelled(number: int) -> str:
@@ -28,9 +30,13 @@ def spelled(number: int) -> str:
     return TENS[tens] + (f" {UNITS[units]}" if units else "")
 
 
-def sentences(count: int, rng: np.random.Generator, numbers: int = 30) -> pd.DataFrame:
+def sentences(
+    count: int, rng: np.random.Generator, numbers: int = 30, missing_words: bool = False
+) -> pd.DataFrame:
     """`count` sentences of 3-6 tokens: words (PLAIN), a mark (PUNCT) and numbers below `numbers` (NUMBER);
-    `after` is the token itself, or a number spelled out."""
+    `after` is the token itself, or a number spelled out. `missing_words`: every third sentence begins with one of
+    MISSING_WORDS in turn (PLAIN, its `after` the word itself), in place of its drawn first token: the draws,
+    and so the other tokens, stay those of the miniature without them."""
     rows = []
     for sentence in range(count):
         length = int(rng.integers(3, 7))
@@ -43,6 +49,9 @@ def sentences(count: int, rng: np.random.Generator, numbers: int = 30) -> pd.Dat
                 kind, before = "PLAIN", str(rng.choice(WORDS))
             after = spelled(int(before)) if kind == "NUMBER" else before
             rows.append((sentence, token, kind, before, after))
+        if missing_words and sentence % 3 == 0:
+            word = MISSING_WORDS[sentence // 3 % len(MISSING_WORDS)]
+            rows[-length] = (sentence, 0, "PLAIN", word, word)
     return pd.DataFrame(rows, columns=["sentence_id", "token_id", "class", "before", "after"])
 
 
@@ -54,18 +63,21 @@ def text_normalization_competition(
     zipped: bool = False,
     declare_labels: bool = False,
     numbers: int = 30,
+    missing_words: bool = False,
 ) -> Path:
     """`en_train.csv` (`sentence_id,token_id,class,before,after`), `en_test_2.csv` (`sentence_id,token_id,before`,
     sentence ids 0.. as train's), `en_sample_submission_2.csv` (`id,after`, ids `<sentence>_<token>`, `after` the
     token as it is); the answers in private/; scored by accuracy on `after`. `zipped`: each table in a zip of its
     own, as MLE-bench ships them. `declare_labels`: competition.json lists every `after` there is, so that a
     prediction no test token has is still a valid one (accuracy takes labels only from the answers otherwise).
-    `numbers`: tokens are numbers below it (a few hundred make `after` free text: over 200 distinct answers)."""
+    `numbers`: tokens are numbers below it (a few hundred make `after` free text: over 200 distinct answers).
+    `missing_words`: tokens "NA", "None", "null", "N/A" and "nan" in train and test (see `sentences`)."""
     public, private = root / "prepared" / "public", root / "prepared" / "private"
     public.mkdir(parents=True)
     private.mkdir(parents=True)
     rng = np.random.default_rng(29)
-    train, test = sentences(n_train, rng, numbers), sentences(n_test, rng, numbers)
+    train = sentences(n_train, rng, numbers, missing_words)
+    test = sentences(n_test, rng, numbers, missing_words)
     train.to_csv(public / "en_train.csv", index=False)
     test[["sentence_id", "token_id", "before"]].to_csv(public / "en_test_2.csv", index=False)
     ids = test["sentence_id"].astype(str) + "_" + test["token_id"].astype(str)
@@ -99,3 +111,9 @@ def free_text_normalization_layout(root: Path) -> Path:
     coder (looked up from `before`, not classified) and to the harness (an answer no row has is wrong, not
     invalid: no competition.json `labels`, as in MLE-bench's dirs)."""
     return text_normalization_competition(root, n_train=500, n_test=40, zipped=True, numbers=600)
+
+
+def missing_words_normalization_layout(root: Path) -> Path:
+    """The zipped miniature with "NA", "None", "null", "N/A" and "nan" tokens in train and test (a user's no-key
+    run on such a miniature wrote blanks for them, and the harness refused the file)."""
+    return text_normalization_competition(root, n_train=200, n_test=40, zipped=True, missing_words=True)
