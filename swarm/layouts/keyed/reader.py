@@ -17,6 +17,7 @@ import os
 import numpy as np
 import pandas as pd
 
+from swarm.formats.csv_tables import read_csv_as_meant
 from swarm.layouts.masks.reader import (
     EMPTY_MASK,
     MASK_EXAMPLES,
@@ -100,7 +101,7 @@ def _folder_of_ids(data_dir: str, ids: list, word: str) -> str | None:
 
 def read_keyed_examples(data_dir: str, fields: dict, sample: pd.DataFrame, max_rows=None) -> tuple:
     """(train, test): train.csv's rows; the sample's ids and keys."""
-    train = pd.read_csv(os.path.join(data_dir, fields["train"]), nrows=max_rows)
+    train = read_csv_as_meant(os.path.join(data_dir, fields["train"]), nrows=max_rows)
     return train, sample[[fields["id"], *fields["keys"]]].copy()
 
 
