@@ -4,10 +4,8 @@ The registry is loaded when first asked for, not with the package: a layout's re
 pasted code and by low rooms of the harness, which must not pull in every layout's split.
 """
 
-from typing import Any
 
-
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """`LAYOUTS`, `READ_BY_CODER` and `find_layout` from the registry, loaded on first use."""
     if name in ("LAYOUTS", "READ_BY_CODER", "find_layout"):
         from swarm.layouts import registry

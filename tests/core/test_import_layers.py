@@ -176,8 +176,23 @@ def test_readers_import_only_the_standard_library_numpy_pandas_and_other_readers
 
 
 def test_the_layouts_packages_import_nothing() -> None:
-    """Importing a reader runs its packages' `__init__`s: they import nothing, so no split or registry loads."""
+    """Importing a reader runs its packages' `__init__`s: they import nothing when they run, so no split or registry
+    loads (`swarm.layouts.LAYOUTS` loads the registry inside the package's `__getattr__`, on first use)."""
     inits = sorted((REPO / "swarm" / "layouts").rglob("__init__.py"))
     assert len(inits) > 10
-    loaded = {str(p.relative_to(REPO)): imports(p) for p in inits}
+    loaded = {str(p.relative_to(REPO)): module_level_imports(p) for p in inits}
     assert not {name: found for name, found in loaded.items() if found}
+    lazy = [module for _, module in imports(REPO / "swarm" / "layouts" / "__init__.py")]
+    assert lazy == ["swarm.layouts", "swarm.layouts.registry"], lazy
+
+
+def module_level_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of the imports a module runs when it is imported (not those inside its functions)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    functions = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+    nested = {id(n) for f in ast.walk(tree) if isinstance(f, functions) for n in ast.walk(f)}
+    return [
+        (node.lineno, getattr(node, "module", None) or node.names[0].name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import | ast.ImportFrom) and id(node) not in nested
+    ]

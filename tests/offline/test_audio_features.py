@@ -176,3 +176,12 @@ def test_broken_whale_clips_leave_their_features_missing_and_the_solution_runs(t
 def test_a_solution_inferring_its_task_at_run_time_reads_the_clips_too(tmp_path: Path) -> None:
     auc, output = whale_solution_auc(tmp_path, right_whale, safe_genome, at_run_time=True)
     assert auc > 0.8, output[-3000:]
+
+
+@pytest.mark.slow
+def test_clips_none_of_which_can_be_read_leave_no_empty_feature_to_fit_on(tmp_path: Path) -> None:
+    """Every training clip unreadable: their audio features have no value in any training row, which a
+    histogram gradient-boosting model cannot bin; they are dropped, said so, and the solution still runs."""
+    _, output = whale_solution_auc(tmp_path, right_whale, safe_genome, broken=120)
+    assert "120 of 160 audio clips could not be read" in output
+    assert "without a value in any training row dropped" in output

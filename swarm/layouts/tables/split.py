@@ -317,7 +317,9 @@ def _write_view_tables(
     _write_test_side(data, rows, test_table, fresh_of, ids, id_col, order, dest)
     write_sample(sample, rows.held, ids, spec, order, dest / competition.sample_submission.name, fillers)
     if fresh.fresh:
-        own_held = rows.original or [""] * len(ids)  # a table without ids: held-out rows had none of their own
+        own_held = rows.original or [""] * len(
+            ids
+        )  # a table without ids: held-out rows had none of their own
         write_view_ids(request.root, {"test": fresh.test, "held": ids}, {"test": test_ids, "held": own_held})
     return fresh, ids
 
