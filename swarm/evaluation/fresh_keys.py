@@ -6,12 +6,14 @@ where no test example has it, which the labelled table's missing keys would give
 those modules wrote, gives every example of the test side, test and held-out alike, a fresh key in the test keys'
 format and range (`swarm.evaluation.fresh_ids.draw_fresh_ids`): the view's test table, its sample's ids (the key
 before the part), the example's folder of inputs (`test_images/<key>/`, copied) and side tables keyed by the key
-follow it, and the harness keeps which fresh id is which row's (`view_ids.csv`). Keys are kept, saying why, where
-`swarm.evaluation.fresh_ids` keeps ids.
+follow it, and the harness keeps which fresh id is which row's (`view_ids.csv`). Where no test table lists the test
+side (a sample of `<image>_<class>` ids over a column of lists), the keys are those its ids begin with. Keys are
+kept, saying why, where `swarm.evaluation.fresh_ids` keeps ids.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -38,24 +40,26 @@ from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 class KeyedView:
     """A view whose ids begin with an example's key: the competition and its metric, the harness root, the key
     column, the test table's name, the labelled table and the sample submission (as read) and the names of the
-    view's own tables."""
+    view's own tables; where there is no test table (`test_name` None), `key_of` gives the key a sample id begins
+    with."""
 
     competition: Competition
     spec: MetricSpec
     root: Path
     key: str
-    test_name: str
+    test_name: str | None
     train: pd.DataFrame
     sample: pd.DataFrame
     own_tables: tuple[str, ...]
+    key_of: Callable[[str], str] | None = None
 
 
 def fresh_keys(view: KeyedView, parts: SplitParts, seed: int) -> SplitParts:
     """`parts` with every example of the view's test side under a fresh key (see the module docstring), the
     view rewritten alike; or as they are, with why the keys are kept (`SplitParts.fresh`)."""
     dest, key, id_col = view.root / "public", view.key, view.spec.id_column
-    test = read_csv_as_text(dest / view.test_name)
-    own_test = read_csv_as_text(view.competition.public_dir / view.test_name)
+    test = _test_side(view, dest)
+    own_test = _test_side(view, view.competition.public_dir)
     own_keys = set(own_test[key].str.strip())
     keys = list(pd.unique(test[key].str.strip()))
     test_keys, held_keys = [k for k in keys if k in own_keys], [k for k in keys if k not in own_keys]
@@ -97,6 +101,17 @@ def fresh_keys(view: KeyedView, parts: SplitParts, seed: int) -> SplitParts:
     return replace(parts, ids=held_ids, held=held, rekeyed=True, fresh=FreshIds([], [], note=note))
 
 
+def _test_side(view: KeyedView, folder: Path) -> pd.DataFrame:
+    """The test side's rows in `folder` (the public dir or the view), as text: the test table, else the sample's
+    ids with the keys they begin with."""
+    if view.test_name is not None:
+        return read_csv_as_text(folder / view.test_name)
+    if view.key_of is None:
+        raise ValueError("a view without a test table needs the key each sample id begins with")
+    ids = read_csv_as_text(folder / view.competition.sample_submission.name)[view.spec.id_column].str.strip()
+    return pd.DataFrame({view.spec.id_column: ids, view.key: [view.key_of(i) for i in ids]})
+
+
 def rekeyed(identifier: str, renamed: dict[str, str]) -> str:
     """`identifier` with the key it begins with (the whole id, or the longest part before a `_`) renamed."""
     if identifier in renamed:
@@ -108,16 +123,17 @@ def rekeyed(identifier: str, renamed: dict[str, str]) -> str:
 
 
 def _rewrite_tables(dest: Path, view: KeyedView, test: pd.DataFrame, renamed: dict[str, str]) -> None:
-    """The view's test table (its key column, and its id column where it has one) and sample under the fresh
-    keys; a test table in key order, or a sample in id order, stays so."""
+    """The view's test table (its key column, and its id column where it has one), where there is one, and
+    sample under the fresh keys; a test table in key order, or a sample in id order, stays so."""
     id_col, key = view.spec.id_column, view.key
-    in_key_order = test[key].str.strip().tolist() == sorted(test[key].str.strip())
-    test = test.assign(**{key: [renamed.get(k.strip(), k) for k in test[key]]})
-    if id_col in test.columns:
-        test[id_col] = [rekeyed(i.strip(), renamed) for i in test[id_col]]
-    if in_key_order:
-        test = test.sort_values(key, kind="stable")
-    write_public_csv(test, dest / view.test_name)
+    if view.test_name is not None:
+        in_key_order = test[key].str.strip().tolist() == sorted(test[key].str.strip())
+        test = test.assign(**{key: [renamed.get(k.strip(), k) for k in test[key]]})
+        if id_col in test.columns:
+            test[id_col] = [rekeyed(i.strip(), renamed) for i in test[id_col]]
+        if in_key_order:
+            test = test.sort_values(key, kind="stable")
+        write_public_csv(test, dest / view.test_name)
     sample_path = dest / view.competition.sample_submission.name
     sample = read_csv_as_text(sample_path)
     in_id_order = sample[id_col].str.strip().tolist() == sorted(sample[id_col].str.strip())
@@ -128,12 +144,21 @@ def _rewrite_tables(dest: Path, view: KeyedView, test: pd.DataFrame, renamed: di
 
 
 def with_fresh_keys(
-    request: SplitRequest, parts: SplitParts, key: str, train: Path, test: Path
+    request: SplitRequest,
+    parts: SplitParts,
+    key: str,
+    train: Path,
+    test: Path | None,
+    key_of: Callable[[str], str] | None = None,
 ) -> SplitParts:
     """`parts` of a layout whose ids begin with an example's key, every test and held-out example under a fresh
-    key (`swarm.evaluation.fresh_keys`), or kept saying why."""
+    key (`swarm.evaluation.fresh_keys`), or kept saying why; `key_of` gives a sample id's key where there is no
+    test table (`test` None)."""
     competition = request.competition
     labelled = read_labelled_table(train, request.max_train_mb)
-    own = (train.name, test.name, competition.sample_submission.name)
-    view = KeyedView(competition, request.spec, request.root, key, test.name, labelled, request.sample, own)
+    own = tuple(p.name for p in (train, test, competition.sample_submission) if p is not None)
+    test_name = None if test is None else test.name
+    view = KeyedView(
+        competition, request.spec, request.root, key, test_name, labelled, request.sample, own, key_of
+    )
     return fresh_keys(view, parts, request.seed)

@@ -60,7 +60,7 @@ def renamed_target(
 
 def wide_source(train: pd.DataFrame, targets: list[str]) -> str | None:
     """The train column whose values are the submission's class columns (a wide submission): a class per row, or
-    a set of them joined with "," (freesound's `labels`; swarm/formats/label_sets.py)."""
+    a set of them joined with "," or blanks (freesound's `labels`; swarm/formats/label_sets.py)."""
     return label_set_column(train, targets)
 
 

@@ -127,7 +127,8 @@ LAYOUTS: tuple[Layout, ...] = (
     ),
     _read_by_coder(
         "long_classes",
-        "a wide labelled table, a submission row per (example, class) (rsna-2022-cervical-spine-fracture-detection)",
+        "a wide labelled table or a column of class lists, a submission row per (example, class) (rsna-2022-cervical-"
+        "spine-fracture-detection)",
         long_classes_reader,
         split_long_class_rows,
         lambda fields: fields["train"],

@@ -100,9 +100,9 @@ LABEL_SCAN_ROWS = 10_000  # a table's first rows, read to find a column of class
 
 def class_column(path: str, id_col: str, classes: list) -> tuple | None:
     """(name, values as text) of a CSV's first column (not the id) whose values are the sample's classes, one or
-    a set joined with "," a row (swarm/formats/label_sets.py), or None. Only the first rows are read whole; a column
-    they show to be classes is then read alone, so a large table (jigsaw's 1.8 million comments) is not read twice
-    whole."""
+    a set joined with "," or blanks a row (swarm/formats/label_sets.py), or None. Only the first rows are read
+    whole; a column they show to be classes is then read alone, so a large table (jigsaw's 1.8 million comments)
+    is not read twice whole."""
     try:
         head = pd.read_csv(path, dtype=str, keep_default_na=False, nrows=LABEL_SCAN_ROWS)
         for column in (c for c in head.columns if c != id_col and within_classes(head[c], classes)):
@@ -115,9 +115,9 @@ def class_column(path: str, id_col: str, classes: list) -> tuple | None:
 
 
 def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str | None:
-    """The labelled table's column of label sets (several of the sample's class columns joined with ",", as
-    freesound's `labels`; swarm/formats/label_sets.py), which the solution spreads into a 0/1 column per class; None where
-    the table has the sample's targets or a class per row (the wide probability format reads that)."""
+    """The labelled table's column of label sets (several of the sample's class columns joined with "," or blanks,
+    as freesound's `labels`; swarm/formats/label_sets.py), which the solution spreads into a 0/1 column per class;
+    None where the table has the sample's targets or a class per row (the wide probability format reads that)."""
     targets = [str(c) for c in sample.columns[1:]]
     if not files["train"] or is_records_file(files["train"]) or len(targets) < 2:
         return None
@@ -128,7 +128,7 @@ def label_sets_layout(input_dir: str, files: dict, sample: pd.DataFrame) -> str 
     except (OSError, ValueError):
         return None
     found = class_column(path, str(sample.columns[0]), targets)
-    return found[0] if found is not None and holds_several(found[1]) else None
+    return found[0] if found is not None and holds_several(found[1], targets) else None
 
 
 def _probe(input_dir: str, present: set, sample: str, text: pd.DataFrame) -> Probe:

@@ -9,6 +9,11 @@ submission's columns (`row_id`, `fractured`). Studies are shuffled in among the 
 arrangement (a study's rows together, or a class's). Where the key names the inputs (a folder of DICOM files per
 study: `train_images/<study>/`), a held-out study's inputs are linked where the test's are, under its key; side
 files keyed by held-out studies (`train_bounding_boxes.csv`'s rows, `segmentations/<study>.nii`) are hidden.
+
+Where a column of the labelled table lists each example's classes instead (`image`, `labels` = `scab
+frog_eye_leaf_spot`) and the sample alone lists the test's rows (`Id` = `<image>_<class>`), each held-out example
+joins the sample as a row per class, its label 1 where its list names the class, else 0; its image is linked where
+the test's are. Where a test table lists such test examples a row each, the split refuses (it adds no rows to it).
 """
 
 from __future__ import annotations
@@ -28,7 +33,9 @@ from swarm.evaluation.split import check_split, choose_split, competition_split_
 from swarm.evaluation.table_io import read_csv_as_text, write_public_csv
 from swarm.evaluation.view_files import HeldKeys, extracted_archives, fresh_view, link_held_inputs
 from swarm.evaluation.view_tables import write_sample_in_order
+from swarm.formats.label_sets import class_sets, key_and_class
 from swarm.layouts.long_classes.detect import LongClasses, long_layout_of
+from swarm.layouts.long_classes.reader import listed_rows
 
 
 def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts:
@@ -38,7 +45,7 @@ def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts
     competition, spec, sample = request.competition, request.spec, request.sample
     train = _read_wide(layout, request.max_train_mb)
     key, classes = layout.key, list(layout.classes)
-    wide = train[classes]
+    wide = _class_values(train, layout)
     classification = is_classification(spec, wide, True)
     chosen, why = choose_split(
         check_split(request.split), competition_split_hint(competition), train, None, classification
@@ -48,10 +55,9 @@ def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts
     strata = wide[classes[0]].str.strip()
     _, held, kept = split_rows(chosen, train, strata, request.fraction, request.seed)
     rng = np.random.default_rng(request.seed + 1)
-    test = read_csv_as_text(layout.test)
-    _check_sample_lists_test(competition, sample, test, layout)
+    test = _test_rows(competition, sample, layout)
     moved, rekeyed = rekey_groups(held, key, train, test, rng)
-    rows, labels = _long_rows(layout, held, moved, test.columns)
+    rows, labels = _long_rows(layout, wide.loc[held.index], moved, test.columns)
     ids = rows[layout.id_column].tolist()
     if len(set(ids)) < len(ids) or set(ids) & set(test[layout.id_column].str.strip()):
         raise NoHoldout(
@@ -63,15 +69,17 @@ def split_long_classes(request: SplitRequest, layout: LongClasses) -> SplitParts
     _write_view_tables(request, layout, kept, (test, rows), ids, rng, dest)
     n = len(classes)
     by = f" (by {classes[0]})" if chosen == "stratified" else ""
+    listing = (layout.test or competition.sample_submission).name
+    columns = f"lists of {n} classes in {layout.labels}" if layout.labels else f"{n} class columns"
     return SplitParts(
         labels=labels,
         held=rows,
         ids=ids,
-        split=(chosen, f"{why}{by}; each held-out {key} moves whole, as its {n} rows of {layout.test.name}"),
+        split=(chosen, f"{why}{by}; each held-out {key} moves whole, as its {n} rows of {listing}"),
         n_train=len(kept),
         rekeyed=rekeyed,
         classes=closed_classes(labels, classification),
-        table=f"{layout.train.name}'s {n} class columns ({len(held)} {key}s, a row per {layout.class_column})",
+        table=f"{layout.train.name}'s {columns} ({len(held)} {key}s, a row per {layout.class_column})",
         hidden=hidden,
         file_dirs=file_dirs,
         key_columns=[key, layout.class_column],
@@ -89,6 +97,37 @@ def _read_wide(layout: LongClasses, max_train_mb: float) -> pd.DataFrame:
             "values belong to a held-out example is ambiguous"
         )
     return train
+
+
+def _class_values(train: pd.DataFrame, layout: LongClasses) -> pd.DataFrame:
+    """Each example's value of each class, as text: the wide table's class columns, or 1 where the example's list
+    names the class, else 0; NoHoldout where a list names another class."""
+    if not layout.labels:
+        return train[list(layout.classes)]
+    sets = class_sets(train[layout.labels], list(layout.classes))
+    if sets is None:
+        raise NoHoldout(
+            f"{layout.train.name}'s {layout.labels} names classes besides the {len(layout.classes)} the sample's "
+            f"ids end with ({', '.join(layout.classes[:5])}), so a held-out example's rows could not be labelled"
+        )
+    return pd.DataFrame({c: [str(int(c in s)) for s in sets] for c in layout.classes}, index=train.index)
+
+
+def _test_rows(competition: Competition, sample: pd.DataFrame, layout: LongClasses) -> pd.DataFrame:
+    """The test's rows as text, a row per (example, class): the long test table (checked against the sample), or
+    the sample's own rows with their keys and classes where it alone lists them; NoHoldout where a test table
+    lists examples beside a column of lists."""
+    if layout.test is None:
+        fields = {"key": layout.key, "class_column": layout.class_column, "classes": layout.classes}
+        return listed_rows(sample[[layout.id_column]], fields)
+    if layout.labels:
+        raise NoHoldout(
+            f"{layout.test.name} lists the test's {layout.key}s a row each beside a sample with a row per "
+            f"({layout.key}, class), a test table the harness adds no held-out {layout.key}s to"
+        )
+    test = read_csv_as_text(layout.test)
+    _check_sample_lists_test(competition, sample, test, layout)
+    return test
 
 
 def _check_sample_lists_test(
@@ -118,7 +157,8 @@ def _link_held_examples(
     competition, spec, public = request.competition, request.spec, request.competition.public_dir
     held, kept, moved = examples
     key = layout.key
-    skip = {layout.train, layout.test, competition.sample_submission, *extracted_archives(public)}
+    tables = {layout.train, competition.sample_submission, *([layout.test] if layout.test else [])}
+    skip = {*tables, *extracted_archives(public)}
     original = held[key].str.strip().tolist()
     test_keys = list(pd.unique(test[key].str.strip()))
     named = held.assign(
@@ -139,30 +179,32 @@ def _write_view_tables(
     dest: Path,
 ) -> None:
     """The view's tables: the wide table without the held-out examples; the test table with their rows
-    (`tables`: the test table and their rows in its columns), arranged as the test's (`_arranged`); the sample
-    in its order."""
+    (`tables`: the test's rows and theirs in its columns), arranged as the test's (`_arranged`), where there is
+    one; the sample in its order."""
     test, rows = tables
     write_public_csv(kept, dest / layout.train.name)
     combined = pd.concat([test, rows], ignore_index=True)
     combined = combined.iloc[_arranged(combined, test, layout, rng)]
-    write_public_csv(combined, dest / layout.test.name)
+    if layout.test is not None:
+        write_public_csv(combined, dest / layout.test.name)
     order = combined[layout.id_column].str.strip().tolist()
     path = dest / request.competition.sample_submission.name
     write_sample_in_order(request.sample, ids, order, layout.id_column, path)
 
 
 def _long_rows(
-    layout: LongClasses, held: pd.DataFrame, moved: pd.DataFrame, columns: pd.Index
+    layout: LongClasses, values: pd.DataFrame, moved: pd.DataFrame, columns: pd.Index
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(the held-out examples as test rows: a row per class, in the test table's columns, each under its view
-    key; their targets in the submission's column), a study's rows in the order of `layout.classes`."""
+    key; their targets in the submission's column, from `values`, their values of each class), a study's rows in
+    the order of `layout.classes`."""
     key, cls = layout.key, layout.class_column
     parts = []
     for label in layout.classes:
         part = moved.reindex(columns=[c for c in columns if c in moved.columns])
         part = part.assign(**{key: moved[key].str.strip(), cls: label})
         part[layout.id_column] = part[key] + "_" + label
-        part[layout.target] = held[label].str.strip().to_numpy()
+        part[layout.target] = values[label].str.strip().to_numpy()
         part["_example"] = np.arange(len(moved))
         parts.append(part.reset_index(drop=True))
     long = pd.concat(parts, ignore_index=True).sort_values("_example", kind="stable").reset_index(drop=True)
@@ -202,6 +244,14 @@ def split_long_class_rows(request: SplitRequest, fields: dict) -> SplitParts:
     spec, public = request.spec, request.competition.public_dir
     targets = [c for c in request.sample.columns if c != spec.id_column and c not in spec.passthrough_columns]
     layout = long_layout_of(public, spec.id_column, targets[0], fields)
-    return with_fresh_keys(
-        request, split_long_classes(request, layout), layout.key, layout.train, layout.test
-    )
+    parts = split_long_classes(request, layout)
+    if layout.test is not None:
+        return with_fresh_keys(request, parts, layout.key, layout.train, layout.test)
+    classes = set(layout.classes)
+    return with_fresh_keys(request, parts, layout.key, layout.train, None, lambda i: _key_of(i, classes))
+
+
+def _key_of(identifier: str, classes: set[str]) -> str:
+    """The key an id `<key>_<class>` begins with (the id itself where it ends with no class)."""
+    pair = key_and_class(identifier, classes)
+    return identifier if pair is None else pair[0]

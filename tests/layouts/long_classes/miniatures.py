@@ -99,3 +99,66 @@ def long_classes_competition(root: Path) -> Path:
     """rsna-2022-cervical-spine-fracture-detection's layout (spine_competition): a study per row of train.csv
     with a column per class, a row per (study, class) in test.csv and the sample."""
     return spine_competition(root, n_train=60, n_test=16)
+
+
+# The classes of the list-labels miniature (plant-pathology-2021-fgvc8's, less `healthy` and `complex`), and the
+# stripes each draws in an image: horizontal, vertical, the two diagonals.
+LEAF_CLASSES = ("scab", "rust", "frog_eye_leaf_spot", "powdery_mildew")
+_STRIPES = ((1, 0), (0, 1), (1, 1), (1, -1))
+
+
+def leaf_image(path: Path, present: list[bool], rng: np.random.Generator) -> None:
+    """A 32x32 grey PNG at `path`: stripes of each present class's direction (`_STRIPES`) over grey noise."""
+    from PIL import Image
+
+    y, x = np.mgrid[0:32, 0:32]
+    pixels = 128 + rng.normal(0, 12, size=(32, 32))
+    for (dy, dx), shown in zip(_STRIPES, present, strict=True):
+        pixels += 45 * np.sin(2 * np.pi * (dy * y + dx * x) / 6) if shown else 0
+    path.parent.mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.clip(pixels, 0, 255).astype(np.uint8), mode="L").save(path)
+
+
+def list_labels_competition(
+    root: Path, *, separator: str = " ", n_train: int = 90, n_test: int = 30, wide: bool = False
+) -> Path:
+    """plant-pathology-2021-fgvc8's layout with a long sample: `train.csv` (`image` = `<16 hex>.png`, `labels`
+    the classes of `LEAF_CLASSES` each image shows, joined with `separator`, at least one), `train_images/`,
+    `test_images/`, no test.csv, `sample_submission.csv` a row per (image, class), `Id` = `<image>_<class>`,
+    `Probability` 0.5, scored by ROC AUC over all rows; the answers' 0/1 in private/answers.csv. Each class draws
+    stripes of its own direction in the image (`leaf_image`), about half the images each, so a model of the
+    pixels tells them apart where a class's own rate scores 0.5. `wide`: the sample has a column per class
+    instead (`image` and the classes), scored by the mean column-wise ROC AUC."""
+    public, private = root / "prepared" / "public", root / "prepared" / "private"
+    public.mkdir(parents=True)
+    private.mkdir(parents=True)
+    rng = np.random.default_rng(2021)
+    images = [f"{''.join(rng.choice(list('0123456789abcdef'), 16))}.png" for _ in range(n_train + n_test)]
+    present = rng.random((len(images), len(LEAF_CLASSES))) < 0.5
+    present[~present.any(axis=1), 0] = True  # every image has a label
+    for k, image in enumerate(images):
+        leaf_image(public / ("train_images" if k < n_train else "test_images") / image, list(present[k]), rng)
+    labels = [
+        separator.join(c for c, shown in zip(LEAF_CLASSES, row, strict=True) if shown) for row in present
+    ]
+    pd.DataFrame({"image": images[:n_train], "labels": labels[:n_train]}).to_csv(
+        public / "train.csv", index=False
+    )
+    tested = present[n_train:].astype(int)
+    if wide:
+        answers = pd.DataFrame(tested, columns=list(LEAF_CLASSES)).assign(image=images[n_train:])
+        answers = answers[["image", *LEAF_CLASSES]]
+        answers.assign(**dict.fromkeys(LEAF_CLASSES, 0.5)).to_csv(
+            public / "sample_submission.csv", index=False
+        )
+    else:
+        ids = [f"{image}_{c}" for image in images[n_train:] for c in LEAF_CLASSES]
+        answers = pd.DataFrame({"Id": ids, "Probability": tested.ravel()})
+        answers.assign(Probability=0.5).to_csv(public / "sample_submission.csv", index=False)
+    answers.to_csv(private / "answers.csv", index=False)
+    (public / "description.md").write_text(
+        "# Plant Pathology 2021\n\n## Description\n\nTell the diseases each apple leaf shows.\n\n## Evaluation\n\n"
+        "Submissions are evaluated on area under the ROC curve.\n"
+    )
+    (root / "competition.json").write_text(json.dumps({"metric": {"name": "auc"}}))
+    return root

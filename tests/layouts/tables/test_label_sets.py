@@ -15,7 +15,7 @@ import pytest
 
 from swarm.competitions import load_competition
 from swarm.config import load_config
-from swarm.formats.label_sets import class_sets, spread_label_sets
+from swarm.formats.label_sets import class_sets, holds_several, spread_label_sets
 from swarm.layouts.holdout import NoHoldout, build_holdout
 from swarm.offline_coder.client import coarse_metric
 from swarm.offline_coder.task import infer_task_from_dir
@@ -36,6 +36,34 @@ def test_class_sets_reads_one_class_or_a_set_a_row_and_nothing_else() -> None:
     assert class_sets(pd.Series(["cat", "cat"]), classes) is None  # one class: no labels to learn
     spread = spread_label_sets(pd.DataFrame({"id": [1, 2], "tags": ["cat,owl", "dog"]}), "tags", classes)
     assert spread.to_dict("list") == {"id": [1, 2], "cat": [1, 0], "dog": [0, 1], "owl": [1, 0]}
+
+
+def test_class_sets_read_lists_joined_with_blanks_as_plant_pathology_2021_writes_them() -> None:
+    classes = ["scab", "rust", "frog_eye_leaf_spot", "Leaf Mold"]
+    assert class_sets(pd.Series(["scab frog_eye_leaf_spot", " rust "]), classes) == [
+        {"scab", "frog_eye_leaf_spot"},
+        {"rust"},
+    ]
+    assert class_sets(pd.Series(["Leaf Mold", "rust"]), classes) == [
+        {"Leaf Mold"},
+        {"rust"},
+    ]  # a name with a blank
+    assert class_sets(pd.Series(["Leaf Mold,rust", "scab"]), classes) == [{"Leaf Mold", "rust"}, {"scab"}]
+    assert class_sets(pd.Series(["scab rust", ""]), classes) is None  # a blank list names no class
+    assert (
+        class_sets(pd.Series(["scab rust", "scab healthy"]), classes) is None
+    )  # a class the submission lacks
+    assert holds_several(pd.Series(["scab rust", "rust"]), classes)
+    assert not holds_several(pd.Series(["Leaf Mold", "rust"]), classes)
+    spread = spread_label_sets(
+        pd.DataFrame({"image": ["a", "b"], "labels": ["scab rust", "rust"]}), "labels", classes
+    )
+    assert spread[classes].to_dict("list") == {
+        "scab": [1, 0],
+        "rust": [1, 1],
+        "frog_eye_leaf_spot": [0, 0],
+        "Leaf Mold": [0, 0],
+    }
 
 
 def split(root: Path, tmp_path: Path, **kwargs):
