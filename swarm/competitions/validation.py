@@ -7,7 +7,6 @@ The rules themselves (columns, rows, ids, missing and non-numeric values, ranges
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from swarm.competitions.submission_rules import (
     allowed_labels_problem,
     as_numbers,
     columns_problem,
-    duplicate_columns_problem,
     grader_scores_missing,
     ids_problem,
     known_cells,
@@ -70,14 +68,8 @@ def read_submission(path: Path) -> pd.DataFrame:
         raise InvalidSubmission(f"submission {path} is empty") from exc
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InvalidSubmission(f"submission {path} is not a readable CSV: {exc}") from exc
-    _reject(duplicate_columns_problem(_header(path)))
+    # A repeated header is read as pandas reads it (`name.1`, an extra column), as MLE-bench reads it.
     return frame
-
-
-def _header(path: Path) -> list[str]:
-    """The header's names as written (pandas renames a repeated one `name.1`, hiding the repeat)."""
-    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
-        return next(csv.reader(handle), [])
 
 
 def as_text(frame: pd.DataFrame) -> pd.DataFrame:
