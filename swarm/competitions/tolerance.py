@@ -25,9 +25,12 @@ import pandas as pd
 
 from swarm.competitions.metrics.base import Metric
 from swarm.competitions.submission_rules import empty_cells, listed
+from swarm.formats.csv_tables import NA_TOKENS
 
 # pandas names the n-th repeat of a header `name.n`.
 _REPEAT = re.compile(r"^(?P<name>.+)\.(?P<n>[1-9][0-9]*)$")
+# What MLE-bench's text graders make of a cell pandas reads as missing (`astype(str)` of NaN).
+MISSING_TEXT = "nan"
 
 
 @dataclass(frozen=True)
@@ -146,17 +149,26 @@ def delivered_form(
     return ordered.reset_index(drop=True)
 
 
+def missing_alike(cells: np.ndarray) -> np.ndarray:
+    """Text cells with each one pandas reads as missing ("", "NA", "None", "null", ...) made one value, as
+    MLE-bench's text graders see them (both sides read with pandas' defaults, then `astype(str)`: every one is
+    'nan'): a blank prediction is right where the answer is such a token, wrong elsewhere."""
+    return np.asarray([MISSING_TEXT if c in NA_TOKENS else c for c in cells], dtype=object)
+
+
 def blank_predictions_note(rows: pd.DataFrame, metric: Metric, targets: Sequence[str]) -> str | None:
-    """A sentence on the blank predictions of text columns that the score counted as wrong answers (as the grader
-    does where it reads its own answers' "NA" tokens as missing), or None when there were none or blanks are
-    predictions."""
+    """A sentence on the blank predictions of text columns that were scored (as a missing value: right only where
+    the answer is one too) rather than refused, or None when there were none or blanks are predictions."""
     if metric.numeric or metric.empty_ok:  # a blank number is refused; a blank mask is a prediction
         return None
     counts = {c: empty_cells(rows[c]) for c in targets if c in rows.columns}
     shown = ", ".join(f"{n} in {c!r}" for c, n in counts.items() if n)
     if not shown:
         return None
-    return f"blank predictions ({shown}, of {len(rows)} scored rows) were scored as wrong, not refused"
+    return (
+        f"blank predictions ({shown}, of {len(rows)} scored rows) were scored, not refused: as a missing value, "
+        "wrong unless the answer is one too ('NA', 'None', ... as pandas reads them)"
+    )
 
 
 def joined(notes: Iterable[str]) -> str | None:

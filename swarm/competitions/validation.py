@@ -30,6 +30,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
+from swarm.competitions.tolerance import missing_alike
 from swarm.layouts.qa.reader import answer_frame
 
 CLOSED_LABEL_SET = 200
@@ -290,9 +291,11 @@ def align(
             small = len(allowed) <= CLOSED_LABEL_SET and column not in spec.free_text
             closed = bool(metric.binary_truth or declared) or small
             # An empty cell is a prediction where the metric says so (no labels, no words, an empty mask); for free
-            # text, and where the answers or labels hold cells pandas reads as missing (text normalization's "NA"
-            # tokens), a wrong one (`grader_scores_missing`), not a reason to refuse the file.
-            missing_ok = (metric.labels and not closed) or grader_scores_missing(allowed, ans[column])
+            # text, a wrong one; where the answers or labels hold cells pandas reads as missing (text
+            # normalization's "NA" tokens: `grader_scores_missing`), a missing one, equal to every such token as
+            # the grader reads them (`missing_alike`); never a reason to refuse the file.
+            read_as_missing = grader_scores_missing(allowed, ans[column])
+            missing_ok = (metric.labels and not closed) or read_as_missing
             if not metric.empty_ok and not missing_ok:
                 _reject(labels_problem(raw, column))
             if metric.labels and closed:
@@ -302,5 +305,7 @@ def align(
             elif metric.ranked and declared:
                 ranked = np.array([t for cell in y_pred for t in cell.split()])
                 _reject(allowed_labels_problem(ranked, declared, column))
+            if read_as_missing and metric.labels and not metric.ranked:  # whole cells, as pandas reads them
+                y_pred, y_true = missing_alike(y_pred), missing_alike(y_true)
         aligned.append(AlignedColumns(column=column, y_true=y_true, y_pred=y_pred))
     return aligned
