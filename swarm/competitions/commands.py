@@ -118,6 +118,8 @@ def render_report(report: GradeReport) -> Table:
     table.add_row("valid", "[green]yes[/]" if report.valid else "[red]no[/]")
     if report.reason:
         table.add_row("reason", report.reason)
+    if report.note:
+        table.add_row("tolerated", report.note)
     params = ", ".join(f"{k}={v}" for k, v in report.metric_params.items())
     table.add_row("metric", f"{report.metric} ({params + '; ' if params else ''}{direction})")
     table.add_row("score", _fmt(report.score))

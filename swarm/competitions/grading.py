@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +21,11 @@ from swarm.competitions.medals import (
     medal_for,
     thresholds,
 )
-from swarm.competitions.metrics import get_metric
+from swarm.competitions.metrics import Metric, get_metric
 from swarm.competitions.metrics.base import InvalidPrediction
+from swarm.competitions.tolerance import blank_predictions_note, joined, tolerate
 from swarm.competitions.validation import (
+    AlignedColumns,
     InvalidSubmission,
     align,
     answer_groups,
@@ -48,6 +51,7 @@ class GradeReport(BaseModel):
     valid: bool
     reason: str | None = None
     score: float | None = None
+    note: str | None = None  # what the score tolerated as MLE-bench's graders do (extra columns ignored, ...)
     gold_threshold: float | None = None
     silver_threshold: float | None = None
     bronze_threshold: float | None = None
@@ -72,6 +76,14 @@ def _require_gradable(competition: Competition) -> None:
         )
 
 
+@dataclass(frozen=True)
+class FrameScore:
+    """A submission's rounded score, and what forms of it the score read past (`swarm.competitions.tolerance`)."""
+
+    score: float
+    note: str | None = None
+
+
 def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec) -> float:
     """The rounded score of `submission` against `answers` (both frames of strings, as read from CSV).
 
@@ -81,14 +93,36 @@ def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpe
     with the reason when the submission cannot be scored, and CompetitionError when the answers or the spec are
     at fault (e.g. a single class for AUC, or answers lacking the group column).
     """
+    return scored_frame(submission, answers, spec).score
+
+
+def scored_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec) -> FrameScore:
+    """`score_frame`'s score, with a note on what it tolerated as MLE-bench's graders do: extra columns ignored,
+    numeric ids spelled as other numbers, blank text predictions scored rather than refused."""
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
     truth = answer_table(answers, spec)
-    submission, spec = keyed(as_text(submission), spec)  # rows keyed by the id and other columns (uw-madison)
+    known = answers[spec.id_column] if spec.id_column in answers.columns else None
+    tolerated = tolerate(
+        as_text(submission),
+        spec.id_column,
+        [spec.id_column, *spec.target_columns],
+        (*spec.passthrough_columns, *spec.key_columns),
+        known_ids=None if known is None else as_text(known.to_frame()).iloc[:, 0],
+    )
+    submission, spec = keyed(tolerated.frame, spec)  # rows keyed by the id and other columns (uw-madison)
     submission, truth = scored_rows(submission, truth, spec)  # MLE-bench's `keep` column, if any
     columns = align(submission, truth, spec, metric)
     if metric.grouped:  # the rows' groups, in the answers' order as `align` returns the rows
         params["groups"] = answer_groups(truth, spec)
+    value = _metric_value(metric, columns, params)
+    blanks = blank_predictions_note(submission, metric, spec.target_columns)
+    return FrameScore(round(value, SCORE_DIGITS), joined((*tolerated.notes, blanks or "")))
+
+
+def _metric_value(metric: Metric, columns: list[AlignedColumns], params: dict[str, Any]) -> float:
+    """The metric over the aligned columns (per column and averaged, or the whole table at once); a value it
+    cannot compute is an InvalidSubmission."""
     try:
         if metric.scope == "table":
             y_true = np.column_stack([c.y_true for c in columns])
@@ -104,14 +138,20 @@ def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpe
         raise InvalidSubmission(f"{metric.name} could not be computed: {exc}") from exc
     if not np.isfinite(value):
         raise InvalidSubmission(f"{metric.name} is not finite ({value})")
-    return round(value, SCORE_DIGITS)
+    return value
 
 
 def score_submission(competition: Competition, submission_path: Path) -> float:
     """The submission's score; raises InvalidSubmission with the reason when it cannot be scored."""
+    return scored_submission(competition, submission_path).score
+
+
+def scored_submission(competition: Competition, submission_path: Path) -> FrameScore:
+    """The submission's score and what it tolerated; InvalidSubmission with the reason when it cannot be
+    scored."""
     _require_gradable(competition)
     answers = read_answers(competition.answers, competition.metric)
-    return score_frame(read_submission(Path(submission_path)), answers, competition.metric)
+    return scored_frame(read_submission(Path(submission_path)), answers, competition.metric)
 
 
 def _leaderboard_thresholds(competition: Competition, lower: bool) -> tuple[Thresholds | None, list[float]]:
@@ -145,12 +185,12 @@ def grade_submission(competition: Competition, submission_path: str | Path) -> G
         report.median_threshold = limits.median
         report.num_teams = limits.num_teams
     try:
-        score = score_submission(competition, Path(submission_path))
+        scored = scored_submission(competition, Path(submission_path))
     except InvalidSubmission as exc:
         report.reason = str(exc)
         return report
-    report.valid = True
-    report.score = score
+    score = report.score = scored.score
+    report.valid, report.note = True, scored.note
     if limits is not None:
         report.medal = medal_for(score, limits, lower)
         report.any_medal = report.medal is not None

@@ -3,7 +3,9 @@
 `check_submission(submission, sample)` returns None when the submission has the sample's columns, exactly its
 ids (as many rows, none missing, none extra, none repeated) and a valid value in every target cell; otherwise a
 reason a user can read. It is the search's adapter of the grader's rules (`swarm.competitions.submission_rules`),
-applied with the sample in place of the answers, so the search rejects what the grader would.
+applied with the sample in place of the answers, so the search rejects what the grader would, and reads past
+what it reads past (`swarm.competitions.tolerance`: columns the sample lacks, ids spelled as other numbers).
+`deliver_as_sample` rewrites such a file in the sample's form, for the graders that read past less.
 `constant_predictions` says when every row got the same prediction (a valid file, but a model that learned
 nothing: it scores like the sample submission). Neither needs the answers, so both run right after a solution,
 before any grading. Prefect-free and side-effect free.
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from swarm.atomic import write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.metrics import Metric, get_metric
@@ -32,6 +35,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
+from swarm.competitions.tolerance import delivered_form, joined, tolerate
 from swarm.competitions.validation import InvalidSubmission, keyed, read_submission
 
 MIN_ROWS_FOR_CONSTANT = 10
@@ -62,6 +66,7 @@ def check_submission(
     except InvalidSubmission as exc:
         return str(exc)
     expected = [str(c) for c in sample.columns]
+    frame = tolerate(frame, id_col, expected, known_ids=sample[id_col]).frame  # as the graders read it
     columns = [str(c) for c in frame.columns]
     problem = columns_problem(columns, expected) or rows_problem(len(frame), len(sample))
     if problem:
@@ -90,6 +95,30 @@ def check_submission(
         if problem:
             return problem
     return None
+
+
+def deliver_as_sample(
+    submission_path: str | Path,
+    sample_submission_path: str | Path,
+    id_column: str | None = None,
+    metric: MetricSpec | None = None,
+) -> str | None:
+    """Rewrite a submission that passes `check_submission` in its delivered form (`delivered_form`: the sample's
+    columns, order and id spelling, so that no grader sees what only some read past) and say what was tolerated;
+    None, the file untouched, when there was nothing to tolerate. Raises ValueError where it does not pass."""
+    problem = check_submission(submission_path, sample_submission_path, id_column, metric)
+    if problem:
+        raise ValueError(f"{submission_path} is not a valid submission: {problem}")
+    sample = read_sample(Path(sample_submission_path))
+    id_col = id_column or str(sample.columns[0])
+    frame = read_submission(Path(submission_path))
+    tolerated = tolerate(frame, id_col, [str(c) for c in sample.columns], known_ids=sample[id_col])
+    keys = metric.key_columns if metric is not None and id_col == metric.id_column else ()
+    delivered = delivered_form(tolerated.frame, sample, id_col, keys)
+    if delivered.equals(frame):
+        return None
+    write_text_atomic(Path(submission_path), delivered.to_csv(index=False))
+    return joined(tolerated.notes) or "its columns or rows were put in the sample's order"
 
 
 def read_sample(path: Path) -> pd.DataFrame:

@@ -7,7 +7,6 @@ The rules themselves (columns, rows, ids, missing and non-numeric values, ranges
 
 from __future__ import annotations
 
-import csv
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -22,7 +21,6 @@ from swarm.competitions.submission_rules import (
     allowed_labels_problem,
     as_numbers,
     columns_problem,
-    duplicate_columns_problem,
     grader_scores_missing,
     ids_problem,
     known_cells,
@@ -32,6 +30,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
+from swarm.competitions.tolerance import missing_alike
 from swarm.layouts.qa.reader import answer_frame
 
 CLOSED_LABEL_SET = 200
@@ -70,14 +69,8 @@ def read_submission(path: Path) -> pd.DataFrame:
         raise InvalidSubmission(f"submission {path} is empty") from exc
     except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         raise InvalidSubmission(f"submission {path} is not a readable CSV: {exc}") from exc
-    _reject(duplicate_columns_problem(_header(path)))
+    # A repeated header is read as pandas reads it (`name.1`, an extra column), as MLE-bench reads it.
     return frame
-
-
-def _header(path: Path) -> list[str]:
-    """The header's names as written (pandas renames a repeated one `name.1`, hiding the repeat)."""
-    with path.open(newline="", encoding="utf-8", errors="replace") as handle:
-        return next(csv.reader(handle), [])
 
 
 def as_text(frame: pd.DataFrame) -> pd.DataFrame:
@@ -298,9 +291,11 @@ def align(
             small = len(allowed) <= CLOSED_LABEL_SET and column not in spec.free_text
             closed = bool(metric.binary_truth or declared) or small
             # An empty cell is a prediction where the metric says so (no labels, no words, an empty mask); for free
-            # text, and where the answers or labels hold cells pandas reads as missing (text normalization's "NA"
-            # tokens), a wrong one (`grader_scores_missing`), not a reason to refuse the file.
-            missing_ok = (metric.labels and not closed) or grader_scores_missing(allowed, ans[column])
+            # text, a wrong one; where the answers or labels hold cells pandas reads as missing (text
+            # normalization's "NA" tokens: `grader_scores_missing`), a missing one, equal to every such token as
+            # the grader reads them (`missing_alike`); never a reason to refuse the file.
+            read_as_missing = grader_scores_missing(allowed, ans[column])
+            missing_ok = (metric.labels and not closed) or read_as_missing
             if not metric.empty_ok and not missing_ok:
                 _reject(labels_problem(raw, column))
             if metric.labels and closed:
@@ -310,5 +305,7 @@ def align(
             elif metric.ranked and declared:
                 ranked = np.array([t for cell in y_pred for t in cell.split()])
                 _reject(allowed_labels_problem(ranked, declared, column))
+            if read_as_missing and metric.labels and not metric.ranked:  # whole cells, as pandas reads them
+                y_pred, y_true = missing_alike(y_pred), missing_alike(y_true)
         aligned.append(AlignedColumns(column=column, y_true=y_true, y_pred=y_pred))
     return aligned

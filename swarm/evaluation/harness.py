@@ -9,8 +9,11 @@ passes each held-out row's group in the rows' order. Held-out rows without a lab
 sequence's scored part) must be predicted, and are left out of the score. Where the held-out ids are test ids at
 an earlier time (`Holdout.shifted`: a log's last span held out), every row is a test row and those ids are scored.
 Where every row has a fresh id in the view (`Holdout.fresh_ids`), the test rows are written under their own ids.
-A blank text prediction that the grader scores as a wrong answer (its answers hold "NA" tokens, or the column is
-free text) is scored as one, not refused, and the result's `note` says how many there were.
+What MLE-bench's graders read past is read past here too, and the result's `note` says what
+(`swarm.competitions.tolerance`): columns the sample lacks are dropped, ids spelled as other numbers are read as
+the ids they equal, a blank text prediction that the grader scores (its answers hold "NA" tokens, or the column
+is free text) is scored, not refused. The test rows are written in the sample's columns, order and id spelling,
+so that the file delivered from them is one every grader reads alike.
 """
 
 from __future__ import annotations
@@ -27,9 +30,8 @@ import pandas as pd
 from swarm.atomic import PRIVATE, write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.grading import score_frame
-from swarm.competitions.metrics import get_metric
-from swarm.competitions.submission_rules import empty_cells
+from swarm.competitions.grading import scored_frame
+from swarm.competitions.tolerance import extra_columns, in_order, joined, row_keys, tolerate
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.holdout_record import Holdout
 
@@ -110,10 +112,20 @@ class Harness:
         # The rows scored: every held-out row, but where some have no label (stanford-covid-vaccine's positions
         # past `seq_scored`), which must be predicted like the test's and are not scored (as its grade.py).
         self.scored = set(self.labels[spec.id_column].astype(str).str.strip()) & self.ids
-        sample = pd.read_csv(sample_submission, dtype=str, keep_default_na=False, usecols=[spec.id_column])
-        self.test_order = sample[spec.id_column].str.strip().tolist()  # the competition's own test ids
+        sample = pd.read_csv(sample_submission, dtype=str, keep_default_na=False)
+        self.test_ids = sample[spec.id_column].str.strip().tolist()  # the competition's own test ids
+        # The sample's rows in order, by the id and the key columns where the id repeats (uw-madison's class).
+        self.keyed_by = [spec.id_column, *spec.key_columns]
+        self.test_order = (
+            row_keys(sample, self.keyed_by).tolist() if set(self.keyed_by) <= set(sample) else []
+        )
         # Where every row has a fresh id in the view: the fresh id of each test row -> its own.
         self.own_test_id = holdout.own_ids("test")
+        # The columns a submission is read in (others are dropped, as the graders ignore them; the sample's order),
+        # and every id of the view, which ids spelled as other numbers are read as.
+        named = (spec.id_column, *spec.target_columns, *spec.passthrough_columns, *spec.key_columns)
+        self.columns = [str(c) for c in sample.columns] + [c for c in named if c not in sample.columns]
+        self.known_ids = sorted(self.ids | set(self.own_test_id or self.test_ids))
 
     def evaluate(self, submission: Path, test_out: Path, heldout_out: Path | None = None) -> HarnessResult:
         """Score the held-out rows of `submission`; write its other rows to `test_out` and, when they are
@@ -127,7 +139,9 @@ class Harness:
             return HarnessResult(
                 None, f"it has no {id_col!r} column, so the harness cannot find its rows", None
             )
-        ids = frame[id_col].astype(str).str.strip()
+        tolerated = tolerate(frame, id_col, self.columns, known_ids=self.known_ids)
+        ids = tolerated.frame[id_col].astype(str).str.strip()
+        frame = tolerated.frame.assign(**{id_col: ids})
         held = ids.isin(self.ids)
         test = (
             ~held if not self.holdout.shifted else pd.Series(True, index=frame.index)
@@ -136,7 +150,7 @@ class Harness:
         if self.own_test_id:  # the test rows under their own ids, as the competition grades them
             test_ids = test_ids.map(self.own_test_id).fillna(test_ids)
             test_rows = test_rows.assign(**{id_col: test_ids})
-        write_text_atomic(test_out, self._in_test_order(test_rows, test_ids).to_csv(index=False))
+        write_text_atomic(test_out, self._in_test_order(test_rows).to_csv(index=False))
         missing = sorted(self.ids - set(ids[held]))
         if missing:
             return HarnessResult(
@@ -147,31 +161,21 @@ class Harness:
             )
         scored = held & ids.isin(self.scored)
         try:
-            score = score_frame(frame[scored], self.labels, self.spec)
+            result = scored_frame(frame[scored], self.labels, self.spec)
         except (InvalidSubmission, CompetitionError) as exc:
             return HarnessResult(
                 None, f"its predictions for the rows the harness scores are invalid: {exc}", test_out
             )
         if heldout_out is not None:
             write_private(heldout_out, frame[scored].to_csv(index=False))
-        return HarnessResult(score, None, test_out, self._tolerated(frame[scored]))
+        return HarnessResult(result.score, None, test_out, joined((*tolerated.notes, result.note or "")))
 
-    def _tolerated(self, rows: pd.DataFrame) -> str | None:
-        """A sentence on the blank predictions of text columns that the score counted as wrong answers (as the
-        grader does where it reads its own answers' "NA" tokens as missing), or None when there were none."""
-        metric = get_metric(self.spec.name)
-        if metric.numeric or metric.empty_ok:  # a blank number is refused; a blank mask is a prediction
-            return None
-        counts = {c: empty_cells(rows[c]) for c in self.spec.target_columns if c in rows.columns}
-        shown = ", ".join(f"{n} in {c!r}" for c, n in counts.items() if n)
-        if not shown:
-            return None
-        return f"blank predictions ({shown}, of {len(rows)} scored rows) were scored as wrong, not refused"
-
-    def _in_test_order(self, rows: pd.DataFrame, ids: pd.Series) -> pd.DataFrame:
-        """The test rows in the sample submission's order, when they are exactly its ids (else as written, for
-        the submission check to report)."""
-        if not ids.is_unique or set(ids) != set(self.test_order):
+    def _in_test_order(self, rows: pd.DataFrame) -> pd.DataFrame:
+        """The test rows (under the competition's own ids) in the sample's column order and, when they are
+        exactly its rows, in its row order (else as written, for the submission check to report)."""
+        rows = rows[
+            [c for c in self.columns if c in rows.columns] + extra_columns(rows.columns, self.columns)
+        ]
+        if not set(self.keyed_by) <= set(rows.columns):
             return rows
-        position = pd.Series(range(len(ids)), index=ids.to_numpy())
-        return rows.iloc[position.loc[self.test_order].to_numpy()]
+        return in_order(rows, row_keys(rows, self.keyed_by), self.test_order)

@@ -229,6 +229,8 @@ def render_report(
         ]
         if grade.reason:
             out += [f"Grader: {grade.reason}", ""]
+        if grade.note:
+            out += [f"Grader tolerated: {grade.note}", ""]
     elif getattr(rc, "grade_error", None):
         out += [f"Not graded: {rc.grade_error}", ""]
     out += ["## Best score over steps", "", "| step | best so far |", "| --- | --- |"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from swarm.competitions.submission_check import check_submission
+from swarm.competitions.submission_check import check_submission, deliver_as_sample
 from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.evaluation.holdout_record import harness_root
 from swarm.evaluation.refit_check import read_predictions, refit_agreement
@@ -55,6 +55,10 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
     )
     if problem:
         return None, f"not used: its submission is invalid ({problem})"
+    # Delivered as the sample is, for the graders that read past less than ours (extra columns, id spellings).
+    tolerated = deliver_as_sample(
+        kept, rc.competition.sample_submission, spec.id_column if spec else None, metric=spec
+    )
     scored = scored_submission(node)
     if scored is None:
         return None, "not used: the scored run's test predictions are missing, so the refit cannot be checked"
@@ -69,7 +73,8 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
             f"rejected: {agreement.describe()}: its test predictions disagree with those of the run the harness "
             "scored, which are delivered instead"
         )
+    rewritten = f"; rewritten in the sample's form: {tolerated}" if tolerated else ""
     return kept, (
         "used: the node's code was rerun with the held-out examples back among the training data "
-        f"({agreement.describe()} with the scored run's test predictions)"
+        f"({agreement.describe()} with the scored run's test predictions){rewritten}"
     )

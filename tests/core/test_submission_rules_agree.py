@@ -53,7 +53,6 @@ GOOD = {
 }
 
 REJECTED = [
-    ("auc", "id,p,p\n1,0.1,0.1\n2,0.9,0.9\n3,0.8,0.8\n4,0.2,0.2\n"),  # repeated column
     ("auc", "id,prob\n1,0.1\n2,0.9\n3,0.8\n4,0.2\n"),  # wrong column
     ("auc", "id,p\n1,0.1\n2,0.9\n3,0.8\n"),  # a row short
     ("auc", "id,p\n"),  # no rows
@@ -81,6 +80,23 @@ def write(tmp_path: Path, text: str) -> Path:
 def test_both_accept_a_good_submission(tmp_path, competitions, kind):
     comp, path = competitions[kind], write(tmp_path, GOOD[kind])
     assert grade_submission(comp, path).valid
+    assert check_submission(path, comp.sample_submission, metric=comp.metric) is None
+
+
+# What MLE-bench's graders read past (`swarm.competitions.tolerance`): both accept it, the grader saying so.
+TOLERATED = [
+    ("auc", "id,p,p\n1,0.1,0.1\n2,0.9,0.9\n3,0.8,0.8\n4,0.2,0.2\n"),  # repeated column: pandas' 'p.1'
+    ("auc", "id,p,rank\n1,0.1,4\n2,0.9,1\n3,0.8,2\n4,0.2,3\n"),  # a column the graders do not read
+    ("auc", "id,p\n1.0,0.1\n2.0,0.9\n3,0.8\n04,0.2\n"),  # ids pandas reads as the answers' numbers
+]
+
+
+@pytest.mark.parametrize(("kind", "text"), TOLERATED)
+def test_both_accept_what_the_graders_read_past(tmp_path, competitions, kind, text):
+    comp, path = competitions[kind], write(tmp_path, text)
+    report = grade_submission(comp, path)
+    assert report.valid and report.note, report.reason
+    assert report.score == grade_submission(comp, write(tmp_path, GOOD[kind])).score
     assert check_submission(path, comp.sample_submission, metric=comp.metric) is None
 
 

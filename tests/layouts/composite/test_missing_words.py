@@ -1,7 +1,8 @@
 """Tokens that pandas reads as missing by default ("NA", "None", "null", "N/A", "nan") are words to speak in text
-normalization: the harness's split keeps them in labels.csv and the view, and a blank `after` is one wrong token
-(MLE-bench's grader reads both sides with pandas and compares them as text), not a reason to refuse the file. A
-blank in a column of classes whose answers and sample hold no such token is still refused."""
+normalization: the harness's split keeps them in labels.csv and the view. MLE-bench's grader reads both sides with
+pandas' defaults and compares them as text (`astype(str)`: every such token and a blank are 'nan'), so a blank
+`after` is scored, not refused: right where the answer is such a token, one wrong token elsewhere. A blank in a
+column of classes whose answers and sample hold no such token is still refused."""
 
 from __future__ import annotations
 
@@ -53,24 +54,26 @@ def test_the_split_keeps_the_words_in_the_labels_and_the_view(tmp_path: Path) ->
     assert set(words["before"]) == set(MISSING_WORDS) and (words["after"] == words["before"]).all()
 
 
-def test_a_blank_after_is_one_wrong_token_not_a_refused_file(tmp_path: Path) -> None:
+def test_a_blank_after_is_scored_as_a_missing_token_not_a_refused_file(tmp_path: Path) -> None:
     harness, holdout, competition = split(tmp_path)
     submission, rows = tmp_path / "submission.csv", tmp_path / "test_rows.csv"
     right = perfect(holdout)
     right.to_csv(submission, index=False)
     scored = harness.evaluate(submission, rows)
     assert scored.score == 1.0 and scored.note is None, scored.problem
-    # One held-out token whose answer is a word pandas reads as missing, and one test token, left blank.
+    # Left blank: a held-out token whose answer is a word pandas reads as missing (right: both read as missing),
+    # one whose answer is any other word (wrong), and a test token.
     labels = read(holdout.labels_path)
     word = labels.loc[labels["after"].isin(MISSING_WORDS), "id"].iloc[0]
+    other = labels.loc[~labels["after"].isin(MISSING_WORDS), "id"].iloc[0]
     test_id = next(i for i in right["id"] if i not in set(holdout.ids))
-    right.assign(after=right["after"].where(~right["id"].isin([word, test_id]), "")).to_csv(
+    right.assign(after=right["after"].where(~right["id"].isin([word, other, test_id]), "")).to_csv(
         submission, index=False
     )
     scored = harness.evaluate(submission, rows)
     assert scored.problem is None
     assert scored.score == pytest.approx(1 - 1 / len(labels), abs=1e-6)
-    assert scored.note is not None and "1 in 'after'" in scored.note and "scored as wrong" in scored.note
+    assert scored.note is not None and "2 in 'after'" in scored.note and "scored, not refused" in scored.note
     # The test rows, checked against the competition's sample (which holds the words too), pass with the blank.
     spec = competition.metric
     assert read(rows)["after"].eq("").sum() == 1
@@ -94,12 +97,23 @@ def test_a_blank_class_is_still_refused_where_no_answer_reads_as_missing(tmp_pat
     )
 
 
-def test_the_grader_scores_a_blank_after_as_one_wrong_token(tmp_path: Path) -> None:
+def test_the_grader_scores_a_blank_after_as_a_missing_token(tmp_path: Path) -> None:
     root = text_normalization_competition(tmp_path / "text-normalization", missing_words=True)
     competition = load_competition_dir(root)
     answers = read(root / "prepared" / "private" / "answers.csv")
     assert set(MISSING_WORDS) <= set(answers["after"])
     submission = tmp_path / "submission.csv"
-    answers.assign(after=answers["after"].where(answers.index != 0, "")).to_csv(submission, index=False)
+    word = answers.index[answers["after"].isin(MISSING_WORDS)][0]
+    other = answers.index[~answers["after"].isin(MISSING_WORDS)][0]
+    # A blank for a missing word, and another missing word ('null' for 'NA'): both read as missing, both right.
+    spelled = answers["after"].where(answers.index != word, "")
+    second = answers.index[answers["after"].isin(MISSING_WORDS) & (answers["after"] != "null")][1]
+    spelled = spelled.where(answers.index != second, "null")
+    answers.assign(after=spelled).to_csv(submission, index=False)
+    report = grade_submission(competition, submission)
+    assert report.valid and report.score == 1.0, report.reason
+    assert report.note is not None and "1 in 'after'" in report.note
+    # A blank for any other word is one wrong token.
+    answers.assign(after=spelled.where(answers.index != other, "")).to_csv(submission, index=False)
     report = grade_submission(competition, submission)
     assert report.valid and report.score == pytest.approx(1 - 1 / len(answers), abs=1e-6), report.reason
