@@ -321,9 +321,10 @@ if FEATURES == "rich":
 FINISH = """
 _feats = pd.DataFrame(_feats, index=pd.RangeIndex(len(_full)))
 _empty = [c for c in _feats.columns if _feats[c].iloc[:N_TRAIN].isna().all()]
-if _empty:  # no training row has a value (every clip unreadable): nothing to learn, and some models fail on them
-    print(f"{len(_empty)} feature(s) without a value in any training row dropped, e.g. {_empty[:3]}")
-    _feats = _feats.drop(columns=_empty)
+if _empty:  # no training row has a value (every file unreadable): nothing to learn, and a histogram gradient-
+    # boosting model cannot bin them; a constant leaves the model its prior where they were all it had
+    print(f"{len(_empty)} feature(s) without a value in any training row set to 0, e.g. {_empty[:3]}")
+    _feats[_empty] = 0.0
 if _feats.shape[1] == 0 and MODELLED:  # looked-up targets alone need none
     raise ValueError(f"DATA built no features from columns {dict((c, k['kind']) for c, k in KINDS.items())}")
 _feats.columns = [f"f{i}_" + re.sub(r"[^0-9A-Za-z_]", "_", str(c))[:40] for i, c in enumerate(_feats.columns)]

@@ -181,7 +181,7 @@ def test_a_solution_inferring_its_task_at_run_time_reads_the_clips_too(tmp_path:
 @pytest.mark.slow
 def test_clips_none_of_which_can_be_read_leave_no_empty_feature_to_fit_on(tmp_path: Path) -> None:
     """Every training clip unreadable: their audio features have no value in any training row, which a
-    histogram gradient-boosting model cannot bin; they are dropped, said so, and the solution still runs."""
+    histogram gradient-boosting model cannot bin; they are set to 0, said so, and the solution still runs."""
     _, output = whale_solution_auc(tmp_path, right_whale, safe_genome, broken=120)
     assert "120 of 160 audio clips could not be read" in output
-    assert "without a value in any training row dropped" in output
+    assert "without a value in any training row set to 0" in output
