@@ -19,9 +19,22 @@ from swarm.formats.parquet_tables import is_parquet_name, parquet_columns
 from swarm.formats.records import is_records_file, read_records, records_frame
 
 
+class NotUtf8(NoHoldout, ValueError):
+    """A CSV the harness cannot read as UTF-8 text: the split stops saying which file (a NoHoldout), and where a
+    side table is read only if it can be, it is skipped as any unreadable table is (a ValueError)."""
+
+
 def read_csv_as_text(path: Path) -> pd.DataFrame:
-    """A CSV as strings, exactly as written (no NaN parsing), so rewritten files keep every value."""
-    return pd.read_csv(path, dtype=str, keep_default_na=False)
+    """A CSV as strings, exactly as written (no NaN parsing), so rewritten files keep every value. NotUtf8 naming
+    the file where its bytes are not UTF-8 (Latin-1 text, say): pandas' own error names no file."""
+    try:
+        return pd.read_csv(path, dtype=str, keep_default_na=False)
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start : exc.start + 1].hex()
+        raise NotUtf8(
+            f"{Path(path).name} is not UTF-8 text (byte 0x{byte}: {exc.reason}); the harness and the offline "
+            "coder read CSV tables as UTF-8, so save it as UTF-8"
+        ) from None
 
 
 def write_public_csv(frame: pd.DataFrame, path: Path) -> None:

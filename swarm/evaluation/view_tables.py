@@ -104,10 +104,12 @@ def write_sample_in_order(
     sample: pd.DataFrame, ids: list[str], order: list[str], id_column: str, path: Path
 ) -> None:
     """The sample submission with the held-out rows' ids (filler targets, `sample_rows`), its rows in `order`
-    (the view's test table's ids)."""
+    (the view's test table's ids). Test rows the sample does not list stay out of it, as in the competition's own
+    sample (a streamed split had crashed on them with a KeyError)."""
     full = pd.concat([sample, sample_rows(sample, id_column, ids)], ignore_index=True)
     position = pd.Series(np.arange(len(full)), index=full[id_column].astype(str).str.strip().to_numpy())
-    write_public_csv(full.iloc[position.loc[order].to_numpy()], path)
+    listed = [i for i in order if i in position.index]
+    write_public_csv(full.iloc[position.loc[listed].to_numpy()], path)
 
 
 def interleaved(items: Iterable[Item], inserted: Iterable[Item], slots: np.ndarray) -> Iterator[Item]:

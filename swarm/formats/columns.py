@@ -129,7 +129,8 @@ class FileIndex:
 
 
 def _common_suffix(names: list[str]) -> str | None:
-    suffixes = pd.Series([os.path.splitext(n)[1].lower() for n in names])
+    """The files' most common extension as written (`.PNG` stays upper-case: the path is built with it)."""
+    suffixes = pd.Series([os.path.splitext(n)[1] for n in names])
     return str(suffixes.mode().iloc[0]) if len(suffixes) and suffixes.mode().iloc[0] else None
 
 
@@ -141,9 +142,10 @@ def _file_info(train: pd.Series, test: pd.Series, index: FileIndex | None) -> di
     if found is None:
         return None
     match, folders, suffix = found
+    kind = (suffix or "").lower()  # `.PNG` is an image as `.png` is
     info = {"kind": "file", "match": match, "folders": folders, "suffix": suffix,
-            "image": bool(suffix in IMAGE_SUFFIXES)}  # fmt: skip
-    if suffix in AUDIO_SUFFIXES:  # marked only where true, so other files' kinds read as they always did
+            "image": bool(kind in IMAGE_SUFFIXES)}  # fmt: skip
+    if kind in AUDIO_SUFFIXES:  # marked only where true, so other files' kinds read as they always did
         info["audio"] = True
     return info
 

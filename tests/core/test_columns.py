@@ -145,3 +145,14 @@ def test_preview_shows_what_matters_per_kind(table_dir):
 def test_preview_stays_within_its_budget_with_column_kinds(table_dir):
     for budget in (500, 1500, 4000):
         assert len(preview(table_dir, max_chars=budget)) <= budget
+
+
+def test_files_named_by_their_stem_with_an_upper_case_extension_are_found_and_are_images(tmp_path):
+    """`train/<id>.PNG` named by `<id>`: the path is built with the extension as written (it had been lower-cased,
+    so no file was found and every solution had no image features at all)."""
+    (tmp_path / "train").mkdir()
+    for i in range(20):
+        Image.new("L", (4, 4), i).save(tmp_path / "train" / f"img{i}.PNG", format="PNG")
+    kinds = column_kinds(pd.DataFrame({"f": [f"img{i}" for i in range(20)]}), data_dir=str(tmp_path))
+    assert kinds["f"]["suffix"] == ".PNG" and kinds["f"]["image"] is True
+    assert resolve_file("img3", kinds["f"], str(tmp_path)) == str(tmp_path / "train" / "img3.PNG")

@@ -234,6 +234,18 @@ def test_no_holdout_when_it_cannot_be_scored(tmp_path: Path) -> None:
         build_holdout(load_competition_dir(tmp_path / "b"), tmp_path / "h3", fraction=0.2)
 
 
+def test_a_table_not_in_utf8_is_refused_naming_it(tmp_path: Path) -> None:
+    """A train.csv with Latin-1 bytes past its first row (which the public files' check reads): the split stops
+    with a NoHoldout naming the file, not pandas' UnicodeDecodeError, which names none and no run catches."""
+    root = binary_competition(tmp_path / "c")
+    train = root / "prepared" / "public" / "train.csv"
+    train.write_bytes(train.read_bytes() + "9999,0.5,caf\u00e9\n".encode("latin-1"))
+    with pytest.raises(NoHoldout, match=r"^train\.csv is not UTF-8 text \(byte 0xe9") as refused:
+        build_holdout(load_competition_dir(root), tmp_path / "h", fraction=0.2)
+    # a ValueError too: a side table that cannot be read is still skipped, as before
+    assert isinstance(refused.value, ValueError)
+
+
 def test_check_split_names_the_choices() -> None:
     assert check_split("time:date") == "time:date"
     with pytest.raises(ValueError, match="auto, stratified, random"):

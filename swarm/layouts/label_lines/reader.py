@@ -74,13 +74,13 @@ def label_lines_fields(data_dir: str, sample_ids: list, targets: list) -> dict |
     text = [str(i).strip() for i in sample_ids]
     if len(targets) != 1 or not text or not all(t.isdigit() for t in text):
         return None
-    ids = np.array([int(t) for t in text])
+    ids = [int(t) for t in text]  # Python ints: ids past 64 bits (38-digit UIDs' tails) divide exactly too
     for multiplier in LINE_MULTIPLIERS:
-        examples, classes = np.divmod(ids, multiplier)
-        count = len(set(classes.tolist()))
-        if set(classes.tolist()) != set(range(count)) or len(ids) != count * len(set(examples.tolist())):
+        wanted = {i // multiplier for i in ids}
+        classes = {i % multiplier for i in ids}
+        count = len(classes)
+        if classes != set(range(count)) or len(ids) != count * len(wanted):
             continue
-        wanted = set(examples.tolist())
         for name in text_files(data_dir):
             labels = read_label_lines(os.path.join(data_dir, name))
             if labels is None or {k for k, v in labels.items() if v is None} != wanted:

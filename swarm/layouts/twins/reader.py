@@ -31,9 +31,10 @@ def group_of(example_id: str, groups) -> str | None:
 
 
 def _csv_columns(path: str) -> list:
-    """A CSV's header as written (no parsing of its rows); [] when it cannot be read."""
+    """A CSV's header as written (no parsing of its rows), less a byte-order mark, as pandas reads it; [] when it
+    cannot be read."""
     try:
-        with open(path, newline="", encoding="utf-8", errors="replace") as handle:
+        with open(path, newline="", encoding="utf-8-sig", errors="replace") as handle:
             return next(csv.reader(handle), [])
     except OSError:
         return []

@@ -105,3 +105,11 @@ def test_rows_per_example_and_class_with_the_histograms_as_features(tmp_path: Pa
     assert not [c for c in train.columns if c.startswith("CVfolds")]
     # not this layout: ids that are not <example> * 100 + <class> over the `?` examples
     assert label_lines_fields(str(public), [str(int(i) + 1) for i in sample["Id"]], ["Probability"]) is None
+
+
+def test_whole_number_ids_past_64_bits_are_no_label_lines_and_no_crash(tmp_path: Path) -> None:
+    """Every layout's detection asks this detector first of the ids; ids of 26 digits (beyond int64) had crashed
+    it (numpy's divmod on an object array), so no such competition could split."""
+    public = mlsp_birds(tmp_path / "birds") / "prepared" / "public"
+    wide = [str(10**25 + k) for k in range(40)]
+    assert label_lines_fields(str(public), wide, ["Probability"]) is None

@@ -114,6 +114,21 @@ def test_a_streamed_table_is_refused_in_one_sentence_where_its_batches_name_no_f
     assert "\n" not in why
 
 
+@pytest.mark.parametrize("options", [WHOLE, STREAMED], ids=["whole", "streamed"])
+def test_a_sample_that_lists_only_some_test_events_splits(tmp_path: Path, options: dict) -> None:
+    """A sample of one row beside test_meta.parquet's 16 events: the view's sample lists that event and the
+    held-out ones, as the competition's lists its one (the streamed split had crashed with a KeyError ordering
+    the view's sample by the test table's ids)."""
+    root = icecube(tmp_path / "ice", n_batches=10, n_test=2, per_batch=8)
+    sample_path = root / "prepared" / "public" / "sample_submission.csv"
+    pd.read_csv(sample_path).head(1).to_csv(sample_path, index=False)
+    holdout = build_holdout(
+        load_competition(str(root), tmp_path / "cache"), tmp_path / "h", fraction=0.25, **options
+    )
+    sample = pd.read_csv(holdout.public_dir / "sample_submission.csv", dtype=str)
+    assert len(sample) == 1 + len(holdout.ids) and set(holdout.ids) < set(sample["event_id"])
+
+
 def test_a_streamed_table_takes_no_split_but_whole_batches(tmp_path: Path) -> None:
     with pytest.raises(NoHoldout) as refused:
         _split(tmp_path, split="random", **STREAMED)

@@ -92,6 +92,18 @@ def test_the_layout_is_found_only_where_ids_start_with_a_twin_group(tmp_path: Pa
     assert group_of("58_1_0_7_G", {"58", "58_1"}) == "58_1" and group_of("581_0", {"58"}) is None
 
 
+def test_the_layout_is_found_in_tables_that_begin_with_a_byte_order_mark(tmp_path: Path) -> None:
+    """CSVs saved with a BOM: the header read for the layout is pandas' (a raw read had made the first column
+    '\\ufeffcontact_id', so the twins went unseen and the harness split a plain table)."""
+    public = nfl_contact(tmp_path / "c") / "prepared" / "public"
+    for path in public.glob("*.csv"):
+        path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    ids = read(public / "sample_submission.csv")["contact_id"].tolist()
+    names = sorted(p.name for p in public.iterdir())
+    layout = twin_fields(str(public), names, "contact_id", ["contact"], ids)
+    assert layout is not None and layout["group"] == "game_play"
+
+
 def test_the_offline_coder_reads_the_labelled_columns_an_id_joins() -> None:
     head = pd.DataFrame(
         {
