@@ -8,6 +8,7 @@ and also as they are, so they can be written back in their own form; parquet tab
 
 from __future__ import annotations
 
+import codecs
 import io
 from pathlib import Path
 
@@ -22,6 +23,25 @@ from swarm.formats.records import is_records_file, read_records, records_frame
 class NotUtf8(NoHoldout, ValueError):
     """A CSV the harness cannot read as UTF-8 text: the split stops saying which file (a NoHoldout), and where a
     side table is read only if it can be, it is skipped as any unreadable table is (a ValueError)."""
+
+
+def first_not_utf8(paths: list[Path]) -> str | None:
+    """Which of `paths` is not UTF-8 text, and where, in words (the first found), or None: each file decoded as a
+    stream, a megabyte at a time, so that a large table is never held whole."""
+    for path in paths:
+        decoder, done = codecs.getincrementaldecoder("utf-8")(), 0
+        try:
+            with open(path, "rb") as handle:
+                while chunk := handle.read(2**20):
+                    decoder.decode(chunk)
+                    done += len(chunk)
+                decoder.decode(b"", final=True)
+        except UnicodeDecodeError as exc:
+            byte = exc.object[exc.start : exc.start + 1].hex()
+            return f"{Path(path).name} is not UTF-8 text (byte 0x{byte} near byte {done + exc.start})"
+        except OSError:
+            continue
+    return None
 
 
 def read_csv_as_text(path: Path) -> pd.DataFrame:

@@ -23,6 +23,7 @@ from swarm.competitions.metrics import get_metric
 from swarm.competitions.public_files import check_public_files
 from swarm.config import Config, ConfigError, load_config
 from swarm.evaluation.split import check_split
+from swarm.evaluation.table_io import first_not_utf8
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
 from swarm.offline_coder.task import infer_task_from_dir, missing_tables
@@ -84,6 +85,12 @@ def check_offline_coder_inputs(cfg: Config, competition: Competition) -> None:
         try:  # the tables are there: can it tell the id, the targets and their kind from them?
             infer_task_from_dir(str(public))  # as the coder will, on the same rows
             return
+        except UnicodeDecodeError:
+            tables = sorted(
+                p for p in public.iterdir() if p.suffix.lower() in (".csv", ".txt", ".json", ".jsonl")
+            )
+            where = first_not_utf8(tables) or f"one of {public}'s tables is not UTF-8 text"
+            problem = f"{where}, and it reads tables as UTF-8: save them as UTF-8"
         except (ValueError, OSError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
             problem = f"it cannot read {public}'s tables: {' '.join(str(exc).split())}"
     raise CompetitionError(
