@@ -35,7 +35,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
-from swarm.competitions.tolerance import delivered_form, joined, tolerate
+from swarm.competitions.tolerance import delivered_form, joined, renormalised_rows, tolerate
 from swarm.competitions.validation import InvalidSubmission, keyed, read_submission
 
 MIN_ROWS_FOR_CONSTANT = 10
@@ -115,10 +115,13 @@ def deliver_as_sample(
     tolerated = tolerate(frame, id_col, [str(c) for c in sample.columns], known_ids=sample[id_col])
     keys = metric.key_columns if metric is not None and id_col == metric.id_column else ()
     delivered = delivered_form(tolerated.frame, sample, id_col, keys)
+    renormalised = ""
+    if metric is not None:
+        delivered, renormalised = renormalised_rows(delivered, get_metric(metric.name), metric.target_columns)
     if delivered.equals(frame):
         return None
     write_text_atomic(Path(submission_path), delivered.to_csv(index=False))
-    return joined(tolerated.notes) or "its columns or rows were put in the sample's order"
+    return joined([*tolerated.notes, renormalised]) or "its columns or rows were put in the sample's order"
 
 
 def read_sample(path: Path) -> pd.DataFrame:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.metrics.base import Metric
+from swarm.competitions.metrics.base import LOGLOSS_EPS, Metric
 from swarm.competitions.submission_rules import empty_cells, listed
 from swarm.formats.csv_tables import NA_TOKENS
 
@@ -147,6 +147,35 @@ def delivered_form(
     keyed_by = [id_column, *key_columns]
     ordered = in_order(shaped, row_keys(shaped, keyed_by), row_keys(sample, keyed_by).tolist())
     return ordered.reset_index(drop=True)
+
+
+ROW_SUM_TOLERANCE = 1e-6  # a probability row summing to 1 within this is left as written
+RENORMALISING_METRICS = ("multiclass_logloss",)  # metrics that clip and renormalise each row of probabilities
+
+
+def renormalised_rows(
+    frame: pd.DataFrame, metric: Metric, targets: Sequence[str]
+) -> tuple[pd.DataFrame, str]:
+    """`frame` (text) with each row of class probabilities that does not sum to 1 clipped and renormalised as
+    the metric itself reads it (Kaggle's rule), and a sentence saying how many, or "" when none was: the graders
+    of spooky, dog-breed, leaf and lmsys refuse such rows, which ours scores, so the delivered file carries what
+    was scored."""
+    columns = [c for c in targets if c in frame.columns]
+    if metric.name not in RENORMALISING_METRICS or len(columns) < 2:
+        return frame, ""
+    values = frame[columns].apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)
+    if np.isnan(values).any():
+        return frame, ""  # not numbers: the check says so
+    off = np.abs(values.sum(axis=1) - 1.0) > ROW_SUM_TOLERANCE
+    if not off.any():
+        return frame, ""
+    clipped = np.clip(values[off], LOGLOSS_EPS, 1 - LOGLOSS_EPS)
+    fixed = frame.copy()
+    fixed.loc[off, columns] = (clipped / clipped.sum(axis=1, keepdims=True)).astype(str)
+    return fixed, (
+        f"{int(off.sum())} row(s) of probabilities not summing to 1 were renormalised as {metric.name} reads "
+        "them, since some graders refuse such rows"
+    )
 
 
 def missing_alike(cells: np.ndarray) -> np.ndarray:

@@ -31,7 +31,15 @@ from swarm.atomic import PRIVATE, write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
 from swarm.competitions.grading import scored_frame
-from swarm.competitions.tolerance import extra_columns, in_order, joined, row_keys, tolerate
+from swarm.competitions.metrics import get_metric
+from swarm.competitions.tolerance import (
+    extra_columns,
+    in_order,
+    joined,
+    renormalised_rows,
+    row_keys,
+    tolerate,
+)
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.holdout_record import Holdout
 
@@ -150,6 +158,9 @@ class Harness:
         if self.own_test_id:  # the test rows under their own ids, as the competition grades them
             test_ids = test_ids.map(self.own_test_id).fillna(test_ids)
             test_rows = test_rows.assign(**{id_col: test_ids})
+        test_rows, renormalised = renormalised_rows(
+            test_rows, get_metric(self.spec.name), self.spec.target_columns
+        )
         write_text_atomic(test_out, self._in_test_order(test_rows).to_csv(index=False))
         missing = sorted(self.ids - set(ids[held]))
         if missing:
@@ -168,7 +179,8 @@ class Harness:
             )
         if heldout_out is not None:
             write_private(heldout_out, frame[scored].to_csv(index=False))
-        return HarnessResult(result.score, None, test_out, joined((*tolerated.notes, result.note or "")))
+        notes = (*tolerated.notes, result.note or "", renormalised)
+        return HarnessResult(result.score, None, test_out, joined(notes))
 
     def _in_test_order(self, rows: pd.DataFrame) -> pd.DataFrame:
         """The test rows (under the competition's own ids) in the sample's column order and, when they are

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -13,7 +14,7 @@ from swarm.competitions import load_competition_dir
 from swarm.competitions.submission_check import check_submission
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
-from tests.layouts.tables.miniatures import binary_competition, read
+from tests.layouts.tables.miniatures import binary_competition, make_competition, read
 
 
 @pytest.fixture
@@ -63,3 +64,30 @@ def test_forms_the_graders_refuse_are_still_refused(built, tmp_path: Path) -> No
     blank = predictions(holdout)
     blank.loc[blank["id"].isin(holdout.ids), "y"] = ""
     assert "missing/NaN value(s)" in str(evaluate(harness, blank, tmp_path).problem)
+
+
+def test_probability_rows_not_summing_to_one_are_delivered_renormalised_as_scored(tmp_path: Path) -> None:
+    """A multi-class log loss renormalises each row (Kaggle's rule), so the harness scores rows summing to 1/2 as
+    their doubles; some graders (spooky's, dog-breed's) refuse such rows, so the delivered test rows carry the
+    renormalised values, and the note says so."""
+    rng = np.random.default_rng(1)
+    classes = ["EAP", "HPL", "MWS"]
+    train = pd.DataFrame({"id": [f"id{i:04d}" for i in range(90)], "x": rng.normal(size=90)})
+    train["author"] = [classes[i % 3] for i in range(90)]
+    test_ids = [f"id{i:04d}" for i in range(90, 120)]
+    test = pd.DataFrame({"id": test_ids, "x": rng.normal(size=30)})
+    sample = pd.DataFrame({"id": test_ids, **{c: 1 / 3 for c in classes}})
+    competition = load_competition_dir(make_competition(tmp_path / "c", train, test, sample, "multi_logloss"))
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=0)
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    ids = read(holdout.public_dir / "sample_submission.csv")["id"]
+    weights = rng.uniform(0.1, 1.0, size=(len(ids), 3))
+    clean = pd.DataFrame({"id": ids, **{c: weights[:, k] / weights.sum(axis=1) for k, c in enumerate(classes)}})
+    doubled = clean.assign(**{c: clean[c] * 0.5 for c in classes})  # rows summing to one half
+    scored_clean = evaluate(harness, clean, tmp_path)
+    scored_doubled = evaluate(harness, doubled, tmp_path)
+    assert scored_clean.note is None and scored_doubled.problem is None, scored_doubled.problem
+    assert scored_doubled.score == pytest.approx(scored_clean.score, abs=1e-9)
+    assert "renormalised as multiclass_logloss reads them" in str(scored_doubled.note), scored_doubled.note
+    rows = pd.read_csv(scored_doubled.test_submission)
+    assert len(rows) == 30 and np.allclose(rows[classes].sum(axis=1), 1.0)
