@@ -82,12 +82,14 @@ def test_probability_rows_not_summing_to_one_are_delivered_renormalised_as_score
     harness = Harness(holdout, competition.metric, competition.sample_submission)
     ids = read(holdout.public_dir / "sample_submission.csv")["id"]
     weights = rng.uniform(0.1, 1.0, size=(len(ids), 3))
-    clean = pd.DataFrame({"id": ids, **{c: weights[:, k] / weights.sum(axis=1) for k, c in enumerate(classes)}})
-    doubled = clean.assign(**{c: clean[c] * 0.5 for c in classes})  # rows summing to one half
+    clean = pd.DataFrame(
+        {"id": ids, **{c: weights[:, k] / weights.sum(axis=1) for k, c in enumerate(classes)}}
+    )
+    halved = clean.assign(**{c: clean[c] * 0.5 for c in classes})  # rows summing to one half
     scored_clean = evaluate(harness, clean, tmp_path)
-    scored_doubled = evaluate(harness, doubled, tmp_path)
-    assert scored_clean.note is None and scored_doubled.problem is None, scored_doubled.problem
-    assert scored_doubled.score == pytest.approx(scored_clean.score, abs=1e-9)
-    assert "renormalised as multiclass_logloss reads them" in str(scored_doubled.note), scored_doubled.note
-    rows = pd.read_csv(scored_doubled.test_submission)
+    scored_halved = evaluate(harness, halved, tmp_path)
+    assert scored_clean.note is None and scored_halved.problem is None, scored_halved.problem
+    assert scored_halved.score == pytest.approx(scored_clean.score, abs=1e-9)
+    assert "renormalised as multiclass_logloss reads them" in str(scored_halved.note), scored_halved.note
+    rows = pd.read_csv(scored_halved.test_submission)
     assert len(rows) == 30 and np.allclose(rows[classes].sum(axis=1), 1.0)
