@@ -109,6 +109,7 @@ def scored_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSp
         [spec.id_column, *spec.target_columns],
         (*spec.passthrough_columns, *spec.key_columns),
         known_ids=None if known is None else as_text(known.to_frame()).iloc[:, 0],
+        blank_fills=metric.blank_fills,
     )
     submission, spec = keyed(tolerated.frame, spec)  # rows keyed by the id and other columns (uw-madison)
     submission, truth = scored_rows(submission, truth, spec)  # MLE-bench's `keep` column, if any

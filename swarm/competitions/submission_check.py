@@ -66,7 +66,8 @@ def check_submission(
     except InvalidSubmission as exc:
         return str(exc)
     expected = [str(c) for c in sample.columns]
-    frame = tolerate(frame, id_col, expected, known_ids=sample[id_col]).frame  # as the graders read it
+    fills = library.blank_fills if (library := _metric(metric)) is not None else None
+    frame = tolerate(frame, id_col, expected, known_ids=sample[id_col], blank_fills=fills).frame  # as graded
     columns = [str(c) for c in frame.columns]
     problem = columns_problem(columns, expected) or rows_problem(len(frame), len(sample))
     if problem:
@@ -112,7 +113,10 @@ def deliver_as_sample(
     sample = read_sample(Path(sample_submission_path))
     id_col = id_column or str(sample.columns[0])
     frame = read_submission(Path(submission_path))
-    tolerated = tolerate(frame, id_col, [str(c) for c in sample.columns], known_ids=sample[id_col])
+    fills = library.blank_fills if (library := _metric(metric)) is not None else None
+    tolerated = tolerate(
+        frame, id_col, [str(c) for c in sample.columns], known_ids=sample[id_col], blank_fills=fills
+    )
     keys = metric.key_columns if metric is not None and id_col == metric.id_column else ()
     delivered = delivered_form(tolerated.frame, sample, id_col, keys)
     renormalised = ""

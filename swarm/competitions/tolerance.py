@@ -17,14 +17,14 @@ sample's columns, order and id spelling (`delivered_form`). deployments/GRADER_T
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
 from swarm.competitions.metrics.base import LOGLOSS_EPS, Metric
-from swarm.competitions.submission_rules import empty_cells, listed
+from swarm.competitions.submission_rules import MISSING_NUMBERS, empty_cells, listed
 from swarm.formats.csv_tables import NA_TOKENS
 
 # pandas names the n-th repeat of a header `name.n`.
@@ -98,10 +98,12 @@ def tolerate(
     expected: Sequence[str],
     optional: Sequence[str] = (),
     known_ids: Iterable[str] | None = None,
+    blank_fills: Mapping[str, str] | None = None,
 ) -> Tolerated:
     """`frame` (text cells) as the graders read it: without its extra columns where it has every `expected` one
-    (else they are left for the column rule to name beside the missing ones), and with its numeric ids respelled
-    as `known_ids` spell them; with a note for each."""
+    (else they are left for the column rule to name beside the missing ones), with its numeric ids respelled
+    as `known_ids` spell them, and the blank cells of `blank_fills`' columns filled as the grader fills them
+    (osic's `Confidence`: 0); with a note for each."""
     notes: list[str] = []
     columns = [str(c) for c in frame.columns]
     extra = extra_columns(columns, expected, optional)
@@ -114,6 +116,17 @@ def tolerate(
             stripped = frame[id_column].astype(str).str.strip()
             frame = frame.assign(**{id_column: stripped.map(lambda c: respelled.get(c, c))})
             notes.append(respelled_ids_note(respelled, id_column))
+    for column, value in (blank_fills or {}).items():
+        blank = (
+            frame[column].astype(str).str.strip().str.lower().isin(MISSING_NUMBERS)
+            if column in frame
+            else None
+        )
+        if blank is not None and blank.any():
+            frame = frame.assign(**{column: frame[column].where(~blank, value)})
+            notes.append(
+                f"{int(blank.sum())} blank cell(s) of {column!r} were read as {value}, as the grader fills them"
+            )
     return Tolerated(frame, tuple(notes))
 
 

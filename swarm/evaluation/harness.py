@@ -147,7 +147,8 @@ class Harness:
             return HarnessResult(
                 None, f"it has no {id_col!r} column, so the harness cannot find its rows", None
             )
-        tolerated = tolerate(frame, id_col, self.columns, known_ids=self.known_ids)
+        fills = get_metric(self.spec.name).blank_fills
+        tolerated = tolerate(frame, id_col, self.columns, known_ids=self.known_ids, blank_fills=fills)
         ids = tolerated.frame[id_col].astype(str).str.strip()
         frame = tolerated.frame.assign(**{id_col: ids})
         held = ids.isin(self.ids)

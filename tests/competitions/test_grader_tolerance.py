@@ -139,3 +139,34 @@ def test_keyed_rows_are_delivered_in_the_samples_order() -> None:
         ["b", "x", "3 4"],
         ["b", "y", "1 2"],
     ]
+
+
+def test_a_blank_osic_confidence_is_read_as_0_as_its_grader_fills_it() -> None:
+    """osic-pulmonary-fibrosis-progression's grade.py fills a blank `Confidence` with 0 (then floored at 70 like
+    any confidence) rather than refusing it; any other blank number is refused, as there."""
+    spec = MetricSpec(
+        name="laplace_log_likelihood",
+        lower_is_better=False,
+        id_column="Patient_Week",
+        target_columns=("FVC", "Confidence"),
+    )
+    answers = pd.DataFrame(
+        {
+            "Patient_Week": ["p1_10", "p1_12", "p2_3"],
+            "FVC": ["2000", "2100", "3000"],
+            "Confidence": ["100"] * 3,
+        }
+    )
+    zero = pd.DataFrame(
+        {
+            "Patient_Week": ["p1_10", "p1_12", "p2_3"],
+            "FVC": ["1990", "2150", "2900"],
+            "Confidence": ["0", "200", "0"],
+        }
+    )
+    blank = zero.assign(Confidence=["", "200", "NaN"])
+    filled = scored_frame(blank, answers, spec)
+    assert filled.score == scored_frame(zero, answers, spec).score
+    assert "2 blank cell(s) of 'Confidence' were read as 0" in str(filled.note), filled.note
+    with pytest.raises(InvalidSubmission, match="'FVC' has 1 missing"):
+        scored_frame(zero.assign(FVC=["", "2150", "2900"]), answers, spec)

@@ -46,6 +46,7 @@ class Metric:
     `grouped`: the metric also takes each row's group (`score(..., groups=...)`), the values of the answers'
     column named by the parameter `group_column`; without them all rows are one group, unless `group_column`
     is set, which is then an error of the caller;
+    `blank_fills`: prediction columns whose blank cells the grader fills, with the value;
     `perfect`: the prediction a perfect submission makes for an answer cell where it is not the answer itself
     (kuzushiji's box centres for its boxes), so the harness can check held-out labels are scorable.
     """
@@ -68,6 +69,9 @@ class Metric:
     empty_ok: bool = False
     grouped: bool = False
     perfect: Callable[[Any], str] | None = field(default=None, compare=False)
+    # Prediction columns whose blank cells the grader fills rather than refuses, with the value (osic's
+    # `Confidence`, filled with 0 by its grade.py, then floored at 70 like any other).
+    blank_fills: dict[str, str] = field(default_factory=dict, hash=False)
     # The answer rows the grader scores, from the answers (text), the id column and the targets: a 0/1 array
     # (osic's rows with an FVC, each patient's three latest weeks); None: every row.
     scored_rows: Callable[[pd.DataFrame, str, tuple[str, ...]], np.ndarray] | None = field(

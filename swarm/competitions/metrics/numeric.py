@@ -454,6 +454,7 @@ ENTRIES: tuple[Metric, ...] = (
         "with an FVC, each patient's three latest weeks (ids <Patient>_<Week>)",
         scope="table",
         scored_rows=laplace_scored_rows,
+        blank_fills={"Confidence": "0"},
         aliases=(
             "modified_laplace_log_likelihood",
             "laplace_ll",
