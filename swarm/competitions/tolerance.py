@@ -6,12 +6,15 @@ model's confidence beside its label; a repeated header, which pandas renames `na
 rows in another order, and numeric ids spelled another way ('1.0' or '007' for 1: pandas reads both id columns as
 numbers and compares values). The grader (`swarm.competitions.grading`), the search's check
 (`swarm.competitions.submission_check`) and the harness read those forms the same way: the extra columns are
-dropped and the ids respelled as the answers (or the sample) spell them, and each tolerated form gets a sentence.
-What the graders refuse (a missing column, a missing or unknown id, a missing number) stays refused.
+dropped and the ids respelled as the answers (or the sample) spell them, the blank cells a grader fills filled as
+it fills them (osic's `Confidence`: 0, `Metric.blank_fills`), and each tolerated form gets a sentence. What the
+graders refuse (a missing column, a missing or unknown id, any other missing number) stays refused.
 
 The few graders that refuse extra columns (spooky's shape check, whale's and h-and-m's exact column set) or read
 the columns in the file's order (freesound, jigsaw-toxic) never see them: what the run delivers is written in the
-sample's columns, order and id spelling (`delivered_form`). deployments/GRADER_TOLERANCE.md has the survey.
+sample's columns, order and id spelling (`delivered_form`), rows of class probabilities renormalised as the
+multi-class log loss reads them (`renormalised_rows`: several graders refuse rows not summing to 1).
+deployments/GRADER_TOLERANCE.md has the survey.
 """
 
 from __future__ import annotations
