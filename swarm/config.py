@@ -24,6 +24,7 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -170,12 +171,29 @@ def default_prices() -> dict[str, ModelPrice]:
     }
 
 
+# What each stage sets beside the generic stage defaults: the review answers deterministically, evolution varies.
+STAGE_DEFAULTS: dict[str, dict[str, Any]] = {
+    "code": {},
+    "feedback": {"temperature": 0.0},
+    "evolution": {"temperature": 0.7},
+}
+
+
 class LLMConfig(_Section):
-    code: StageLLMConfig = StageLLMConfig()
-    feedback: StageLLMConfig = StageLLMConfig(temperature=0.0)
-    evolution: StageLLMConfig = StageLLMConfig(temperature=0.7)
+    code: StageLLMConfig = StageLLMConfig(**STAGE_DEFAULTS["code"])
+    feedback: StageLLMConfig = StageLLMConfig(**STAGE_DEFAULTS["feedback"])
+    evolution: StageLLMConfig = StageLLMConfig(**STAGE_DEFAULTS["evolution"])
     prices: dict[str, ModelPrice] = Field(default_factory=default_prices)
     spend_cap_usd: float | None = Field(None, ge=0)
+
+    @field_validator("code", "feedback", "evolution", mode="before")
+    @classmethod
+    def _over_the_stage_defaults(cls, value: Any, info: ValidationInfo) -> Any:
+        """What a source (YAML, .env, the environment, --set) gives for a stage overlays that stage's own
+        defaults, so pointing the review at another model keeps its temperature 0.0 (not the generic 0.5)."""
+        if not isinstance(value, dict):
+            return value
+        return {**STAGE_DEFAULTS[str(info.field_name)], **value}
 
     @field_validator("prices", mode="before")
     @classmethod

@@ -236,3 +236,28 @@ def test_prices_add_to_the_default_table_field_by_field() -> None:
     assert cfg.llm.prices["my-model"].input_per_mtok == 1.5
     assert cfg.llm.prices["gpt-4o"].input_per_mtok == 9 and cfg.llm.prices["gpt-4o"].output_per_mtok == 10.0
     assert cfg.llm.prices["claude-haiku-4-5"].output_per_mtok == 5.0  # the rest of the table stays
+
+
+@pytest.mark.parametrize("source", ["override", "environment", "yaml"])
+def test_a_stage_keeps_its_own_defaults_when_one_of_its_fields_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    """The review stage answers at temperature 0.0 and evolution at 0.7 by default; pointing either at another
+    model, from any source, keeps those defaults rather than the generic stage's 0.5."""
+    settings = {"feedback": "local-model", "evolution": "other-model"}
+    overrides, config_file = [], None
+    if source == "override":
+        overrides = [f"llm.{stage}.model={model}" for stage, model in settings.items()]
+    elif source == "environment":
+        for stage, model in settings.items():
+            monkeypatch.setenv(f"SWARM_LLM__{stage.upper()}__MODEL", model)
+    else:
+        config_file = tmp_path / "run.yaml"
+        lines = [f"  {stage}:\n    model: {model}\n" for stage, model in settings.items()]
+        config_file.write_text("llm:\n" + "".join(lines), encoding="utf-8")
+    cfg = load_config(config_file, overrides, env_file=None)
+    assert (cfg.llm.feedback.model, cfg.llm.feedback.temperature) == ("local-model", 0.0)
+    assert (cfg.llm.evolution.model, cfg.llm.evolution.temperature) == ("other-model", 0.7)
+    assert cfg.llm.code.temperature == 0.5
+    given = load_config(None, ["llm.feedback.temperature=0.3"], env_file=None).llm.feedback
+    assert given.temperature == 0.3  # what the user sets still wins
