@@ -35,7 +35,7 @@ from swarm.competitions.submission_rules import (
     range_problem,
     rows_problem,
 )
-from swarm.competitions.tolerance import delivered_form, joined, renormalised_rows, tolerate
+from swarm.competitions.tolerance import Tolerated, delivered_form, joined, renormalised_rows, tolerate
 from swarm.competitions.validation import InvalidSubmission, keyed, read_submission
 
 MIN_ROWS_FOR_CONSTANT = 10
@@ -66,8 +66,7 @@ def check_submission(
     except InvalidSubmission as exc:
         return str(exc)
     expected = [str(c) for c in sample.columns]
-    fills = library.blank_fills if (library := _metric(metric)) is not None else None
-    frame = tolerate(frame, id_col, expected, known_ids=sample[id_col], blank_fills=fills).frame  # as graded
+    frame = _as_graded(frame, sample, id_col, _metric(metric)).frame  # as the graders read it
     columns = [str(c) for c in frame.columns]
     problem = columns_problem(columns, expected) or rows_problem(len(frame), len(sample))
     if problem:
@@ -113,15 +112,13 @@ def deliver_as_sample(
     sample = read_sample(Path(sample_submission_path))
     id_col = id_column or str(sample.columns[0])
     frame = read_submission(Path(submission_path))
-    fills = library.blank_fills if (library := _metric(metric)) is not None else None
-    tolerated = tolerate(
-        frame, id_col, [str(c) for c in sample.columns], known_ids=sample[id_col], blank_fills=fills
-    )
+    library = _metric(metric)
+    tolerated = _as_graded(frame, sample, id_col, library)
     keys = metric.key_columns if metric is not None and id_col == metric.id_column else ()
     delivered = delivered_form(tolerated.frame, sample, id_col, keys)
     renormalised = ""
-    if metric is not None:
-        delivered, renormalised = renormalised_rows(delivered, get_metric(metric.name), metric.target_columns)
+    if metric is not None and library is not None:
+        delivered, renormalised = renormalised_rows(delivered, library, metric.target_columns)
     if delivered.equals(frame):
         return None
     write_text_atomic(Path(submission_path), delivered.to_csv(index=False))
@@ -137,6 +134,15 @@ def read_sample(path: Path) -> pd.DataFrame:
     if sample.shape[1] < 2:
         raise SampleSubmissionError(f"the sample submission {path} needs an id column and a target column")
     return sample
+
+
+def _as_graded(frame: pd.DataFrame, sample: pd.DataFrame, id_col: str, library: Metric | None) -> Tolerated:
+    """`frame` as the graders read it (`tolerate`): against the sample's columns and ids, the blanks the metric's
+    grader fills filled."""
+    fills = library.blank_fills if library is not None else None
+    return tolerate(
+        frame, id_col, [str(c) for c in sample.columns], known_ids=sample[id_col], blank_fills=fills
+    )
 
 
 def _metric(spec: MetricSpec | None) -> Metric | None:
