@@ -5,7 +5,9 @@
 #   benchmarks/build_llama_server.sh            # build (about 30 minutes on 2 cores) or reuse the cached one
 #
 # The cache is ${SWARM_LLAMA_CACHE:-~/.cache/swarm-ev2/llama-<build>}; the web UI is not built (building it
-# would download files), only the `llama-server` target is. Needs cmake and a C++ compiler.
+# would download files), only the `llama-server` target is. Needs cmake and a C++ compiler. GGML_NATIVE is off
+# (AVX2, FMA, F16C): a VM may list AMX in /proc/cpuinfo without granting it, and a native build then dies with
+# an illegal instruction (`tilezero`) at its first decode.
 set -euo pipefail
 BUILD="${LLAMA_BUILD_NUMBER:-11434}"
 CACHE="${SWARM_LLAMA_CACHE:-$HOME/.cache/swarm-ev2/llama-$BUILD}"
@@ -28,7 +30,7 @@ if [ ! -x "$SERVER" ]; then
   fi
   echo "building llama-server $BUILD in $CACHE (about 30 minutes on 2 cores)" >&2
   (cd llama.cpp && cmake -B BUILD -DCMAKE_BUILD_TYPE=Release -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
-      -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DGGML_NATIVE=ON \
+      -DLLAMA_OPENSSL=OFF -DLLAMA_CURL=OFF -DLLAMA_USE_PREBUILT_UI=OFF -DLLAMA_BUILD_UI=OFF -DGGML_NATIVE=OFF \
       -DLLAMA_BUILD_NUMBER="$BUILD" >&2 \
     && cmake --build BUILD --target llama-server -j"$(nproc)" >&2)
 fi
