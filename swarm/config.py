@@ -106,6 +106,13 @@ class StageLLMConfig(_Section):
     temperature: float = Field(0.5, ge=0.0, le=2.0)
     max_tokens: int = Field(4096, gt=0)
     timeout_s: float = Field(120.0, gt=0)
+    context_tokens: int | None = Field(
+        None,
+        gt=0,
+        description="The model's context length in tokens (prompt and reply together); prompts are fitted to "
+        "it and the reply's max_tokens cut to what is left. None: learn it from the server (llama.cpp's "
+        "/props, vLLM's max_model_len in /v1/models), else from a table of hosted models, else do not fit.",
+    )
     max_retries: int = Field(4, ge=0)
     retry_base_s: float = Field(
         1.0,

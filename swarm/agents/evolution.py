@@ -15,8 +15,10 @@ import difflib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from swarm.agents.experience import AgentStats, ExperiencePool, ExperienceRecord
+from swarm.agents.fitted_prompts import fit_evolution_prompt
 from swarm.agents.prompting import PromptBuilder, PromptError, extract_evolved_text
 from swarm.agents.store import PARTS, AgentProfile, AgentStore
 from swarm.llm.base import CallContext, LLMClient, LLMError
@@ -129,8 +131,12 @@ def evolve_agents(
     agents_kept: int,
     lower_is_better: bool,
     run_id: str | None = None,
+    max_prompt_tokens: int | None = None,
 ) -> EvolutionReport:
-    """Rewrite the texts of every agent below the best `agents_kept` (see the module docstring)."""
+    """Rewrite the texts of every agent below the best `agents_kept` (see the module docstring).
+
+    `max_prompt_tokens`: the room the evolution model's context leaves beside its reply (None: not known);
+    each prompt is fitted to it (`swarm.agents.fitted_prompts.fit_evolution_prompt`)."""
     records = pool.rescored(lower_is_better)
     ranked = rank_agents(agent_ids, records)
     scores = {a: round(agent_score(s), 6) for a, s in ranked}
@@ -166,6 +172,7 @@ def evolve_agents(
                 ),
                 reason=f"{epoch_tag(epoch)} score {agent_score(stats):.3f} below the kept agents; "
                 f"elite {elite_id} scores {agent_score(elite_stats):.3f}",
+                max_prompt_tokens=max_prompt_tokens,
             )
             report.changes.append(change)
         if any(c.new_version for c in report.changes if c.agent_id == agent_id):
@@ -187,19 +194,22 @@ def _evolve_part(
     task_desc: str,
     ctx: CallContext,
     reason: str,
+    max_prompt_tokens: int | None = None,
 ) -> PartChange:
     old_text, old_version = profile.texts[part], profile.versions[part]
     change = PartChange(profile.agent_id, part, old_version, None)
-    messages = builder.build_evolution(
-        part,
-        profile,
-        task_desc=task_desc,
-        stats=stats,
-        elite=elite,
-        elite_stats=elite_stats,
-        examples=best,
-        failures=worst,
-    )
+    inputs: dict[str, Any] = {
+        "task_desc": task_desc,
+        "stats": stats,
+        "elite": elite,
+        "elite_stats": elite_stats,
+        "examples": best,
+        "failures": worst,
+    }
+    if max_prompt_tokens is None:
+        messages = builder.build_evolution(part, profile, **inputs)
+    else:
+        messages = fit_evolution_prompt(builder, max_prompt_tokens, part, profile, **inputs).messages
     ctx.hints = {
         "current_text": old_text,
         "elite_text": elite.texts[part],

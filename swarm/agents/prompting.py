@@ -43,6 +43,7 @@ API:
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -280,6 +281,13 @@ class PromptBuilder:
         self.skill_index = self._load_skill_index()
 
     # -- skills --------------------------------------------------------------------------------------
+
+    def with_budget(self, budget: PromptBudget) -> PromptBuilder:
+        """This builder with other budgets (same templates and skills): how a prompt is fitted to a model's
+        context (`swarm.agents.fitted_prompts`)."""
+        clone = copy.copy(self)
+        clone.budget = budget
+        return clone
 
     def _load_skill_index(self) -> list[dict[str, Any]]:
         path = self.skills_dir / "meta" / "index.json"

@@ -28,7 +28,11 @@ class AnthropicClient(ProviderClient):
 
     def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
         system, turns = to_anthropic_messages(self._prepared(messages))
-        params: dict[str, Any] = {"model": self.model, "max_tokens": self.token_budget, "messages": turns}
+        params: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": self._reply_budget(messages, tool),
+            "messages": turns,
+        }
         if system:
             params["system"] = system
         if self._send_temperature:

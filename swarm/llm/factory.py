@@ -15,6 +15,7 @@ from typing import Any
 
 from swarm.config import DEFAULT_KEY_ENV, LLMConfig, ModelPrice, StageLLMConfig
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, ToolSpec
+from swarm.llm.provider import ProviderClient
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger, UsageRecord
 
@@ -46,10 +47,13 @@ def make_client(
     offline_factory: OfflineFactory | None = None,
     *,
     retry: RetryPolicy | None = None,
+    context_tokens: int | None = None,
 ) -> LLMClient:
     """The client for one stage. API keys come from the environment only and are never stored in the config.
 
-    `retry` defaults to the stage's `retry_base_s` / `retry_max_wait_s` backoff.
+    `retry` defaults to the stage's `retry_base_s` / `retry_max_wait_s` backoff. `context_tokens`, the model's
+    context length where known (`swarm.llm.context_window`), caps each request's `max_tokens` to what the
+    context leaves beside the prompt; the offline coder has no context and ignores it.
     """
     provider = resolve_provider(stage_cfg)
     if retry is None:
@@ -78,7 +82,9 @@ def make_client(
             )
         from swarm.llm.openai_provider import OpenAIClient
 
-        return OpenAIClient(api_key=key, **common)
+        client: ProviderClient = OpenAIClient(api_key=key, **common)
+        client.context_tokens = context_tokens
+        return client
     if provider == "anthropic":
         if key is None:
             raise LLMError(
@@ -86,7 +92,9 @@ def make_client(
             )
         from swarm.llm.anthropic_provider import AnthropicClient
 
-        return AnthropicClient(api_key=key, **common)
+        client = AnthropicClient(api_key=key, **common)
+        client.context_tokens = context_tokens
+        return client
     raise LLMError(f"unknown LLM provider {provider!r}; expected auto, openai, anthropic or offline")
 
 

@@ -33,7 +33,7 @@ class OpenAIClient(ProviderClient):
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in self._prepared(messages)],
-            self._token_param: self.token_budget,
+            self._token_param: self._reply_budget(messages, tool),
         }
         if self._send_temperature:
             params["temperature"] = self.temperature

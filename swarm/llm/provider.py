@@ -47,6 +47,7 @@ from swarm.llm.json_tools import (
     repair_messages,
     validate_tool_args,
 )
+from swarm.llm.prompt_fit import REPLY_FLOOR, margin_tokens
 from swarm.llm.retry import ProviderError, RetryPolicy, is_retryable_status, parse_retry_after
 from swarm.llm.usage import UsageLedger, UsageRecord, cost_usd
 
@@ -86,6 +87,7 @@ class ProviderClient:
 
     provider = "base"
     sdk: Any = None  # the SDK module (openai, anthropic) whose exceptions `_classify` maps
+    context_tokens: int | None = None  # the model's context length, where known (`swarm.llm.context_window`)
 
     def __init__(
         self,
@@ -131,6 +133,15 @@ class ProviderClient:
     def token_budget(self) -> int:
         """The token limit sent: `max_tokens`, plus the reasoning allowance for a model that thinks first."""
         return self.max_tokens + (self._allowance if self._reasoning else 0)
+
+    def _reply_budget(self, messages: list[Message], tool: ToolSpec | None = None) -> int:
+        """The token limit a request sends: `token_budget`, cut to what the context leaves beside the prompt
+        (estimated, with a margin) when the context length is known; never below REPLY_FLOOR tokens."""
+        if self.context_tokens is None:
+            return self.token_budget
+        prompt, _ = self._estimated_usage(messages, tool)
+        left = self.context_tokens - prompt - margin_tokens(self.context_tokens)
+        return max(REPLY_FLOOR, min(self.token_budget, left))
 
     def complete(self, messages: list[Message], ctx: CallContext) -> str:
         """The model's text reply to `messages` (its thinking trace, if any, in `.thinking`)."""

@@ -18,6 +18,7 @@ from typing import Any
 from sandbox import Workspace, make_sandbox
 from swarm.agents.dispatcher import Dispatcher
 from swarm.agents.experience import ExperiencePool
+from swarm.agents.fitted_prompts import fit_code_prompt
 from swarm.agents.prompting import ParentView, PromptBuilder
 from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
@@ -36,7 +37,9 @@ from swarm.evaluation.metric_choice import (
 from swarm.journal import Journal, Node
 from swarm.journal.memory import memory_summary
 from swarm.llm.base import LLMClient, Message
+from swarm.llm.context_window import ContextWindow, find_context_limits
 from swarm.llm.factory import make_client
+from swarm.llm.prompt_fit import prompt_room as room_beside_reply
 from swarm.llm.usage import UsageLedger
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.evaluation_setup import EvaluationSetup, load_evaluation, prepare_evaluation
@@ -167,8 +170,18 @@ class RunContext:
         self.sandbox = make_sandbox(cfg.execution, cfg.search.parallel)
         self.packages = self.sandbox.packages()  # what solutions can import, told in every prompt
         self.ledger = UsageLedger(paths.usage, spend_cap_usd=cfg.llm.spend_cap_usd)
+        # each stage's context length and where it came from: prompts are fitted to it, replies capped by it
+        self.context_windows: dict[str, ContextWindow] = find_context_limits(cfg.llm)
+        for stage in STAGES:
+            log.info(self.context_windows[stage].describe(stage))
         self.clients: dict[str, LLMClient] = {
-            stage: make_client(getattr(cfg.llm, stage), cfg.llm.prices, self.ledger, self._offline)
+            stage: make_client(
+                getattr(cfg.llm, stage),
+                cfg.llm.prices,
+                self.ledger,
+                self._offline,
+                context_tokens=self.context_limits[stage],
+            )
             for stage in STAGES
         }
         self.agents = AgentStore(paths.root)
@@ -194,6 +207,16 @@ class RunContext:
                 digest.update(f"{path.relative_to(root)}\0{stat.st_size}\0{stat.st_mtime_ns}\0".encode())
             self._data_hash = digest.hexdigest()
         return self._data_hash
+
+    @property
+    def context_limits(self) -> dict[str, int | None]:
+        """Each stage's context length in tokens (None: not known, or the offline coder's: no limit)."""
+        return {stage: window.tokens for stage, window in self.context_windows.items()}
+
+    def prompt_room(self, stage: str) -> int | None:
+        """Tokens a prompt to `stage` may take beside its reply (`max_tokens`); None where the context is not
+        known (the prompt is then not fitted)."""
+        return room_beside_reply(self.context_limits[stage], getattr(self.cfg.llm, stage).max_tokens)
 
     @staticmethod
     def _prompt_builder(root: Path) -> PromptBuilder:
@@ -274,7 +297,11 @@ class RunContext:
             kwargs.update(parent=views[0], gene=plan.gene)
         elif views:
             kwargs.update(parent=views[0])
-        messages = self.prompts.build(plan.task_type, profile, **kwargs)
+        room = self.prompt_room("code")
+        if room is None:
+            messages = self.prompts.build(plan.task_type, profile, **kwargs)
+        else:
+            messages = fit_code_prompt(self.prompts, room, plan.task_type, profile, **kwargs).messages
         hints: dict[str, Any] = {"input_dir": str(self.workspace.input_dir), "seed": plan.seed}
         if metric is not None:
             hints["metric"] = metric.name  # the run's metric, for coders that read hints (the offline one)

@@ -5,7 +5,9 @@
 dir (a new run's must not hold one; a resumed one must), the competition (its
 dir, sample submission, train and test files), and each LLM stage (its key, and that its endpoint serves its
 model). Each problem raises an error whose message is one sentence naming what is wrong; nothing is written,
-so an existing run dir stays as it was.
+so an existing run dir stays as it was. Some things only warrant a warning, logged before the first step: host
+files a solution could read (`warn_exposure`), and a stage whose model's context is too small for its prompt
+at its smallest and its reply (`warn_context`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import pandas as pd
 
 from sandbox import make_sandbox
 from sandbox.exposure import exposure_warnings
+from swarm.agents.fitted_prompts import smallest_code_prompt, smallest_evolution_prompt
+from swarm.agents.prompting import PromptBuilder
 from swarm.competitions import Competition, CompetitionError
 from swarm.competitions.competition import folder_listing
 from swarm.competitions.metrics import get_metric
@@ -24,10 +28,13 @@ from swarm.competitions.public_files import check_public_files
 from swarm.config import Config, ConfigError, load_config
 from swarm.evaluation.split import check_split
 from swarm.evaluation.table_io import first_not_utf8
+from swarm.llm.context_window import STAGES, find_context_limits
 from swarm.llm.factory import resolve_provider
 from swarm.llm.preflight import check_models
+from swarm.llm.prompt_fit import shortfall
 from swarm.offline_coder.task import infer_task_from_dir, missing_tables
 from swarm.pipeline.context import resolve_competition
+from swarm.pipeline.review import smallest_review_tokens
 from swarm.pipeline.state import RunPaths, load_state
 
 log = logging.getLogger(__name__)
@@ -65,6 +72,32 @@ def warn_exposure(cfg: Config, competition: Competition) -> list[str]:
         )
     for line in warnings:
         log.warning(line)
+    return warnings
+
+
+def warn_context(cfg: Config, competition: Competition) -> list[str]:
+    """Log (and return) one sentence per stage whose prompt, even at its smallest, and reply do not fit its
+    model's context (stages whose context is not known are not checked: their prompts are not fitted)."""
+    windows = find_context_limits(cfg.llm)
+    builder = PromptBuilder()
+    task = competition.description
+    warnings = []
+    for stage in STAGES:
+        window = windows[stage]
+        if window.tokens is None:
+            continue
+        if stage == "code":
+            task_type, tokens = smallest_code_prompt(builder, task)
+            what = f"the code prompt (of a {task_type} step)"
+        elif stage == "feedback":
+            what, tokens = "the review prompt", smallest_review_tokens(task)
+        else:
+            what, tokens = "the evolution prompt", smallest_evolution_prompt(builder, task)
+        reply = getattr(cfg.llm, stage).max_tokens
+        line = shortfall(stage, what, tokens, reply, window.tokens, window.source)
+        if line is not None:
+            warnings.append(line)
+            log.warning(line)
     return warnings
 
 
@@ -115,6 +148,7 @@ def check_run_inputs(cfg: Config) -> Competition:
         cfg.execution, cfg.search.parallel
     )  # SandboxUnavailable, in one sentence, when no backend can confine solutions
     check_models(cfg.llm)
+    warn_context(cfg, competition)
     return competition
 
 

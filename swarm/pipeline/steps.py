@@ -320,7 +320,12 @@ def _review(
         agent_id=plan.agent_id,
     )
     outcome = review_execution(
-        rc.clients["feedback"], ctx, task_description=rc.task_desc, code=generation.code, facts=facts
+        rc.clients["feedback"],
+        ctx,
+        task_description=rc.task_desc,
+        code=generation.code,
+        facts=facts,
+        max_prompt_tokens=rc.prompt_room("feedback"),
     )
     if test_submission is not None:
         outcome = dataclasses.replace(outcome, test_submission=str(test_submission))
@@ -497,6 +502,7 @@ def evolve_if_due(rc: RunContext, epoch: int) -> EvolutionReport | None:
         agents_kept=evolution.agents_kept,
         lower_is_better=rc.lower_is_better,
         run_id=rc.run_id,
+        max_prompt_tokens=rc.prompt_room("evolution"),
     )
     write_json_atomic(rc.paths.root / "evolution" / f"{epoch}.json", dataclasses.asdict(report))
     return report

@@ -16,6 +16,9 @@ last two answer without using up the queue.
 `GET /v1/models` and `GET /v1/models/{id}` list and look up the models passed as `models=[...]` (404 for
 others), in the format of the protocol that asks (Anthropic's SDK sends `anthropic-version`); without `models`
 they answer 404 like a server that lacks the endpoint. Those lookups are recorded in `model_lookups`.
+A model's context length is told as servers tell it: `props={...}` answers llama.cpp's `GET /props` with that
+JSON (a string: sent as it is, e.g. garbage), and `max_model_len=N` adds vLLM's field to the OpenAI model
+entries; without them `/props` answers 404 and the entries have no such field.
 
     with LoopbackServer() as server:
         server.enqueue(Reply.error(429), Reply.say("hello", prompt_tokens=12, completion_tokens=3))
@@ -41,6 +44,7 @@ from urllib.parse import unquote
 OPENAI_PATH = "/v1/chat/completions"
 ANTHROPIC_PATH = "/v1/messages"
 MODELS_PATH = "/v1/models"
+PROPS_PATH = "/props"
 Protocol = Literal["openai", "anthropic"]
 
 _ANTHROPIC_ERROR_TYPES = {
@@ -191,7 +195,11 @@ class LoopbackServer:
         reject_system: bool = False,
         reject_tools: Reply | None = None,
         omit_usage: bool = False,
+        props: dict[str, Any] | str | None = None,
+        max_model_len: int | None = None,
     ) -> None:
+        self.props = props
+        self.max_model_len = max_model_len
         self.latency_s = latency_s
         self.reject_system = reject_system
         self.reject_tools = reject_tools
@@ -315,11 +323,18 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             headers = {k.lower(): v for k, v in self.headers.items()}
             proto: Protocol = "anthropic" if "anthropic-version" in headers else "openai"
             server._record(RecordedRequest(proto, path, headers, None, received), lookup=True)
+            if path == PROPS_PATH and server.props is not None:
+                self._send(200, server.props, {})
+                return
             if server.models is None or not (path == MODELS_PATH or path.startswith(MODELS_PATH + "/")):
                 self._send(404, {"error": {"message": f"unknown path {path}", "type": "not_found"}}, {})
                 return
             if path == MODELS_PATH:
-                self._send(200, _model_list(proto, server.models), {})
+                listed = _model_list(proto, server.models)
+                if server.max_model_len is not None and proto == "openai":
+                    for entry in listed["data"]:
+                        entry["max_model_len"] = server.max_model_len  # as vLLM lists its models
+                self._send(200, listed, {})
                 return
             model_id = unquote(path[len(MODELS_PATH) + 1 :])
             if model_id in server.models:
@@ -360,8 +375,8 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
                 payload = _openai_body(reply, model) if proto == "openai" else _anthropic_body(reply, model)
             self._send(reply.status, payload, reply.headers)
 
-        def _send(self, status: int, payload: dict[str, Any], headers: dict[str, str]) -> None:
-            data = json.dumps(payload).encode()
+        def _send(self, status: int, payload: dict[str, Any] | str, headers: dict[str, str]) -> None:
+            data = payload.encode() if isinstance(payload, str) else json.dumps(payload).encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")

@@ -11,6 +11,7 @@ from swarm.agents.experience import ExperiencePool, ExperienceRecord
 from swarm.agents.prompting import PromptBuilder
 from swarm.agents.store import PARTS, AgentStore
 from swarm.llm.base import CallContext, LLMError, Message, ToolSpec
+from swarm.llm.prompt_fit import message_tokens
 from swarm.offline_coder import OfflineClient
 
 AGENTS = ["agent_0", "agent_1", "agent_2", "agent_3"]
@@ -151,3 +152,29 @@ def evolve(store: AgentStore, pool: ExperiencePool, client) -> EvolutionReport: 
         agents_kept=2,
         lower_is_better=False,
     )
+
+
+def test_a_round_fits_each_prompt_to_the_room_the_context_leaves(run) -> None:
+    store, pool = run
+
+    def refuse(messages: list[Message], ctx: CallContext) -> str:
+        raise LLMError("not now")  # the texts stay as they are: the next round sees the same prompts
+
+    unfitted, tight = ScriptedClient(refuse), ScriptedClient(rewrite)
+    kwargs = {
+        "store": store,
+        "pool": pool,
+        "builder": PromptBuilder(skills_dir=store.run_dir / "skills"),
+        "task_desc": "Predict who survived the Titanic. " * 400,
+        "epoch": 3,
+        "agent_ids": AGENTS,
+        "agents_kept": 2,
+        "lower_is_better": False,
+    }
+    evolve_agents(client=unfitted, **kwargs)
+    sizes = [message_tokens(messages) for messages, _ in unfitted.calls]
+    room = min(sizes) - 150
+    report = evolve_agents(client=tight, max_prompt_tokens=room, **kwargs)
+    assert len(tight.calls) == len(unfitted.calls) == 8 and report.evolved == ["agent_2", "agent_3"]
+    assert all(message_tokens(messages) <= room for messages, _ in tight.calls)
+    assert max(sizes) - room > 500  # the largest was cut by far more than the smallest
