@@ -21,7 +21,7 @@ import functools
 from pathlib import Path
 from typing import Any
 
-from prefect import Task, flow, task
+from prefect import Task, flow, get_run_logger, task
 from prefect.cache_policies import NO_CACHE
 from prefect.results import ResultRecord
 from prefect.states import State
@@ -116,10 +116,17 @@ def task_stages(run_dir: str) -> StepStages:
     )
 
 
+def note_in_task(line: str) -> None:
+    """A step event: on the progress board (the main job prints it without its live view) and in the step
+    task run's log (the Prefect UI shows it at PREFECT_LOGGING_LEVEL=INFO)."""
+    PROGRESS.note(line)
+    get_run_logger().info(line)
+
+
 @task(task_run_name=step_name("step"), cache_policy=NO_CACHE, persist_result=False)
 def run_step(run_dir: str, planned: steps.PlannedStep) -> steps.StepOutcome:
     """One step's chain, submitted to the flow's task runner (its threads, or Dask workers elsewhere)."""
-    return run_chain(get_context(run_dir), planned, task_stages(run_dir))
+    return run_chain(get_context(run_dir), planned, task_stages(run_dir), notify=note_in_task)
 
 
 def submit_step(run_dir: str, planned: steps.PlannedStep, task_runner: str) -> Any:

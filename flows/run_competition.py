@@ -59,7 +59,11 @@ def parse_args(argv: list[str] | None = None, prog: str | None = None) -> argpar
     parser.add_argument("--steps", type=int, help="shorthand for --set agent.max_steps=N")
     parser.add_argument("--time-limit", type=float, help="shorthand for --set agent.time_limit_s=SECONDS")
     parser.add_argument("--json", action="store_true", help="print the final summary as JSON")
-    parser.add_argument("--no-live", action="store_true", help="no live view in the terminal")
+    parser.add_argument(
+        "--no-live",
+        action="store_true",
+        help="no live view in the terminal: one line per step event (planned, replied, executed, reviewed)",
+    )
     args = parser.parse_args(argv)
     if args.metric:
         args.overrides.append(f"data.metric={args.metric}")
@@ -147,6 +151,22 @@ def run(args: argparse.Namespace) -> dict:
     return competition_flow(CompetitionParams(**run_request(args)))
 
 
+def print_step_line(line: str) -> None:
+    """A step event, on stderr (stdout stays the summary, or its JSON with --json)."""
+    sys.stderr.write(line + "\n")
+    sys.stderr.flush()
+
+
+def run_printing_steps(args: argparse.Namespace) -> dict:
+    """The run, with each step event printed as one line: without the live view a run is never silent for
+    the minutes a slow model takes."""
+    stop_printing = PROGRESS.subscribe(print_step_line)
+    try:
+        return run(args)
+    finally:
+        stop_printing()
+
+
 def print_summary(console: Console, summary: dict) -> None:
     grade = summary.get("grade") or {}
     table = Table(title="Result", show_header=False)
@@ -191,7 +211,7 @@ def main(argv: list[str] | None = None, prog: str | None = None) -> int:
         with temporary_settings(updates={"flows.heartbeat_frequency": None}):
             start_prefect_api(lambda line: console.print(line, markup=False, highlight=False))
             if args.no_live or args.json or not console.is_terminal:
-                summary = run(args)
+                summary = run_printing_steps(args)
             else:
                 with Live(live_table(), console=console, refresh_per_second=2) as live:
                     threading.Thread(target=_refresh, args=(live, stop), daemon=True).start()

@@ -103,6 +103,11 @@ class ReviewOutcome:
         return ValidationSource.HARNESS if self.metric_source == "harness" else ValidationSource.SOLUTION
 
     @property
+    def overruled(self) -> bool:
+        """Whether the reviewer said the run was fine and the facts made it buggy anyway."""
+        return self.llm_said is not None and not self.llm_said.get("is_bug") and self.is_buggy
+
+    @property
     def has_metric_conflict(self) -> bool:
         """Whether the printed metric and the model's claim disagree."""
         return self.metric_conflict is not None

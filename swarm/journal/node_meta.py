@@ -40,10 +40,14 @@ class NodeMeta:
     search_mode: str | None = None  # why the policy chose the step: the final phase or stagnation
     crossover_plan: dict[str, int] | None = None  # section -> parent index of a merge
     parse_error: str | None = None  # why the model's reply could not be read
+    reply_head: str | None = None  # the start of a reply that had no code (the whole one: exchanges/)
+    reasked: bool | None = None  # the first reply had no code and the model was asked once more
     thinking: str | None = None  # the model's thinking trace, for people to read; prompts never show it
     missing_genes: list[str] | None = None  # gene sections the code did not mark
     metric_conflict: dict[str, Any] | None = None  # the metric used and the one the model claimed
     submission_problem: str | None = None  # what is wrong with the submission file
+    review_error: str | None = None  # why the review call failed (the outcome then rests on the facts)
+    review_overruled: bool | None = None  # the reviewer said the run was fine; the facts made it buggy
     prompt_assets_hash: str | None = None  # of the prompts, skills and agent texts the run used
     extra: dict[str, Any] = field(default_factory=dict)  # keys that are no field, kept and written back
 

@@ -9,13 +9,15 @@ retries and persisted results around the same functions (`flows.epoch.task_stage
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from sandbox import ExecutionResult
 from swarm.evaluation.review import ReviewOutcome
-from swarm.pipeline import steps
+from swarm.pipeline import step_lines, steps
 from swarm.pipeline.context import RunContext
+from swarm.pipeline.progress import PROGRESS
 
 
 @dataclass(frozen=True)
@@ -36,11 +38,26 @@ def plain_stages(rc: RunContext) -> StepStages:
     )
 
 
-def run_chain(rc: RunContext, planned: steps.PlannedStep, stages: StepStages) -> steps.StepOutcome:
+def run_chain(
+    rc: RunContext,
+    planned: steps.PlannedStep,
+    stages: StepStages,
+    notify: Callable[[str], None] = PROGRESS.note,
+) -> steps.StepOutcome:
     """generate -> execute -> adopt_outputs -> review for one planned step (safe in a worker thread: it reads
-    the run's context and writes only the step's own files, never the journal or the state)."""
+    the run's context and writes only the step's own files, never the journal or the state). Each event is
+    one line to `notify` (`swarm.pipeline.step_lines`; by default the progress board's subscribers)."""
+    plan = planned.plan
+    notify(step_lines.planned_line(plan))
+    started = time.monotonic()
     generation = stages.generate(planned)
+    seconds = time.monotonic() - started
+    records = rc.ledger.records
+    notify(step_lines.replied_line(plan, seconds, records, generation.parse_error, generation.reasked))
     result = stages.execute(planned, generation)
-    result = steps.adopt_outputs(rc, planned.plan, result)
+    result = steps.adopt_outputs(rc, plan, result)
+    failed = result is not None and not result.succeeded
+    notify(step_lines.executed_line(plan, result, steps.failure_headline(result) if failed else None))
     outcome = stages.review(planned, generation, result)
+    notify(step_lines.reviewed_line(plan, outcome))
     return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)

@@ -21,6 +21,7 @@ from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
 from swarm.pipeline.refit import refit
+from swarm.pipeline.replies import reply_lines
 from swarm.pipeline.state import RunState
 
 SUBMISSION = "submission.csv"
@@ -237,7 +238,8 @@ def render_report(
     out += [
         f"| {step} | {'n/a' if value is None else f'{value:.5g}'} |" for step, value in score_curve(journal)
     ]
-    out += ["", "## Tree", "", *tree_lines(journal), "", "## Model usage", ""]
+    out += ["", "## Tree", "", *tree_lines(journal), ""]
+    out += [*reply_lines(rc.paths.root, journal), "## Model usage", ""]
     total = usage["total"]
     out += [
         "| stage | calls | prompt tokens | completion tokens | cost (USD) |",

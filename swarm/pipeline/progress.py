@@ -2,12 +2,20 @@
 
 A step in `running` may be waiting instead (`waiting` holds why, e.g. "waiting for GPU"): the live view shows
 it apart from the steps that run.
+
+Each event of a step (planned, the model replied, executed, reviewed) is also one line, `note`d here by the
+step's chain (`swarm.pipeline.chain`): it goes to this module's logger and to every subscriber, e.g. the main
+job without its live view, which prints them, so a long run is never silent.
 """
 
 from __future__ import annotations
 
+import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -25,6 +33,7 @@ class Progress:
     spend_usd: float = 0.0
     last_event: str = ""
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _listeners: list[Callable[[str], None]] = field(default_factory=list, repr=False)
 
     def update(self, **changes: object) -> None:
         with self._lock:
@@ -57,6 +66,26 @@ class Progress:
             self.running.pop(node_id, None)
             self.waiting.pop(node_id, None)
             self.last_event = event
+
+    def subscribe(self, listener: Callable[[str], None]) -> Callable[[], None]:
+        """Call `listener` with each step event's line from now on; returns the function that stops it."""
+        with self._lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def note(self, line: str) -> None:
+        """One step event: logged, and passed to every subscriber (in the caller's thread)."""
+        log.info(line)
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(line)
 
     def snapshot(self) -> dict[str, object]:
         with self._lock:

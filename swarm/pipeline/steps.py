@@ -38,7 +38,7 @@ from swarm.ga.fitness import score_against
 from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness
 from swarm.journal import Execution, Journal, Node, NodeMeta, Review
-from swarm.llm.base import CallContext, Message, thinking_of, was_truncated
+from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, thinking_of, was_truncated
 from swarm.llm.response import ResponseParseError, parse_response
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
@@ -53,6 +53,7 @@ log = logging.getLogger(__name__)
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
 HEADLINE_CHARS = 300  # a failed step's state message, one line
 OUTPUT_TAIL_CHARS = 3000  # of a failed solution's output, logged under its execute task
+REPLY_HEAD_CHARS = 500  # of a reply without code, kept in its node's meta
 
 
 class PlannedStep(BaseModel):
@@ -78,6 +79,16 @@ class Generation(BaseModel):
     truncated: bool = False  # the reply stopped at the code model's token limit
     thinking: str = ""  # the model's thinking trace: for people to read, never code, plan or prompt
     missing_genes: list[str] = Field(default_factory=list)  # gene sections the code does not mark
+    reasked: bool = False  # the first reply had no code, so the model was asked once more
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (a cached generate result, perhaps saved by an older version): the fields it lacks get
+        their defaults, so a resumed run reads its old cache."""
+        saved = state.setdefault("__dict__", {})
+        for name, info in type(self).model_fields.items():
+            if name not in saved and not info.is_required():
+                saved[name] = info.get_default(call_default_factory=True)
+        super().__setstate__(state)
 
 
 def generation_cache_key(planned: PlannedStep, model: str, provider: str, temperature: float) -> str:
@@ -152,8 +163,9 @@ def select_parent(rc: RunContext, journal: Journal, state: RunState) -> PlannedS
 
 
 def generate(rc: RunContext, planned: PlannedStep) -> Generation:
-    """Ask the code model for a solution and parse the reply. A reply without code is not an error here:
-    the step records a buggy node saying so, and the search debugs or moves on."""
+    """Ask the code model for a solution and parse the reply. A reply without code is asked again once, with
+    why (`reask_text`): one more call costs less than a buggy node and a debug step. When the second reply has
+    no code either, that is not an error here: the step records a buggy node saying so."""
     plan = planned.plan
     ctx = CallContext(
         stage="code",
@@ -164,10 +176,44 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
         agent_id=plan.agent_id,
         hints=dict(planned.hints),
     )
-    reply = rc.clients["code"].complete(planned.message_objects(), ctx)
+    messages = planned.message_objects()
+    first = _ask(rc, messages, ctx, plan.node_id)
+    if not first.parse_error:
+        return first
+    said = first.raw if first.raw.strip() else "(an empty reply)"  # some APIs refuse an empty turn
+    again = [*messages, Message("assistant", said), Message("user", reask_text(rc, first))]
+    log.info("node %s: the reply had no code (%s); asking once more", plan.node_id, first.parse_error)
+    try:
+        second = _ask(rc, again, ctx, plan.node_id)
+    except SpendCapReached:
+        raise
+    except LLMError as exc:  # the first, codeless reply stands; its node says why it was not replaced
+        error = f"{first.parse_error}; asking again failed: {exc}"
+        return first.model_copy(update={"reasked": True, "parse_error": error})
+    thinking = join_thinking(first.thinking, second.thinking)
+    return second.model_copy(update={"reasked": True, "thinking": thinking})
+
+
+def reask_text(rc: RunContext, first: Generation) -> str:
+    """The user turn that asks again for a reply that had no code: why, and what to send."""
+    cut = (
+        f" It was cut off at the token limit (llm.code.max_tokens={rc.cfg.llm.code.max_tokens}): keep the plan "
+        "short and the code complete."
+        if first.truncated
+        else ""
+    )
+    return (
+        f"Your reply had no Python code block: {first.parse_error}.{cut} Reply with the whole solution in one "
+        "```python block."
+    )
+
+
+def _ask(rc: RunContext, messages: list[Message], ctx: CallContext, node_id: str) -> Generation:
+    """One call of the code model, its reply split into thinking, plan and code (a parse error when none)."""
+    reply = rc.clients["code"].complete(messages, ctx)
     raw, tagged = split_thinking(str(reply))  # clients that do not separate traces leave tags in the text
     thinking = join_thinking(thinking_of(reply), tagged)
-    common = {"node_id": plan.node_id, "raw": raw, "truncated": was_truncated(reply), "thinking": thinking}
+    common = {"node_id": node_id, "raw": raw, "truncated": was_truncated(reply), "thinking": thinking}
     try:
         parsed = parse_response(raw)
     except ResponseParseError as exc:
@@ -436,6 +482,9 @@ def make_node(step: StepOutcome) -> Node:
         node.meta.crossover_plan = plan.crossover_plan  # section -> parent index of a merge
     if gen.parse_error:
         node.meta.parse_error = gen.parse_error
+        node.meta.reply_head = gen.raw[:REPLY_HEAD_CHARS]  # the whole reply is in the node's exchanges
+    if gen.reasked:
+        node.meta.reasked = True  # the first reply had no code; `parse_error` says if the second had none
     if gen.thinking:
         node.meta.thinking = gen.thinking  # for people to read; prompts never show it
     if gen.missing_genes:
@@ -444,6 +493,10 @@ def make_node(step: StepOutcome) -> Node:
         node.meta.metric_conflict = outcome.conflict_record()  # what was used, what the model claimed
     if outcome.submission_problem:
         node.meta.submission_problem = outcome.submission_problem
+    if outcome.review_error:
+        node.meta.review_error = outcome.review_error
+    if outcome.overruled:
+        node.meta.review_overruled = True
     return node
 
 

@@ -196,10 +196,11 @@ def test_a_fault_the_client_gives_up_on_is_retried_by_the_task(tmp_path, base_ov
     assert [a["ok"] for a in model_attempts(run_dir)] == [False, True]
 
 
-def test_a_reply_without_code_is_a_buggy_node_and_gets_debugged(tmp_path, base_overrides) -> None:
+def test_a_reply_twice_without_code_is_a_buggy_node_and_gets_debugged(tmp_path, base_overrides) -> None:
     with LoopbackServer() as server:
         server.enqueue(
             Reply.say("I would start with a gradient-boosted model, but here is no code."),
+            Reply.say("Asked again, still in words: boosting on sex and class."),  # the step asks once more
             Reply.say(solution("debugged")),
         )
         run_dir = tmp_path / "run"
@@ -215,7 +216,8 @@ def test_a_reply_without_code_is_a_buggy_node_and_gets_debugged(tmp_path, base_o
         requests = server.requests
     first, second = Journal.load(run_dir / "journal.jsonl").nodes
     assert first.is_buggy and "no runnable code" in (first.bug_reason or "") and first.code == ""
-    assert first.meta.parse_error
+    assert first.meta.parse_error and first.meta.reasked
+    assert len(requests) == 3 and requests[1].body["messages"][-1]["role"] == "user"
     assert second.task_type == "debug" and second.parent_ids == (first.id,) and not second.is_buggy
     assert_one_record_per_attempt(model_attempts(run_dir), requests)
 
