@@ -48,11 +48,13 @@ from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.review import review_execution
 from swarm.pipeline.state import RunState, StepPlan
 from swarm.protocol import GENE_SECTIONS, canonical_markers
+from swarm.text import trim_middle
 
 log = logging.getLogger(__name__)
 STAGE_BY_TASK = {"draft": "code", "improve": "code", "debug": "code", "merge": "code", "mutate": "code"}
 HEADLINE_CHARS = 300  # a failed step's state message, one line
 OUTPUT_TAIL_CHARS = 3000  # of a failed solution's output, logged under its execute task
+REPLAYED_REPLY_CHARS = 2000  # of a codeless reply, replayed when it is asked for again
 REPLY_HEAD_CHARS = 500  # of a reply without code, kept in its node's meta
 
 
@@ -180,7 +182,8 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
     first = _ask(rc, messages, ctx, plan.node_id)
     if not first.parse_error:
         return first
-    said = first.raw if first.raw.strip() else "(an empty reply)"  # some APIs refuse an empty turn
+    # some APIs refuse an empty turn; a long reply is replayed in part, so the turn fits the model's context
+    said = trim_middle(first.raw, REPLAYED_REPLY_CHARS) if first.raw.strip() else "(an empty reply)"
     again = [*messages, Message("assistant", said), Message("user", reask_text(rc, first))]
     log.info("node %s: the reply had no code (%s); asking once more", plan.node_id, first.parse_error)
     try:
