@@ -7,14 +7,16 @@ from typing import Any
 
 import anthropic
 
-from swarm.llm.base import Message, ToolSpec
+from swarm.llm.base import Message
 from swarm.llm.provider import ProviderClient, RawReply
 from swarm.llm.retry import ProviderError
+from swarm.llm.structured import Ask
 from swarm.llm.thinking import join_thinking, split_thinking
 
 
 class AnthropicClient(ProviderClient):
-    """Claude models; tool use is forced with `tool_choice={"type": "tool", "name": ...}`."""
+    """Claude models; tool use is forced with `tool_choice={"type": "tool", "name": ...}` (the Messages API
+    has no JSON-schema response_format, so there is no `schema` way: plain JSON where tools fail)."""
 
     provider = "anthropic"
     sdk = anthropic
@@ -26,11 +28,11 @@ class AnthropicClient(ProviderClient):
         )
         self._send_temperature = True
 
-    def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
-        system, turns = to_anthropic_messages(self._prepared(messages))
+    def _params(self, ask: Ask) -> dict[str, Any]:
+        system, turns = to_anthropic_messages(self._prepared(ask.messages))
         params: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": self._reply_budget(messages, tool),
+            "max_tokens": self._reply_budget(ask.messages, ask.tool),
             "messages": turns,
         }
         if system:
@@ -38,11 +40,16 @@ class AnthropicClient(ProviderClient):
         if self._send_temperature:
             # newer SDKs dropped the keyword; the API still takes the field for the models that support it
             params["extra_body"] = {"temperature": self.temperature}
-        if tool is not None:
+        tool = ask.tool
+        if ask.mode == "tool" and tool is not None:
             params["tools"] = [
                 {"name": tool.name, "description": tool.description, "input_schema": tool.json_schema()}
             ]
             params["tool_choice"] = {"type": "tool", "name": tool.name}
+        return params
+
+    def _request(self, params: dict[str, Any], ask: Ask) -> RawReply:
+        tool = ask.tool
         response = self._sdk.messages.create(**params)
         blocks = list(response.content or [])
         texts = [block.text for block in blocks if getattr(block, "type", None) == "text"]
@@ -59,7 +66,7 @@ class AnthropicClient(ProviderClient):
         if estimated:
             args = chosen.input if chosen is not None else None
             shown = args if isinstance(args, str) or args is None else json.dumps(args)
-            prompt, completion = self._estimated_usage(messages, tool, raw_text, thinking, shown)
+            prompt, completion = self._estimated_usage(ask, raw_text, thinking, shown)
         return RawReply(
             text=text if raw_text is not None else None,
             tool_called=chosen is not None,

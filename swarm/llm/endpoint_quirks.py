@@ -5,6 +5,8 @@
 - `tools_unsupported`: the endpoint cannot call tools (llama.cpp without `--jinja`: HTTP 500 `tools param
   requires --jinja flag`; Ollama: `does not support tools`; vLLM: `tool choice requires
   --enable-auto-tool-choice`), whatever the status.
+- `schema_unsupported`: the endpoint rejects a JSON-schema `response_format` (OpenAI: `'response_format' of
+  type 'json_schema' is not supported with this model`): a 4xx naming it, or any status saying it cannot.
 - `is_reasoning_model`: model families that think before answering and count that against the token limit.
 """
 
@@ -26,6 +28,9 @@ _CANNOT_RE = re.compile(
     r"not support|unsupported|doesn't support|requires|not enabled|not available|disabled|not implemented"
     r"|--jinja|--enable-auto-tool-choice|cannot|can't|unknown (field|param)|unrecognized|not allowed",
     re.IGNORECASE,
+)
+_SCHEMA_WORD_RE = re.compile(
+    r"response_format|json_schema|guided[_ ](json|decoding)|structured output|grammar", re.IGNORECASE
 )
 _REASONING_RE = re.compile(
     r"^o\d(?:$|[-_.:])|gpt-5|gpt-oss|deepseek-r1|deepseek-reasoner|qwq|qwen3|magistral|thinking|reasoning"
@@ -49,6 +54,14 @@ def system_role_rejected(message: str) -> bool:
 def tools_unsupported(message: str) -> bool:
     """Whether an error message says the endpoint cannot take tools / tool choice."""
     return bool(_TOOL_WORD_RE.search(message)) and bool(_CANNOT_RE.search(message))
+
+
+def schema_unsupported(status: int | None, message: str) -> bool:
+    """Whether an error answering a `response_format` request says the endpoint cannot take it: a
+    non-transient 4xx naming it, or any status naming it with words that say it cannot."""
+    if status is None or not _SCHEMA_WORD_RE.search(message):
+        return False
+    return (400 <= status < 500 and status not in (408, 409, 429)) or bool(_CANNOT_RE.search(message))
 
 
 def budget_too_large(message: str) -> bool:

@@ -14,6 +14,7 @@ the Prefect UI, instead of being lost to a cache.
 from __future__ import annotations
 
 import json
+import logging
 import re
 import threading
 import time
@@ -22,11 +23,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from swarm.config import redact_url
 from swarm.llm.base import CallContext, Message
+from swarm.llm.structured import Ask
 
 EXCHANGES_DIR = "exchanges"
 RUN_LEVEL = "run"  # the file of calls attributed to no node
 _SAFE_NAME = re.compile(r"[^A-Za-z0-9_.-]")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -69,6 +74,63 @@ class Exchange:
         )
 
 
+def attempt_exchange(
+    ctx: CallContext,
+    ask: Ask,
+    params: dict[str, Any],
+    *,
+    provider: str,
+    model: str,
+    base_url: str | None,
+    attempt: int,
+    latency_s: float,
+    reply: Any,
+    error: str | None,
+) -> Exchange:
+    """The exchange of one provider attempt: `ask` as sent, the settings read from the SDK `params`, and
+    `reply` (a `provider.RawReply`; None when the request failed)."""
+    got: dict[str, Any] = {}
+    if reply is not None:
+        got = {
+            "reply": reply.text,
+            "tool_args": reply.tool_args,
+            "thinking": reply.thinking,
+            "prompt_tokens": reply.prompt_tokens,
+            "completion_tokens": reply.completion_tokens,
+            "truncated": reply.truncated,
+        }
+    return Exchange.for_call(
+        ctx,
+        ask.messages,
+        provider=provider,
+        model=model,
+        mode=ask.mode,
+        attempt=attempt,
+        settings=sent_settings(params, ask, model, base_url),
+        latency_s=round(latency_s, 6),
+        ok=error is None,
+        error=error,
+        **got,
+    )
+
+
+def sent_settings(params: dict[str, Any], ask: Ask, model: str, base_url: str | None) -> dict[str, Any]:
+    """The settings an attempt sent: model, endpoint (credentials redacted), temperature and token limit as
+    sent, and how a structured answer was asked for (a forced tool, or a JSON-schema response_format)."""
+    settings: dict[str, Any] = {"model": model}
+    if base_url:
+        settings["base_url"] = redact_url(base_url)
+    sent = {**(params.get("extra_body") or {}), **params}
+    for key in ("temperature", "max_tokens", "max_completion_tokens"):
+        if key in sent:
+            settings[key] = sent[key]
+    if ask.mode == "tool" and ask.tool is not None:
+        settings["tool"], settings["tool_choice"] = ask.tool.name, "forced"
+    elif ask.mode == "schema" and ask.tool is not None:
+        settings["tool"], settings["response_format"] = ask.tool.name, "json_schema"
+    return settings
+
+
 class ExchangeLog:
     """Appends exchanges to one JSON-lines file per node under `<run dir>/exchanges/` (thread-safe)."""
 
@@ -77,13 +139,17 @@ class ExchangeLog:
         self._lock = threading.Lock()
 
     def record(self, exchange: Exchange, redact: Callable[[str], str] = str) -> None:
-        """Append `exchange`, every text in it passed through `redact` first."""
+        """Append `exchange`, every text in it passed through `redact` first. A file that cannot be written
+        is logged, not raised: keeping the exchange must not fail the model call it records."""
         line = redact(json.dumps(asdict(exchange), ensure_ascii=False, default=str))
         path = exchanges_path(self.dir.parent, exchange.node_id)
-        with self._lock:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with path.open("a", encoding="utf-8") as handle:
-                handle.write(line + "\n")
+        try:
+            with self._lock:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                with path.open("a", encoding="utf-8") as handle:
+                    handle.write(line + "\n")
+        except OSError as exc:
+            log.warning("could not keep a model exchange in %s: %s", path, exc)
 
 
 def exchanges_path(run_root: Path, node_id: str | None) -> Path:

@@ -14,8 +14,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from swarm.config import DEFAULT_KEY_ENV, LLMConfig, ModelPrice, StageLLMConfig
-from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, ToolSpec
-from swarm.llm.provider import ProviderClient
+from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, ToolSpec, thinking_of
+from swarm.llm.exchanges import Exchange, ExchangeLog
+from swarm.llm.provider import ProviderClient, redact
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger, UsageRecord
 
@@ -48,12 +49,14 @@ def make_client(
     *,
     retry: RetryPolicy | None = None,
     context_tokens: int | None = None,
+    exchanges: ExchangeLog | None = None,
 ) -> LLMClient:
     """The client for one stage. API keys come from the environment only and are never stored in the config.
 
     `retry` defaults to the stage's `retry_base_s` / `retry_max_wait_s` backoff. `context_tokens`, the model's
     context length where known (`swarm.llm.context_window`), caps each request's `max_tokens` to what the
-    context leaves beside the prompt; the offline coder has no context and ignores it.
+    context leaves beside the prompt; the offline coder has no context and ignores it. `exchanges`, when given,
+    keeps every model exchange (the run's log in its run dir).
     """
     provider = resolve_provider(stage_cfg)
     if retry is None:
@@ -69,9 +72,10 @@ def make_client(
         "retry": retry,
         "base_url": stage_cfg.base_url,
         "tool_calls": stage_cfg.tool_calls,
+        "exchanges": exchanges,
     }
     if provider == "offline":
-        return RecordingClient(_offline_client(stage_cfg, offline_factory), ledger)
+        return RecordingClient(_offline_client(stage_cfg, offline_factory), ledger, exchanges)
     key_env = stage_cfg.api_key_env or DEFAULT_KEY_ENV[provider]
     key = os.environ.get(key_env) or stage_cfg.model_copy(update={"provider": provider}).api_key() or None
     if provider == "openai":
@@ -104,15 +108,17 @@ def make_stage_clients(
     offline_factory: OfflineFactory | None = None,
     *,
     retry: RetryPolicy | None = None,
+    exchanges: ExchangeLog | None = None,
 ) -> dict[Stage, LLMClient]:
-    """One client per stage (`code`, `feedback`, `evolution`), sharing the price table and the ledger."""
+    """One client per stage (`code`, `feedback`, `evolution`), sharing the price table, the ledger and the
+    exchange log."""
     stages: dict[Stage, StageLLMConfig] = {
         "code": llm.code,
         "feedback": llm.feedback,
         "evolution": llm.evolution,
     }
     return {
-        name: make_client(cfg, llm.prices, ledger, offline_factory, retry=retry)
+        name: make_client(cfg, llm.prices, ledger, offline_factory, retry=retry, exchanges=exchanges)
         for name, cfg in stages.items()
     }
 
@@ -128,11 +134,15 @@ def _offline_client(stage_cfg: StageLLMConfig, offline_factory: OfflineFactory |
 
 
 class RecordingClient:
-    """Wraps a client without its own accounting (the offline coder) so its calls reach the ledger too."""
+    """Wraps a client without its own accounting (the offline coder) so its calls reach the ledger and the
+    exchange log too (one record each per call: the text returned, or the arguments for `call_tool`)."""
 
-    def __init__(self, inner: LLMClient, ledger: UsageLedger | None) -> None:
+    def __init__(
+        self, inner: LLMClient, ledger: UsageLedger | None, exchanges: ExchangeLog | None = None
+    ) -> None:
         self.inner = inner
         self.ledger = ledger
+        self.exchanges = exchanges
         self.provider = getattr(inner, "provider", "offline")
         self.model = getattr(inner, "model", "offline")
 
@@ -140,37 +150,75 @@ class RecordingClient:
         return f"RecordingClient({self.inner!r})"
 
     def complete(self, messages: list[Message], ctx: CallContext) -> str:
-        return self._run(ctx, "complete", lambda: self.inner.complete(messages, ctx))
+        return self._run(ctx, "complete", messages, {}, lambda: self.inner.complete(messages, ctx))
 
     def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
-        return self._run(ctx, "tool", lambda: self.inner.call_tool(messages, tool, ctx))
+        settings = {"tool": tool.name}
+        return self._run(ctx, "tool", messages, settings, lambda: self.inner.call_tool(messages, tool, ctx))
 
-    def _run(self, ctx: CallContext, mode: str, call: Callable[[], Any]) -> Any:
+    def _run(
+        self,
+        ctx: CallContext,
+        mode: str,
+        messages: list[Message],
+        settings: dict[str, Any],
+        call: Callable[[], Any],
+    ) -> Any:
         if self.ledger is not None:
             self.ledger.check_cap()
         start = time.perf_counter()
-        ok, error = True, None
         try:
-            return call()
+            result = call()
         except Exception as exc:
-            ok, error = False, f"{type(exc).__name__}: {exc}"
+            self._account(ctx, mode, messages, settings, start, None, f"{type(exc).__name__}: {exc}")
             raise
-        finally:
-            if self.ledger is not None:
-                self.ledger.record(
-                    UsageRecord.for_call(
-                        ctx,
-                        self.provider,
-                        self.model,
-                        ts=time.time(),
-                        mode=mode,
-                        attempt=1,
-                        prompt_tokens=0,
-                        completion_tokens=0,
-                        latency_s=round(time.perf_counter() - start, 6),
-                        cost_usd=0.0,
-                        priced=True,
-                        ok=ok,
-                        error=error,
-                    )
+        self._account(ctx, mode, messages, settings, start, result, None)
+        return result
+
+    def _account(
+        self,
+        ctx: CallContext,
+        mode: str,
+        messages: list[Message],
+        settings: dict[str, Any],
+        start: float,
+        result: Any,
+        error: str | None,
+    ) -> None:
+        """One usage record and one exchange for a call that returned `result` or failed with `error`."""
+        latency = round(time.perf_counter() - start, 6)
+        if self.ledger is not None:
+            self.ledger.record(
+                UsageRecord.for_call(
+                    ctx,
+                    self.provider,
+                    self.model,
+                    ts=time.time(),
+                    mode=mode,
+                    attempt=1,
+                    prompt_tokens=0,
+                    completion_tokens=0,
+                    latency_s=latency,
+                    cost_usd=0.0,
+                    priced=True,
+                    ok=error is None,
+                    error=error,
                 )
+            )
+        if self.exchanges is not None:
+            exchange = Exchange.for_call(
+                ctx,
+                messages,
+                provider=self.provider,
+                model=self.model,
+                mode=mode,
+                attempt=1,
+                settings={"model": self.model, **settings},
+                reply=result if isinstance(result, str) else None,
+                tool_args=result if isinstance(result, dict) else None,
+                thinking=thinking_of(result) if isinstance(result, str) else "",
+                latency_s=latency,
+                ok=error is None,
+                error=error,
+            )
+            self.exchanges.record(exchange, lambda text: redact(text, ()))

@@ -6,9 +6,9 @@ from typing import Any
 
 import openai
 
-from swarm.llm.base import Message, ToolSpec
 from swarm.llm.provider import ProviderClient, RawReply
 from swarm.llm.retry import ProviderError
+from swarm.llm.structured import Ask, response_format
 from swarm.llm.thinking import join_thinking, split_thinking
 
 # Placeholder key for local servers that need none (the SDK refuses an empty key).
@@ -16,10 +16,12 @@ NO_KEY = "not-needed"
 
 
 class OpenAIClient(ProviderClient):
-    """Chat Completions with forced function calling (`tool_choice` naming the function)."""
+    """Chat Completions with forced function calling (`tool_choice` naming the function), or a JSON-schema
+    `response_format` where the server does not honour forced calls (see `structured`)."""
 
     provider = "openai"
     sdk = openai
+    offers_schema = True
 
     def __init__(self, *, api_key: str | None, base_url: str | None = None, **kwargs: Any) -> None:
         super().__init__(secret=api_key, base_url=base_url, **kwargs)
@@ -29,15 +31,16 @@ class OpenAIClient(ProviderClient):
         self._token_param = "max_tokens"
         self._send_temperature = True
 
-    def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
+    def _params(self, ask: Ask) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": [{"role": m.role, "content": m.content} for m in self._prepared(messages)],
-            self._token_param: self._reply_budget(messages, tool),
+            "messages": [{"role": m.role, "content": m.content} for m in self._prepared(ask.messages)],
+            self._token_param: self._reply_budget(ask.messages, ask.tool),
         }
         if self._send_temperature:
             params["temperature"] = self.temperature
-        if tool is not None:
+        tool = ask.tool
+        if ask.mode == "tool" and tool is not None:
             params["tools"] = [
                 {
                     "type": "function",
@@ -49,6 +52,12 @@ class OpenAIClient(ProviderClient):
                 }
             ]
             params["tool_choice"] = {"type": "function", "function": {"name": tool.name}}
+        elif ask.mode == "schema" and tool is not None:
+            params["response_format"] = response_format(tool)
+        return params
+
+    def _request(self, params: dict[str, Any], ask: Ask) -> RawReply:
+        tool = ask.tool
         response = self._sdk.chat.completions.create(**params)
         if not response.choices:
             raise self._error("the reply has no choices", None, retryable=True)
@@ -66,7 +75,7 @@ class OpenAIClient(ProviderClient):
         usage = getattr(response, "usage", None)
         estimated = getattr(usage, "prompt_tokens", None) is None
         if estimated:
-            prompt, completion = self._estimated_usage(messages, tool, message.content, thinking, args)
+            prompt, completion = self._estimated_usage(ask, message.content, thinking, args)
         else:
             prompt, completion = usage.prompt_tokens or 0, getattr(usage, "completion_tokens", None) or 0
         return RawReply(

@@ -1,12 +1,14 @@
-"""What every real provider shares: retries, usage records, the spend cap, tool-call validation and fallback.
+"""What every real provider shares: retries, usage records, the exchange log, the spend cap, and getting a
+tool's arguments the way the endpoint honours.
 
-A provider subclass only turns messages into one SDK request (`_request`) and SDK exceptions into
-`ProviderError`s (`_classify`). This class wraps each request in tenacity (the SDK's own retries are off, so
-every attempt is counted and recorded), validates tool arguments with the tool's pydantic schema (one re-ask,
-in plain JSON, on invalid ones), and falls back to asking for JSON when the endpoint rejects tools or replies
-without a call. It also adapts to what an endpoint says it cannot do (see `endpoint_quirks`): a rejected
-system role is merged into the first user message, and a model that spends its whole token budget thinking
-gets a budget with room for the answer; both are remembered for the rest of the run.
+A provider subclass only turns an `Ask` into SDK request parameters (`_params`), sends them (`_request`) and
+turns SDK exceptions into `ProviderError`s (`_classify`). This class wraps each request in tenacity (the SDK's
+own retries are off, so every attempt is counted, recorded in the usage ledger and kept in the exchange log),
+validates tool arguments with the tool's pydantic schema (one re-ask on invalid ones), and learns which way of
+asking for them works (see `structured`): a forced tool call, a JSON-schema `response_format`, or plain JSON.
+It also adapts to what an endpoint says it cannot do (see `endpoint_quirks`): a rejected system role is merged
+into the first user message, and a model that spends its whole token budget thinking gets a budget with room
+for the answer; both are remembered for the rest of the run.
 """
 
 from __future__ import annotations
@@ -36,23 +38,31 @@ from swarm.llm.endpoint_quirks import (
     budget_too_large,
     is_reasoning_model,
     merge_system,
+    schema_unsupported,
     system_role_rejected,
     tools_unsupported,
 )
 from swarm.llm.estimate import estimate_prompt_tokens, estimate_tokens
-from swarm.llm.json_tools import (
-    ToolArgsError,
-    json_instruction,
-    parse_tool_text,
-    repair_messages,
-    validate_tool_args,
-)
+from swarm.llm.exchanges import ExchangeLog, attempt_exchange
+from swarm.llm.json_tools import json_instruction, repair_messages
 from swarm.llm.prompt_fit import REPLY_FLOOR, margin_tokens
 from swarm.llm.retry import ProviderError, RetryPolicy, is_retryable_status, parse_retry_after
-from swarm.llm.usage import UsageLedger, UsageRecord, cost_usd
+from swarm.llm.structured import (
+    Ask,
+    EndpointFacts,
+    Mode,
+    Way,
+    endpoint_identity,
+    fits_schema_exactly,
+    json_check,
+    shown,
+    text_check,
+    tool_check,
+)
+from swarm.llm.usage import UsageLedger, UsageRecord
 
-Mode = Literal["complete", "tool", "json"]
 ToolCalls = Literal["auto", "on", "off"]
+Check = Callable[["RawReply"], Any]
 # Statuses with which an endpoint may reject a request only because it carries tools.
 _TOOL_REJECT_STATUS = frozenset({400, 404, 422, 501})
 _KEYLIKE_RE = re.compile(r"\b(sk-[A-Za-z0-9_\-*]{6,}|sk-ant-[A-Za-z0-9_\-*]{6,})")
@@ -74,6 +84,9 @@ class RawReply:
     estimated: bool = False  # the endpoint reported no usage: the token counts are estimates
 
 
+_NO_REPLY = RawReply(text=None, tool_called=False, tool_args=None, prompt_tokens=0, completion_tokens=0)
+
+
 def redact(text: str, secrets: tuple[str, ...]) -> str:
     """`text` with every secret and anything shaped like an API key replaced by [redacted]."""
     for secret in secrets:
@@ -88,6 +101,7 @@ class ProviderClient:
     provider = "base"
     sdk: Any = None  # the SDK module (openai, anthropic) whose exceptions `_classify` maps
     context_tokens: int | None = None  # the model's context length, where known (`swarm.llm.context_window`)
+    offers_schema = False  # whether the protocol has a JSON-schema response_format (the `schema` way)
 
     def __init__(
         self,
@@ -103,6 +117,7 @@ class ProviderClient:
         secret: str | None = None,
         base_url: str | None = None,
         tool_calls: ToolCalls = "auto",
+        exchanges: ExchangeLog | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -113,11 +128,13 @@ class ProviderClient:
         self.max_retries = max_retries
         self.prices = dict(prices or {})
         self.ledger = ledger
+        self.exchanges = exchanges
         self.retry = retry or RetryPolicy()
         self.base_url = base_url
         self._secrets = (secret,) if secret else ()
         self.tool_calls = tool_calls
-        self._tools_supported: bool | None = False if tool_calls == "off" else None  # None: not known yet
+        self.facts = EndpointFacts()  # what the replies showed this endpoint honours
+        self.on_learned: Callable[[], None] | None = None  # told when a fact changes (the run saves them)
         self._merge_system = False  # the model rejected the system role
         self._reasoning = is_reasoning_model(model)  # it thinks first: its budget leaves room for the answer
         self._allowance = REASONING_ALLOWANCE  # shrunk when the server says the budget exceeds its context
@@ -148,62 +165,47 @@ class ProviderClient:
         _check_messages(messages)
         for _ in range(2):  # an empty reply is recorded as unusable and asked for once more
             budget = self.token_budget
-            reply, problem = self._send(
-                ctx, "complete", lambda: self._request(messages, None), check=_check_text
-            )
+            reply, problem = self._send(ctx, Ask(messages, "complete"), text_check)
             if problem is None:
                 return CompletionText.of(reply.text or "", truncated=reply.truncated, thinking=reply.thinking)
-            if reply.truncated:
-                if self._reasoning:
-                    raise TokenBudgetSpent(self._budget_spent(ctx, budget, reply))
-                self._reasoning = True  # it thought until the limit: the retry leaves room for the answer
+            self._note_spent_budget(ctx, budget, reply)
         raise LLMError(f"{self.provider} model {self.model} returned no text twice")
 
-    def _budget_spent(self, ctx: CallContext, budget: int, reply: RawReply) -> str:
-        spent = " on thinking" if reply.thinking or reply.completion_tokens else ""
-        return (
-            f"{self.provider} model {self.model} returned no text: it spent its whole token budget ({budget} "
-            f"tokens){spent} and stopped at the limit before answering; raise llm.{ctx.stage}.max_tokens "
-            f"(now {self.max_tokens})"
-        )
-
     def call_tool(self, messages: list[Message], tool: ToolSpec, ctx: CallContext) -> dict[str, Any]:
-        """Force one call of `tool`; return its arguments validated by `tool.schema`."""
+        """The arguments of `tool`, validated by `tool.schema`, asked for the way this endpoint honours.
+
+        The first round uses the way learned so far (`_first_way`); unusable arguments get one repair round,
+        in plain JSON (or a JSON schema) unless `tool_calls` is `on` and the model did call the tool."""
         _check_messages(messages)
-        convo = list(messages)
-        use_json = self._tools_supported is False
-        problem = ""
+        convo, way, problem = list(messages), self._first_way(), ""
         for round_number in (1, 2):
-            instruct = round_number == 1  # a repair turn asking for JSON carries the instruction itself
             budget = self.token_budget
-            if not use_json:
-                try:
-                    reply, result = self._send(
-                        ctx, "tool", lambda c=convo: self._request(c, tool), check=_tool_check(tool)
-                    )
-                except ProviderError as exc:
-                    if not self._may_drop_tools(exc):
-                        raise
-                    use_json = True  # the endpoint rejects tool calling: ask for JSON instead
-                    reply, result = self._json_round(convo, tool, ctx, rejected=exc, instruct=instruct)
-                if reply.tool_called:
-                    self._tools_supported = True
-            else:
-                reply, result = self._json_round(convo, tool, ctx, instruct=instruct)
+            reply, result = self._round(convo, tool, ctx, way, instruct=round_number == 1)
             if isinstance(result, dict):
                 return result
             problem = result
             if reply.truncated and not reply.tool_called and not (reply.text or "").strip():
-                if self._reasoning:
-                    raise TokenBudgetSpent(self._budget_spent(ctx, budget, reply))
-                self._reasoning = True  # it thought until the limit: the retry leaves room for the answer
-            if round_number == 1:
-                if not reply.tool_called or self.tool_calls != "on":
-                    use_json = True  # the repair asks for plain JSON, which models get right more often
-                convo = convo + repair_messages(_shown(reply), problem, tool, as_json=use_json)
+                self._note_spent_budget(ctx, budget, reply)
+            way = self._repair_way(reply)
+            convo = convo + repair_messages(shown(reply), problem, tool, as_json=way != "tool")
         raise LLMError(
             f"{self.provider} model {self.model} gave invalid arguments for {tool.name} twice: {problem}"
         )
+
+    def endpoint_facts(self) -> dict[str, Any]:
+        """What this client learned of its endpoint, with the endpoint's identity (no credentials)."""
+        with self._lock:
+            facts = self.facts.as_dict()
+        return {**endpoint_identity(self.provider, self.model, self.base_url), **facts}
+
+    def restore_endpoint_facts(self, saved: Mapping[str, Any]) -> bool:
+        """Take facts saved by `endpoint_facts` when they are about this very endpoint; True when taken."""
+        identity = endpoint_identity(self.provider, self.model, self.base_url)
+        if any(saved.get(key) != value for key, value in identity.items()):
+            return False
+        with self._lock:
+            self.facts = EndpointFacts.from_dict(saved)
+        return True
 
     def model_served(self, timeout_s: float = 15.0) -> tuple[bool | None, list[str]]:
         """Whether the endpoint serves `self.model`, asked of its models endpoint (no tokens are spent).
@@ -233,8 +235,13 @@ class ProviderClient:
         """The ids of the models the endpoint lists; raise the SDK's exception when it fails."""
         raise NotImplementedError
 
-    def _request(self, messages: list[Message], tool: ToolSpec | None) -> RawReply:
-        """Send one request (tool forced when given); raise SDK exceptions unchanged."""
+    def _params(self, ask: Ask) -> dict[str, Any]:
+        """The SDK request's keyword arguments for `ask` (tool forced in `tool` mode, response_format in
+        `schema` mode); kept apart from sending so the exchange log can show the settings sent."""
+        raise NotImplementedError
+
+    def _request(self, params: dict[str, Any], ask: Ask) -> RawReply:
+        """Send one request built by `_params`; raise SDK exceptions unchanged."""
         raise NotImplementedError
 
     def _classify(self, exc: Exception) -> ProviderError | None:
@@ -278,46 +285,118 @@ class ProviderClient:
 
     def _may_drop_tools(self, error: ProviderError) -> bool:
         """Whether a failed tool request may be asked again without tools (`tool_calls` auto only)."""
-        if self.tool_calls != "auto" or self._tools_supported:
+        if self.tool_calls != "auto" or self.facts.tools:
             return False
         return error.tools_rejected or error.status in _TOOL_REJECT_STATUS
 
-    def _estimated_usage(
-        self, messages: list[Message], tool: ToolSpec | None, *outputs: str | None
-    ) -> tuple[int, int]:
+    def _estimated_usage(self, ask: Ask, *outputs: str | None) -> tuple[int, int]:
         """(prompt, completion) tokens estimated for a reply without `usage` (see `swarm.llm.estimate`)."""
-        contents = [m.content for m in self._prepared(messages)]
+        contents = [m.content for m in self._prepared(ask.messages)]
+        tool = ask.sent_tool
         if tool is not None:
             contents.append(json.dumps(tool.json_schema()) + tool.description)
         return estimate_prompt_tokens(contents), sum(estimate_tokens(o) for o in outputs)
 
-    # -- shared machinery -----------------------------------------------------------------------------------
+    # -- the ways to a tool's arguments ----------------------------------------------------------------------
 
-    def _json_round(
+    def _first_way(self) -> Way:
+        """A forced call unless `tool_calls` is off or (auto) the endpoint showed it does not honour one."""
+        if self.tool_calls == "on" or (self.tool_calls == "auto" and self.facts.tools is not False):
+            return "tool"
+        return self._structured_way()
+
+    def _structured_way(self) -> Way:
+        """Without tools: a JSON schema where the protocol has one and the endpoint did not refuse it."""
+        return "schema" if self.offers_schema and self.facts.schema is not False else "json"
+
+    def _repair_way(self, reply: RawReply) -> Way:
+        """The repair round asks in plain JSON (or a schema), which models get right more often; `on` keeps
+        a model that did call the tool calling it."""
+        return "tool" if self.tool_calls == "on" and reply.tool_called else self._structured_way()
+
+    def _learn(self, **facts: bool) -> None:
+        """Record what a reply showed; tell `on_learned` when a fact changed."""
+        with self._lock:
+            changed = any(getattr(self.facts, name) is not value for name, value in facts.items())
+            for name, value in facts.items():
+                setattr(self.facts, name, value)
+        if changed and self.on_learned is not None:
+            self.on_learned()
+
+    def _round(
+        self, convo: list[Message], tool: ToolSpec, ctx: CallContext, way: Way, instruct: bool
+    ) -> tuple[RawReply, dict[str, Any] | str]:
+        """One round of `call_tool`: the reply and its arguments, or why they are unusable."""
+        if way != "tool":
+            return self._structured_round(convo, tool, ctx, instruct)
+        try:
+            reply, result = self._send(ctx, Ask(convo, "tool", tool), tool_check(tool))
+        except ProviderError as exc:
+            if not self._may_drop_tools(exc):
+                raise
+            reply, result = self._structured_round(convo, tool, ctx, instruct, rejected=exc)
+            self._learn(tools=False)  # the same request went through without tools
+            return reply, result
+        if reply.tool_called or not reply.truncated:  # cut off before calling says nothing of tools
+            self._learn(tools=reply.tool_called)  # HTTP 200 without the forced call: tools not honoured
+        return reply, result
+
+    def _structured_round(
         self,
         convo: list[Message],
         tool: ToolSpec,
         ctx: CallContext,
+        instruct: bool,
         rejected: ProviderError | None = None,
-        instruct: bool = True,
     ) -> tuple[RawReply, dict[str, Any] | str]:
+        """Ask for the arguments as JSON, schema-constrained where that way is open; `instruct` adds the
+        JSON instruction (a repair turn carries its own). `rejected`: the tool request's error, reported
+        instead when this request fails the same way (the request fails with or without tools)."""
         asked = convo + [json_instruction(tool)] if instruct else convo
         try:
-            reply, result = self._send(
-                ctx, "json", lambda: self._request(asked, None), check=_json_check(tool)
-            )
+            if self._structured_way() == "schema":
+                answered = self._schema_round(asked, tool, ctx)
+                if answered is not None:
+                    return answered
+            return self._send(ctx, Ask(asked, "json", tool), json_check(tool))
         except ProviderError as exc:
             if rejected is not None and exc.status == rejected.status:
-                raise rejected from None  # the request fails with or without tools: report the original
+                raise rejected from None
             raise
-        if rejected is not None:
-            self._tools_supported = False
+
+    def _schema_round(
+        self, asked: list[Message], tool: ToolSpec, ctx: CallContext
+    ) -> tuple[RawReply, dict[str, Any] | str] | None:
+        """A schema-constrained request; None when the endpoint refused response_format (learned)."""
+        try:
+            reply, result = self._send(ctx, Ask(asked, "schema", tool), json_check(tool))
+        except ProviderError as exc:
+            if not exc.schema_rejected:
+                raise
+            self._learn(schema=False)
+            return None
+        if not reply.tool_called and not reply.truncated:  # prose or loose JSON: the schema was ignored
+            self._learn(schema=fits_schema_exactly(tool, reply.text))
         return reply, result
 
-    def _send(
-        self, ctx: CallContext, mode: Mode, request: Callable[[], RawReply], check: Callable[[RawReply], Any]
-    ) -> tuple[RawReply, Any]:
-        """Run `request` with retries; record every attempt; return the reply and `check(reply)`.
+    def _note_spent_budget(self, ctx: CallContext, budget: int, reply: RawReply) -> None:
+        """A reply that stopped at the limit without an answer: the retry gets room for the answer, and a
+        model that already had it raises TokenBudgetSpent naming the setting to raise."""
+        if not reply.truncated:
+            return
+        if self._reasoning:
+            spent = " on thinking" if reply.thinking or reply.completion_tokens else ""
+            raise TokenBudgetSpent(
+                f"{self.provider} model {self.model} returned no text: it spent its whole token budget "
+                f"({budget} tokens){spent} and stopped at the limit before answering; raise "
+                f"llm.{ctx.stage}.max_tokens (now {self.max_tokens})"
+            )
+        self._reasoning = True
+
+    # -- shared machinery -----------------------------------------------------------------------------------
+
+    def _send(self, ctx: CallContext, ask: Ask, check: Check) -> tuple[RawReply, Any]:
+        """Send `ask` with retries; record every attempt; return the reply and `check(reply)`.
 
         `check` returns a validated result, or a string describing why the reply is unusable (recorded as a
         failed attempt, not retried here).
@@ -334,7 +413,7 @@ class ProviderClient:
             try:
                 for attempt in retrying:
                     with attempt:
-                        return self._attempt(ctx, mode, request, check, attempt.retry_state.attempt_number)
+                        return self._attempt(ctx, ask, check, attempt.retry_state.attempt_number)
             except ProviderError as exc:
                 exc.attempts = retrying.statistics.get("attempt_number", 1)
                 adaptable = adaptations < 3 and not exc.retryable
@@ -352,56 +431,73 @@ class ProviderClient:
                     ) from None
                 raise
 
-    def _attempt(
-        self,
-        ctx: CallContext,
-        mode: Mode,
-        request: Callable[[], RawReply],
-        check: Callable[[RawReply], Any],
-        number: int,
-    ) -> tuple[RawReply, Any]:
+    def _attempt(self, ctx: CallContext, ask: Ask, check: Check, number: int) -> tuple[RawReply, Any]:
+        """One request: the usage ledger and the exchange log get a record whatever its outcome."""
         if self.ledger is not None:
             self.ledger.check_cap()
+        params: dict[str, Any] = {}
         start = time.perf_counter()
         try:
-            reply = request()
+            params = self._params(ask)
+            reply = self._request(params, ask)
         except SpendCapReached:
             raise
         except Exception as exc:  # noqa: BLE001 - classified below; unknown ones re-raised as LLMError
             latency = time.perf_counter() - start
-            error = self._classify(exc)
-            if error is None:
-                error = ProviderError(
-                    f"{self.provider} model {self.model}: unexpected {type(exc).__name__}: "
-                    f"{redact(str(exc), self._secrets)}",
-                    provider=self.provider,
-                    model=self.model,
-                )
-            if (
-                mode == "tool"
-                and self.tool_calls == "auto"
-                and error.status
-                and tools_unsupported(str(error))
-            ):
-                error.retryable, error.tools_rejected = False, True  # retrying with tools cannot help
-            self._record(ctx, mode, number, latency, 0, 0, ok=False, error=str(error), status=error.status)
+            error = self._failure(exc, ask.mode)
+            self._record(ctx, ask.mode, number, latency, None, str(error), error.status)
+            self._keep(ctx, ask, params, number, latency, None, str(error))
             raise error from None
         latency = time.perf_counter() - start
         result = check(reply)
-        problem = result if isinstance(result, str) else None
-        self._record(
-            ctx,
-            mode,
-            number,
-            latency,
-            reply.prompt_tokens,
-            reply.completion_tokens,
-            ok=problem is None,
-            error=f"unusable reply: {problem}" if problem else None,
-            cache=(reply.cache_read_tokens, reply.cache_creation_tokens),
-            estimated=reply.estimated,
-        )
+        problem = f"unusable reply: {result}" if isinstance(result, str) else None
+        self._record(ctx, ask.mode, number, latency, reply, problem)
+        self._keep(ctx, ask, params, number, latency, reply, problem)
         return reply, result
+
+    def _failure(self, exc: Exception, mode: Mode) -> ProviderError:
+        """The ProviderError for a failed request, marked when it says tools or a schema are not taken
+        (retrying the same request cannot help then)."""
+        error = self._classify(exc)
+        if error is None:
+            error = ProviderError(
+                f"{self.provider} model {self.model}: unexpected {type(exc).__name__}: "
+                f"{redact(str(exc), self._secrets)}",
+                provider=self.provider,
+                model=self.model,
+            )
+        if mode == "tool" and self.tool_calls == "auto" and error.status and tools_unsupported(str(error)):
+            error.retryable, error.tools_rejected = False, True
+        if mode == "schema" and schema_unsupported(error.status, str(error)):
+            error.retryable, error.schema_rejected = False, True
+        return error
+
+    def _keep(
+        self,
+        ctx: CallContext,
+        ask: Ask,
+        params: dict[str, Any],
+        number: int,
+        latency: float,
+        reply: RawReply | None,
+        error: str | None,
+    ) -> None:
+        """Append the attempt to the exchange log, every text redacted."""
+        if self.exchanges is None:
+            return
+        exchange = attempt_exchange(
+            ctx,
+            Ask(self._prepared(ask.messages), ask.mode, ask.tool),
+            params,
+            provider=self.provider,
+            model=self.model,
+            base_url=self.base_url,
+            attempt=number,
+            latency_s=latency,
+            reply=reply,
+            error=error,
+        )
+        self.exchanges.record(exchange, lambda text: redact(text, self._secrets))
 
     def _record(
         self,
@@ -409,46 +505,33 @@ class ProviderClient:
         mode: Mode,
         number: int,
         latency: float,
-        prompt_tokens: int,
-        completion_tokens: int,
-        *,
-        ok: bool,
+        reply: RawReply | None,
         error: str | None = None,
         status: int | None = None,
-        cache: tuple[int, int] = (0, 0),
-        estimated: bool = False,
     ) -> None:
+        """One usage record for an attempt: `reply` None when the request failed, `error` when it failed or
+        its reply was unusable."""
         if self.ledger is None:
             return
-        cache_read, cache_creation = cache
-        cost, priced = cost_usd(
-            self.model,
-            prompt_tokens,
-            completion_tokens,
-            self.prices,
-            provider=self.provider,
-            cache_read_tokens=cache_read,
-            cache_creation_tokens=cache_creation,
-        )
+        got = reply or _NO_REPLY
         self.ledger.record(
-            UsageRecord.for_call(
+            UsageRecord.priced_call(
                 ctx,
                 self.provider,
                 self.model,
+                self.prices,
                 ts=time.time(),
                 mode=mode,
                 attempt=number,
-                prompt_tokens=prompt_tokens,
-                completion_tokens=completion_tokens,
+                prompt_tokens=got.prompt_tokens,
+                completion_tokens=got.completion_tokens,
                 latency_s=round(latency, 6),
-                cost_usd=cost,
-                priced=priced,
-                ok=ok,
+                ok=error is None,
                 error=redact(error, self._secrets) if error else None,
                 status=status,
-                cache_read_tokens=cache_read,
-                cache_creation_tokens=cache_creation,
-                estimated=estimated,
+                cache_read_tokens=got.cache_read_tokens,
+                cache_creation_tokens=got.cache_creation_tokens,
+                estimated=got.estimated,
             )
         )
 
@@ -485,42 +568,3 @@ def _check_messages(messages: list[Message]) -> None:
             raise TypeError(f"messages[{i}] must be a swarm.llm.base.Message, got {type(message).__name__}")
         if message.role not in ("system", "user", "assistant"):
             raise ValueError(f"messages[{i}] has unknown role {message.role!r}")
-
-
-def _check_text(reply: RawReply) -> str | None:
-    return "the model returned no text" if not (reply.text or "").strip() else None
-
-
-def _tool_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
-    def check(reply: RawReply) -> dict[str, Any] | str:
-        try:
-            if reply.tool_called:
-                return validate_tool_args(tool, reply.tool_args)
-            # no tool call: a model that cannot call tools may still have written the JSON as text
-            return parse_tool_text(tool, reply.text or "")
-        except ToolArgsError as exc:
-            if not reply.tool_called:
-                return f"the model replied without calling {tool.name} ({exc})"
-            return str(exc)
-
-    return check
-
-
-def _json_check(tool: ToolSpec) -> Callable[[RawReply], dict[str, Any] | str]:
-    def check(reply: RawReply) -> dict[str, Any] | str:
-        try:
-            if reply.tool_called:
-                return validate_tool_args(tool, reply.tool_args)
-            return parse_tool_text(tool, reply.text or "")
-        except ToolArgsError as exc:
-            return str(exc)
-
-    return check
-
-
-def _shown(reply: RawReply) -> str:
-    """How an unusable reply is replayed to the model in the repair turn."""
-    if reply.tool_called:
-        args = reply.tool_args if isinstance(reply.tool_args, str) else json.dumps(reply.tool_args)
-        return args[:4000]
-    return (reply.text or "")[:4000]

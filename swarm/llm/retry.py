@@ -38,6 +38,7 @@ class ProviderError(LLMError):
     ) -> None:
         super().__init__(message)
         self.tools_rejected = tools_rejected  # the endpoint said it cannot take tools
+        self.schema_rejected = False  # the endpoint said it cannot take a JSON-schema response_format
         self.provider = provider
         self.model = model
         self.status = status

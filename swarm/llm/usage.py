@@ -73,6 +73,22 @@ class UsageRecord:
             **fields,
         )
 
+    @classmethod
+    def priced_call(
+        cls, ctx: CallContext, provider: str, model: str, prices: Mapping[str, ModelPrice], **fields: Any
+    ) -> UsageRecord:
+        """A record from `for_call` whose cost comes from its tokens and `prices` (see `cost_usd`)."""
+        cost, priced = cost_usd(
+            model,
+            fields.get("prompt_tokens", 0),
+            fields.get("completion_tokens", 0),
+            prices,
+            provider=provider,
+            cache_read_tokens=fields.get("cache_read_tokens", 0),
+            cache_creation_tokens=fields.get("cache_creation_tokens", 0),
+        )
+        return cls.for_call(ctx, provider, model, cost_usd=cost, priced=priced, **fields)
+
 
 @dataclass
 class UsageTotals:

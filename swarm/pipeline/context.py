@@ -38,8 +38,11 @@ from swarm.journal import Journal, Node
 from swarm.journal.memory import memory_summary
 from swarm.llm.base import LLMClient, Message
 from swarm.llm.context_window import ContextWindow, find_context_limits
+from swarm.llm.endpoint_facts import restore_endpoint_facts, save_endpoint_facts
+from swarm.llm.exchanges import ExchangeLog
 from swarm.llm.factory import make_client
 from swarm.llm.prompt_fit import prompt_room as room_beside_reply
+from swarm.llm.provider import ProviderClient
 from swarm.llm.usage import UsageLedger
 from swarm.offline_coder import OfflineClient
 from swarm.pipeline.evaluation_setup import EvaluationSetup, load_evaluation, prepare_evaluation
@@ -174,6 +177,7 @@ class RunContext:
         self.context_windows: dict[str, ContextWindow] = find_context_limits(cfg.llm)
         for stage in STAGES:
             log.info(self.context_windows[stage].describe(stage))
+        self.exchanges = ExchangeLog(paths.root)  # every model exchange, per node (exchanges/<node>.jsonl)
         self.clients: dict[str, LLMClient] = {
             stage: make_client(
                 getattr(cfg.llm, stage),
@@ -181,9 +185,11 @@ class RunContext:
                 self.ledger,
                 self._offline,
                 context_tokens=self.context_limits[stage],
+                exchanges=self.exchanges,
             )
             for stage in STAGES
         }
+        self._learn_endpoints()
         self.agents = AgentStore(paths.root)
         self.agent_ids = self.agents.agent_ids()[: cfg.evolution.num_agents]
         self.dispatcher = load_dispatcher(paths.dispatcher, self.agent_ids, cfg)
@@ -226,6 +232,20 @@ class RunContext:
             templates_dir=templates if templates.is_dir() else REPO_ROOT / "prompts",
             skills_dir=skills if (skills / "meta" / "index.json").is_file() else REPO_ROOT / "skills",
         )
+
+    def _learn_endpoints(self) -> None:
+        """Give the clients what an earlier process of this run learned of their endpoints (a resumed run
+        does not probe again), and have them save what they learn from now on."""
+        restored = restore_endpoint_facts(self.paths.llm_endpoints, self.clients)
+        if restored:
+            log.info("LLM endpoint facts restored for %s", ", ".join(restored))
+        for client in self.clients.values():
+            if isinstance(client, ProviderClient):
+                client.on_learned = self.save_endpoint_facts
+
+    def save_endpoint_facts(self) -> None:
+        """Write what the clients learned of their endpoints (`llm_endpoints.json`) when it changed."""
+        save_endpoint_facts(self.paths.llm_endpoints, self.clients)
 
     def _offline(self, stage_cfg: Any) -> LLMClient:
         return OfflineClient(seed=self.cfg.project.seed)
@@ -333,14 +353,15 @@ class RunContext:
 
     def save(self, journal: Journal, state: RunState) -> None:
         """The journal first (its new nodes appended, its changed fields' sidecar replaced), then the
-        dispatcher and the state (each replaced atomically). Also banks the elapsed time. What it writes does
-        not grow with the journal."""
+        dispatcher and the state (each replaced atomically), and what the LLM clients learned of their
+        endpoints. Also banks the elapsed time. What it writes does not grow with the journal."""
         now = time.monotonic()
         state.elapsed_s += now - self.started_monotonic
         self.started_monotonic = now
         journal.save(self.paths.journal)
         write_json_atomic(self.paths.dispatcher, self.dispatcher.to_dict())
         save_state(self.paths, state)
+        self.save_endpoint_facts()
 
     def pending_path(self, node_id: str) -> Path:
         return self.paths.root / "pending" / f"{node_id}.json"

@@ -9,6 +9,8 @@ Layout of a run dir:
     journal.v1.json      a run made before journal.jsonl: its journal.json, kept after it was migrated
     experience.jsonl     the shared experience pool
     llm_usage.jsonl      every model call: tokens, latency, cost
+    exchanges/<id>.jsonl every model call's messages, settings and raw reply, per node (run.jsonl: no node)
+    llm_endpoints.json   what each stage's client learned of its endpoint (tools, JSON schema honoured)
     agent_configs/       the run's evolving copies of the agents' texts, every version kept
     skills/              the run's copy of skills/; skills/meta/ holds the agents' lineage and history
     pending/<id>.json    the prompt of a step planned but not recorded yet
@@ -40,6 +42,7 @@ from pydantic import BaseModel, Field
 
 from swarm.atomic import fsync_dir, read_json, write_json_atomic
 from swarm.journal import Journal, fields_path
+from swarm.llm.endpoint_facts import ENDPOINTS_FILE
 
 log = logging.getLogger(__name__)
 
@@ -102,6 +105,11 @@ class RunPaths:
     @property
     def journal(self) -> Path:
         return self.root / "journal.jsonl"
+
+    @property
+    def llm_endpoints(self) -> Path:
+        """What the LLM clients learned of their endpoints (`swarm.llm.endpoint_facts`)."""
+        return self.root / ENDPOINTS_FILE
 
     @property
     def journal_fields(self) -> Path:

@@ -13,6 +13,18 @@ spends its budget thinking (`Reply.thought_until_limit`: empty content at the to
 (`reject_tools=Reply.error(500, "tools param requires --jinja flag")`, as llama.cpp without `--jinja`). The
 last two answer without using up the queue.
 
+Structured output as servers really treat it (both apply to the OpenAI protocol only):
+
+- `ignore_tool_choice_object=True`: a request whose `tool_choice` is an object (a named function, how the
+  client forces a call) has it ignored, as llama.cpp's llama-server does (build 11434 logs `Wrong type
+  supplied for parameter 'tool_choice'`, uses `auto` and answers HTTP 200): a scripted tool-call reply is sent
+  as prose without `tool_calls` (its `text`, else `IGNORED_TOOL_PROSE`).
+- `honour_json_schema=True`: a `response_format` of type `json_schema` is honoured, as a grammar-constrained
+  server does: a scripted tool-call reply is sent as a plain message whose content is the JSON of its
+  arguments (string arguments verbatim). Scripted text replies are sent as they are. Without this option
+  `response_format` is ignored, as many servers do, and every reply is played as scripted.
+- `llama_cpp=True`: both of the above, llama-server's behaviour with `--jinja`.
+
 `GET /v1/models` and `GET /v1/models/{id}` list and look up the models passed as `models=[...]` (404 for
 others), in the format of the protocol that asks (Anthropic's SDK sends `anthropic-version`); without `models`
 they answer 404 like a server that lacks the endpoint. Those lookups are recorded in `model_lookups`.
@@ -197,9 +209,14 @@ class LoopbackServer:
         omit_usage: bool = False,
         props: dict[str, Any] | str | None = None,
         max_model_len: int | None = None,
+        ignore_tool_choice_object: bool = False,
+        honour_json_schema: bool = False,
+        llama_cpp: bool = False,
     ) -> None:
         self.props = props
         self.max_model_len = max_model_len
+        self.ignore_tool_choice_object = ignore_tool_choice_object or llama_cpp
+        self.honour_json_schema = honour_json_schema or llama_cpp
         self.latency_s = latency_s
         self.reject_system = reject_system
         self.reject_tools = reject_tools
@@ -281,8 +298,19 @@ class LoopbackServer:
             return Reply.error(400, SYSTEM_REJECTED)
         if self.reject_tools is not None and body.get("tools"):
             return self.reject_tools
-        reply = self._next_reply()
+        reply = self._structured(proto, body, self._next_reply())
         return replace(reply, usage=False) if self.omit_usage else reply
+
+    def _structured(self, proto: Protocol, body: dict[str, Any], reply: Reply) -> Reply:
+        """A scripted tool call as a server with the structured-output options would send it."""
+        if proto != "openai" or reply.tool_name is None:
+            return reply
+        if self.ignore_tool_choice_object and isinstance(body.get("tool_choice"), dict):
+            return replace(reply, tool_name=None, tool_args=None, text=reply.text or IGNORED_TOOL_PROSE)
+        if self.honour_json_schema and _asks_json_schema(body):
+            args = reply.tool_args if isinstance(reply.tool_args, str) else json.dumps(reply.tool_args)
+            return replace(reply, tool_name=None, tool_args=None, text=args)
+        return reply
 
     def _next_reply(self) -> Reply:
         with self._lock:
@@ -392,6 +420,12 @@ def _make_handler(server: LoopbackServer) -> type[BaseHTTPRequestHandler]:
 
 
 SYSTEM_REJECTED = "Unsupported value: 'messages[0].role' does not support 'system' with this model."
+IGNORED_TOOL_PROSE = "I will review the run: it looks fine to me, and the submission was written."
+
+
+def _asks_json_schema(body: dict[str, Any]) -> bool:
+    response_format = body.get("response_format")
+    return isinstance(response_format, dict) and response_format.get("type") == "json_schema"
 
 
 def _has_system(proto: Protocol, body: dict[str, Any]) -> bool:

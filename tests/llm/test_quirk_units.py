@@ -10,6 +10,7 @@ from swarm.llm.endpoint_quirks import (
     budget_too_large,
     is_reasoning_model,
     merge_system,
+    schema_unsupported,
     system_role_rejected,
     tools_unsupported,
 )
@@ -117,3 +118,27 @@ def test_no_matching_object_reports_the_schema_problem() -> None:
         parse_tool_text(PLAN_TOOL, 'Here: {"name": "a"}')
     with pytest.raises(ToolArgsError, match="not valid JSON"):
         validate_tool_args(PLAN_TOOL, '{"name": "a", "steps": ')
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "expected"),
+    [
+        (
+            400,
+            "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.",
+            True,
+        ),
+        (422, "Unknown field json_schema", True),
+        (500, "response_format: structured output is not supported by this backend", True),
+        (
+            500,
+            "failed to parse grammar",
+            False,
+        ),  # a server error naming it, without saying it cannot: retried
+        (429, "rate limit for response_format requests", False),
+        (400, "prompt is too long", False),
+        (None, "response_format not supported", False),
+    ],
+)
+def test_schema_unsupported(status, message, expected) -> None:
+    assert schema_unsupported(status, message) is expected
