@@ -32,7 +32,7 @@ class AnthropicClient(ProviderClient):
         system, turns = to_anthropic_messages(self._prepared(ask.messages))
         params: dict[str, Any] = {
             "model": self.model,
-            "max_tokens": self._reply_budget(ask.messages, ask.tool),
+            "max_tokens": self._reply_budget(ask),
             "messages": turns,
         }
         if system:

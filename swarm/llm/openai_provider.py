@@ -35,7 +35,7 @@ class OpenAIClient(ProviderClient):
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in self._prepared(ask.messages)],
-            self._token_param: self._reply_budget(ask.messages, ask.tool),
+            self._token_param: self._reply_budget(ask),
         }
         if self._send_temperature:
             params["temperature"] = self.temperature

@@ -151,12 +151,12 @@ class ProviderClient:
         """The token limit sent: `max_tokens`, plus the reasoning allowance for a model that thinks first."""
         return self.max_tokens + (self._allowance if self._reasoning else 0)
 
-    def _reply_budget(self, messages: list[Message], tool: ToolSpec | None = None) -> int:
+    def _reply_budget(self, ask: Ask) -> int:
         """The token limit a request sends: `token_budget`, cut to what the context leaves beside the prompt
         (estimated, with a margin) when the context length is known; never below REPLY_FLOOR tokens."""
         if self.context_tokens is None:
             return self.token_budget
-        prompt, _ = self._estimated_usage(messages, tool)
+        prompt, _ = self._estimated_usage(ask)
         left = self.context_tokens - prompt - margin_tokens(self.context_tokens)
         return max(REPLY_FLOOR, min(self.token_budget, left))
 
