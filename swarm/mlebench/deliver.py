@@ -29,7 +29,9 @@ RUN_FILES = (
     "llm_usage.jsonl",
     "grade.json",
     "dispatcher.json",
+    "llm_endpoints.json",
 )
+RUN_DIRS = ("exchanges",)  # every model exchange, per node: what the model said where the logs are read
 Validator = Callable[[Path, float], Verdict]
 
 
@@ -173,7 +175,7 @@ def write_code(code_dir: Path, chosen: Candidate, journal: Journal, all_code: bo
 
 
 def copy_run_record(paths: RunPaths, logs_dir: Path) -> list[Path]:
-    """Copy the run's report, journal, state, config and usage into <logs_dir>/run/."""
+    """Copy the run's report, journal, state, config, usage and model exchanges into <logs_dir>/run/."""
     dest = logs_dir / "run"
     dest.mkdir(parents=True, exist_ok=True)
     copied = []
@@ -181,5 +183,9 @@ def copy_run_record(paths: RunPaths, logs_dir: Path) -> list[Path]:
         source = paths.root / name
         if source.is_file():
             shutil.copyfile(source, dest / name)
+            copied.append(dest / name)
+    for name in RUN_DIRS:
+        if (paths.root / name).is_dir():
+            shutil.copytree(paths.root / name, dest / name, dirs_exist_ok=True)
             copied.append(dest / name)
     return copied

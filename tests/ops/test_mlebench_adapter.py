@@ -101,6 +101,8 @@ def test_full_run_hands_in_a_valid_submission(finished, titanic: Competition, sa
     logs = home / "logs"
     for name in ("swarm-ev2.log", "run/report.md", "run/journal.jsonl", "run/state.json", "run/config.yaml"):
         assert (logs / name).is_file(), name
+    kept = sorted(p.stem for p in (logs / "run" / "exchanges").glob("*.jsonl"))
+    assert kept and set(kept) <= {node.id for node in journal} | {"run"}  # what each node's model said
     log_text = (logs / "swarm-ev2.log").read_text()
     assert "read the benchmark instructions" in log_text and "is valid" in log_text
     saved = yaml.safe_load((logs / "run" / "config.yaml").read_text())
