@@ -118,7 +118,7 @@ def task_stages(run_dir: str) -> StepStages:
 
 def note_in_task(line: str) -> None:
     """A step event: on the progress board (the main job prints it without its live view) and in the step
-    task run's log (the Prefect UI shows it at PREFECT_LOGGING_LEVEL=INFO)."""
+    task run's log (the Prefect UI shows it: `flows.prefect_env` keeps task runs' logs at INFO)."""
     PROGRESS.note(line)
     get_run_logger().info(line)
 

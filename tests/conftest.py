@@ -8,17 +8,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prefect.settings import temporary_settings
-from prefect.testing.utilities import prefect_test_harness
 
-from sandbox.base import SandboxUnavailable
-from swarm.competitions import prepare_bundled
-from swarm.config import ExecutionConfig
+from flows.prefect_env import apply_prefect_defaults
 
-# Batched SQLite writes: otherwise the API's many small writes stall on "database is locked"
-# (why: flows/prefect_env.py).
-os.environ.setdefault("PREFECT_SERVER_SERVICES_TASK_RUN_RECORDER_BATCH_SIZE", "200")
-os.environ.setdefault("PREFECT_SERVER_SERVICES_EVENT_PERSISTER_BATCH_SIZE", "500")
+apply_prefect_defaults()  # the main job's Prefect settings (logging levels included), before Prefect loads
+
+from prefect.settings import temporary_settings  # noqa: E402
+from prefect.testing.utilities import prefect_test_harness  # noqa: E402
+
+from sandbox.base import SandboxUnavailable  # noqa: E402
+from swarm.competitions import prepare_bundled  # noqa: E402
+from swarm.config import ExecutionConfig  # noqa: E402
 
 IN_CI = os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 

@@ -382,6 +382,10 @@ def test_crashing_solution_is_debugged(tmp_path: Path, base_overrides: list[str]
         "Traceback (most recent call last):\n" in logged
         and "KeyError: 'no_such_column'" in logged.splitlines()
     )
+    # The step task run's log says what the step did, line by line, as the main job's terminal does.
+    (step,) = task_runs("step[", first.id, lambda runs: runs and runs[0].state and runs[0].state.is_final())
+    said = task_run_logs(step.id, lambda text: " reviewed: " in text)
+    assert " replied" in said and " executed: failed" in said and " reviewed: buggy" in said, said
 
 
 def test_private_answers_never_reach_a_prompt(
