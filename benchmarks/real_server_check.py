@@ -100,10 +100,14 @@ def run_job(name: str, stages: tuple[str, ...], port: int, steps: int, code_toke
         command += ["--set", setting]
     env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
     started = time.monotonic()
-    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=3 * 3600)
+    stderr = root / f"{name}.stderr"  # the step lines, as they come
+    with stderr.open("w") as err:
+        done = subprocess.run(
+            command, stdout=subprocess.PIPE, stderr=err, text=True, env=env, timeout=3 * 3600
+        )
     elapsed = time.monotonic() - started
-    (root / f"{name}.stderr").write_text(done.stderr)
     summary = _json_tail(done.stdout)
+    last_lines = stderr.read_text().strip().splitlines()[-1:]
     return {
         "run": name,
         "stages_on_server": list(stages),
@@ -114,7 +118,7 @@ def run_job(name: str, stages: tuple[str, ...], port: int, steps: int, code_toke
         "delivered": summary.get("delivered"),
         "hidden_test_score": (summary.get("grade") or {}).get("score"),
         "medal": (summary.get("grade") or {}).get("medal"),
-        "error_tail": done.stderr.strip().splitlines()[-1:] if done.returncode else [],
+        "error_tail": last_lines if done.returncode else [],
         "usage": usage_figures(run_dir),
         "endpoints": _read_json(run_dir / "llm_endpoints.json"),
         "run_dir": str(run_dir),

@@ -16,7 +16,7 @@ from flows.run_competition import main
 from swarm.config import load_config
 from swarm.journal import Journal, Node, NodeMeta, Review
 from swarm.llm.base import CallContext, Message
-from swarm.llm.exchanges import Exchange, ExchangeLog, exchanges_path
+from swarm.llm.exchanges import Exchange, ExchangeLog, exchanges_path, read_exchanges
 from swarm.pipeline.context import create_run, open_run
 from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.replies import REPLY_CHARS, reply_lines
@@ -117,6 +117,13 @@ def test_a_reply_twice_without_code_is_a_buggy_node_the_report_shows(
     section = report.split("## Model replies of failed steps")[1]
     assert PROSE_AGAIN in section and "the reply had no code (asked twice)" in section
     assert any("executed: not run (no code)" in line for line in lines)
+    # both replies are on disk as the server sent them, with what was asked, and no key
+    kept = read_exchanges(tmp_path / "run", node.id)
+    assert [(e["stage"], e["reply"]) for e in kept] == [("code", PROSE), ("code", PROSE_AGAIN)]
+    assert kept[1]["messages"][-2] == {"role": "assistant", "content": PROSE}
+    assert kept[0]["settings"]["model"] == "gpt-4o-mini" and kept[0]["prompt_tokens"] == 10
+    assert str(exchanges_path(tmp_path / "run", node.id)) in section
+    assert "sk-replies-test" not in exchanges_path(tmp_path / "run", node.id).read_text()
 
 
 def test_the_lines_of_a_step_say_each_event_with_the_harness_score(
