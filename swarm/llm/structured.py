@@ -36,6 +36,7 @@ class ReplyLike(Protocol):
     text: str | None
     tool_called: bool
     tool_args: Any
+    truncated: bool
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,21 @@ def fits_schema_exactly(tool: ToolSpec, text: str | None) -> bool:
     except (json.JSONDecodeError, ToolArgsError):
         return False
     return True
+
+
+def ignored_forced_call(reply: ReplyLike) -> bool | None:
+    """What a reply to a forced tool call says of the endpoint: True when it ignored the forced call (HTTP 200
+    without a call: prose, or JSON written as text), False when it called the tool, None when it cannot tell
+    (cut off at the limit with nothing written, or with the start of a JSON object that may be the call
+    written as text). Prose cut off at the limit tells: a server that forces the call would have begun one."""
+    if reply.tool_called:
+        return False
+    if not reply.truncated:
+        return True
+    head = (reply.text or "").lstrip()
+    if head.startswith("```"):  # a fence: what counts is what it holds
+        head = head.partition("\n")[2].lstrip()
+    return None if not head or head.startswith("{") else True
 
 
 def text_check(reply: ReplyLike) -> str | None:
