@@ -198,7 +198,10 @@ def main(argv: list[str] | None = None) -> int:
         process.terminate()
         process.wait(timeout=30)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"server": str(server), "context": CONTEXT, "runs": results}, indent=2))
+    ran = {r["run"] for r in results}  # a run of one job (--only) keeps the other's last figures
+    earlier = [r for r in (_read_json(RESULTS) or {}).get("runs", []) if r.get("run") not in ran]
+    runs = sorted(earlier + results, key=lambda r: r["run"])
+    RESULTS.write_text(json.dumps({"server": str(server), "context": CONTEXT, "runs": runs}, indent=2))
     print(f"saved {RESULTS}; run dirs and the server log in {root}")
     return 0
 
