@@ -11,10 +11,10 @@ and runs the main job twice, each in a fresh run dir:
 - `review`: only the feedback stage on it, the code written by the built-in offline coder.
 
 For each run it prints and saves (benchmarks/results/real_server_check.json) what the server did and what the
-run made of it: requests and tokens per stage, tokens per second (generated tokens over the seconds of the
-successful requests), requests per review, how each stage asks for structured output as learned
-(`llm_endpoints.json`), the context the run found, exit code, best node and what was delivered with its
-hidden-test score. The 135M model writes prose more often than code: this checks that the project meets a real
+run made of it: requests, tokens and seconds per answered request for each stage, requests per node (per
+review), the server's own tokens per second reading prompts and generating (from its log), how each stage
+asks for structured output as learned (`llm_endpoints.json`), exit code, best node and what was delivered
+with its hidden-test score. The 135M model writes prose more often than code: this checks that the project meets a real
 server's failures cleanly, not search quality.
 """
 
@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -128,7 +129,7 @@ def run_job(name: str, stages: tuple[str, ...], port: int, steps: int, code_toke
 
 
 def usage_figures(run_dir: Path) -> dict[str, Any]:
-    """Per stage: requests, failed ones, tokens, tokens per second; requests per reviewed node."""
+    """Per stage: requests, failed ones, tokens, seconds per answered request; requests per node."""
     records = []
     usage = run_dir / "llm_usage.jsonl"
     for line in usage.read_text().splitlines() if usage.is_file() else []:
@@ -152,10 +153,23 @@ def usage_figures(run_dir: Path) -> dict[str, Any]:
             "failed_or_unusable": len(mine) - len(ok),
             "prompt_tokens": sum(r["prompt_tokens"] for r in mine),
             "completion_tokens": generated,
-            "tokens_per_s": round(generated / seconds, 2) if seconds else None,
+            "seconds_per_answered_request": round(seconds / len(ok), 1) if ok else None,
             "requests_per_node": dict(per_node),
         }
     return figures
+
+
+_TIMING = re.compile(r"(prompt eval|\beval) time =\s*([\d.]+) ms /\s*(\d+) tokens")
+
+
+def server_rates(log_text: str) -> dict[str, float | None]:
+    """Tokens per second as llama-server timed them: reading prompts and generating replies."""
+    spent = {"prompt eval": [0.0, 0], "eval": [0.0, 0]}
+    for kind, ms, tokens in _TIMING.findall(log_text):
+        spent[kind][0] += float(ms)
+        spent[kind][1] += int(tokens)
+    rate = {kind: round(n / (ms / 1000), 1) if ms else None for kind, (ms, n) in spent.items()}
+    return {"prompt_tokens_per_s": rate["prompt eval"], "generated_tokens_per_s": rate["eval"]}
 
 
 def _json_tail(stdout: str) -> dict:
@@ -186,13 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(args.keep or tempfile.mkdtemp(prefix="real-server-"))
     root.mkdir(parents=True, exist_ok=True)
     port = free_port()
-    process = serve(server, model, port, root / "llama-server.log")
+    log = root / "llama-server.log"
+    process = serve(server, model, port, log)
     jobs = {"all": STAGES, "review": ("feedback",)}
     results = []
     try:
         for name, stages in jobs.items():
             if args.only in (None, name):
+                start = log.stat().st_size  # the server's timings of this run only
                 results.append(run_job(name, stages, port, args.steps, args.code_tokens, root))
+                results[-1]["server"] = server_rates(log.read_text(errors="replace")[start:])
                 print(json.dumps(results[-1], indent=2))
     finally:
         process.terminate()
