@@ -18,38 +18,11 @@ import pytest
 
 from sandbox.tree_ops import iter_tree, remove_tree
 from tests.doubles.loopback_server import LoopbackServer
+from tests.doubles.replies import QUICK_SOLUTION, solution  # noqa: F401 - the fault tests import them from here
 
 MODEL_KEY_ENV = "SWARM_TEST_MODEL_KEY"
 MODEL_KEY = "sk-faults-test-key-0123456789"
 MODELS = {"openai": "gpt-4o-mini", "anthropic": "claude-haiku-4-5"}
-
-# A titanic solution that runs in a blink (stdlib only): survival by sex, an accuracy on a holdout, and a
-# valid submission. `{tag}` makes every variant's code (so its execution cache key) distinct.
-QUICK_SOLUTION = """Plan: predict survival from the passenger's sex, the strongest single feature.
-
-```python
-# variant {tag}
-import csv
-
-rows = list(csv.DictReader(open("input/train.csv")))
-test = list(csv.DictReader(open("input/test.csv")))
-fit, hold = rows[: len(rows) * 4 // 5], rows[len(rows) * 4 // 5 :]
-
-
-def rate(sex):
-    group = [r for r in fit if r["Sex"] == sex]
-    return sum(int(r["Survived"]) for r in group) / max(len(group), 1)
-
-
-guess = {{sex: int(rate(sex) >= 0.5) for sex in ("male", "female")}}
-accuracy = sum(guess.get(r["Sex"], 0) == int(r["Survived"]) for r in hold) / len(hold)
-print('SWARM_METRIC {{"name": "accuracy", "value": %.6f, "lower_is_better": false}}' % accuracy)
-with open("submission/submission.csv", "w") as f:
-    f.write("PassengerId,Survived\\n")
-    for r in test:
-        f.write("%s,%d\\n" % (r["PassengerId"], guess.get(r["Sex"], 0)))
-```
-"""
 
 
 def bwrap_or_skip() -> None:
@@ -82,11 +55,6 @@ def ready_backend(backend: str, request: pytest.FixtureRequest, monkeypatch: pyt
                 "the local backend isolates solutions only as root with an interpreter its uids can run"
             )
         monkeypatch.setenv("SWARM_SANDBOX_PYTHON", python)
-
-
-def solution(tag: str) -> str:
-    """A model reply holding a quick, valid titanic solution."""
-    return QUICK_SOLUTION.format(tag=tag)
 
 
 @pytest.fixture

@@ -21,6 +21,15 @@ PRICES = {
     "gpt-4o-mini": ModelPrice(input_per_mtok=0.15, output_per_mtok=0.6),
     "claude-haiku-4-5": ModelPrice(input_per_mtok=1.0, output_per_mtok=5.0),
 }
+# A review's arguments as a model gives them (submit_review).
+REVIEW = {
+    "is_bug": False,
+    "has_csv_submission": True,
+    "summary": "Ran cleanly.",
+    "metric": 0.81,
+    "lower_is_better": False,
+}
+
 FAST_RETRY = RetryPolicy(base_s=0.001, max_wait_s=0.01, jitter_s=0.001)
 
 

@@ -13,17 +13,10 @@ from swarm.llm.usage import UsageLedger
 from swarm.pipeline.review import SUBMIT_REVIEW
 from tests.doubles.loopback_server import Reply
 
-from .conftest import PLAN_TOOL
+from .conftest import PLAN_TOOL, REVIEW
 
 MSGS = [Message("system", "You are terse."), Message("user", "Say hi.")]
 CTX = CallContext(stage="code", kind="draft")
-REVIEW = {
-    "is_bug": False,
-    "has_csv_submission": True,
-    "summary": "Ran cleanly.",
-    "metric": 0.81,
-    "lower_is_better": False,
-}
 
 
 def budget(request) -> int:

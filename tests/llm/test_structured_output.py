@@ -16,17 +16,10 @@ from swarm.llm.factory import make_client
 from swarm.pipeline.review import SUBMIT_REVIEW
 from tests.doubles.loopback_server import IGNORED_TOOL_PROSE, LoopbackServer, Reply
 
-from .conftest import FAKE_KEY, FAST_RETRY, PLAN_TOOL, PRICES
+from .conftest import FAKE_KEY, FAST_RETRY, PLAN_TOOL, PRICES, REVIEW
 
 MSGS = [Message("system", "You review runs."), Message("user", "Review this run.")]
 CTX = CallContext(stage="feedback", kind="review", node_id="n1")
-REVIEW = {
-    "is_bug": False,
-    "has_csv_submission": True,
-    "summary": "Ran cleanly.",
-    "metric": 0.81,
-    "lower_is_better": False,
-}
 SCHEMA_REJECTED = (
     "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."
 )

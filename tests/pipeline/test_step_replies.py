@@ -26,32 +26,14 @@ from tasks.generate import generate
 from tasks.replies import reply_key
 from tasks.runs import cache_storage
 from tests.doubles.loopback_server import LoopbackServer, Reply
+from tests.doubles.replies import solution
 from tests.pipeline.plain_runs import plain_competition_run
 
 KEY_ENV = "SWARM_TEST_REPLIES_KEY"
 PROSE = "I would fit a gradient-boosted model on the passengers' sex and class. ZEBRA-FIRST"
 PROSE_AGAIN = "Sorry, once more in words only: sex and class decide it. ZEBRA-SECOND"
 ONE_STEP = ["agent.max_steps=1", "search.parallel=1", "search.num_drafts=1", "evolution.steps_per_epoch=1"]
-SOLUTION = """Plan: survival by sex.
-
-```python
-# variant asked-again
-import csv
-
-rows = list(csv.DictReader(open("input/train.csv")))
-test = list(csv.DictReader(open("input/test.csv")))
-fit, hold = rows[: len(rows) * 4 // 5], rows[len(rows) * 4 // 5 :]
-rate = {s: sum(int(r["Survived"]) for r in fit if r["Sex"] == s) / max(1, sum(r["Sex"] == s for r in fit))
-        for s in ("male", "female")}
-guess = {s: int(v >= 0.5) for s, v in rate.items()}
-accuracy = sum(guess.get(r["Sex"], 0) == int(r["Survived"]) for r in hold) / len(hold)
-print('SWARM_METRIC {"name": "accuracy", "value": %.6f, "lower_is_better": false}' % accuracy)
-with open("submission/submission.csv", "w") as f:
-    f.write("PassengerId,Survived\\n")
-    for r in test:
-        f.write("%s,%d\\n" % (r["PassengerId"], guess.get(r["Sex"], 0)))
-```
-"""
+SOLUTION = solution("asked-again")
 
 
 @pytest.fixture
