@@ -16,7 +16,7 @@ from typing import Any
 from swarm.config import DEFAULT_KEY_ENV, LLMConfig, ModelPrice, StageLLMConfig
 from swarm.llm.base import CallContext, LLMClient, LLMError, Message, Stage, ToolSpec, thinking_of
 from swarm.llm.exchanges import Exchange, ExchangeLog
-from swarm.llm.provider import ProviderClient, redact
+from swarm.llm.provider import redact
 from swarm.llm.retry import RetryPolicy
 from swarm.llm.usage import UsageLedger, UsageRecord
 
@@ -73,8 +73,9 @@ def make_client(
         "base_url": stage_cfg.base_url,
         "tool_calls": stage_cfg.tool_calls,
         "exchanges": exchanges,
+        "context_tokens": context_tokens,
     }
-    if provider == "offline":
+    if provider == "offline":  # no context limit: the offline coder ignores context_tokens
         return RecordingClient(_offline_client(stage_cfg, offline_factory), ledger, exchanges)
     key_env = stage_cfg.api_key_env or DEFAULT_KEY_ENV[provider]
     key = os.environ.get(key_env) or stage_cfg.model_copy(update={"provider": provider}).api_key() or None
@@ -86,9 +87,7 @@ def make_client(
             )
         from swarm.llm.openai_provider import OpenAIClient
 
-        client: ProviderClient = OpenAIClient(api_key=key, **common)
-        client.context_tokens = context_tokens
-        return client
+        return OpenAIClient(api_key=key, **common)
     if provider == "anthropic":
         if key is None:
             raise LLMError(
@@ -96,9 +95,7 @@ def make_client(
             )
         from swarm.llm.anthropic_provider import AnthropicClient
 
-        client = AnthropicClient(api_key=key, **common)
-        client.context_tokens = context_tokens
-        return client
+        return AnthropicClient(api_key=key, **common)
     raise LLMError(f"unknown LLM provider {provider!r}; expected auto, openai, anthropic or offline")
 
 

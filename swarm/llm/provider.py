@@ -101,7 +101,6 @@ class ProviderClient:
 
     provider = "base"
     sdk: Any = None  # the SDK module (openai, anthropic) whose exceptions `_classify` maps
-    context_tokens: int | None = None  # the model's context length, where known (`swarm.llm.context_window`)
     offers_schema = False  # whether the protocol has a JSON-schema response_format (the `schema` way)
 
     def __init__(
@@ -119,6 +118,7 @@ class ProviderClient:
         base_url: str | None = None,
         tool_calls: ToolCalls = "auto",
         exchanges: ExchangeLog | None = None,
+        context_tokens: int | None = None,
     ) -> None:
         if max_retries < 0:
             raise ValueError(f"max_retries must be >= 0, got {max_retries}")
@@ -130,6 +130,7 @@ class ProviderClient:
         self.prices = dict(prices or {})
         self.ledger = ledger
         self.exchanges = exchanges
+        self.context_tokens = context_tokens  # the model's context length, where known (`context_window`)
         self.retry = retry or RetryPolicy()
         self.base_url = base_url
         self._secrets = (secret,) if secret else ()
