@@ -236,6 +236,12 @@ class EvaluationConfig(_Section):
         description="Rerun the best node on all train rows for the final submission (delivered only where its "
         "test predictions agree with the scored run's).",
     )
+    consistency: bool = Field(
+        True,
+        description="Run the harness's own reference model (the offline coder's simplest pipeline) once, and flag "
+        "a node whose test predictions agree with it far less than its held-out ones do: such a node is neither "
+        "delivered nor blended while a consistent one exists.",
+    )
     max_train_mb: float = Field(
         2048.0,
         gt=0,

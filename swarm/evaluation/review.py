@@ -96,6 +96,7 @@ class ReviewOutcome:
     submission_problem: str | None = None
     claimed_metric: float | None = None
     test_submission: str | None = None  # the harness's copy of the submission's test rows, if it split one
+    consistency: dict[str, Any] | None = None  # agreement with the harness's reference, held-out vs test rows
 
     @property
     def validation_source(self) -> ValidationSource:

@@ -137,6 +137,16 @@ class Journal(StoredJournal):
         pool = self.good_nodes() if only_good else self.nodes
         return pick_best(pool, key=lambda n: n.metric)
 
+    def deliverable_nodes(self) -> list[Node]:
+        """Good nodes not flagged `inconsistent` (their test predictions unlike their held-out ones), or every
+        good node where each is flagged: what the end of a run may deliver or blend."""
+        good = self.good_nodes()
+        return [n for n in good if not n.inconsistent] or good
+
+    def best_deliverable(self) -> Node | None:
+        """The best of `deliverable_nodes` (earliest on ties), or None."""
+        return pick_best(self.deliverable_nodes(), key=lambda n: n.metric)
+
     def best_k(self, k: int, only_good: bool = True) -> list[Node]:
         """Up to `k` nodes with valid metrics, best first (earlier steps first on ties)."""
         if k < 0:

@@ -132,6 +132,13 @@ class Node:
         """Reviewed and not buggy."""
         return self.is_buggy is False
 
+    @property
+    def inconsistent(self) -> bool:
+        """Whether the harness found its test predictions unlike its held-out ones (`meta.consistency`): such a
+        node is neither delivered nor blended while a good node without the flag exists."""
+        found = self.meta.consistency
+        return isinstance(found, dict) and found.get("consistent") is False
+
     def term_out_for_prompt(self, max_chars: int = 4000) -> str:
         """The terminal output trimmed for a prompt: head and tail kept, the middle replaced by a marker."""
         return trim_middle(self.term_out, max_chars, head_fraction=0.4)

@@ -48,6 +48,7 @@ class NodeMeta:
     submission_problem: str | None = None  # what is wrong with the submission file
     review_error: str | None = None  # why the review call failed (the outcome then rests on the facts)
     review_overruled: bool | None = None  # the reviewer said the run was fine; the facts made it buggy
+    consistency: dict[str, Any] | None = None  # held-out vs test agreement with a reference
     prompt_assets_hash: str | None = None  # of the prompts, skills and agent texts the run used
     extra: dict[str, Any] = field(default_factory=dict)  # keys that are no field, kept and written back
 

@@ -75,6 +75,8 @@ def candidates(journal: Journal, paths: RunPaths | None = None) -> list[Candidat
     with a refit of its best node (trained on every row, `<run>/harness/refit_submission.csv`), that comes first,
     and a blend the run delivered (`<run>/harness/ensemble_submission.csv`) before it."""
     ranked = journal.best_k(len(journal), only_good=True)
+    deliverable = {n.id for n in journal.deliverable_nodes()}
+    ranked.sort(key=lambda n: n.id not in deliverable)  # flagged nodes last, as the run end chose
     ranked_ids = {n.id for n in ranked}
     unscored = [n for n in journal.good_nodes() if n.id not in ranked_ids]
     rest = sorted((n for n in journal if not n.is_good), key=lambda n: n.step or 0, reverse=True)

@@ -52,9 +52,10 @@ class Delivery:
 
 
 def candidates(rc: RunContext, journal: Journal) -> dict[str, pd.DataFrame]:
-    """Good nodes, best harness score first, with the held-out predictions the harness kept for them."""
+    """Good nodes (not flagged as unlike their held-out rows on test rows, `Journal.deliverable_nodes`), best
+    harness score first, with the held-out predictions the harness kept for them."""
     frames = {}
-    for node in rank_nodes(journal.good_nodes()):
+    for node in rank_nodes(journal.deliverable_nodes()):
         path = rc.harness_heldout(node.id)
         if node.meta.validation_source == ValidationSource.HARNESS and path.is_file():
             frames[node.id] = pd.read_csv(path, dtype=str, keep_default_na=False)

@@ -20,6 +20,7 @@ from swarm.journal import Journal, Node
 from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
+from swarm.pipeline.reference import consistency_lines
 from swarm.pipeline.refit import refit
 from swarm.pipeline.replies import reply_lines
 from swarm.pipeline.state import RunState
@@ -87,7 +88,7 @@ def grade_best(rc: RunContext, submission: Path) -> GradeReport | None:
 
 def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any]:
     """Select, promote, grade and report; returns the summary the flow returns."""
-    best = journal.best_node(only_good=True)
+    best = journal.best_deliverable()  # the best node not flagged as unlike its held-out rows on test rows
     if rc.competition.public_only:
         rc.grade_error = "the data dir holds only the public files (no hidden answers), so nothing is graded"
     report: GradeReport | None = None
@@ -155,6 +156,8 @@ def tree_lines(journal: Journal) -> list[str]:
         status = (
             f"[BUGGY] {node.bug_reason}" if node.is_buggy else f"metric {_fmt(node)}, claimed {_claim(node)}"
         )
+        if node.inconsistent:
+            status += " [FLAGGED: test predictions unlike its held-out ones]"
         mode = f" [{node.meta.search_mode}]" if node.meta.search_mode else ""
         lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type}{mode} by {node.agent_id}: {status}")
         for child in journal.children(node):
@@ -234,6 +237,7 @@ def render_report(
             out += [f"Grader tolerated: {grade.note}", ""]
     elif getattr(rc, "grade_error", None):
         out += [f"Not graded: {rc.grade_error}", ""]
+    out += consistency_lines(rc, journal)
     out += ["## Best score over steps", "", "| step | best so far |", "| --- | --- |"]
     out += [
         f"| {step} | {'n/a' if value is None else f'{value:.5g}'} |" for step, value in score_curve(journal)

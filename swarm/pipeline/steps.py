@@ -45,6 +45,7 @@ from swarm.metric import MetricValue
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.progress import PROGRESS
+from swarm.pipeline.reference import flag_inconsistent
 from swarm.pipeline.review import review_execution
 from swarm.pipeline.state import RunState, StepPlan
 from swarm.protocol import GENE_SECTIONS, canonical_markers
@@ -378,6 +379,7 @@ def _review(
     )
     if test_submission is not None:
         outcome = dataclasses.replace(outcome, test_submission=str(test_submission))
+        outcome = flag_inconsistent(rc, plan.node_id, outcome)
     return with_competition_direction(outcome, rc.lower_is_better)
 
 
@@ -500,6 +502,8 @@ def make_node(step: StepOutcome) -> Node:
         node.meta.review_error = outcome.review_error
     if outcome.overruled:
         node.meta.review_overruled = True
+    if outcome.consistency:
+        node.meta.consistency = outcome.consistency  # held-out vs test agreement with the harness's reference
     return node
 
 

@@ -1,0 +1,119 @@
+"""Whether a node's test predictions behave like its held-out ones, seen through the harness's reference model.
+
+A solution sees the held-out rows among the test rows it predicts. Where the split follows time or days, the
+held-out rows can be told apart by their features (flight-delays' held-out flights are all of the 21st or
+earlier days of a month, its test flights of the 22nd and later), so a solution can be honest where the harness
+scores it and wrong everywhere else; a pipeline that breaks on test-time values the training rows never had
+(dates past their range, unseen categories) does the same by accident. The harness cannot score the test rows,
+but it can compare: its own cheap reference model (the offline coder's simplest pipeline, run on the view like
+any solution: `swarm.pipeline.reference`) predicts both, and a node's agreement with it (the refit check's
+measures: rank correlation for numbers, label agreement for classes, token overlap for other text) should be
+alike on held-out and on test rows. A node whose agreement on test rows falls more than `TOLERANCE` below its
+agreement on held-out rows, in its worst target column, is inconsistent: flagged in its review and the report,
+and neither delivered nor blended while a consistent node exists.
+
+`TOLERANCE` is set from the honest nodes of the bundled competitions (`benchmarks/consistency_gap.py`, figures
+in benchmarks/README.md, "Held-out and test rows alike").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from swarm.competitions.competition import MetricSpec
+from swarm.competitions.metrics import get_metric
+from swarm.evaluation.refit_check import _column_agreement, _keyed
+
+# The largest drop from held-out to test agreement an honest node may show: 2 x the largest drop measured on the
+# bundled competitions' honest nodes, at least 0.2 (benchmarks/README.md, "Held-out and test rows alike").
+TOLERANCE = 0.3
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """A node's agreement with the reference model on held-out and on test rows, in its worst target column."""
+
+    measure: str
+    column: str
+    heldout: float
+    test: float
+    tolerance: float = TOLERANCE
+
+    @property
+    def gap(self) -> float:
+        return self.heldout - self.test
+
+    @property
+    def consistent(self) -> bool:
+        return bool(self.gap <= self.tolerance)
+
+    def describe(self) -> str:
+        """One line: the two agreements, the drop and whether it is within the tolerance."""
+        verdict = "within" if self.consistent else "more than"
+        return (
+            f"{self.measure} with the harness's reference model {self.heldout:.3f} on held-out rows, "
+            f"{self.test:.3f} on test rows ({self.column}): a drop of {self.gap:.3f}, {verdict} the "
+            f"{self.tolerance:.2f} honest nodes show"
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "column": self.column,
+            "heldout": round(self.heldout, 6),
+            "test": round(self.test, 6),
+            "tolerance": self.tolerance,
+            "consistent": self.consistent,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Consistency:
+        return cls(
+            str(data["measure"]),
+            str(data["column"]),
+            float(data["heldout"]),
+            float(data["test"]),
+            float(data.get("tolerance", TOLERANCE)),
+        )
+
+
+@dataclass(frozen=True)
+class Predictions:
+    """One model's predictions for the held-out rows and for the test rows, as the harness split them."""
+
+    heldout: pd.DataFrame
+    test: pd.DataFrame
+
+
+def consistency(node: Predictions, reference: Predictions, spec: MetricSpec) -> Consistency | None:
+    """The node's agreement with the reference on held-out and on test rows in the target column where it drops
+    most; None where no column can be compared (no shared rows, or the reference predicts one value there)."""
+    numeric = get_metric(spec.name).numeric
+    found = []
+    for column in spec.target_columns:
+        held = _agreement(node.heldout, reference.heldout, column, spec, numeric)
+        test = _agreement(node.test, reference.test, column, spec, numeric)
+        if held is not None and test is not None:
+            found.append(Consistency(held[0], column, held[1], test[1]))
+    return max(found, key=lambda c: c.gap) if found else None
+
+
+def _agreement(
+    node: pd.DataFrame, reference: pd.DataFrame, column: str, spec: MetricSpec, numeric: bool
+) -> tuple[str, float] | None:
+    """(measure, value) of the node's agreement with the reference in `column` on the rows both predict; None
+    where they share no row or the reference gives every shared row one value (nothing to agree with)."""
+    keys = [spec.id_column, *(c for c in spec.key_columns if c in node.columns and c in reference.columns)]
+    frames = (node, reference)
+    if any(not {*keys, column} <= set(frame.columns) for frame in frames):
+        return None
+    left, right = (_keyed(frame, keys) for frame in frames)
+    shared = left.index.intersection(right.index)
+    if not len(shared) or right.loc[shared, column].astype(str).str.strip().nunique() < 2:
+        return None
+    found = _column_agreement(right.loc[shared, column], left.loc[shared, column], column, numeric)
+    value = found.value if found.value == found.value else 0.0  # NaN: no rank order to agree with
+    return found.measure, float(value)
