@@ -212,6 +212,18 @@ def test_best_node_ties_pick_earliest_and_none_when_empty():
     assert j.best_k(2)[0] is first
 
 
+def test_the_best_deliverable_skips_nodes_flagged_inconsistent_while_another_is_not():
+    j = Journal()
+    flagged = j.append(make(metric=0.9, meta=NodeMeta(consistency={"consistent": False})))
+    checked = j.append(make(metric=0.7, meta=NodeMeta(consistency={"consistent": True})))
+    unchecked = j.append(make(metric=0.8))
+    assert flagged.inconsistent and not checked.inconsistent and not unchecked.inconsistent
+    assert j.best_node() is flagged and j.best_deliverable() is unchecked
+    assert j.deliverable_nodes() == [checked, unchecked]
+    checked.meta.consistency = unchecked.meta.consistency = {"consistent": False}
+    assert j.best_deliverable() is flagged  # every good node flagged: the flags choose nothing
+
+
 def test_unreviewed_nodes_are_neither_good_nor_buggy():
     j = Journal([Node(code="x=1")])
     assert j.good_nodes() == [] and j.buggy_nodes() == []

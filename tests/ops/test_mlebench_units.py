@@ -173,6 +173,15 @@ def test_candidates_best_first_then_any_other_file(tmp_path: Path) -> None:
     assert [c.good for c in found] == [True, True, True, True, False]
 
 
+def test_candidates_put_a_node_flagged_inconsistent_after_the_others(tmp_path: Path) -> None:
+    journal = _journal(tmp_path)
+    journal.get("g09").meta.consistency = {"consistent": False}  # the best, honest only where it was scored
+    assert [c.node_id for c in candidates(journal)][:3] == ["g08", "g07", "g09"]
+    for name in ("g07", "g08", "g-nometric"):
+        journal.get(name).meta.consistency = {"consistent": False}
+    assert [c.node_id for c in candidates(journal)][:3] == ["g09", "g08", "g07"]  # every one flagged
+
+
 def test_choose_tries_the_next_until_one_is_valid(tmp_path: Path) -> None:
     found = candidates(_journal(tmp_path))
     answers = iter([Verdict("invalid", "bad ids"), Verdict("invalid", "bad ids"), Verdict("valid", "ok")])
