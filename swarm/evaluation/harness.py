@@ -75,12 +75,12 @@ def open_regular_file(path: Path, limit: SizeLimit | None = None) -> Iterator[Bi
         if kind:
             raise InvalidSubmission(f"{path.name} is {kind}, not a regular file") from None
         raise InvalidSubmission(f"{path.name} cannot be opened as a regular file: {exc.strerror}") from None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        kind = non_file_kind(path) or "not a plain file"
+        raise InvalidSubmission(f"{path.name} is {kind}, not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        status = os.fstat(handle.fileno())
-        if not stat.S_ISREG(status.st_mode):
-            raise InvalidSubmission(
-                f"{path.name} is {non_file_kind(path) or 'not a plain file'}, not a regular file"
-            )
         if limit is not None:
             limit.check(handle, status.st_size, path.name)
         yield handle
