@@ -14,6 +14,7 @@ from swarm.pipeline import lifecycle
 from swarm.pipeline.lifecycle import finish_run, next_epoch
 from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.state import RunPaths
+from swarm.pipeline.stopping import stop_on_signals
 from tasks.runs import forget_context, get_context
 
 
@@ -65,6 +66,13 @@ def announce(lines: list[str]) -> None:
 
 @flow(name="competition", log_prints=True)
 def competition_flow(params: CompetitionParams) -> dict[str, Any]:
+    """A whole run; a SIGTERM or Ctrl-C (a cancellation too) stops it within seconds (`stop_on_signals`)."""
+    with stop_on_signals():
+        return _run_competition(params)
+
+
+def _run_competition(params: CompetitionParams) -> dict[str, Any]:
+    """The competition flow's body."""
     paths = prepare_run(params)
     run_dir = str(paths.root)
     forget_context(run_dir)

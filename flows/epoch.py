@@ -41,6 +41,7 @@ from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.schedule import LiveRun, StepHooks, finish_epoch, run_steps, start_epoch
 from swarm.pipeline.snapshots import branch_from_snapshot
 from swarm.pipeline.state import RunPaths, RunState, load_state
+from swarm.pipeline.stopping import stop_on_signals
 from tasks import evolve_agents, execute, generate, review, select_parent, update_population
 from tasks.naming import step_name
 from tasks.runs import cache_storage, get_context
@@ -147,7 +148,9 @@ def epoch_flow(params: EpochParams) -> EpochSummary:
     """Run one epoch of search steps and snapshot the run afterwards."""
     # The body is a module-level function: a task runner that ships tasks to other processes (Dask) pickles
     # this flow's function by value, and the body's globals (the progress board's lock) would not pickle.
-    return run_epoch(params)
+    # Prefect's own SIGTERM handler is put back for a subflow: the stop's is installed again over it.
+    with stop_on_signals():
+        return run_epoch(params)
 
 
 def run_epoch(params: EpochParams) -> EpochSummary:

@@ -11,7 +11,7 @@ from sandbox.gpu_plan import NO_GPUS, GpuPlan, resolve_plan
 from sandbox.gpu_pool import GPU_POOL, WaitCallback
 from sandbox.gpus import GpuInfo
 from sandbox.resources import resolve_resources
-from sandbox.result import ExecutionResult, OutputCollector, list_files, parse_traceback
+from sandbox.result import ExecutionResult, OutputCollector, list_files, non_file_kind, parse_traceback
 from sandbox.workspace import NodeDirs
 
 SANDBOX_UID = 10001  # the Docker container's uid; local executions get a slot uid (sandbox.slots)
@@ -147,6 +147,7 @@ class Sandbox(ABC):
             disk_exceeded=raw.disk_exceeded,
             files=list_files(node_dirs.root, ("working", "submission")),
             submission_path=submission if submission.is_file() and not submission.is_symlink() else None,
+            submission_not_file=non_file_kind(submission),
             backend=self.name,
             isolated=raw.isolated,
         )

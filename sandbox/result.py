@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import codecs
+import os
 import re
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -38,6 +40,10 @@ class ExecutionResult(BaseModel):
     disk_exceeded: bool = Field(False, description="Killed for writing more than execution.disk_mb in all.")
     files: list[str] = Field(default_factory=list, description="Files produced, relative to the node dir.")
     submission_path: Path | None = None
+    submission_not_file: str | None = Field(
+        None,
+        description="What the submission path is when it exists but is not a regular file ('a FIFO', ...).",
+    )
     backend: str
     isolated: bool = Field(True, description="False when the code ran with the caller's privileges.")
 
@@ -155,6 +161,35 @@ def parse_traceback(output: str) -> tuple[str | None, str | None, list[StackFram
             return None, None, frames
         i += 1
     return None, None, frames
+
+
+SHOWN_LINK_CHARS = 120  # of a symlink's target, named in a review's reason
+_KINDS = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+def non_file_kind(path: Path) -> str | None:
+    """What `path` is when it exists but is not a regular file ("a symlink (to '/etc/passwd')", "a FIFO (named
+    pipe)", ...), without following a symlink or opening it; None for a regular file or no file at all."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        try:
+            target = os.readlink(path)
+        except OSError:
+            return "a symlink"
+        shown = target if len(target) <= SHOWN_LINK_CHARS else target[:SHOWN_LINK_CHARS] + "..."
+        return f"a symlink (to {shown!r})"
+    return next((name for test, name in _KINDS if test(mode)), "an unknown kind of file")
 
 
 def list_files(root: Path, subdirs: tuple[str, ...], limit: int = 1000) -> list[str]:

@@ -248,6 +248,17 @@ class EvaluationConfig(_Section):
         description="A larger labelled table is not read whole: it is streamed a chunk at a time and split at "
         "random, where its layout is plain (else it gets no harness split).",
     )
+    review_timeout_s: float = Field(
+        600.0,
+        gt=0,
+        description="A review's reading, scoring and checking of a submission is stopped after this many seconds, "
+        "and the node is buggy (a child process, killed at the limit).",
+    )
+    review_memory_mb: int = Field(
+        8192,
+        ge=0,
+        description="The address space of that child process, in MB (0: no cap); past it the node is buggy.",
+    )
     labels_table: str | None = Field(
         None,
         description="The public table to hold labelled rows out of, where several hold the labels (freesound's "

@@ -18,15 +18,19 @@ so that the file delivered from them is one every grader reads alike.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import io
 import os
 import stat
+from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import BinaryIO
 
 import pandas as pd
 
+from sandbox.result import non_file_kind
 from swarm.atomic import PRIVATE, write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
@@ -42,6 +46,7 @@ from swarm.competitions.tolerance import (
 )
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.holdout_record import Holdout
+from swarm.evaluation.submission_size import SizeLimit, size_limit
 
 MAX_SHOWN = 3
 
@@ -56,25 +61,45 @@ class HarnessResult:
     note: str | None = None  # what the score tolerated: blank text predictions counted wrong, not refused
 
 
-def read_regular_file(path: Path) -> bytes:
-    """The bytes of `path`, opened without following a symlink; InvalidSubmission if it is not a plain file."""
+@contextlib.contextmanager
+def open_regular_file(path: Path, limit: SizeLimit | None = None) -> Iterator[BinaryIO]:
+    """`path` open for reading, without following a symlink or blocking on a FIFO, and within `limit` (its
+    size and header checked before any parse); InvalidSubmission, naming what it is, if it is not a plain file
+    or is past the limit."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except FileNotFoundError:
         raise InvalidSubmission(f"{path.name} does not exist") from None
     except OSError as exc:
+        kind = non_file_kind(path)
+        if kind:
+            raise InvalidSubmission(f"{path.name} is {kind}, not a regular file") from None
         raise InvalidSubmission(f"{path.name} cannot be opened as a regular file: {exc.strerror}") from None
+    status = os.fstat(fd)
+    if not stat.S_ISREG(status.st_mode):
+        os.close(fd)
+        kind = non_file_kind(path) or "not a plain file"
+        raise InvalidSubmission(f"{path.name} is {kind}, not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise InvalidSubmission(f"{path.name} is not a regular file")
+        if limit is not None:
+            limit.check(handle, status.st_size, path.name)
+        yield handle
+
+
+def read_regular_file(path: Path, limit: SizeLimit | None = None) -> bytes:
+    """The bytes of `path`, opened without following a symlink; InvalidSubmission if it is not a plain file or
+    is past `limit`."""
+    with open_regular_file(Path(path), limit) as handle:
         return handle.read()
 
 
-def keep_copy(submission: Path, target: Path) -> tuple[Path | None, str | None]:
-    """Copy a submission (a regular file, no symlink) to a path the harness owns: (the copy, None), or (None,
-    why it could not be read)."""
+def keep_copy(
+    submission: Path, target: Path, limit: SizeLimit | None = None
+) -> tuple[Path | None, str | None]:
+    """Copy a submission (a regular file, no symlink, within `limit`) to a path the harness owns: (the copy,
+    None), or (None, why it could not be read)."""
     try:
-        data = read_regular_file(Path(submission))
+        data = read_regular_file(Path(submission), limit)
     except InvalidSubmission as exc:
         return None, str(exc)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -93,9 +118,11 @@ def file_sha256(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def read_frame(data: bytes, name: str) -> pd.DataFrame:
+def read_frame(source: bytes | BinaryIO, name: str) -> pd.DataFrame:
+    """A submission's cells as strings, from its bytes or streamed from an open file."""
     try:
-        return pd.read_csv(io.BytesIO(data), dtype=str, keep_default_na=False)
+        handle = io.BytesIO(source) if isinstance(source, bytes) else source
+        return pd.read_csv(handle, dtype=str, keep_default_na=False)
     except pd.errors.EmptyDataError:
         raise InvalidSubmission(f"{name} is empty") from None
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError) as exc:
@@ -134,12 +161,18 @@ class Harness:
         named = (spec.id_column, *spec.target_columns, *spec.passthrough_columns, *spec.key_columns)
         self.columns = [str(c) for c in sample.columns] + [c for c in named if c not in sample.columns]
         self.known_ids = sorted(self.ids | set(self.own_test_id or self.test_ids))
+        # The largest submission read: the view's test rows are the sample's and the held-out ones.
+        rows_per_id = len(sample) / max(1, len(set(self.test_ids)))
+        rows = len(sample) + round(rows_per_id * len(self.ids))
+        self.size_limit = size_limit(sample, spec.id_column, rows, len(self.columns))
+        self.test_size_limit = size_limit(sample, spec.id_column, len(sample), len(self.columns))  # a refit's
 
     def evaluate(self, submission: Path, test_out: Path, heldout_out: Path | None = None) -> HarnessResult:
         """Score the held-out rows of `submission`; write its other rows to `test_out` and, when they are
         scored, its held-out rows to `heldout_out` (owner-only, like the labels: what ensembles are built on)."""
         try:
-            frame = read_frame(read_regular_file(Path(submission)), Path(submission).name)
+            with open_regular_file(Path(submission), self.size_limit) as handle:
+                frame = read_frame(handle, Path(submission).name)
         except InvalidSubmission as exc:
             return HarnessResult(None, str(exc), None)
         id_col = self.spec.id_column

@@ -198,7 +198,12 @@ def fact_reasons(facts: ExecutionFacts) -> list[str]:
         facts.result.exit_code not in (0, None) and not facts.result.timed_out and not facts.result.oom_killed
     ):
         reasons.append(f"the script exited with code {facts.result.exit_code}")
-    if not facts.submission_exists:
+    if not facts.submission_exists and facts.result.submission_not_file:
+        kind = facts.result.submission_not_file
+        reasons.append(
+            f"the {facts.submission_name} it wrote is {kind}, not a regular file, so it was not read"
+        )
+    elif not facts.submission_exists:
         reasons.append(f"no {facts.submission_name} was written")
     elif facts.submission_problem:
         reasons.append(f"the {facts.submission_name} it wrote is invalid: {facts.submission_problem}")

@@ -29,6 +29,7 @@ from swarm.pipeline.context import RunContext
 from swarm.pipeline.lifecycle import finish_run, next_epoch
 from swarm.pipeline.schedule import finish_epoch, run_steps, start_epoch
 from swarm.pipeline.state import RunState, load_state
+from swarm.pipeline.stopping import stop_on_signals
 
 
 @dataclass
@@ -99,8 +100,9 @@ def run_epoch(
 def run_to_end(rc: RunContext) -> dict[str, Any]:
     """The competition flow's run without Prefect: epochs (`run_epoch`) until a limit stops the run, then its
     end (`swarm.pipeline.lifecycle.finish_run`: blend or refit, deliver, grade, report); returns the summary."""
-    while (epoch := next_epoch(rc)) is not None:
-        journal = Journal.load(rc.paths.journal)
-        if run_epoch(rc, journal, load_state(rc.paths), epoch).stopped_reason:
-            break
-    return finish_run(rc)[0]
+    with stop_on_signals():  # a SIGTERM or Ctrl-C stops it within seconds, whatever step it is in
+        while (epoch := next_epoch(rc)) is not None:
+            journal = Journal.load(rc.paths.journal)
+            if run_epoch(rc, journal, load_state(rc.paths), epoch).stopped_reason:
+                break
+        return finish_run(rc)[0]

@@ -45,7 +45,9 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
         why = "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[-300:]
         return None, f"not used: the refit {why}"
     kept, unreadable = keep_copy(
-        Path(result.submission_path), target or harness_root(rc.paths.root) / REFIT_SUBMISSION
+        Path(result.submission_path),
+        target or harness_root(rc.paths.root) / REFIT_SUBMISSION,
+        rc.harness.test_size_limit,
     )
     if kept is None:
         return None, f"not used: its submission is unreadable ({unreadable})"

@@ -31,8 +31,7 @@ from sandbox.workspace import NodeDirs
 from swarm.agents.evolution import EvolutionReport, evolution_due, evolve_agents
 from swarm.agents.experience import ExperienceRecord, input_hash
 from swarm.atomic import write_json_atomic
-from swarm.competitions.submission_check import check_submission, constant_predictions
-from swarm.evaluation.harness import file_sha256, keep_copy
+from swarm.evaluation.harness import file_sha256
 from swarm.evaluation.review import ExecutionFacts, ReviewOutcome, TrustedScore, describe_exception
 from swarm.ga.fitness import score_against
 from swarm.ga.genes import missing_sections, split_genes
@@ -42,6 +41,7 @@ from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, thin
 from swarm.llm.response import ResponseParseError, parse_response
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
+from swarm.pipeline.bounded_review import CheckRequest, check_bounded
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.progress import PROGRESS
@@ -334,30 +334,21 @@ def _review(
         )
     problem, trusted, test_submission = None, None, None
     if result.submission_path is not None:
-        spec = rc.competition.metric
-        kept = rc.harness_submission(plan.node_id)  # read once, by fd: later writes cannot change it
+        request = CheckRequest(
+            submission=Path(result.submission_path),
+            kept=rc.harness_submission(plan.node_id),  # read once, by fd: later writes cannot change it
+            heldout=rc.harness_heldout(plan.node_id),
+            sample=rc.competition.sample_submission,
+            spec=rc.competition.metric,
+            harness=rc.harness,
+        )
+        evaluation = rc.cfg.evaluation
+        checks = check_bounded(request, evaluation.review_timeout_s, evaluation.review_memory_mb)
+        problem, test_submission = checks.problem, checks.test_submission
         if rc.harness is not None:
-            scored = rc.harness.evaluate(result.submission_path, kept, rc.harness_heldout(plan.node_id))
-            trusted = TrustedScore(scored.score, rc.lower_is_better)
-            test_submission, problem = scored.test_submission, scored.problem
-            if scored.note:
-                log.info("node %s: %s", plan.node_id, scored.note)
-        else:
-            test_submission, problem = keep_copy(result.submission_path, kept)
-        if test_submission is not None:
-            test_problem = check_submission(
-                test_submission,
-                rc.competition.sample_submission,
-                id_column=spec.id_column if spec else None,
-                metric=spec,
-            )
-            if test_problem is None:
-                test_problem = constant_predictions(
-                    test_submission,
-                    rc.competition.sample_submission,
-                    id_column=spec.id_column if spec else None,
-                )
-            problem = "; ".join(p for p in (problem, test_problem) if p) or None
+            trusted = TrustedScore(checks.score, rc.lower_is_better)
+        if checks.note:
+            log.info("node %s: %s", plan.node_id, checks.note)
     facts = ExecutionFacts(
         result=result, submission_problem=problem, timeout_s=rc.cfg.execution.timeout_s, trusted=trusted
     )
