@@ -67,9 +67,9 @@ def _descendants(root: int) -> set[int]:
     return found
 
 
-def _private_bytes(pid: int) -> int:
-    """Memory a process really uses: its share of anonymous and shared-memory pages (smaps_rollup), else its
-    resident pages that are not file-backed (statm); 0 when it is gone."""
+def _rollup(pid: int) -> tuple[int, int]:
+    """(anonymous, shared-memory) bytes a process really uses: its proportional share of each (smaps_rollup),
+    else its resident pages that are not file-backed (statm) as anonymous; (0, 0) when it is gone."""
     try:
         with open(f"/proc/{pid}/smaps_rollup", "rb") as f:
             fields = {}
@@ -79,22 +79,189 @@ def _private_bytes(pid: int) -> int:
                 if parts and parts[0].isdigit():
                     fields[key] = int(parts[0]) * 1024
         if b"Pss_Anon" in fields:
-            return fields[b"Pss_Anon"] + fields.get(b"Pss_Shmem", 0)
+            return fields[b"Pss_Anon"], fields.get(b"Pss_Shmem", 0)
         if b"Pss" in fields:
-            return fields[b"Pss"]
+            return fields[b"Pss"], 0
     except OSError:
         pass
     try:
         with open(f"/proc/{pid}/statm", "rb") as f:
             values = f.read().split()
-        return max(0, int(values[1]) - int(values[2])) * PAGE
+        return max(0, int(values[1]) - int(values[2])) * PAGE, 0
     except (OSError, IndexError, ValueError):
-        return 0
+        return 0, 0
 
 
-def _tree_bytes(root: int) -> int:
-    """The memory every process below `root` uses."""
-    return sum(_private_bytes(pid) for pid in _descendants(root))
+def _namespace(pid: int, kind: str) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/ns/{kind}")
+    except OSError:
+        return None
+
+
+def _maps_device(major: int, minor: int) -> bytes:
+    """A device number as /proc/<pid>/maps writes it."""
+    return f"{major:02x}:{minor:02x}".encode()
+
+
+def _tmpfs_mounts(pid: int) -> dict[bytes, bytes]:
+    """{device as maps writes it: mount point} of the tmpfs mounts `pid` sees (the last mount at a point wins)."""
+    found: dict[bytes, bytes] = {}
+    with open(f"/proc/{pid}/mountinfo", "rb") as f:
+        for line in f:
+            fields = line.split()
+            if b"-" in fields and fields[fields.index(b"-") + 1] == b"tmpfs":
+                major, _, minor = fields[2].partition(b":")
+                found[_maps_device(int(major), int(minor))] = fields[4]
+    return found
+
+
+def _tmpfs_bytes(pid: int, host_devices: set[bytes], parts: dict[str, int], seen: set[bytes]) -> None:
+    """Add the bytes used on each tmpfs of `pid`'s mount namespace that the host has not mounted too (the
+    sandbox's /tmp and /dev/shm, not a bound host dir) to `parts`; `seen` gets their devices."""
+    with contextlib.suppress(OSError):
+        for device, point in _tmpfs_mounts(pid).items():
+            if device in host_devices or device in seen:
+                continue
+            with contextlib.suppress(OSError):
+                info = os.statvfs(f"/proc/{pid}/root" + point.decode(errors="replace"))
+                used = (info.f_blocks - info.f_bfree) * info.f_frsize
+                name = f"in {point.decode(errors='replace')} files"
+                parts[name] = parts.get(name, 0) + used
+                seen.add(device)
+
+
+def _read_sysv(owner: int | None) -> tuple[int, set[int]]:
+    """(resident and swapped bytes, ids) of the SysV shared memory of this thread's ipc namespace; only the
+    segments of uid `owner` unless it is None."""
+    total, ids = 0, set()
+    with open("/proc/sysvipc/shm", "rb") as f:
+        header, *rows = f.read().splitlines()
+    column = {name: index for index, name in enumerate(header.split())}
+    for row in rows:
+        values = row.split()
+        uids = {int(values[column[b"uid"]]), int(values[column[b"cuid"]])}
+        if owner is None or owner in uids:
+            total += int(values[column[b"rss"]]) + int(values[column[b"swap"]])
+            ids.add(int(values[column[b"shmid"]]))
+    return total, ids
+
+
+def _foreign_sysv(libc, pid: int) -> int:
+    """The SysV shared memory of `pid`'s ipc namespace, read by a child that joins it (as a plain user, through
+    its user namespace, which that user owns); 0 when it cannot join."""
+    read_end, write_end = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        code = 1
+        try:
+            os.close(read_end)
+            kinds = ("ipc",) if os.geteuid() == 0 else ("user", "ipc")
+            for kind in kinds:
+                if _namespace(pid, kind) != _namespace(os.getpid(), kind):
+                    fd = os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)
+                    if libc.setns(fd, 0) != 0:
+                        raise OSError(ctypes.get_errno(), f"setns {kind}")
+            os.write(write_end, str(_read_sysv(None)[0]).encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    try:
+        with os.fdopen(read_end, "rb") as f:
+            text = f.read()
+    finally:
+        os.waitpid(helper, 0)
+    return int(text) if text.isdigit() else 0
+
+
+def _memfds(pid: int, counted: dict[tuple[int, int], int]) -> None:
+    """Add the memfds `pid` holds open to `counted` ({(device, inode): allocated bytes}, each file once)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(f"/proc/{pid}/fd"):
+            with contextlib.suppress(OSError):
+                if os.readlink(entry.path).startswith("/memfd:"):
+                    info = os.stat(entry.path)
+                    counted[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+
+
+def _counted_mapped(pid: int, counted) -> int:
+    """The shared-memory bytes of `pid`'s mappings of objects counted whole elsewhere (`counted(dev, inode,
+    path)`), which its proportional set size would count a second time."""
+    total, current, pss, anon = 0, False, 0, 0
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/smaps", "rb") as f:
+        for line in f:
+            fields = line.split()
+            if fields and b"-" in fields[0] and not fields[0].endswith(b":"):  # a mapping's first line
+                total += max(0, pss - anon) if current else 0
+                path = fields[5] if len(fields) > 5 else b""
+                current, pss, anon = len(fields) > 4 and counted(fields[3], int(fields[4]), path), 0, 0
+            elif current and fields[0] == b"Pss:":
+                pss = int(fields[1]) * 1024
+            elif current and fields[0] == b"Anonymous:":
+                anon = int(fields[1]) * 1024
+    return total + (max(0, pss - anon) if current else 0)
+
+
+def _measure(libc, root: int, uid: int | None) -> dict[str, int]:
+    """What the processes below `root` hold, by holder: their own anonymous and shared memory, the files on
+    their namespace's tmpfs mounts, the SysV shared memory of their ipc namespace (or, sharing ours, that of
+    `uid`), and memfds they hold open; memory mapped from a counted object is counted once, as the object."""
+    pids = _descendants(root)
+    me = os.getpid()
+    host_tmpfs = set(_tmpfs_mounts(me))
+    parts: dict[str, int] = {}
+    tmpfs_seen: set[bytes] = set()
+    mount_spaces, ipc_spaces = {_namespace(me, "mnt")}, {_namespace(me, "ipc")}
+    foreign_ipc: set[str] = set()
+    memfds: dict[tuple[int, int], int] = {}
+    shared_ids: set[int] = set()
+    if uid is not None:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            parts["in SysV shared memory"], shared_ids = _read_sysv(uid)
+    for pid in pids:
+        mnt, ipc = _namespace(pid, "mnt"), _namespace(pid, "ipc")
+        if mnt not in mount_spaces:
+            mount_spaces.add(mnt)
+            _tmpfs_bytes(pid, host_tmpfs, parts, tmpfs_seen)
+        if ipc not in ipc_spaces:
+            ipc_spaces.add(ipc)
+            foreign_ipc.add(ipc)
+            parts["in SysV shared memory"] = parts.get("in SysV shared memory", 0) + _foreign_sysv(libc, pid)
+        _memfds(pid, memfds)
+    memfd_keys = {(_maps_device(os.major(dev), os.minor(dev)), ino) for dev, ino in memfds}
+    parts["in memfd files"] = sum(memfds.values())
+    own = 0
+    for pid in pids:
+        anon, shmem = _rollup(pid)
+        if shmem:
+            whole_sysv = _namespace(pid, "ipc") in foreign_ipc
+
+            def counted(dev: bytes, ino: int, path: bytes, whole_sysv=whole_sysv) -> bool:
+                if path.startswith(b"/SYSV"):
+                    return whole_sysv or ino in shared_ids
+                return dev in tmpfs_seen or (dev, ino) in memfd_keys
+
+            shmem -= min(shmem, _counted_mapped(pid, counted))
+        own += anon + shmem
+    parts["by its processes"] = own
+    return parts
+
+
+def _remove_sysv(libc, uid: int) -> None:
+    """Remove the SysV shared memory segments of `uid` (IPC_RMID: freed once the last process detaches)."""
+    with contextlib.suppress(OSError):
+        for shmid in _read_sysv(uid)[1]:
+            libc.shmctl(shmid, 0, None)
+
+
+def _held(parts: dict[str, int]) -> str:
+    """The largest holders of memory, in words: "620 MB in /dev/shm files, 9 MB by its processes"."""
+    ranked = sorted(((size, holder) for holder, size in parts.items() if size >= 1 << 20), reverse=True)
+    return ", ".join(
+        f"{size / (1 << 30):.1f} GB {holder}" if size >= 1 << 30 else f"{size >> 20} MB {holder}"
+        for size, holder in ranked[:3]
+    )
 
 
 def _signal_all(pids: set[int], sig: int) -> None:
@@ -230,6 +397,7 @@ def main(args: list[str]) -> int:
     outcome = None
     main_pid = None
     over_memory = False
+    held = ""
     if os.getppid() != parent:  # the parent died before PDEATHSIG was armed
         outcome = "stopped parent-gone"
     else:
@@ -252,8 +420,9 @@ def main(args: list[str]) -> int:
                 info = signal.sigtimedwait(WATCHED, max(0.0, due - time.monotonic()))
                 started = time.monotonic()
                 if started >= due:  # on time, not on every SIGCHLD of a solution that forks a lot
-                    if _tree_bytes(me) > watch_bytes:
-                        over_memory, outcome = True, "stopped memory"
+                    parts = _measure(libc, me, uid)
+                    if sum(parts.values()) > watch_bytes:
+                        over_memory, outcome, held = True, "stopped memory", _held(parts)
                         break
                     pause = max(WATCH_S, 4 * (time.monotonic() - started))  # a huge tree: measure less often
                     due = time.monotonic() + pause
@@ -265,7 +434,10 @@ def main(args: list[str]) -> int:
     if watch_bytes is not None and not over_memory:
         # A run can pass the limit and end between two measurements: the largest process's peak says so.
         over_memory = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 > watch_bytes
-    os.write(status_fd, (outcome + (" oom" if over_memory else "")).encode())
+    if uid is not None:
+        _remove_sysv(libc, uid)  # in our ipc namespace they would outlive the run
+    fate = outcome + (" oom" if over_memory else "") + (f"; {held}" if held else "")
+    os.write(status_fd, fate.encode()[:240])
     os.close(status_fd)
     return 0
 
