@@ -10,13 +10,18 @@ LocalSandbox starts it as
   cores CORES ("0,1,..." or "-"), drops to UID (unless "-") with the rlimits LIMITS ("res=value,..."), sets
   no_new_privs (setuid programs gain nothing) and execs ARGV;
 - with MEMORY "watch:<bytes>", measures the memory its processes use (proportional set size of their anonymous
-  and shared-memory pages, so pages that forked workers share count once) every WATCH_S and stops the run
-  when it passes that limit; address space that is only reserved (CUDA's) costs nothing;
+  and shared-memory pages, so pages that forked workers share count once) and the memory they hold that no
+  process maps (files on the tmpfs mounts of their own mount namespace, the SysV shared memory of their own
+  ipc namespace or, sharing ours, of UID, and the memfds they hold open; pages mapped from these count once)
+  every WATCH_S and stops the run when it passes that limit; address space that is only reserved (CUDA's)
+  costs nothing;
 - when the solution exits, at DEADLINE_S (timeout + grace: no run outlives it even if the caller vanished),
   on SIGTERM/SIGINT/SIGHUP, or when its parent dies (PR_SET_PDEATHSIG), kills and reaps every descendant;
 - writes the solution's fate to STATUS_FD: "exit N", "signal N" or "stopped SIGNAME" ("stopped memory" when
   the watch stopped it), followed by " oom" when a watched run used more than its limit, also one that ended
-  between two measurements (the largest process's peak resident size says so).
+  between two measurements (the largest process's peak resident size says so), and, when the watch stopped
+  it, "; " and the largest holders of the memory ("620 MB in /dev/shm files, 9 MB by its processes");
+- removes UID's SysV shared memory segments from our ipc namespace when the run ends.
 
 Standard library only, no imports from this package: it runs under -I -S with no sys.path of ours.
 """
