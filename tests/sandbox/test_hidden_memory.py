@@ -82,10 +82,12 @@ BOMBS = {
 }
 
 # (backend, guard, bomb): bwrap's watch sees all four; the local backend's memfds and its uid's SysV segments
-# (its /tmp and /dev/shm are the host's, held by execution.disk_mb); Docker's cgroup charges memfds and SysV.
+# (its /tmp and /dev/shm are the host's, held by execution.disk_mb); unsafe-local's (no uid of its own) memfds;
+# Docker's cgroup charges memfds and SysV.
 CASES = [
     *(pytest.param("bwrap", "watchdog", bomb, id=f"bwrap-watchdog-{bomb}") for bomb in BOMBS),
     *(pytest.param("local", "watchdog", bomb, id=f"local-watchdog-{bomb}") for bomb in ("memfd", "sysv")),
+    pytest.param("unsafe-local", "watchdog", "memfd", id="unsafe-local-watchdog-memfd"),
     *(
         pytest.param("docker", "auto", bomb, marks=pytest.mark.docker, id=f"docker-{bomb}")
         for bomb in ("memfd", "sysv")
