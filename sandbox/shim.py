@@ -12,7 +12,8 @@ LocalSandbox starts it as
 - with MEMORY "watch:<bytes>", measures the memory its processes use (proportional set size of their anonymous
   and shared-memory pages, so pages that forked workers share count once) and the memory they hold that no
   process maps (files on the tmpfs mounts of their own mount namespace, the SysV shared memory of their own
-  ipc namespace or, sharing ours, of UID, and the memfds they hold open; pages mapped from these count once)
+  ipc namespace or, sharing ours, of UID, the memfds they hold open, and what is queued in the sockets of
+  their net namespace or, sharing ours, in those they hold or UID made; pages mapped from these count once)
   every WATCH_S and stops the run when it passes that limit; address space that is only reserved (CUDA's)
   costs nothing;
 - when the solution exits, at DEADLINE_S (timeout + grace: no run outlives it even if the caller vanished),
@@ -31,6 +32,8 @@ import ctypes
 import os
 import resource
 import signal
+import socket
+import struct
 import sys
 import time
 
@@ -41,6 +44,7 @@ STOP_SIGNALS = {signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGALRM}
 WATCHED = STOP_SIGNALS | {signal.SIGCHLD}
 WATCH_S = 0.1  # how often the memory watch measures (it measures less often when measuring is slow)
 PAGE = os.sysconf("SC_PAGE_SIZE")
+HELD_BY_SYSV = "in SysV shared memory"
 
 
 def _prctl(libc, option: int, value: int) -> None:
@@ -152,42 +156,135 @@ def _read_sysv(owner: int | None) -> tuple[int, set[int]]:
     return total, ids
 
 
-def _foreign_sysv(libc, pid: int) -> int:
-    """The SysV shared memory of `pid`'s ipc namespace, read by a child that joins it (as a plain user, through
-    its user namespace, which that user owns); 0 when it cannot join."""
-    read_end, write_end = os.pipe()
-    helper = os.fork()
-    if helper == 0:
-        code = 1
-        try:
-            os.close(read_end)
-            kinds = ("ipc",) if os.geteuid() == 0 else ("user", "ipc")
+# sock_diag (NETLINK_SOCK_DIAG): a dump of every unix, TCP and UDP socket of a net namespace with its memory.
+NL_HEADER = struct.Struct("=IHHII")  # nlmsghdr: length, type, flags, sequence, port
+SOCK_DIAG_BY_FAMILY, NLMSG_DONE, NLMSG_ERROR, NLM_F_REQUEST_DUMP = 20, 3, 2, 0x301
+# unix_diag_req: all states, any inode, with UDIAG_SHOW_MEMINFO | UDIAG_SHOW_UID, any cookie.
+UNIX_REQUEST = struct.pack(
+    "=BBHIIIII", socket.AF_UNIX, 0, 0, 0xFFFFFFFF, 0, 0x20 | 0x40, 0xFFFFFFFF, 0xFFFFFFFF
+)
+# inet_diag_req_v2 for TCP and UDP over IPv4 and IPv6: all states, with INET_DIAG_SKMEMINFO (extension 7).
+INET_REQUESTS = [
+    struct.pack("=BBBBI", family, protocol, 1 << 6, 0, 0xFFFFFFFF) + bytes(48)
+    for protocol in (socket.IPPROTO_TCP, socket.IPPROTO_UDP)
+    for family in (socket.AF_INET, socket.AF_INET6)
+]
+HELD_BY_SOCKETS = "in socket buffers"
+
+
+def _diag_dump(request: bytes) -> list[bytes]:
+    """The replies (without their headers) to one SOCK_DIAG_BY_FAMILY dump of this thread's net namespace."""
+    replies = []
+    with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4) as diag:
+        diag.sendto(
+            NL_HEADER.pack(NL_HEADER.size + len(request), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST_DUMP, 1, 0)
+            + request,
+            (0, 0),
+        )
+        while True:
+            data, offset = diag.recv(1 << 16), 0
+            while offset + NL_HEADER.size <= len(data):
+                length, kind = NL_HEADER.unpack_from(data, offset)[:2]
+                if kind == NLMSG_DONE or length < NL_HEADER.size:
+                    return replies
+                if kind == NLMSG_ERROR:  # no such family here (a module not loaded): nothing to count
+                    raise OSError(f"sock_diag: {struct.unpack_from('=i', data, offset + 16)[0]}")
+                replies.append(data[offset + NL_HEADER.size : offset + length])
+                offset += (length + 3) & ~3
+
+
+def _diag_attributes(reply: bytes, offset: int) -> dict[int, bytes]:
+    """The netlink attributes of a reply from `offset` on: {type: payload}."""
+    found = {}
+    while offset + 4 <= len(reply):
+        length, kind = struct.unpack_from("=HH", reply, offset)
+        if length < 4:
+            break
+        found[kind] = reply[offset + 4 : offset + length]
+        offset += (length + 3) & ~3
+    return found
+
+
+def _queued(meminfo: bytes) -> int:
+    """A socket's memory from its sk_meminfo: received, being sent, queued to send, reserved (forward alloc)."""
+    values = struct.unpack_from(f"={len(meminfo) // 4}I", meminfo) if len(meminfo) >= 24 else ()
+    return values[0] + values[2] + values[4] + values[5] if values else 0
+
+
+def _socket_bytes(keep=None) -> int:
+    """The memory queued in the unix, TCP and UDP sockets of this thread's net namespace; only in those for
+    which keep(inode, uid) is true unless it is None. In-flight sockets (passed over SCM_RIGHTS, held by no
+    process) are dumped too, so a namespace of its own counts them; in ours, the uid says whose they are."""
+    total = 0
+    for request in (UNIX_REQUEST, *INET_REQUESTS):
+        with contextlib.suppress(OSError):
+            for reply in _diag_dump(request):
+                if request is UNIX_REQUEST:  # unix_diag_msg: family, type, state, pad, inode, cookie
+                    inode, attributes = struct.unpack_from("=I", reply, 4)[0], _diag_attributes(reply, 16)
+                    meminfo, owner = attributes.get(5, b""), attributes.get(7, b"")
+                    uid = struct.unpack("=I", owner)[0] if len(owner) == 4 else None
+                else:  # inet_diag_msg: ..., 48 bytes of socket id, expires, rqueue, wqueue, uid, inode
+                    uid, inode = struct.unpack_from("=II", reply, 64)
+                    meminfo = _diag_attributes(reply, 72).get(7, b"")
+                if keep is None or keep(inode, uid):
+                    total += _queued(meminfo)
+    return total
+
+
+def _read_joined(libc, targets: list[tuple[int, bool, bool]], write_end: int) -> None:
+    """In the measuring child: for each (pid, read SysV, read sockets), join pid's namespaces (a plain user its
+    user namespace first, which that user owns) and write the SysV and socket bytes found there, a line each."""
+    for pid, sysv, sockets in targets:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            kinds = ("ipc", "net") if os.geteuid() == 0 else ("user", "ipc", "net")
             for kind in kinds:
                 if _namespace(pid, kind) != _namespace(os.getpid(), kind):
                     fd = os.open(f"/proc/{pid}/ns/{kind}", os.O_RDONLY)
                     if libc.setns(fd, 0) != 0:
                         raise OSError(ctypes.get_errno(), f"setns {kind}")
-            os.write(write_end, str(_read_sysv(None)[0]).encode())
-            code = 0
+                    os.close(fd)
+            found = (_read_sysv(None)[0] if sysv else 0, _socket_bytes() if sockets else 0)
+            os.write(write_end, f"{found[0]} {found[1]}\n".encode())
+
+
+def _foreign(libc, targets: list[tuple[int, bool, bool]]) -> tuple[int, int]:
+    """(SysV bytes, socket bytes) of the ipc and net namespaces of other processes, read by ONE child that joins
+    them in turn (a measurement forks once however many there are); what it cannot join counts 0."""
+    if not targets:
+        return 0, 0
+    read_end, write_end = os.pipe()
+    helper = os.fork()
+    if helper == 0:
+        try:
+            os.close(read_end)
+            _read_joined(libc, targets, write_end)
         finally:
-            os._exit(code)
+            os._exit(0)
     os.close(write_end)
     try:
         with os.fdopen(read_end, "rb") as f:
-            text = f.read()
+            lines = f.read().splitlines()
     finally:
         os.waitpid(helper, 0)
-    return int(text) if text.isdigit() else 0
+    found = [line.split() for line in lines]
+    return (
+        sum(int(row[0]) for row in found if len(row) == 2 and row[0].isdigit()),
+        sum(int(row[1]) for row in found if len(row) == 2 and row[1].isdigit()),
+    )
 
 
-def _memfds(pid: int, counted: dict[tuple[int, int], int]) -> None:
-    """Add the memfds `pid` holds open to `counted` ({(device, inode): allocated bytes}, each file once)."""
+def _held_fds(pid: int, memfds: dict[tuple[int, int], int], sockets: set[int]) -> None:
+    """Add the memfds `pid` holds open to `memfds` ({(device, inode): allocated bytes}, each file once) and the
+    inodes of its sockets to `sockets`."""
     with contextlib.suppress(OSError):
         for entry in os.scandir(f"/proc/{pid}/fd"):
             with contextlib.suppress(OSError):
-                if os.readlink(entry.path).startswith("/memfd:"):
+                target = os.readlink(entry.path)
+                if target.startswith("/memfd:"):
                     info = os.stat(entry.path)
-                    counted[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+                    memfds[(info.st_dev, info.st_ino)] = info.st_blocks * 512
+                elif target.startswith("socket:["):
+                    sockets.add(int(target[8:-1]))
 
 
 def _counted_mapped(pid: int, counted) -> int:
@@ -208,48 +305,87 @@ def _counted_mapped(pid: int, counted) -> int:
     return total + (max(0, pss - anon) if current else 0)
 
 
-def _measure(libc, root: int, uid: int | None) -> dict[str, int]:
-    """What the processes below `root` hold, by holder: their own anonymous and shared memory, the files on
-    their namespace's tmpfs mounts, the SysV shared memory of their ipc namespace (or, sharing ours, that of
-    `uid`), and memfds they hold open; memory mapped from a counted object is counted once, as the object."""
-    pids = _descendants(root)
+class _Seen:
+    """What one measurement found outside the processes, so that pages they map from it count once."""
+
+    def __init__(self) -> None:
+        self.tmpfs: set[bytes] = set()  # devices of the sandbox's tmpfs mounts, as maps writes them
+        self.foreign_ipc: set[str] = set()  # ipc namespaces whose SysV memory is counted whole
+        self.sysv_ids: set[int] = set()  # the segments of the slot uid in our ipc namespace
+        self.memfds: dict[tuple[int, int], int] = {}  # (device, inode): allocated bytes
+
+
+def _scan(pids: set[int], uid: int | None, parts: dict[str, int], seen: _Seen):
+    """Count the tmpfs files of each new mount namespace and collect memfds; returns (one pid per ipc or net
+    namespace not ours with which of the two to read there, the inodes of the sockets held in our net
+    namespace or None when no process there may hold one)."""
     me = os.getpid()
     host_tmpfs = set(_tmpfs_mounts(me))
-    parts: dict[str, int] = {}
-    tmpfs_seen: set[bytes] = set()
-    mount_spaces, ipc_spaces = {_namespace(me, "mnt")}, {_namespace(me, "ipc")}
-    foreign_ipc: set[str] = set()
-    memfds: dict[tuple[int, int], int] = {}
-    shared_ids: set[int] = set()
-    if uid is not None:
-        with contextlib.suppress(OSError, ValueError, KeyError):
-            parts["in SysV shared memory"], shared_ids = _read_sysv(uid)
+    ours = {kind: _namespace(me, kind) for kind in ("mnt", "ipc", "net")}
+    known = {kind: {space} for kind, space in ours.items()}
+    targets, host_sockets, in_host_net = [], set(), False
     for pid in pids:
-        mnt, ipc = _namespace(pid, "mnt"), _namespace(pid, "ipc")
-        if mnt not in mount_spaces:
-            mount_spaces.add(mnt)
-            _tmpfs_bytes(pid, host_tmpfs, parts, tmpfs_seen)
-        if ipc not in ipc_spaces:
-            ipc_spaces.add(ipc)
-            foreign_ipc.add(ipc)
-            parts["in SysV shared memory"] = parts.get("in SysV shared memory", 0) + _foreign_sysv(libc, pid)
-        _memfds(pid, memfds)
-    memfd_keys = {(_maps_device(os.major(dev), os.minor(dev)), ino) for dev, ino in memfds}
-    parts["in memfd files"] = sum(memfds.values())
+        spaces = {kind: _namespace(pid, kind) for kind in ("mnt", "ipc", "net")}
+        if None in spaces.values():  # gone
+            continue
+        if spaces["mnt"] not in known["mnt"]:
+            known["mnt"].add(spaces["mnt"])
+            _tmpfs_bytes(pid, host_tmpfs, parts, seen.tmpfs)
+        new = [spaces[kind] not in known[kind] for kind in ("ipc", "net")]
+        if any(new):
+            targets.append((pid, new[0], new[1]))
+            known["ipc"].add(spaces["ipc"])
+            known["net"].add(spaces["net"])
+        sockets: set[int] = set()
+        _held_fds(pid, seen.memfds, sockets)
+        if spaces["net"] == ours["net"]:
+            host_sockets |= sockets
+            with contextlib.suppress(OSError):
+                in_host_net = in_host_net or bool(sockets) or os.stat(f"/proc/{pid}").st_uid == uid
+    seen.foreign_ipc = known["ipc"] - {ours["ipc"]}
+    return targets, (host_sockets if in_host_net else None)
+
+
+def _own(pids: set[int], seen: _Seen) -> int:
+    """The processes' own anonymous and shared memory, less the pages they map from objects counted whole."""
+    memfd_keys = {(_maps_device(os.major(dev), os.minor(dev)), ino) for dev, ino in seen.memfds}
     own = 0
     for pid in pids:
         anon, shmem = _rollup(pid)
         if shmem:
-            whole_sysv = _namespace(pid, "ipc") in foreign_ipc
+            whole_sysv = _namespace(pid, "ipc") in seen.foreign_ipc
 
             def counted(dev: bytes, ino: int, path: bytes, whole_sysv=whole_sysv) -> bool:
                 if path.startswith(b"/SYSV"):
-                    return whole_sysv or ino in shared_ids
-                return dev in tmpfs_seen or (dev, ino) in memfd_keys
+                    return whole_sysv or ino in seen.sysv_ids
+                return dev in seen.tmpfs or (dev, ino) in memfd_keys
 
             shmem -= min(shmem, _counted_mapped(pid, counted))
         own += anon + shmem
-    parts["by its processes"] = own
+    return own
+
+
+def _measure(libc, root: int, uid: int | None) -> dict[str, int]:
+    """What the processes below `root` hold, by holder: their own anonymous and shared memory, the files on
+    their namespace's tmpfs mounts, the SysV shared memory of their ipc namespace (or, sharing ours, that of
+    `uid`), the memfds they hold open, and the memory queued in the sockets of their net namespace (or, sharing
+    ours, in the sockets they hold or `uid` made); memory mapped from a counted object is counted once."""
+    pids = _descendants(root)
+    parts: dict[str, int] = {}
+    seen = _Seen()
+    if uid is not None:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            parts[HELD_BY_SYSV], seen.sysv_ids = _read_sysv(uid)
+    targets, host_sockets = _scan(pids, uid, parts, seen)
+    sysv, queued = _foreign(libc, targets)
+    parts[HELD_BY_SYSV] = parts.get(HELD_BY_SYSV, 0) + sysv
+    if host_sockets is not None:
+        queued += _socket_bytes(
+            lambda inode, owner: inode in host_sockets or (uid is not None and owner == uid)
+        )
+    parts[HELD_BY_SOCKETS] = queued
+    parts["in memfd files"] = sum(seen.memfds.values())
+    parts["by its processes"] = _own(pids, seen)
     return parts
 
 

@@ -6,11 +6,16 @@ with itself is not stopped."""
 
 from __future__ import annotations
 
+import array
+import contextlib
+import os
 import re
+import socket
 import textwrap
 
 import pytest
 
+from sandbox import shim
 from sandbox.local import _exit_code
 
 # Each holds (about) 600 MB in chunks, then sleeps: only the guard ends it before the 30 s timeout.
@@ -53,6 +58,32 @@ print("holding", flush=True)
 time.sleep(60)
 """
 
+# Unix socket pairs, each side filled until EAGAIN, then passed over a carrier socket (SCM_RIGHTS) and closed:
+# no process holds them any more, their queues live on in flight (the trick that outlives RLIMIT_NOFILE).
+SOCKET_BOMB = """
+import socket, time
+carrier, keep = socket.socketpair()
+carrier.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 22)
+queued, batch = 0, []
+while queued < 600 << 20:
+    a, b = socket.socketpair()
+    for side in (a, b):
+        side.setblocking(False)
+        try:
+            while True:
+                queued += side.send(b"q" * 65536)
+        except BlockingIOError:
+            pass
+    batch += [a, b]
+    if len(batch) >= 100:
+        carrier.sendmsg([b"f"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, bytes(__import__("array").array("i", [s.fileno() for s in batch])))])
+        for s in batch:
+            s.close()
+        batch = []
+print("holding", queued >> 20, "MB", flush=True)
+time.sleep(60)
+"""
+
 # 150 MB of POSIX shared memory and a 20 MB memfd, each written and mapped: 170 MB in use, 340 MB if the
 # mapped pages were counted beside the objects that hold them. The tmpfs mounts are no bigger than the limit.
 HONEST_SHARING = """
@@ -74,11 +105,34 @@ shm.close()
 shm.unlink()
 """
 
+# A few sockets in honest use: a pair and a loopback TCP connection, 4 MB through each and read back, and 100 KB
+# left queued in each: a few MB at most, far under the limit.
+HONEST_SOCKETS = """
+import socket, threading
+def pump(send, receive, size=4 << 20):
+    got = bytearray()
+    sender = threading.Thread(target=send.sendall, args=(b"s" * size,))
+    sender.start()
+    while len(got) < size:
+        got += receive.recv(1 << 16)
+    sender.join()
+    assert got == b"s" * size
+    send.sendall(b"t" * (100 << 10))  # left queued, unread
+a, b = socket.socketpair()
+pump(a, b)
+server = socket.create_server(("127.0.0.1", 0))
+client = socket.create_connection(server.getsockname())
+accepted, _ = server.accept()
+pump(client, accepted)
+print("sockets ok", flush=True)
+"""
+
 BOMBS = {
     "tmp": (TMPFS_BOMB.replace("{path}", "/tmp/bomb"), "in /tmp files"),
     "dev-shm": (TMPFS_BOMB.replace("{path}", "/dev/shm/bomb"), "in /dev/shm files"),
     "memfd": (MEMFD_BOMB, "in memfd files"),
     "sysv": (SYSV_BOMB, "in SysV shared memory"),
+    "sockets": (SOCKET_BOMB, "in socket buffers"),
 }
 
 # (backend, guard, bomb): bwrap's watch sees all four; the local backend's memfds and its uid's SysV segments
@@ -86,7 +140,10 @@ BOMBS = {
 # Docker's cgroup charges memfds and SysV.
 CASES = [
     *(pytest.param("bwrap", "watchdog", bomb, id=f"bwrap-watchdog-{bomb}") for bomb in BOMBS),
-    *(pytest.param("local", "watchdog", bomb, id=f"local-watchdog-{bomb}") for bomb in ("memfd", "sysv")),
+    *(
+        pytest.param("local", "watchdog", bomb, id=f"local-watchdog-{bomb}")
+        for bomb in ("memfd", "sysv", "sockets")
+    ),
     pytest.param("unsafe-local", "watchdog", "memfd", id="unsafe-local-watchdog-memfd"),
     *(
         pytest.param("docker", "auto", bomb, marks=pytest.mark.docker, id=f"docker-{bomb}")
@@ -138,3 +195,60 @@ def test_local_runs_leave_no_sysv_segments_behind(make_backend, workspace):
 def test_status_line_says_what_held_the_memory():
     fate = "stopped memory oom; 620 MB in /dev/shm files, 9 MB by its processes"
     assert _exit_code(fate, 0) == (137, False, True)
+
+
+@pytest.mark.parametrize("backend", ["bwrap", "local"])
+def test_a_few_sockets_in_honest_use_are_not_stopped(backend, make_backend, workspace):
+    sb = make_backend(backend, memory_mb=256, disk_mb=2048, memory_guard="watchdog")
+    result = sb.run(textwrap.dedent(HONEST_SOCKETS), workspace.node_dirs("honest-sockets"))
+    assert result.exit_code == 0 and not result.oom_killed, (result.output, result.exc_info)
+    assert "sockets ok" in result.output
+
+
+def _fill(sock: socket.socket) -> int:
+    """Send on `sock` until its queue is full; the bytes sent."""
+    sock.setblocking(False)
+    sent = 0
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            sent += sock.send(b"f" * 65536)
+    return sent
+
+
+def test_socket_buffers_are_read_from_sock_diag_by_inode():
+    """The watch's sock_diag reading: a full unix pair and a full loopback TCP connection are found by their
+    inodes with at least what was queued in them, and a filter that keeps nothing finds nothing."""
+    pair = socket.socketpair()
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    accepted, _ = server.accept()
+    held = [*pair, server, client, accepted]
+    try:
+        queued = _fill(pair[0]) + _fill(client)
+        inodes = {os.fstat(sock.fileno()).st_ino for sock in held}
+        found = shim._socket_bytes(lambda inode, uid: inode in inodes)
+        assert queued <= found < 4 * queued + (8 << 20), (queued, found)
+        assert shim._socket_bytes(lambda inode, uid: False) == 0
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_sockets_in_flight_are_found_by_their_owner():
+    """A full pair passed over SCM_RIGHTS and closed is held by no process: the inodes of the sockets a process
+    holds miss it, its owner's uid finds it (how the watch sees the local backend's in-flight sockets)."""
+    carrier = socket.socketpair()
+    a, b = socket.socketpair()
+    queued = _fill(a)
+    inodes = {os.fstat(sock.fileno()).st_ino for sock in carrier}
+    carrier[0].sendmsg(
+        [b"f"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, array.array("i", [a.fileno(), b.fileno()]))]
+    )
+    a.close()
+    b.close()
+    try:
+        assert shim._socket_bytes(lambda inode, uid: inode in inodes) < queued
+        assert shim._socket_bytes(lambda inode, uid: uid == os.geteuid()) >= queued
+    finally:
+        for sock in carrier:
+            sock.close()
