@@ -176,6 +176,7 @@ def _diag_dump(request: bytes) -> list[bytes]:
     """The replies (without their headers) to one SOCK_DIAG_BY_FAMILY dump of this thread's net namespace."""
     replies = []
     with socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 4) as diag:
+        diag.settimeout(5)  # the watch must not hang on a dump (a timeout is an OSError: nothing counted)
         diag.sendto(
             NL_HEADER.pack(NL_HEADER.size + len(request), SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST_DUMP, 1, 0)
             + request,
