@@ -33,6 +33,7 @@ class RawRun:
     oom_killed: bool = False
     disk_exceeded: bool = False
     isolated: bool = True
+    memory_held: str = ""  # what held the memory when a watch stopped the run: "620 MB in /dev/shm files"
 
 
 class Sandbox(ABC):
@@ -132,7 +133,10 @@ class Sandbox(ABC):
         elif raw.timed_out and exc_type is None:
             exc_type, exc_info = "TimeoutError", "execution exceeded the time limit and was killed"
         elif oom and exc_type is None:
-            exc_type, exc_info = "MemoryError", "killed for exceeding the memory limit"
+            exc_type = "MemoryError"
+            exc_info = f"killed for exceeding the {self.cfg.memory_mb} MB memory limit"
+            if raw.memory_held:
+                exc_info += f": {raw.memory_held}"
         submission = node_dirs.submission_file
         return ExecutionResult(
             output=output,

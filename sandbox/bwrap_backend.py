@@ -104,7 +104,8 @@ class BwrapSandbox(LocalSandbox):
             node_dirs,
             python=self.python,
             hidden=self.hidden,
-            tmp_bytes=self.cfg.disk_mb * 1024 * 1024,
+            # Their files are memory: no bigger than the memory limit (the watch counts them as well).
+            tmp_bytes=min(self.cfg.disk_mb, int(self.cfg.memory_mb)) * 1024 * 1024,
             unshare_user=not self.drop_privileges,
             devices=device_nodes(gpus),
         )

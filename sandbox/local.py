@@ -366,6 +366,7 @@ class LocalSandbox(Sandbox):
             exec_time=elapsed,
             timed_out=timed_out or limit_hit,
             oom_killed=over_memory,
+            memory_held=fate.partition(";")[2].strip(),
             disk_exceeded=watcher.exceeded,
             isolated=self.isolated,
         )
@@ -426,8 +427,8 @@ def _read_fate(fd: int) -> str:
 
 def _exit_code(fate: str, returncode: int) -> tuple[int, bool, bool]:
     """(exit code to report, whether a time limit ended the run, whether it used more memory than its limit)
-    from the shim's status line."""
-    words = fate.split()
+    from the shim's status line (what follows a ";" says what held the memory)."""
+    words = fate.partition(";")[0].split()
     over_memory = "oom" in words[2:] or words[:2] == ["stopped", "memory"]
     word, value = (words + ["", ""])[:2]
     if word == "exit":

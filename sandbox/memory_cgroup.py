@@ -3,9 +3,11 @@ uses (address space it only reserves, as CUDA does, is free), and reports when i
 
 cgroup v2 (`memory.max`, `memory.swap.max`, `memory.events`) where this host's unified hierarchy has the memory
 controller and lets us enable it for a subtree of ours, else cgroup v1 (`memory.limit_in_bytes`,
-`memory.memsw.limit_in_bytes`, `memory.oom_control`) under this process's own memory cgroup. Both need root,
-or a delegated subtree; where neither works `find_cgroup_parent()` says why and the supervisor's watchdog
-(sandbox/shim.py) holds the limit instead.
+`memory.memsw.limit_in_bytes`, `memory.oom_control`) under this process's own memory cgroup. Root uses the v2
+root (or v1); a plain user the v2 subtree delegated to it (`delegated_v2_base`: the first cgroup from its own
+upwards that it owns: a `systemd-run --user --scope -p Delegate=yes`, or a dir above it an admin chowned to it;
+that search is tested on a laid-out tree only, not yet on a v2 host). Where none works `find_cgroup_parent()`
+says why and the supervisor's watchdog (sandbox/shim.py) holds the limit instead.
 
 Per execution: `<parent>/exec-<our pid>-<n>`; the supervisor moves the solution into it before exec, so it and
 every process it starts are counted; it is removed when the run is over. Directories a killed caller left
@@ -17,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import stat
 import subprocess
 import threading
 import time
@@ -141,16 +144,61 @@ def _sweep(parent: Path) -> None:
                     entry.rmdir()
 
 
-def _v2_parent(mount: Path) -> CgroupParent:
-    if "memory" not in (mount / "cgroup.controllers").read_text().split():
-        raise OSError(f"the cgroup2 hierarchy at {mount} has no memory controller (it is bound to cgroup v1)")
-    if "memory" not in (mount / "cgroup.subtree_control").read_text().split():
-        (mount / "cgroup.subtree_control").write_text("+memory")
-    parent = mount / PARENT_NAME
+def _v2_parent(base: Path) -> CgroupParent:
+    """`base`/swarm-sandbox with the memory controller enabled for its children (and for it, in `base`)."""
+    if "memory" not in _words(base / "cgroup.controllers"):
+        raise OSError(
+            f"the cgroup v2 dir {base} has no memory controller (it is bound to cgroup v1 or not given)"
+        )
+    if "memory" not in _words(base / "cgroup.subtree_control"):
+        (base / "cgroup.subtree_control").write_text("+memory")
+    parent = base / PARENT_NAME
     parent.mkdir(mode=0o755, exist_ok=True)
-    if "memory" not in (parent / "cgroup.subtree_control").read_text().split():
+    if "memory" not in _words(parent / "cgroup.subtree_control"):
         (parent / "cgroup.subtree_control").write_text("+memory")
     return CgroupParent(parent, 2)
+
+
+def _words(path: Path) -> list[str]:
+    return path.read_text().split()
+
+
+def _ours(path: Path, uid: int) -> bool:
+    """Whether `uid` owns the cgroup dir `path` and may write it, its cgroup.subtree_control and its cgroup.procs
+    (the owner's write bits: what a delegation grants)."""
+    for item in (path, path / "cgroup.subtree_control", path / "cgroup.procs"):
+        info = item.stat()
+        if info.st_uid != uid or not info.st_mode & stat.S_IWUSR:
+            return False
+    return True
+
+
+def delegated_v2_base(mount: Path, uid: int, proc_cgroup: Path = Path("/proc/self/cgroup")) -> Path:
+    """Where a plain user `uid` may make memory cgroups in the cgroup2 hierarchy mounted at `mount`: walking up
+    from its own cgroup (`proc_cgroup`'s "0::" line), the first dir it owns with the memory controller
+    available and either no processes of its own or memory already enabled for its children (cgroup v2 lets a
+    cgroup holding processes enable no controller for its children; the cgroup holding us is skipped then, and
+    swarm-sandbox/ goes beside it, in its parent, if that is ours). Raises OSError saying why there is none."""
+    own = own_cgroups(proc_cgroup).get("")
+    if own is None:
+        raise OSError(f"{proc_cgroup} names no cgroup v2 of ours")
+    current, holding = mount / own.strip("/"), None
+    while current == mount or mount in current.parents:
+        if _ours(current, uid) and "memory" in _words(current / "cgroup.controllers"):
+            if "memory" in _words(current / "cgroup.subtree_control"):
+                return current
+            if not (current / "cgroup.procs").read_text().strip():
+                return current
+            holding = holding or current
+        if current == mount:
+            break
+        current = current.parent
+    if holding is not None:
+        raise OSError(
+            f"the cgroup {holding} we own holds processes, so cgroup v2 lets it enable no controller for a child, "
+            f"and no cgroup above it is ours to hold {PARENT_NAME}/ beside it"
+        )
+    raise OSError(f"no cgroup from ours ({own}) up to {mount} is owned by uid {uid} with a memory controller")
 
 
 def _v1_parent(mount: Path, own: str) -> CgroupParent:
@@ -174,6 +222,9 @@ def find_cgroup_parent() -> CgroupParent:
     attempts = []
     for mount, _ in mounts.get("cgroup2", []):
         attempts.append((f"cgroup v2 at {mount}", lambda mount=mount: _v2_parent(mount)))
+        if os.geteuid() != 0:  # a plain user: the subtree delegated to it, if any
+            delegated = lambda mount=mount: _v2_parent(delegated_v2_base(mount, os.geteuid()))  # noqa: E731
+            attempts.append((f"a delegated cgroup v2 under {mount}", delegated))
     for mount, options in mounts.get("cgroup", []):
         if "memory" in options.split(","):
             path = next((p for ctl, p in own.items() if "memory" in ctl.split(",")), "/")
