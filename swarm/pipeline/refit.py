@@ -1,5 +1,6 @@
 """Rerunning a node's code with every train row and the original test set, for the final submission; the rerun is
-delivered only where its test predictions agree with those of the run the harness scored
+delivered only where its test predictions agree with those of the run the harness scored, and lie no farther from
+them, by the competition's metric, than the node's harness score lies from the best
 (`swarm.evaluation.refit_check`)."""
 
 from __future__ import annotations
@@ -9,8 +10,9 @@ from pathlib import Path
 from swarm.competitions.submission_check import check_submission, deliver_as_sample
 from swarm.evaluation.harness import file_sha256, keep_copy
 from swarm.evaluation.holdout_record import harness_root
-from swarm.evaluation.refit_check import read_predictions, refit_agreement
+from swarm.evaluation.refit_check import check_refit, read_predictions
 from swarm.journal import Node
+from swarm.metric import ValidationSource
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.steps import clear_outputs
 
@@ -25,6 +27,14 @@ def scored_submission(node: Node) -> Path | None:
     if not source or not Path(source).is_file() or (expected and file_sha256(Path(source)) != expected):
         return None
     return Path(source)
+
+
+def harness_score(node: Node) -> float | None:
+    """The node's score as the harness computed it; None where the score is the solution's own claim (an untrusted
+    number, never a yardstick) or missing."""
+    if node.metric is None or node.meta.validation_source != ValidationSource.HARNESS:
+        return None
+    return node.metric.value
 
 
 def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path | None, str]:
@@ -65,18 +75,20 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
     if scored is None:
         return None, "not used: the scored run's test predictions are missing, so the refit cannot be checked"
     shifted = rc.harness.holdout.shifted  # the scored run predicted an earlier span: honest refits move more
-    agreement = (
-        refit_agreement(read_predictions(scored), read_predictions(kept), spec, shifted) if spec else None
+    check = (
+        check_refit(read_predictions(scored), read_predictions(kept), spec, harness_score(node), shifted)
+        if spec
+        else None
     )
-    if agreement is None:
+    if check is None:
         return None, "not used: its test predictions share no row or target column with the scored run's"
-    if not agreement.accepted:
+    if not check.accepted:
         return None, (
-            f"rejected: {agreement.describe()}: its test predictions disagree with those of the run the harness "
+            f"rejected: {check.describe()}: its test predictions disagree with those of the run the harness "
             "scored, which are delivered instead"
         )
     rewritten = f"; rewritten in the sample's form: {tolerated}" if tolerated else ""
     return kept, (
         "used: the node's code was rerun with the held-out examples back among the training data "
-        f"({agreement.describe()} with the scored run's test predictions){rewritten}"
+        f"({check.describe()}, with the scored run's test predictions){rewritten}"
     )

@@ -128,10 +128,16 @@ def test_refit_drift(tmp_path: Path, competition_cache: Path) -> None:
         *("--competitions", "titanic", "--steps", "2", "--parallel", "1"),
         *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "d.json")),
     )
-    assert "titanic              label agreement" in out and "floors: rank correlation 0.60" in out
-    refits = results["refits"]
+    assert (
+        "titanic            honest        label agreement" in out and "floors: rank correlation 0.60" in out
+    )
+    refits = [r for r in results["refits"] if r["case"] == "honest"]
     assert refits and all(r["measure"] == "label agreement" and 0 <= r["value"] <= 1 for r in refits)
+    assert all(r["ratio"] is not None and r["ratio"] >= 0 for r in refits)  # 1 - accuracy beside the error
     assert results["per_competition"][0]["refits"] == len(refits)
+    flipped = [r for r in results["refits"] if r["case"] == "flipped 12%"]
+    assert len(flipped) == len(refits)
+    assert all(f["value"] < h["value"] - 0.05 for f, h in zip(flipped, refits, strict=True))
 
 
 @pytest.mark.slow

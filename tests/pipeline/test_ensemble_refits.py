@@ -168,7 +168,7 @@ def test_a_member_whose_refit_disagrees_with_its_scored_run_keeps_its_scored_pre
     assert delivery.members[ids[0]] == REFIT_NOTE
     swapped = delivery.members[ids[1]]
     assert swapped.startswith(
-        "its scored run's test predictions (refit rejected: label agreement 0.000 < 0.80"
+        "its scored run's test predictions (refit rejected: label agreement 0.000 < 0.84"
     )
     assert delivery.member_submissions[ids[1]] == journal.get(ids[1]).meta.submission_path
     assert delivery.submission is not None and delivery.delivered == ENSEMBLE
