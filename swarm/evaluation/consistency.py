@@ -25,7 +25,7 @@ import pandas as pd
 
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.metrics import get_metric
-from swarm.evaluation.refit_check import _column_agreement, _keyed
+from swarm.evaluation.refit_check import column_agreement, keyed_rows
 
 # The largest drop from held-out to test agreement an honest node may show: 2 x the largest drop measured on the
 # bundled competitions' honest nodes, at least 0.2 (benchmarks/README.md, "Held-out and test rows alike").
@@ -110,10 +110,10 @@ def _agreement(
     frames = (node, reference)
     if any(not {*keys, column} <= set(frame.columns) for frame in frames):
         return None
-    left, right = (_keyed(frame, keys) for frame in frames)
+    left, right = (keyed_rows(frame, keys) for frame in frames)
     shared = left.index.intersection(right.index)
     if not len(shared) or right.loc[shared, column].astype(str).str.strip().nunique() < 2:
         return None
-    found = _column_agreement(right.loc[shared, column], left.loc[shared, column], column, numeric)
+    found = column_agreement(right.loc[shared, column], left.loc[shared, column], column, numeric)
     value = found.value if found.value == found.value else 0.0  # NaN: no rank order to agree with
     return found.measure, float(value)

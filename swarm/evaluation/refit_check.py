@@ -94,26 +94,26 @@ def refit_agreement(
     keys = [spec.id_column, *(c for c in spec.key_columns if c in scored.columns and c in refit.columns)]
     if not set(keys) <= set(scored.columns) or not set(keys) <= set(refit.columns):
         return None
-    left, right = (_keyed(frame, keys) for frame in (scored, refit))
+    left, right = (keyed_rows(frame, keys) for frame in (scored, refit))
     shared = left.index.intersection(right.index)
     columns = [c for c in spec.target_columns if c in left.columns and c in right.columns]
     if not len(shared) or not columns:
         return None
     metric = get_metric(spec.name)
     share = SHIFTED_SHARE if shifted else 1.0
-    found = [_column_agreement(left.loc[shared, c], right.loc[shared, c], c, metric.numeric) for c in columns]
+    found = [column_agreement(left.loc[shared, c], right.loc[shared, c], c, metric.numeric) for c in columns]
     floored = [replace(a, floor=FLOORS[a.measure] * share) for a in found]
     return min(floored, key=lambda a: a.value - a.floor)
 
 
-def _keyed(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
+def keyed_rows(frame: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """The frame indexed by its key columns (stripped), each key's first row kept."""
     index = pd.MultiIndex.from_frame(frame[keys].apply(lambda column: column.astype(str).str.strip()))
     keyed = frame.set_axis(index, axis=0)
     return keyed[~keyed.index.duplicated()]
 
 
-def _column_agreement(scored: pd.Series, refit: pd.Series, column: str, numeric: bool) -> Agreement:
+def column_agreement(scored: pd.Series, refit: pd.Series, column: str, numeric: bool) -> Agreement:
     """The measure that fits the column's values (see the module docstring)."""
     rows = len(scored)
     left, right = scored.astype(str).str.strip(), refit.astype(str).str.strip()
