@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from swarm.competitions.competition import MetricSpec
-from swarm.evaluation.consistency import TOLERANCE, Consistency, Predictions, consistency
+from swarm.evaluation.consistency import TOLERANCE, Consistency, Predictions, consistency, tolerance_for
 from swarm.evaluation.refit_check import LABELS, RANK
 
 RNG = np.random.default_rng(7)
@@ -70,3 +70,15 @@ def test_a_record_reads_back_as_it_was_saved() -> None:
     found = Consistency(RANK, "p", 0.9, -0.4)
     saved = found.to_dict()
     assert saved["consistent"] is False and Consistency.from_dict(saved) == found
+
+
+def test_few_rows_widen_the_tolerance_by_the_measures_noise() -> None:
+    assert tolerance_for(2000, 5000) == TOLERANCE
+    assert (
+        tolerance_for(12, 12) > 1.0 > tolerance_for(100, 100) > TOLERANCE
+    )  # 12 rows: a drop of 0.7 is chance
+    truth = RNG.random(15)
+    reference = Predictions(frame(range(15), p=truth), frame(range(15, 27), p=RNG.random(12)))
+    unrelated = Predictions(frame(range(15), p=truth), frame(range(15, 27), p=RNG.random(12)))
+    found = consistency(unrelated, reference, spec("auc", ("p",)))
+    assert found.tolerance == tolerance_for(15, 12) and found.consistent, found
