@@ -2,8 +2,8 @@
 
 A submission is untrusted: one that passes the harness's size gate (`swarm.evaluation.submission_size`) may
 still take long or much memory to parse and check. So the harness's `evaluate`, `check_submission` and
-`constant_predictions` run in a child process (the `forkserver` context, its server holding this module's
-imports, so each child starts in a fraction of a second) under an address-space limit
+`constant_predictions` run in a child process (forked by `swarm.pipeline.review_server`, which holds this
+module's imports, so each child starts in a fraction of a second) under an address-space limit
 (`evaluation.review_memory_mb`), killed at `evaluation.review_timeout_s`. The child writes the same files as
 the review did in its own thread (the test rows, the held-out rows) and answers with `SubmissionChecks`; a
 child killed at its limit, or out of memory, gives a problem saying so, which makes the node buggy rather than
@@ -12,9 +12,9 @@ stalling the run. A stop of the run (`swarm.pipeline.stopping`) kills the child 
 
 from __future__ import annotations
 
-import multiprocessing
-import multiprocessing.connection
-import resource
+import contextlib
+import pickle
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,10 +23,8 @@ from swarm.competitions.competition import MetricSpec
 from swarm.competitions.submission_check import check_submission, constant_predictions, read_sample
 from swarm.evaluation.harness import Harness, keep_copy
 from swarm.evaluation.submission_size import size_limit
+from swarm.pipeline.review_server import REVIEW_SERVER
 from swarm.pipeline.stopping import tracked
-
-_CONTEXT = multiprocessing.get_context("forkserver")
-_CONTEXT.set_forkserver_preload([__name__])
 
 
 @dataclass(frozen=True)
@@ -79,39 +77,23 @@ def check_files(request: CheckRequest) -> SubmissionChecks:
 def check_bounded(request: CheckRequest, timeout_s: float, memory_mb: int) -> SubmissionChecks:
     """`check_files` in a child process, killed past `timeout_s` seconds; `memory_mb` caps its address space
     (0: no cap). An exception of the checks is raised here, as it would have been in this process."""
-    receiver, sender = _CONTEXT.Pipe(duplex=False)
-    child = _CONTEXT.Process(
-        target=_child, args=(request, sender, memory_mb), name="review-check", daemon=True
-    )
-    with tracked(child):
-        child.start()
-        sender.close()
+    with tempfile.TemporaryDirectory(prefix="swarm-review-") as tmp:
+        answer_path = Path(tmp) / "answer.pickle"
         try:
-            answer = _await(child, receiver, timeout_s)
-        finally:
-            if child.is_alive():
+            child = REVIEW_SERVER.fork(check_files, request, memory_mb, answer_path)
+        except OSError as exc:
+            return SubmissionChecks(f"reading and checking it could not start ({exc})")
+        with tracked(child), contextlib.closing(child):
+            if not child.wait(timeout_s):
                 child.kill()
-            child.join()
-            receiver.close()
-    return _outcome(answer, child.exitcode, timeout_s, memory_mb)
-
-
-def _await(child: Any, receiver: Any, timeout_s: float) -> tuple[str, Any] | None:
-    """The child's answer; None when it ended without one or ran past `timeout_s` (then it is killed)."""
-    ready = multiprocessing.connection.wait([receiver, child.sentinel], timeout=timeout_s)
-    if receiver in ready:
-        try:
-            return receiver.recv()
-        except EOFError:
-            return None
-    if not ready:
-        child.kill()
-        return ("timeout", None)
-    return None
+                child.wait(None)
+                return _outcome(("timeout", None), None, timeout_s, memory_mb)
+        answer = pickle.loads(answer_path.read_bytes()) if answer_path.is_file() else None
+    return _outcome(answer, child.exit_note, timeout_s, memory_mb)
 
 
 def _outcome(
-    answer: tuple[str, Any] | None, exitcode: int | None, timeout_s: float, memory_mb: int
+    answer: tuple[str, Any] | None, exit_note: str | None, timeout_s: float, memory_mb: int
 ) -> SubmissionChecks:
     """The checks from the child's answer, or the problem that stopped it."""
     kind, value = answer if answer is not None else ("ended", None)
@@ -124,24 +106,5 @@ def _outcome(
     elif kind == "memory":
         why = f"ran out of the review's {memory_mb} MB of memory (evaluation.review_memory_mb)"
     else:
-        why = f"ended without an answer (exit code {exitcode})"
+        why = f"ended without an answer ({exit_note or 'killed'})"
     return SubmissionChecks(f"reading and checking it {why}")
-
-
-def _child(request: CheckRequest, sender: Any, memory_mb: int) -> None:
-    """The child's body: the memory cap, the checks, the answer."""
-    if memory_mb > 0:
-        cap = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-    try:
-        answer: tuple[str, Any] = ("ok", check_files(request))
-    except MemoryError:
-        answer = ("memory", None)
-    except Exception as exc:  # noqa: BLE001 - raised again in the parent, as it would have been there
-        answer = ("raised", exc)
-    try:
-        sender.send(answer)
-    except Exception:  # noqa: BLE001 - an exception that does not pickle goes as its words
-        kind, value = answer
-        sender.send(("raised", RuntimeError(f"{type(value).__name__}: {value}")))
-    sender.close()
