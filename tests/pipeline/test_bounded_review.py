@@ -125,3 +125,32 @@ def test_sigterm_ends_a_process_whose_review_hangs(tmp_path: Path) -> None:
             proc.kill()
             proc.wait()
     assert not alive(int((tmp_path / "pid").read_text()))
+
+
+UNGUARDED_SCRIPT = """
+import sys
+from pathlib import Path
+from swarm.pipeline.bounded_review import CheckRequest, check_bounded
+
+tmp = Path(sys.argv[1])
+(tmp / "sample.csv").write_text("id,y\\n1,0\\n2,0\\n")
+(tmp / "sub.csv").write_text("id,y\\n1,0\\n2,1\\n")
+request = CheckRequest(tmp / "sub.csv", tmp / "kept.csv", None, tmp / "sample.csv", None, None)
+print("checked:", check_bounded(request, 120, 0).problem)
+"""
+
+
+def test_a_script_without_a_main_guard_is_not_run_again_by_its_reviews(tmp_path: Path) -> None:
+    script = tmp_path / "unguarded.py"  # a user's script: its top level runs once, not in each review child
+    script.write_text(UNGUARDED_SCRIPT)
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=GENEROUS_S * 3,
+    )
+    assert done.returncode == 0 and done.stdout.count("checked:") == 1, done.stderr[-2000:]
+    assert done.stdout.strip() == "checked: None" and (tmp_path / "kept.csv").read_text().startswith("id,y")
