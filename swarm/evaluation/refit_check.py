@@ -180,9 +180,7 @@ def metric_distance(
         return None
     metric = get_metric(spec.name)
     try:
-        itself = score_frame(
-            scored, scored, spec
-        )  # the metric's best value, where the predictions are perfect
+        itself = score_frame(scored, scored, spec)  # the metric's best value: perfect predictions
         between = score_frame(refit, scored, spec)
     except (InvalidSubmission, CompetitionError, ValueError, TypeError):
         return None
