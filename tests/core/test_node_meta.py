@@ -19,8 +19,9 @@ from swarm.metric import ValidationSource
 
 FIXTURE = Path(__file__).parent / "data" / "journal_written_by_main.jsonl"
 FIELDS = [f.name for f in dataclasses.fields(NodeMeta) if f.name != "extra"]
-# Fields added after the fixture was written (a step's replies: issue 50); the fixture sets all the others.
-LATER_FIELDS = {"reply_head", "reasked", "review_error", "review_overruled"}
+# Fields added after the fixture was written (a step's replies; the harness's consistency check); the fixture sets
+# all the others.
+LATER_FIELDS = {"reply_head", "reasked", "review_error", "review_overruled", "consistency"}
 FIXTURE_FIELDS = [name for name in FIELDS if name not in LATER_FIELDS]
 
 
