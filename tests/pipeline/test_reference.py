@@ -23,7 +23,7 @@ from swarm.pipeline.reference import (
 def test_the_reference_runs_once_and_its_predictions_are_kept_in_the_harness_dir(
     base_overrides, tmp_path
 ) -> None:
-    paths = prepare_run(overrides=base_overrides, run_dir=tmp_path / "run")
+    paths = prepare_run(overrides=[*base_overrides, "evaluation.consistency=true"], run_dir=tmp_path / "run")
     rc = open_run(paths.root)[0]
     reference = run_reference(rc)
     assert reference.reason is None and reference.predictions is not None
@@ -41,7 +41,7 @@ def test_the_reference_runs_once_and_its_predictions_are_kept_in_the_harness_dir
 
 
 def test_a_reference_that_could_not_run_is_named_in_the_report(base_overrides, tmp_path) -> None:
-    paths = prepare_run(overrides=base_overrides, run_dir=tmp_path / "run")
+    paths = prepare_run(overrides=[*base_overrides, "evaluation.consistency=true"], run_dir=tmp_path / "run")
     rc = open_run(paths.root)[0]
     root = reference_dir(paths.root)
     root.mkdir(parents=True)
