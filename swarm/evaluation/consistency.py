@@ -102,12 +102,17 @@ class Predictions:
 
 def consistency(node: Predictions, reference: Predictions, spec: MetricSpec) -> Consistency | None:
     """The node's agreement with the reference on held-out and on test rows in the target column where it drops
-    most beyond its tolerance; None where no column can be compared (no shared rows, or the reference predicts one value there)."""
+    most beyond its tolerance; None where no column can be compared (no shared rows, or the reference predicts
+    one value there)."""
     numeric = get_metric(spec.name).numeric
+    held_rows = _matched(node.heldout, reference.heldout, spec)
+    test_rows = _matched(node.test, reference.test, spec)
+    if held_rows is None or test_rows is None:
+        return None
     found = []
     for column in spec.target_columns:
-        held = _agreement(node.heldout, reference.heldout, column, spec, numeric)
-        test = _agreement(node.test, reference.test, column, spec, numeric)
+        held = _agreement(*held_rows, column, numeric)
+        test = _agreement(*test_rows, column, numeric)
         if held is not None and test is not None:
             tolerance = tolerance_for(held[2], test[2])
             found.append(Consistency(held[0], column, held[1], test[1], tolerance))
@@ -115,19 +120,29 @@ def consistency(node: Predictions, reference: Predictions, spec: MetricSpec) -> 
     return found[-1] if found else None
 
 
-def _agreement(
-    node: pd.DataFrame, reference: pd.DataFrame, column: str, spec: MetricSpec, numeric: bool
-) -> tuple[str, float, int] | None:
-    """(measure, value, rows compared) of the node's agreement with the reference in `column` on the rows both predict; None
-    where they share no row or the reference gives every shared row one value (nothing to agree with)."""
+def _matched(
+    node: pd.DataFrame, reference: pd.DataFrame, spec: MetricSpec
+) -> tuple[pd.DataFrame, pd.DataFrame] | None:
+    """The node's and the reference's rows that both predict, keyed alike by the id (and the key columns both
+    have); None where either lacks the id or they share no row."""
     keys = [spec.id_column, *(c for c in spec.key_columns if c in node.columns and c in reference.columns)]
-    frames = (node, reference)
-    if any(not {*keys, column} <= set(frame.columns) for frame in frames):
+    if any(not set(keys) <= set(frame.columns) for frame in (node, reference)):
         return None
-    left, right = (keyed_rows(frame, keys) for frame in frames)
+    left, right = (keyed_rows(frame, keys) for frame in (node, reference))
     shared = left.index.intersection(right.index)
-    if not len(shared) or right.loc[shared, column].astype(str).str.strip().nunique() < 2:
+    return (left.loc[shared], right.loc[shared]) if len(shared) else None
+
+
+def _agreement(
+    node: pd.DataFrame, reference: pd.DataFrame, column: str, numeric: bool
+) -> tuple[str, float, int] | None:
+    """(measure, value, rows compared) of the node's agreement with the reference in `column` on their matched
+    rows (`_matched`); None where either lacks the column or the reference gives every row one value (nothing
+    to agree with)."""
+    if column not in node.columns or column not in reference.columns:
         return None
-    found = column_agreement(right.loc[shared, column], left.loc[shared, column], column, numeric)
+    if reference[column].astype(str).str.strip().nunique() < 2:
+        return None
+    found = column_agreement(reference[column], node[column], column, numeric)
     value = found.value if found.value == found.value else 0.0  # NaN: no rank order to agree with
-    return found.measure, float(value), len(shared)
+    return found.measure, float(value), len(reference)
