@@ -228,8 +228,9 @@ class EvaluationConfig(_Section):
     )
     split: str = Field(
         "auto",
-        description="How rows are held out: auto, stratified, random, group:<column>, day:<column> (whole "
-        "calendar days) or time:<column>.",
+        description="How rows are held out: auto (as the test was drawn), stratified, random, like-test (the "
+        "rows most like the test), group:<column>, day:<column> (whole calendar days), blocks:<column> (blocks of "
+        "days at the edge of each run of training days) or time:<column> (the latest rows).",
     )
     refit: bool = Field(
         True,

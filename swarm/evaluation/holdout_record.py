@@ -61,6 +61,9 @@ class Holdout:
     # maps the test rows' back), and why ids are kept (or a caveat where fresh), said before the first step.
     fresh_ids: bool = False
     ids_note: str = ""
+    # How the test rows stand to the training rows and the held-out rows to the kept ones, side by side
+    # (`swarm.evaluation.split_relation`), said before the first step and kept in the report.
+    relation: list[str] = field(default_factory=list)
 
     @property
     def public_dir(self) -> Path:
@@ -176,3 +179,6 @@ class SplitParts:
     fresh: FreshIds | None = None  # the view's fresh ids, or why ids are kept (None: the layout keeps them)
     fraction: float | None = None  # the share held out, where the split holds out another than the one asked
     labelled_ids: list[str] | None = None  # the ids of `labels`' rows, where only some of `ids` are scored
+    relation: list[str] = field(
+        default_factory=list
+    )  # the test beside train, the held-out rows beside the kept

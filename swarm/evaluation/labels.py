@@ -122,5 +122,12 @@ def _as_prediction(labels: pd.DataFrame, spec: MetricSpec) -> pd.DataFrame:
 
 
 def label_strata(labels: pd.DataFrame) -> pd.Series:
-    """One value per row to stratify a split on: the label, or a row's labels joined with "|"."""
-    return labels.iloc[:, 0] if labels.shape[1] == 1 else labels.agg("|".join, axis=1)
+    """One value per row to stratify a split on: the label, or a row's labels joined with "|" (column by column:
+    pandas' row-wise join takes seconds at 50,000 rows)."""
+    text = labels.astype(str)
+    first = text.iloc[:, 0]
+    return (
+        first
+        if text.shape[1] == 1
+        else first.str.cat([text.iloc[:, i] for i in range(1, text.shape[1])], sep="|")
+    )

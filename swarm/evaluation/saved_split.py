@@ -57,6 +57,7 @@ def save_split(
     fresh: FreshIds | None = None,
     public: Path | None = None,
     labelled_ids: list[str] | None = None,
+    relation: list[str] | None = None,
 ) -> Holdout:
     """Write the held-out rows' private labels (with a grouped metric's groups, champs's `type`, beside them)
     and the split's record, and seal the harness dir. Where the split placed files and fresh ids did not copy them
@@ -94,6 +95,7 @@ def save_split(
         shifted=shifted,
         fresh_ids=fresh is not None and fresh.fresh,
         ids_note=note,
+        relation=relation or [],
     )
     seal(holdout)
     return holdout

@@ -1,13 +1,18 @@
 """Which labelled rows a harness split holds out: the split kinds, choosing one, and drawing the rows.
 
-A split is `stratified` (each class in proportion), `random`, `group:<col>` (whole groups of a column),
-`day:<col>` (whole calendar days of a date column) or `time:<col>` (the latest rows). An explicit setting
+One principle: the held-out rows stand to the kept rows as the test rows stand to the whole training set
+(`swarm.evaluation.split_relation` measures that relation; the run prints it for both). A split is `stratified`
+(each class in proportion), `random`, `group:<col>` (whole groups of a column: keys the test has and train lacks),
+`day:<col>` (whole calendar days at random: test rows on single days between the training days),
+`blocks:<col>` (contiguous blocks of time at the edge of each run of training rows, as long as the test's distance
+from its nearest training row asks: hourly rentals whose test is the later days of each month) or `time:<col>` (the
+latest rows, a span as long as the test's horizon asks where the test's times are known) or `like-test` (the
+training rows a classifier finds most like the test, where it tells the two apart by their features). An explicit setting
 (evaluation.split) wins, then competition.json's `split` hint, then `auto`'s rules, which follow how the test rows
 were drawn: a time split where the test rows all come after the training rows; whole groups of a key column
-(store, user, patient) where the test's values of it are ones train.csv lacks; whole days where the test rows fall
-on calendar days train.csv lacks (hourly rentals whose test is the later days of each month: a random split would
-put neighbouring hours of one day on both sides); else stratified for a classification target and random for a
-regression one. Every draw is seeded, so a run's split can be rebuilt exactly.
+(store, user, patient) where the test's values of it are ones train.csv lacks; whole days, or blocks of them, where
+the test rows fall on calendar days train.csv lacks; like-test where the test's features set it apart; else
+stratified for a classification target and random for a regression one. Every draw is seeded, so a run's split can be rebuilt exactly.
 """
 
 from __future__ import annotations
@@ -19,23 +24,40 @@ import pandas as pd
 
 from swarm.competitions.competition import Competition
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitRequest
+from swarm.evaluation.split_relation import (
+    DAY,
+    MIN_FEATURE_ROWS,
+    blocks,
+    classifier_auc,
+    nearest_distance,
+    parse_times,
+    seconds,
+    test_likeness,
+    time_step,
+)
 
-SPLIT_KINDS = ("auto", "stratified", "random")
-SPLIT_PREFIXES = ("group:", "time:", "day:")
+LIKE_TEST = "like-test"
+SPLIT_KINDS = ("auto", "stratified", "random", LIKE_TEST)
+SPLIT_PREFIXES = ("group:", "time:", "day:", "blocks:")
 MAX_CLASSES_FOR_STRATIFY = 200
 DATE_SAMPLE = 200
 NEW_VALUES_SHARE = 0.9  # share of test rows whose day (or key value) train.csv lacks, for auto to split by it
 MIN_GROUP_ROWS = 2.0  # rows a day (or key value) has in train.csv on average, for it to be a group
 MAX_KEY_GROUPS = 0.5  # a key column's distinct values, at most this share of train.csv's rows
+SHIFT_AUC = (
+    0.8  # how well a classifier must tell the test rows from train.csv's for auto to hold out like-test
+)
+MIN_SHIFT_ROWS = 200  # train.csv's rows (and a quarter of it, test.csv's) for auto to measure that
 
 
 def check_split(split: str) -> str:
     """`split` if it is a known split kind (`auto`, `stratified`, `random`, `group:<col>`, `day:<col>`,
-    `time:<col>`)."""
+    `blocks:<col>`, `time:<col>`)."""
     if split in SPLIT_KINDS or (split.startswith(SPLIT_PREFIXES) and split.split(":", 1)[1].strip()):
         return split
     raise ValueError(
-        f"unknown split {split!r}: use auto, stratified, random, group:<column>, day:<column> or time:<column>"
+        f"unknown split {split!r}: use auto, stratified, random, like-test, group:<column>, day:<column>, "
+        "blocks:<column> or time:<column>"
     )
 
 
@@ -87,10 +109,27 @@ def choose_split(
     if dates is not None and test is not None:
         days = _new_days(train[dates[0]], test[dates[0]]) if dates[0] in test.columns else None
         if days is not None:
-            return f"day:{dates[0]}", days
+            return _days_or_blocks(dates[0], train[dates[0]], test[dates[0]], days)
+    shifted = _test_shift(train, test, id_column)
+    if shifted is not None:
+        return LIKE_TEST, shifted
     if classification:
         return "stratified", "a classification target"
     return "random", "a regression target"
+
+
+def _test_shift(train: pd.DataFrame, test: pd.DataFrame | None, id_column: str | None) -> str | None:
+    """Why to hold out the training rows most like the test, where a classifier tells the test rows from
+    train.csv's by their features alone with AUC at least SHIFT_AUC (and both have rows enough); None otherwise."""
+    if test is None or len(train) < MIN_FEATURE_ROWS or len(test) < MIN_FEATURE_ROWS // 4:
+        return None
+    auc = classifier_auc(test, train, (id_column,) if id_column else ())
+    if auc is None or auc < SHIFT_AUC:
+        return None
+    return (
+        f"a classifier tells test.csv's rows from {TRAIN}'s by their features with AUC {auc:.2f}: the "
+        "training rows most like the test held out"
+    )
 
 
 def _new_key_column(
@@ -121,17 +160,30 @@ def _new_key_column(
 def _new_days(train_dates: pd.Series, test_dates: pd.Series) -> str | None:
     """Why to hold out whole days, where NEW_VALUES_SHARE of the test rows fall on calendar days train.csv lacks
     and train.csv has several rows a day (hourly data); None otherwise."""
-    train_days = pd.to_datetime(train_dates, errors="coerce", format="mixed").dt.normalize()
-    test_days = pd.to_datetime(test_dates, errors="coerce", format="mixed").dt.normalize()
+    train_days = parse_times(train_dates).dt.normalize()
+    test_days = parse_times(test_dates).dt.normalize()
     if test_days.isna().all() or train_days.nunique() < 2:
         return None
     per_day = train_days.notna().sum() / train_days.nunique()
     new = ~test_days[test_days.notna()].isin(set(train_days.dropna()))
     if per_day < MIN_GROUP_ROWS or new.mean() < NEW_VALUES_SHARE:
         return None
-    return (
-        f"{new.mean():.0%} of test.csv's rows fall on days {TRAIN} lacks, between its own: whole days held out "
-        f"({per_day:.0f} rows a day), as the test was drawn"
+    return f"{new.mean():.0%} of test.csv's rows fall on days {TRAIN} lacks, between its own ({per_day:.0f} rows a day)"
+
+
+def _days_or_blocks(
+    column: str, train_dates: pd.Series, test_dates: pd.Series, new_days: str
+) -> tuple[str, str]:
+    """Whole days at random where the test's days stand alone between training days (`day:`), else blocks of
+    days at the edges of the training runs (`blocks:`), where the test's days come in runs of several."""
+    found = blocks(seconds(parse_times(test_dates)), seconds(parse_times(train_dates)))
+    lengths = [last - first for first, last in found]
+    if not lengths or float(np.median(lengths)) < DAY:
+        return f"day:{column}", f"{new_days}: whole days held out, as the test was drawn"
+    days = np.ceil(float(np.median(lengths)) / DAY)
+    return f"blocks:{column}", (
+        f"{new_days}, in {len(lengths)} runs of about {days:.0f} days: a block of days held out at the edge of each "
+        "run of training days, as far from the kept days as the test is from train"
     )
 
 
@@ -153,11 +205,18 @@ def date_column(train: pd.DataFrame, test: pd.DataFrame | None) -> tuple[str, bo
 
 
 def split_rows(
-    split: str, train: pd.DataFrame, strata: pd.Series, fraction: float, seed: int
+    split: str,
+    train: pd.DataFrame,
+    strata: pd.Series,
+    fraction: float,
+    seed: int,
+    test: pd.DataFrame | None = None,
+    skip: tuple[str, ...] = (),
 ) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
-    """(positions, held-out rows, kept rows) of `train` under `split`; NoHoldout when the split leaves no rows
-    to hold out or none to train on."""
-    positions = held_out_positions(split, train, strata, fraction, seed)
+    """(positions, held-out rows, kept rows) of `train` under `split` (`test`: the test rows, whose times a time
+    split matches and whose likeness `like-test` follows, `skip` its columns no classifier reads: the id);
+    NoHoldout when the split leaves no rows to hold out or none to train on."""
+    positions = held_out_positions(split, train, strata, fraction, seed, test, skip)
     if len(positions) == 0 or len(positions) >= len(train):
         raise NoHoldout(f"the split {split!r} leaves no rows to hold out or none to train on")
     return positions, train.iloc[positions], train.drop(train.index[positions])
@@ -182,23 +241,40 @@ def described_split(chosen: str, why: str, how: str) -> tuple[str, str]:
 
 
 def held_out_positions(
-    split: str, train: pd.DataFrame, strata: pd.Series, fraction: float, seed: int
+    split: str,
+    train: pd.DataFrame,
+    strata: pd.Series,
+    fraction: float,
+    seed: int,
+    test: pd.DataFrame | None = None,
+    skip: tuple[str, ...] = (),
 ) -> np.ndarray:
-    """Sorted row positions of the held-out rows."""
+    """Sorted row positions of the held-out rows (`test`: the test rows, whose times a time split matches and
+    whose likeness `like-test` follows; `skip`: columns no classifier reads)."""
     n = len(train)
     rng = np.random.default_rng(seed)
     want = _n_held(n, fraction)
     if split == "random":
         return np.sort(rng.permutation(n)[:want])
+    if split == LIKE_TEST:
+        return _most_test_like(train, test, skip, want, seed)
     if split == "stratified":
         return _stratified(strata.to_numpy(), want, rng)
     kind, column = split.split(":", 1)
+    test_times = test[column] if test is not None and column in test.columns else None
     if column not in train.columns:
         raise NoHoldout(f"the split {split!r} names column {column!r}, which {TRAIN} does not have")
-    if kind in ("time", "day"):
-        times = pd.to_datetime(train[column], errors="coerce", format="mixed")
+    if kind in ("time", "day", "blocks"):
+        times = parse_times(train[column])
         if times.isna().all():
             raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
+    if kind in ("time", "blocks") and test_times is not None and parse_times(test_times).notna().any():
+        test_at = parse_times(test_times)
+        if kind == "blocks":  # blocks of whole days
+            times, test_at = times.dt.normalize(), test_at.dt.normalize()
+        return np.flatnonzero(matched_blocks(times, test_at, fraction))
+    if kind == "blocks":
+        raise NoHoldout(f"the split {split!r} needs the test rows' {column!r}, which the test table lacks")
     if kind == "time":
         order = np.argsort(times.fillna(times.min()).to_numpy(), kind="stable")
         return np.sort(order[-want:])
@@ -220,6 +296,39 @@ def held_out_positions(
     # pandas' hash-based isin: numpy's isin on text compares against each chosen group in turn (hours at the
     # 9M token rows of text normalization).
     return np.flatnonzero(pd.Series(groups).isin(set(chosen)).to_numpy())
+
+
+def matched_blocks(train_times: pd.Series, test_times: pd.Series, fraction: float) -> np.ndarray:
+    """Which training rows to hold out so that they stand to the kept rows as the test stands to train.csv:
+    in each run of training times that no test time interrupts, the block at the edge the test adjoins (its end,
+    or its start where no test row comes after it), as long as makes its rows' median distance from the kept rows
+    the test's from train.csv (a block of length L at an edge lies one time step to L from the kept rows), bounded
+    to between half and twice `fraction` of the run (at most half of it)."""
+    train_s = (train_times - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float)
+    known, test_s = train_s[~np.isnan(train_s)], seconds(test_times)
+    step = time_step(np.concatenate([known, test_s]))
+    wanted = 2 * float(np.median(nearest_distance(test_s, known))) - step
+    held = np.zeros(len(train_s), dtype=bool)
+    for first, last in blocks(known, test_s):
+        run = last - first + step
+        length = float(np.clip(wanted, 0.5 * fraction * run, min(2 * fraction, 0.5) * run))
+        if (test_s > last).any():
+            held |= (train_s > last - length) & (train_s <= last)
+        else:
+            held |= (train_s >= first) & (train_s < first + length)
+    return held
+
+
+def _most_test_like(
+    train: pd.DataFrame, test: pd.DataFrame | None, skip: tuple[str, ...], want: int, seed: int
+) -> np.ndarray:
+    """The `want` training rows a classifier finds most like the test rows (ties in a seeded order)."""
+    found = None if test is None else test_likeness(train, test, skip, seed)
+    if found is None:
+        raise NoHoldout(f"the split {LIKE_TEST!r} needs test rows with feature columns {TRAIN} shares")
+    order = np.random.default_rng(seed).permutation(len(train))
+    ranked = order[np.argsort(-found[1][order], kind="stable")]
+    return np.sort(ranked[:want])
 
 
 def _n_held(n: int, fraction: float) -> int:

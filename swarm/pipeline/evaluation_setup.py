@@ -37,7 +37,13 @@ class EvaluationSetup:
         """What a run prints before its first step."""
         first = self.metric.describe()
         if self.holdout is not None:
-            return [first, f"validation: {self.holdout.describe()}", f"ids: {self.holdout.describe_ids()}"]
+            relation = [f"split: {line}" for line in self.holdout.relation]
+            return [
+                first,
+                f"validation: {self.holdout.describe()}",
+                f"ids: {self.holdout.describe_ids()}",
+                *relation,
+            ]
         return [
             first,
             f"validation: UNVERIFIED, no harness split ({self.unverified_reason}); solutions are ranked by the "
@@ -51,6 +57,7 @@ class EvaluationSetup:
             "unverified_reason": self.unverified_reason,
             "holdout": self.holdout.describe() if self.holdout else None,
             "ids": self.holdout.describe_ids() if self.holdout else None,
+            "relation": self.holdout.relation if self.holdout else [],
         }
 
 

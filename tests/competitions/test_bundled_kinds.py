@@ -144,17 +144,21 @@ def test_holdout_of_the_time_split_holds_out_the_latest_days(cache_dir: Path, tm
     assert len(held) == len(holdout.ids) and held["date"].min() > kept["date"].max()
 
 
-def test_holdout_of_flight_delays_holds_out_whole_days_as_its_test(cache_dir: Path, tmp_path: Path) -> None:
-    """Its test flights are the 22nd and later days of each month: `auto` holds out whole days, not flights."""
+def test_holdout_of_flight_delays_holds_out_blocks_of_days_as_its_test(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    """Its test flights are the 22nd and later days of each month: `auto` holds out whole days, not flights, in
+    a block at the end of each month's training days."""
     comp = load_competition("flight-delays", cache_dir)
     train, test = _frames(cache_dir, "flight-delays")
     assert set(test["date"].str[8:10].astype(int)) == set(range(22, 32))
     assert set(train["date"].str[8:10].astype(int)) == set(range(1, 22))
     holdout = build_holdout(comp, tmp_path / "harness", fraction=0.2, seed=5)
-    assert holdout.split == "day:date" and "fall on days train.csv lacks" in holdout.split_reason
+    assert holdout.split == "blocks:date" and "fall on days train.csv lacks" in holdout.split_reason
     held = train[train["id"].astype(str).isin(holdout.own_ids("held").values())]
     kept = pd.read_csv(holdout.public_dir / "train.csv")
     assert len(held) == len(holdout.ids) and set(held["date"]).isdisjoint(set(kept["date"]))
+    assert set(held["date"].str[8:10].astype(int)) == set(range(17, 22))  # the 17th-21st of each month
 
 
 def _spec(family: str, features: tuple[str, ...], encodings: dict, **params) -> PipelineSpec:

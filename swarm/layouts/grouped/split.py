@@ -93,7 +93,8 @@ def _held_ids(
     ids, so that an id is held out with all its rows."""
     hint = competition_split_hint(request.competition)
     chosen, why = _choose(check_split(request.split), hint, layout, train, classification)
-    positions, _, _ = split_rows(chosen, train, label_strata(per_row), request.fraction, request.seed)
+    strata = label_strata(per_row)
+    positions, _, _ = split_rows(chosen, train, strata, request.fraction, request.seed, layout.test_frame)
     return chosen, why, row_ids.isin(set(row_ids.iloc[positions])).to_numpy()
 
 

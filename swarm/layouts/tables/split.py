@@ -24,7 +24,13 @@ from swarm.evaluation.holdout_record import (
     write_view_ids,
 )
 from swarm.evaluation.labelled_data import TooLarge
-from swarm.evaluation.labels import closed_classes, is_classification, renamed_target, submission_labels
+from swarm.evaluation.labels import (
+    closed_classes,
+    is_classification,
+    label_strata,
+    renamed_target,
+    submission_labels,
+)
 from swarm.evaluation.listed_items import listed_items_fillers
 from swarm.evaluation.new_ids import held_out_ids
 from swarm.evaluation.side_files import hide_side_files, records_naming
@@ -35,6 +41,7 @@ from swarm.evaluation.split import (
     competition_split_hint,
     split_rows,
 )
+from swarm.evaluation.split_relation import relation_lines
 from swarm.evaluation.table_io import is_parquet, read_csv_as_text, write_public_table
 from swarm.evaluation.tfrecord_split import LabelledRows, split_tfrecords
 from swarm.evaluation.view_files import (
@@ -83,6 +90,8 @@ def split_tables(request: SplitRequest, labels_table: str | None = None) -> Spli
     rows = _held_rows(request, data, labels, test_ids)
     files = _write_view_files(request, data, labels, rows, test_ids)
     fresh, ids = _write_view_tables(request, data, rows, files, targets, test_ids)
+    skip = (spec.id_column, *targets, *labels.frame.columns, *labels.renamed)
+    share = len(rows.held) / len(data.train)
     return SplitParts(
         labels.frame,
         rows.held,
@@ -96,6 +105,8 @@ def split_tables(request: SplitRequest, labels_table: str | None = None) -> Spli
         hidden=files.hidden,
         file_dirs=files.file_dirs,
         fresh=fresh,
+        fraction=share if abs(share - request.fraction) > 0.01 else None,
+        relation=relation_lines(rows.chosen, data.train, data.test, rows.positions, skip),
     )
 
 
@@ -180,14 +191,16 @@ def _held_rows(
     not follow them (`_check_inputs_found`)."""
     competition, spec, train, layout = request.competition, request.spec, data.train, data.layout
     public, id_col = competition.public_dir, spec.id_column
-    strata = labels.frame.astype(str).agg("|".join, axis=1)
+    strata = label_strata(labels.frame)
     classification = is_classification(spec, labels.frame, labels.wide)
     hint = competition_split_hint(competition)
     groups = file_groups(public, data.test, train, id_col) if layout is None else None
     chosen, why = choose_split(
         check_split(request.split), hint, train, data.test, classification, id_col, groups and groups.column
     )
-    positions, held, kept = split_rows(chosen, train, strata, request.fraction, request.seed)
+    positions, held, kept = split_rows(
+        chosen, train, strata, request.fraction, request.seed, data.test, (id_col,)
+    )
     rng = np.random.default_rng(request.seed + 1)
     # File paths are not ids: files labelled by their names always get new ones in the test ids' format.
     original, ids, rekeyed = held_out_ids(train, held, id_col, test_ids, rng, always_new=layout is not None)
