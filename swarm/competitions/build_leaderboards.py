@@ -43,6 +43,9 @@ class Population:
     kinds: dict[str, str] = field(default_factory=dict)  # special columns (reference_pipelines.ENCODINGS)
     # (train folder, test folder) of images named by the ids: the teams see them as an `image` column.
     image_folders: tuple[str, str] | None = None
+    # A regression target that may be zero or negative (a standardised score): no team fits its logarithm,
+    # and the predicted values are not clipped to >= 1.
+    signed: bool = False
 
 
 POPULATIONS = {
@@ -54,6 +57,8 @@ POPULATIONS = {
     ),
     "chicago-ridership": Population("regression", "value", 120, 15, kinds={"date": "datetime"}),
     "flight-delays": Population("classification", "proba", 100, 17, kinds={"date": "datetime"}),
+    "electricity-demand": Population("regression", "value", 120, 18, kinds={"datetime": "datetime"}),
+    "exam-schools": Population("regression", "value", 120, 19, signed=True),
     "digit-images": Population(
         "classification", "label", 100, 16, kinds={IMAGE: "image"}, image_folders=("train", "test")
     ),
@@ -64,12 +69,10 @@ def sha256_of(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _submission(
-    spec_id: str, ids: pd.Series, target: str, predictions: np.ndarray, output: str
-) -> pd.DataFrame:
-    if output == "label":
+def _submission(ids: pd.Series, target: str, predictions: np.ndarray, plan: Population) -> pd.DataFrame:
+    if plan.output == "label":
         predictions = np.asarray(predictions).astype(int)
-    elif output == "value":
+    elif plan.output == "value" and not plan.signed:
         predictions = np.clip(np.asarray(predictions, dtype=float), 1.0, None)
     return pd.DataFrame({ids.name: ids.to_numpy(), target: predictions})
 
@@ -88,7 +91,9 @@ def build_one(
             paths = frame[spec.id_column].map(lambda name, f=folder: str(competition.public_dir / f / name))
             frame[IMAGE] = paths
     features = [c for c in train.columns if c not in (spec.id_column, spec.target)]
-    population = sample_population(features, plan.task, n_teams or plan.n_teams, plan.seed, plan.kinds)
+    population = sample_population(
+        features, plan.task, n_teams or plan.n_teams, plan.seed, plan.kinds, log_targets=not plan.signed
+    )
     rows = []
     with tempfile.TemporaryDirectory() as scratch:
         for number, team in enumerate(population, start=1):
@@ -115,9 +120,7 @@ def _score_team(number, team: PipelineSpec, competition, train, test, spec, plan
         team, train, train[spec.target], test, plan.task, plan.output, seed=plan.seed * 1000 + number
     )
     path = scratch / f"team-{number:03d}.csv"
-    _submission(spec.id, test[spec.id_column], spec.target, predictions, plan.output).to_csv(
-        path, index=False
-    )
+    _submission(test[spec.id_column], spec.target, predictions, plan).to_csv(path, index=False)
     try:
         score = score_submission(competition, path)
     except InvalidSubmission as exc:

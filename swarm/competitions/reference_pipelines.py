@@ -131,12 +131,19 @@ def _sample_params(family: str, rng: np.random.Generator) -> dict:
 
 
 def sample_population(
-    features: list[str], task: str, n_teams: int, seed: int, kinds: dict[str, str] | None = None
+    features: list[str],
+    task: str,
+    n_teams: int,
+    seed: int,
+    kinds: dict[str, str] | None = None,
+    log_targets: bool = True,
 ) -> list[PipelineSpec]:
     """`n_teams` pipelines for `task` ("classification" or "regression"), reproducible from `seed`.
 
     `kinds` names the columns of a special kind (see ENCODINGS): every team gets them among its features and
     draws an encoding for each (after its other draws, so populations without such columns are unchanged).
+    `log_targets=False` (a target that may be zero or negative) keeps every team on the target as it is; the
+    draw is still made, so the teams are otherwise those of `log_targets=True`.
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
@@ -155,7 +162,7 @@ def sample_population(
             # The special columns are the competition's main signal: every team has them, and may drop them.
             picked = set(picked.tolist()) | {i for i, c in enumerate(features) if kinds and c in kinds}
             chosen = tuple(features[i] for i in sorted(picked))
-        log_target = task == "regression" and bool(rng.random() < 0.7)
+        log_target = task == "regression" and bool(rng.random() < 0.7) and log_targets
         params = _sample_params(family, rng)
         encodings = {c: _draw(ENCODINGS[kinds[c]], rng) for c in chosen if kinds and c in kinds}
         if encodings and all(encodings.get(c) == "drop" for c in chosen):

@@ -34,6 +34,8 @@ def test_list_json(cache_dir: Path) -> None:
     assert [r["id"] for r in rows] == [
         "chicago-ridership",
         "digit-images",
+        "electricity-demand",
+        "exam-schools",
         "flight-delays",
         "food-reviews",
         "house-prices",

@@ -76,7 +76,10 @@ TABLE_GUESSERS = [in_train_gaps, id_value, nearest_train_id, row_order]
 FILE_GUESSERS = [id_value, row_order, *map(file_stat, ("st_mtime_ns", "st_ino", "st_nlink", "st_size"))]
 
 
-TABLES = ("titanic", "house-prices", "telco-churn", "food-reviews", "flight-delays")  # chicago keeps its ids
+TABLES = (
+    *("titanic", "house-prices", "telco-churn", "food-reviews", "flight-delays"),
+    *("electricity-demand", "exam-schools"),
+)  # chicago keeps its ids
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from PIL import Image
+from sklearn.compose import TransformedTargetRegressor
 from sklearn.ensemble import HistGradientBoostingClassifier, HistGradientBoostingRegressor
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.svm import SVC
@@ -104,7 +105,8 @@ def _encoded(column: pd.Series) -> np.ndarray:
 
 def fitted(spec: MetricSpec, x: np.ndarray, y: pd.Series) -> object:
     """The model for the metric: a classifier of labels (accuracy; of pixels, a support vector machine) or of 0/1
-    (AUC), else a regressor of log1p."""
+    (AUC), else a regressor: of log1p for a target never negative (counts, prices; predicting at least 1), of the
+    values as they are for one that may be (a standardised score)."""
     metric = get_metric(spec.name)
     if metric.labels and x.shape[1] == IMAGE_SIDE[0] * IMAGE_SIDE[1]:
         return SVC(random_state=0).fit(x, y.to_numpy())
@@ -112,7 +114,18 @@ def fitted(spec: MetricSpec, x: np.ndarray, y: pd.Series) -> object:
         return HistGradientBoostingClassifier(max_iter=60, random_state=0).fit(x, y.to_numpy())
     if metric.binary_truth:
         return HistGradientBoostingClassifier(max_iter=60, random_state=0).fit(x, y.astype(int).to_numpy())
-    return HistGradientBoostingRegressor(max_iter=60, random_state=0).fit(x, np.log1p(y.astype(float)))
+    values = y.astype(float).to_numpy()
+    regressor = HistGradientBoostingRegressor(max_iter=60, random_state=0)
+    if (values < 0).any():
+        return regressor.fit(x, values)
+    logged = TransformedTargetRegressor(
+        regressor, func=np.log1p, inverse_func=_at_least_one, check_inverse=False
+    )
+    return logged.fit(x, values)
+
+
+def _at_least_one(logged: np.ndarray) -> np.ndarray:
+    return np.maximum(np.expm1(logged), 1.0)
 
 
 def predictions(spec: MetricSpec, model: object, x: np.ndarray, ids: pd.Series) -> pd.DataFrame:
@@ -123,7 +136,7 @@ def predictions(spec: MetricSpec, model: object, x: np.ndarray, ids: pd.Series) 
     elif metric.binary_truth:
         values = model.predict_proba(x)[:, 1]
     else:
-        values = np.maximum(np.expm1(model.predict(x)), 1.0)
+        values = model.predict(x)
     return pd.DataFrame(
         {spec.id_column: ids.to_numpy(), spec.target_columns[0]: [str(v) for v in values]}
     ).reset_index(drop=True)

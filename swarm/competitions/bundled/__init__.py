@@ -7,6 +7,8 @@ from pathlib import Path
 from swarm.competitions.bundled import (
     chicago_ridership,
     digit_images,
+    electricity_demand,
+    exam_schools,
     flight_delays,
     food_reviews,
     house_prices,
@@ -26,6 +28,8 @@ SPECS: dict[str, BundledSpec] = {
         chicago_ridership.SPEC,
         digit_images.SPEC,
         flight_delays.SPEC,
+        electricity_demand.SPEC,
+        exam_schools.SPEC,
     )
 }
 
