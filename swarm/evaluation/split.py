@@ -269,10 +269,7 @@ def held_out_positions(
         if times.isna().all():
             raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
     if kind in ("time", "blocks") and test_times is not None and parse_times(test_times).notna().any():
-        test_at = parse_times(test_times)
-        if kind == "blocks":  # blocks of whole days
-            times, test_at = times.dt.normalize(), test_at.dt.normalize()
-        return np.flatnonzero(matched_blocks(times, test_at, fraction))
+        return np.flatnonzero(matched_blocks(times, parse_times(test_times), fraction, kind == "blocks"))
     if kind == "blocks":
         raise NoHoldout(f"the split {split!r} needs the test rows' {column!r}, which the test table lacks")
     if kind == "time":
@@ -298,16 +295,22 @@ def held_out_positions(
     return np.flatnonzero(pd.Series(groups).isin(set(chosen)).to_numpy())
 
 
-def matched_blocks(train_times: pd.Series, test_times: pd.Series, fraction: float) -> np.ndarray:
+def matched_blocks(
+    train_times: pd.Series, test_times: pd.Series, fraction: float, whole_days: bool = False
+) -> np.ndarray:
     """Which training rows to hold out so that they stand to the kept rows as the test stands to train.csv:
     in each run of training times that no test time interrupts, the block at the edge the test adjoins (its end,
     or its start where no test row comes after it), as long as makes its rows' median distance from the kept rows
     the test's from train.csv (a block of length L at an edge lies one time step to L from the kept rows), bounded
-    to between half and twice `fraction` of the run (at most half of it)."""
-    train_s = (train_times - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float)
+    to between half and twice `fraction` of the run (at most half of it); `whole_days`: blocks of calendar days,
+    their length rounded up to whole days."""
+    train_s = _epoch_seconds(train_times)
     known, test_s = train_s[~np.isnan(train_s)], seconds(test_times)
     step = time_step(np.concatenate([known, test_s]))
     wanted = 2 * float(np.median(nearest_distance(test_s, known))) - step
+    if whole_days:
+        train_s, test_s = np.floor(train_s / DAY) * DAY, np.floor(test_s / DAY) * DAY
+        known, step, wanted = train_s[~np.isnan(train_s)], DAY, float(np.ceil(wanted / DAY) * DAY)
     held = np.zeros(len(train_s), dtype=bool)
     for first, last in blocks(known, test_s):
         run = last - first + step
@@ -317,6 +320,11 @@ def matched_blocks(train_times: pd.Series, test_times: pd.Series, fraction: floa
         else:
             held |= (train_s >= first) & (train_s < first + length)
     return held
+
+
+def _epoch_seconds(times: pd.Series) -> np.ndarray:
+    """Timestamps as float seconds, NaN where missing (in the rows' order)."""
+    return (times - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float)
 
 
 def _most_test_like(

@@ -24,7 +24,9 @@ MAX_CLASSIFIER_ROWS = 20_000  # rows of each side the feature classifier reads, 
 MAX_SCORED_ROWS = 200_000  # training rows scored out of fold for like-test; past it, by a model of a sample
 MAX_CLASSIFIER_COLUMNS = 50
 MAX_CATEGORIES = 50  # a text column with more distinct values is not a feature the classifier reads
-MIN_FEATURE_ROWS = 200  # training rows (and a quarter of it, test rows) for the features' relation to be measured
+MIN_FEATURE_ROWS = (
+    200  # training rows (and a quarter of it, test rows) for the features' relation to be measured
+)
 MAX_BLANK_GAP = 0.2  # a column blank this much more often on one side than the other is not read
 
 

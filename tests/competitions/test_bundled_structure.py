@@ -69,7 +69,7 @@ def test_exam_schools_test_is_every_pupil_of_unseen_schools(cache_dir: Path) -> 
 @pytest.mark.parametrize(
     ("competition_id", "split", "why"),
     [
-        ("electricity-demand", "day:datetime", "fall on days train.csv lacks"),
+        ("electricity-demand", "blocks:datetime", "fall on days train.csv lacks"),
         ("exam-schools", "group:school", "'school' values train.csv lacks"),
     ],
 )
@@ -83,7 +83,7 @@ def test_auto_holds_out_rows_as_the_test_was_drawn(
     held = train[train["id"].astype(str).isin(holdout.own_ids("held").values())]
     kept = pd.read_csv(holdout.public_dir / "train.csv")
     column = split.split(":", 1)[1]
-    units = (lambda f: f[column].str[:10]) if split.startswith("day:") else (lambda f: f[column])
+    units = (lambda f: f[column].str[:10]) if split.startswith("blocks:") else (lambda f: f[column])
     assert len(held) == len(holdout.ids) > 0 and set(units(held)).isdisjoint(set(units(kept)))
 
 
