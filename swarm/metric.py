@@ -151,12 +151,18 @@ def pick_best(items: Iterable[T], key: Callable[[T], MetricValue | None]) -> T |
 
 
 def with_interval(value: float, interval: Sequence[float] | None, spec: str = ".6g") -> str:
-    """A score as `spec` formats it, then its 95% interval where it has one: `0.795918 [0.745, 0.847]`, the
-    bounds to two significant digits of the interval's half-width (every score a run shows reads the same)."""
-    shown = format(value, spec)
+    """A score as `spec` formats it, then its 95% interval where it has one: `0.795918 [0.745, 0.847]` (every
+    score a run shows reads the same)."""
+    bounds = interval_text(interval)
+    return f"{format(value, spec)} {bounds}" if bounds else format(value, spec)
+
+
+def interval_text(interval: Sequence[float] | None) -> str:
+    """A 95% interval as `[0.745, 0.847]`, its bounds to two significant digits of its half-width; "" where
+    there is none."""
     if not interval or len(interval) != 2 or any(b is None or not math.isfinite(b) for b in interval):
-        return shown
+        return ""
     low, high = float(interval[0]), float(interval[1])
     half = (high - low) / 2
     decimals = max(0, 1 - math.floor(math.log10(half))) if half > 0 else 4
-    return f"{shown} [{low:.{decimals}f}, {high:.{decimals}f}]"
+    return f"[{low:.{decimals}f}, {high:.{decimals}f}]"

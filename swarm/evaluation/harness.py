@@ -13,7 +13,9 @@ What MLE-bench's graders read past is read past here too, and the result's `note
 (`swarm.competitions.tolerance`): columns the sample lacks are dropped, ids spelled as other numbers are read as
 the ids they equal, a blank text prediction that the grader scores (its answers hold "NA" tokens, or the column
 is free text) is scored, not refused. The test rows are written in the sample's columns, order and id spelling,
-so that the file delivered from them is one every grader reads alike.
+so that the file delivered from them is one every grader reads alike. Each score comes with its seeded bootstrap
+interval over the rows it was computed from (`swarm.competitions.score_interval`), whole groups resampled where
+the split held them out and their values are at hand (`swarm.evaluation.score_groups`), or the reason it has none.
 """
 
 from __future__ import annotations

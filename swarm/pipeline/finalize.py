@@ -1,6 +1,8 @@
 """After the search: blend the good nodes when a blend estimates honestly better than the best node
-(`swarm.pipeline.ensembling`), else pick the best node (by the harness's score) and refit it on every train
-row; copy what is delivered to best_solution/, grade it, write report.md.
+(`swarm.pipeline.ensembling`), else pick the best node (by the harness's score; with
+`evaluation.ties_within_noise`, the simplest of those within one standard error of it: `swarm.journal.ties`) and
+refit it on every train row; copy what is delivered to best_solution/, grade it, write report.md, which shows
+each score with its 95% interval.
 
 The private answers are read here and only here, after the search, by the grader; they never reach a prompt
 or a sandbox.
