@@ -39,7 +39,7 @@ from swarm.competitions.validation import InvalidSubmission
 CONFIDENCE = 0.95
 RESAMPLES = 200
 MIN_RESAMPLES = 50  # fewer than this and the 2.5% and 97.5% quantiles are mostly noise
-MAX_UNITS = 5000  # units (rows or groups) a bootstrap resamples at most; more are subsampled
+MAX_UNITS = 2000  # units (rows or groups) a bootstrap resamples at most; more are subsampled
 MIN_UNITS = 200  # the smallest subsample a slow metric is shrunk to
 BUDGET_S = 10.0  # seconds the resamples of one score may take, all together
 MAX_FAILED_SHARE = (
