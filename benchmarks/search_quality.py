@@ -14,7 +14,8 @@ score (what the run submits, before the refit) and of the node the solutions' pr
 picked, and the mean absolute gap between the claimed and the harness scores of the good nodes; and the harness
 gap, |harness score - hidden score| / |hidden score| of the node the harness picked (before its refit): how well
 the split's held-out rows stand for the test (a split that does not follow how the test was drawn is
-optimistic).
+optimistic); and the harness pick's 95% interval (the bootstrap of its held-out rows) and whether the pick's
+hidden-test score fell inside it.
 
 Ensembles: `single` is the hidden-test score of the best single node's final submission (its refit when it was
 refit), `score` that of the delivered submission; `delivered` says whether the run delivered a blend (and of how
@@ -100,11 +101,25 @@ def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
         for n in good
         if n.meta.claimed_metric is not None and n.metric and n.metric.value is not None
     ]
+    pick = best(lambda n: n.metric.value if n.metric else None)
+    pick_score = hidden(pick)
+    interval = pick.meta.score_interval if pick is not None else None
     return {
-        "harness_pick_score": hidden(best(lambda n: n.metric.value if n.metric else None)),
+        "harness_pick_score": pick_score,
+        "harness_pick_interval": interval,
+        "hidden_inside_interval": inside(interval, pick_score),
         "printed_pick_score": hidden(best(lambda n: n.meta.claimed_metric)),
         "claim_gap": statistics.mean(gaps) if gaps else None,
     }
+
+
+def inside(interval: list[float] | None, hidden: float | None) -> bool | None:
+    """Whether the hidden-test score lies within the harness score's 95% interval; None where either is missing.
+    (The hidden score is itself measured on a sample of rows, so even a true interval misses it more often
+    than 5% of the time.)"""
+    if not interval or hidden is None:
+        return None
+    return bool(interval[0] <= hidden <= interval[1])
 
 
 def relative_gap(harness: float | None, hidden: float | None) -> float | None:
@@ -177,6 +192,8 @@ def print_tables(results: list[dict], console: Console) -> None:
             "medal",
             "steps to bronze",
             "harness pick",
+            "pick interval",
+            "inside",
             "printed pick",
             "claim gap",
             "harness gap",
@@ -195,6 +212,8 @@ def print_tables(results: list[dict], console: Console) -> None:
                 r["medal"] or "none",
                 "-" if r["steps_to_bronze"] is None else str(r["steps_to_bronze"]),
                 _num(r.get("harness_pick_score")),
+                _bounds(r.get("harness_pick_interval")),
+                _yes_no(r.get("hidden_inside_interval")),
                 _num(r.get("printed_pick_score")),
                 _num(r.get("claim_gap")),
                 _num(r.get("harness_gap")),
@@ -214,6 +233,8 @@ def print_tables(results: list[dict], console: Console) -> None:
                 f"{medals}/{len(mine)} medals",
                 "",
                 _mean(mine, "harness_pick_score"),
+                "",
+                f"{sum(1 for r in mine if r.get('hidden_inside_interval'))}/{len(mine)}",
                 _mean(mine, "printed_pick_score"),
                 _mean(mine, "claim_gap"),
                 _mean(mine, "harness_gap"),
@@ -227,6 +248,14 @@ def print_tables(results: list[dict], console: Console) -> None:
 
 def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.5g}"
+
+
+def _bounds(interval: list[float] | None) -> str:
+    return "-" if not interval else f"[{interval[0]:.4g}, {interval[1]:.4g}]"
+
+
+def _yes_no(value: bool | None) -> str:
+    return "-" if value is None else ("yes" if value else "no")
 
 
 def _delivered(row: dict) -> str:

@@ -4,7 +4,8 @@
 
 Per (competition, policy): the mean delivered score (blend or single node), the mean score of the best single
 node, how often the blend was delivered, the medals per seed, and whether the run beat the strongest reference
-pipeline of the competition's leaderboard (its top score).
+pipeline of the competition's leaderboard (its top score), the mean half-width of the 95% interval of the harness
+pick's score and how often the pick's hidden-test score fell inside that interval ("hidden inside interval").
 """
 
 from __future__ import annotations
@@ -47,11 +48,24 @@ def _share(values: list) -> str:
     return f"{100 * statistics.mean(values):.1f}%" if values else "-"
 
 
+def _half_width(runs: list[dict]) -> str:
+    """The mean half-width of the harness pick's 95% interval, as `±0.031` ("-" where no run has one)."""
+    halves = [(i[1] - i[0]) / 2 for i in (r.get("harness_pick_interval") for r in runs) if i]
+    return f"±{statistics.mean(halves):.2g}" if halves else "-"
+
+
+def _inside(runs: list[dict]) -> str:
+    """How many of the runs whose pick has an interval and a hidden score had that score inside the interval."""
+    known = [r["hidden_inside_interval"] for r in runs if r.get("hidden_inside_interval") is not None]
+    return f"{sum(known)}/{len(known)}" if known else "-"
+
+
 def table(results: list[dict]) -> str:
     lines = [
         "| competition | policy | top reference | bronze at | delivered (mean) | best single (mean) | blend chosen "
-        "| medals (by seed) | beat the top reference | harness gap (mean) |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| medals (by seed) | beat the top reference | harness gap (mean) | pick's interval (mean ±) "
+        "| hidden inside interval |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     cells: dict[tuple, list[dict]] = {}
     for result in results:
@@ -67,7 +81,8 @@ def table(results: list[dict]) -> str:
         lines.append(
             f"| {competition} | {policy} | {top:.5g} | {runs[0]['bronze_threshold']:.5g} | "
             f"{_mean([r['score'] for r in runs])} | {_mean([r.get('single_score') for r in runs])} | "
-            f"{blends}/{len(runs)} | {medals} | {beat}/{len(runs)} | {_share([r.get('harness_gap') for r in runs])} |"
+            f"{blends}/{len(runs)} | {medals} | {beat}/{len(runs)} | {_share([r.get('harness_gap') for r in runs])} "
+            f"| {_half_width(runs)} | {_inside(runs)} |"
         )
     return "\n".join(lines)
 

@@ -13,6 +13,7 @@ from prefect.artifacts import create_markdown_artifact, create_table_artifact
 
 from swarm.atomic import write_text_atomic
 from swarm.journal import Journal, Node
+from swarm.metric import interval_text, with_interval
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.finalize import score_curve
 from swarm.pipeline.plot import score_svg
@@ -29,6 +30,7 @@ def journal_rows(nodes: Iterable[Node]) -> list[dict[str, object]]:
             "agent": node.agent_id,
             "task": node.task_type,
             "metric": None if node.metric is None else node.metric.value,
+            "95% interval": interval_text(node.meta.score_interval),
             "scored by": "harness" if node.meta.validation_source == "harness" else "unverified",
             "claimed": node.meta.claimed_metric,
             "buggy": node.is_buggy,
@@ -124,7 +126,11 @@ def summary_markdown(
     """The epoch's summary: counts, best, spend, search modes, the GA population, the score curve and a link
     to its SVG plot."""
     best = journal.best_node(only_good=True)
-    best_text = f"`{best.id[:8]}` metric {best.metric.value:.5g}" if best and best.metric else "none yet"
+    best_text = (
+        f"`{best.id[:8]}` metric {with_interval(best.metric.value, best.meta.score_interval, '.5g')}"
+        if best and best.metric and best.metric.value is not None
+        else "none yet"
+    )
     population = population_rows(journal, state)
     return "\n".join(
         [

@@ -34,6 +34,7 @@ from flows.runners import dask_task_runner
 from sandbox import ExecutionResult
 from swarm.config import Config
 from swarm.journal import Journal, Node
+from swarm.metric import with_interval
 from swarm.pipeline import steps
 from swarm.pipeline.chain import StepStages, run_chain
 from swarm.pipeline.context import RunContext
@@ -196,11 +197,15 @@ def progress_hooks(rc: RunContext, journal: Journal, state: RunState) -> StepHoo
     def recorded(node: Node) -> None:
         best = journal.best_node(only_good=True)
         event = f"{node.task_type} by {node.agent_id}: " + (
-            f"buggy ({node.bug_reason})" if node.is_buggy else f"metric {node.metric.value:.5g}"
+            f"buggy ({node.bug_reason})"
+            if node.is_buggy
+            else f"metric {with_interval(node.metric.value, node.meta.score_interval, '.5g')}"
         )
         PROGRESS.update(
             steps_done=state.steps_done,
             best_metric=best.metric.value if best and best.metric else None,
+            best_interval=best.meta.score_interval if best else None,
+            best_warning=best.meta.score_warning if best else None,
             best_node=best.id if best else None,
             spend_usd=rc.ledger.total_cost_usd,
         )

@@ -31,6 +31,7 @@ from rich.table import Table  # noqa: E402
 from sandbox.base import SandboxUnavailable  # noqa: E402
 from swarm.config import ConfigError  # noqa: E402
 from swarm.llm.base import LLMError  # noqa: E402
+from swarm.metric import with_interval  # noqa: E402
 from swarm.pipeline.preflight import check_request  # noqa: E402
 from swarm.pipeline.progress import PROGRESS  # noqa: E402
 
@@ -85,7 +86,12 @@ def live_table() -> Table:
     direction = "lower is better" if snap["lower_is_better"] else "higher is better"
     table.add_row("epoch", str(snap["epoch"]))
     table.add_row("steps", f"{snap['steps_done']} / {snap['max_steps']}")
-    table.add_row("best", "none yet" if best is None else f"{best:.5g} ({direction})")
+    shown = (
+        "none yet" if best is None else f"{with_interval(best, snap['best_interval'], '.5g')} ({direction})"
+    )
+    table.add_row("best", shown)
+    if best is not None and snap["best_warning"]:
+        table.add_row("caution", str(snap["best_warning"]))
     waiting = snap["waiting"]
     running = [label for node, label in snap["running"].items() if node not in waiting]
     table.add_row("running", "\n".join(running) or "-")
@@ -167,6 +173,14 @@ def run_printing_steps(args: argparse.Namespace) -> dict:
         stop_printing()
 
 
+def summary_cell(summary: dict, key: str) -> str:
+    """A summary's value as the result table shows it: the validation metric with its 95% interval in brackets."""
+    value = summary[key]
+    if key == "validation_metric" and isinstance(value, int | float):
+        return with_interval(value, summary.get("validation_interval"))
+    return str(value)
+
+
 def print_summary(console: Console, summary: dict) -> None:
     grade = summary.get("grade") or {}
     table = Table(title="Result", show_header=False)
@@ -184,7 +198,10 @@ def print_summary(console: Console, summary: dict) -> None:
         "stopped_reason",
     ):
         if key in summary:
-            table.add_row(key, str(summary[key]))
+            table.add_row(key, summary_cell(summary, key))
+    for key, label in (("validation_warning", "caution"), ("tie", "tie")):
+        if summary.get(key):
+            table.add_row(label, str(summary[key]))
     if grade:
         table.add_row("score (hidden answers)", str(grade.get("score")))
         table.add_row("medal", str(grade.get("medal") or "none"))

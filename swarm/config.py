@@ -260,6 +260,13 @@ class EvaluationConfig(_Section):
         ge=0,
         description="The address space of that child process, in MB (0: no cap); past it the node is buggy.",
     )
+    ties_within_noise: bool = Field(
+        False,
+        description="Where nodes' harness scores lie within one standard error (the bootstrap of the best node's "
+        "held-out rows) of the best score, count them as tied and deliver the simplest (fewest code lines); the "
+        "report says when a tie decided. Off by default: on the bundled titanic run it delivered a simpler node "
+        "that scored lower on the hidden answers (benchmarks/README.md).",
+    )
     labels_table: str | None = Field(
         None,
         description="The public table to hold labelled rows out of, where several hold the labels (freesound's "

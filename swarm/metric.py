@@ -8,7 +8,7 @@ raises `ValueError` (it means two different metrics are being mixed up).
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -148,3 +148,21 @@ def pick_best(items: Iterable[T], key: Callable[[T], MetricValue | None]) -> T |
         if best_rank is None or rank < best_rank:
             best, best_rank = item, rank
     return best
+
+
+def with_interval(value: float, interval: Sequence[float] | None, spec: str = ".6g") -> str:
+    """A score as `spec` formats it, then its 95% interval where it has one: `0.795918 [0.745, 0.847]` (every
+    score a run shows reads the same)."""
+    bounds = interval_text(interval)
+    return f"{format(value, spec)} {bounds}" if bounds else format(value, spec)
+
+
+def interval_text(interval: Sequence[float] | None) -> str:
+    """A 95% interval as `[0.745, 0.847]`, its bounds to two significant digits of its half-width; "" where
+    there is none."""
+    if not interval or len(interval) != 2 or any(b is None or not math.isfinite(b) for b in interval):
+        return ""
+    low, high = float(interval[0]), float(interval[1])
+    half = (high - low) / 2
+    decimals = max(0, 1 - math.floor(math.log10(half))) if half > 0 else 4
+    return f"[{low:.{decimals}f}, {high:.{decimals}f}]"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -99,6 +99,31 @@ def score_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpe
 def scored_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec) -> FrameScore:
     """`score_frame`'s score, with a note on what it tolerated as MLE-bench's graders do: extra columns ignored,
     numeric ids spelled as other numbers, blank text predictions scored rather than refused."""
+    return scored_parts(submission, answers, spec)[0]
+
+
+@dataclass(frozen=True)
+class ScoredRows:
+    """What a score was computed from: the metric, its parameters, the aligned answers and predictions of each
+    scored column and the rows' ids (the answers' id column, keyed ids joined), in the same order; `rescore`
+    scores any selection of those rows (a bootstrap's resample) as the score was."""
+
+    metric: Metric
+    params: dict[str, Any]
+    columns: list[AlignedColumns]
+    ids: np.ndarray
+
+    def rescore(self, rows: np.ndarray) -> float:
+        """The metric (unrounded) over the rows at positions `rows` (repeats allowed); InvalidSubmission or
+        CompetitionError where it cannot be computed on them."""
+        picked = [replace(c, y_true=c.y_true[rows], y_pred=c.y_pred[rows]) for c in self.columns]
+        return _metric_value(self.metric, picked, self.params)
+
+
+def scored_parts(
+    submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSpec
+) -> tuple[FrameScore, ScoredRows]:
+    """`scored_frame`'s score and the rows it was computed from (for the score's interval)."""
     metric = get_metric(spec.name)
     params = metric.resolve_params(spec.params)
     truth = answer_table(answers, spec)
@@ -118,7 +143,9 @@ def scored_frame(submission: pd.DataFrame, answers: pd.DataFrame, spec: MetricSp
         params["groups"] = answer_groups(truth, spec)
     value = _metric_value(metric, columns, params)
     blanks = blank_predictions_note(submission, metric, spec.target_columns)
-    return FrameScore(round(value, SCORE_DIGITS), joined((*tolerated.notes, blanks or "")))
+    ids = truth[spec.id_column].str.strip().to_numpy()
+    score = FrameScore(round(value, SCORE_DIGITS), joined((*tolerated.notes, blanks or "")))
+    return score, ScoredRows(metric, params, columns, ids)
 
 
 def _metric_value(metric: Metric, columns: list[AlignedColumns], params: dict[str, Any]) -> float:

@@ -13,7 +13,9 @@ What MLE-bench's graders read past is read past here too, and the result's `note
 (`swarm.competitions.tolerance`): columns the sample lacks are dropped, ids spelled as other numbers are read as
 the ids they equal, a blank text prediction that the grader scores (its answers hold "NA" tokens, or the column
 is free text) is scored, not refused. The test rows are written in the sample's columns, order and id spelling,
-so that the file delivered from them is one every grader reads alike.
+so that the file delivered from them is one every grader reads alike. Each score comes with its seeded bootstrap
+interval over the rows it was computed from (`swarm.competitions.score_interval`), whole groups resampled where
+the split held them out and their values are at hand (`swarm.evaluation.score_groups`), or the reason it has none.
 """
 
 from __future__ import annotations
@@ -34,8 +36,9 @@ from sandbox.result import non_file_kind
 from swarm.atomic import PRIVATE, write_bytes_atomic, write_text_atomic
 from swarm.competitions.competition import MetricSpec
 from swarm.competitions.errors import CompetitionError
-from swarm.competitions.grading import scored_frame
+from swarm.competitions.grading import ScoredRows, scored_parts
 from swarm.competitions.metrics import get_metric
+from swarm.competitions.score_interval import ScoreInterval, held_out_interval, no_interval
 from swarm.competitions.tolerance import (
     extra_columns,
     in_order,
@@ -46,6 +49,7 @@ from swarm.competitions.tolerance import (
 )
 from swarm.competitions.validation import InvalidSubmission
 from swarm.evaluation.holdout_record import Holdout
+from swarm.evaluation.score_groups import held_out_groups
 from swarm.evaluation.submission_size import SizeLimit, size_limit
 
 MAX_SHOWN = 3
@@ -59,6 +63,7 @@ class HarnessResult:
     problem: str | None
     test_submission: Path | None  # the test rows of the submission (None when it could not be read)
     note: str | None = None  # what the score tolerated: blank text predictions counted wrong, not refused
+    interval: ScoreInterval | None = None  # the score's bootstrap interval (or why none), with a score
 
 
 @contextlib.contextmanager
@@ -166,6 +171,8 @@ class Harness:
         rows = len(sample) + round(rows_per_id * len(self.ids))
         self.size_limit = size_limit(sample, spec.id_column, rows, len(self.columns))
         self.test_size_limit = size_limit(sample, spec.id_column, len(sample), len(self.columns))  # a refit's
+        # Each scored row's group where the split held out whole groups: the score's bootstrap resamples them.
+        self.groups, self.groups_note = held_out_groups(holdout, self.spec, self.labels)
 
     def evaluate(self, submission: Path, test_out: Path, heldout_out: Path | None = None) -> HarnessResult:
         """Score the held-out rows of `submission`; write its other rows to `test_out` and, when they are
@@ -206,7 +213,7 @@ class Harness:
             )
         scored = held & ids.isin(self.scored)
         try:
-            result = scored_frame(frame[scored], self.labels, self.spec)
+            result, rows = scored_parts(frame[scored], self.labels, self.spec)
         except (InvalidSubmission, CompetitionError) as exc:
             return HarnessResult(
                 None, f"its predictions for the rows the harness scores are invalid: {exc}", test_out
@@ -214,7 +221,16 @@ class Harness:
         if heldout_out is not None:
             write_private(heldout_out, frame[scored].to_csv(index=False))
         notes = (*tolerated.notes, result.note or "", renormalised)
-        return HarnessResult(result.score, None, test_out, joined(notes))
+        interval = self.interval(rows, result.score)
+        return HarnessResult(result.score, None, test_out, joined(notes), interval)
+
+    def interval(self, rows: ScoredRows, score: float) -> ScoreInterval:
+        """The score's bootstrap interval over the rows it came from (`swarm.competitions.score_interval`), or
+        why there is none; never an exception, so that an interval's fault cannot cost a node its score."""
+        try:
+            return held_out_interval(rows, score, self.spec.labels, self.groups, self.groups_note)
+        except Exception as exc:  # noqa: BLE001 - the score stands without its interval
+            return no_interval(f"the interval could not be computed ({type(exc).__name__}: {exc})")
 
     def _in_test_order(self, rows: pd.DataFrame) -> pd.DataFrame:
         """The test rows (under the competition's own ids) in the sample's column order and, when they are

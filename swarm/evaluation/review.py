@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from sandbox import ExecutionResult
+from swarm.competitions.score_interval import ScoreInterval
 from swarm.metric import ValidationSource
 from swarm.protocol import METRIC_LINE_PREFIX, ReportedMetric, parse_metric_line
 
@@ -47,6 +48,7 @@ class TrustedScore:
 
     value: float | None
     lower_is_better: bool
+    interval: ScoreInterval | None = None  # the score's bootstrap interval, or why there is none
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +99,7 @@ class ReviewOutcome:
     claimed_metric: float | None = None
     test_submission: str | None = None  # the harness's copy of the submission's test rows, if it split one
     consistency: dict[str, Any] | None = None  # agreement with the harness's reference, held-out vs test rows
+    interval: ScoreInterval | None = None  # the harness score's interval (or why none), with a harness score
 
     @property
     def validation_source(self) -> ValidationSource:
@@ -182,6 +185,7 @@ def combine_review(
         llm_lower_is_better=llm_lower,
         submission_problem=facts.submission_problem if facts.submission_exists else None,
         claimed_metric=claimed,
+        interval=trusted.interval if trusted is not None and trusted.value is not None else None,
     )
 
 

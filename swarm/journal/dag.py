@@ -12,6 +12,7 @@ from typing import Any
 
 from swarm.journal.node import JournalError, Node
 from swarm.journal.store import StoredJournal, _JournalFile
+from swarm.journal.ties import pick_within_noise
 from swarm.metric import pick_best
 
 
@@ -143,8 +144,11 @@ class Journal(StoredJournal):
         good = self.good_nodes()
         return [n for n in good if not n.inconsistent] or good
 
-    def best_deliverable(self) -> Node | None:
-        """The best of `deliverable_nodes` (earliest on ties), or None."""
+    def best_deliverable(self, ties_within_noise: bool = False) -> Node | None:
+        """The best of `deliverable_nodes` (earliest on ties), or None; with `ties_within_noise`, the simplest
+        of those whose score is within one standard error of the best's (`swarm.journal.ties`)."""
+        if ties_within_noise:
+            return pick_within_noise(self.deliverable_nodes())[0]
         return pick_best(self.deliverable_nodes(), key=lambda n: n.metric)
 
     def best_k(self, k: int, only_good: bool = True) -> list[Node]:

@@ -50,6 +50,13 @@ class NodeMeta:
     review_overruled: bool | None = None  # the reviewer said the run was fine; the facts made it buggy
     consistency: dict[str, Any] | None = None  # held-out vs test agreement with a reference
     prompt_assets_hash: str | None = None  # of the prompts, skills and agent texts the run used
+    # The harness score's uncertainty (`swarm.competitions.score_interval`): its 95% bootstrap interval [low,
+    # high] and standard error; a note on how it was drawn or why there is none; a sentence where the held-out
+    # rows are too few for the metric. A journal written before them loads without them (None).
+    score_interval: list[float] | None = None
+    score_se: float | None = None
+    score_interval_note: str | None = None
+    score_warning: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)  # keys that are no field, kept and written back
 
     def __post_init__(self) -> None:

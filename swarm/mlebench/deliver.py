@@ -81,7 +81,7 @@ def candidates(journal: Journal, paths: RunPaths | None = None) -> list[Candidat
     unscored = [n for n in journal.good_nodes() if n.id not in ranked_ids]
     rest = sorted((n for n in journal if not n.is_good), key=lambda n: n.step or 0, reverse=True)
     found = [c for c in (_candidate(n) for n in [*ranked, *unscored, *rest]) if c is not None]
-    refit = _refit_candidate(paths, found[0]) if paths is not None and found else None
+    refit = _refit_candidate(paths, found) if paths is not None and found else None
     blend = _ensemble_candidate(paths) if paths is not None else None
     return [c for c in (blend, refit) if c is not None] + found
 
@@ -101,13 +101,16 @@ def _ensemble_candidate(paths: RunPaths) -> Candidate | None:
     return Candidate("ensemble", None, code, blend, None, True)
 
 
-def _refit_candidate(paths: RunPaths, best: Candidate) -> Candidate | None:
-    """The best node's refit submission, when the run promoted it (its best_solution names that node)."""
+def _refit_candidate(paths: RunPaths, found: list[Candidate]) -> Candidate | None:
+    """The refit submission of the node the run promoted (its best_solution names it): the best good node, or
+    the simplest of those tied with it within noise (`evaluation.ties_within_noise`)."""
     refit = paths.root / "harness" / "refit_submission.csv"
     promoted = paths.workspace / "best_solution" / "node_id.txt"
     if not refit.is_file() or not promoted.is_file():
         return None
-    if promoted.read_text(encoding="utf-8").strip() != best.node_id:
+    node_id = promoted.read_text(encoding="utf-8").strip()
+    best = next((c for c in found if c.node_id == node_id and c.good), None)
+    if best is None:
         return None
     return Candidate(best.node_id, best.step, best.code, refit, best.metric, True)
 

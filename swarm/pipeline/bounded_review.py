@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from swarm.competitions.competition import MetricSpec
+from swarm.competitions.score_interval import ScoreInterval
 from swarm.competitions.submission_check import check_submission, constant_predictions, read_sample
 from swarm.evaluation.harness import Harness, keep_copy
 from swarm.evaluation.submission_size import size_limit
@@ -42,25 +43,28 @@ class CheckRequest:
 @dataclass(frozen=True)
 class SubmissionChecks:
     """What the review established about a submission: why it is unusable (None: it is fine), the harness's
-    score (None without a harness or a usable prediction), the test rows it kept, and what was tolerated."""
+    score (None without a harness or a usable prediction), the test rows it kept, what was tolerated, and the
+    score's bootstrap interval (computed here, in the child, from the rows the score came from)."""
 
     problem: str | None
     score: float | None = None
     test_submission: Path | None = None
     note: str | None = None
+    interval: ScoreInterval | None = None
 
 
 def check_files(request: CheckRequest) -> SubmissionChecks:
     """The harness's score (with a harness) and the submission checks, in this process."""
-    spec, note, score = request.spec, None, None
+    spec, note, score, interval = request.spec, None, None, None
     id_column = spec.id_column if spec else None
     if request.harness is not None:
         scored = request.harness.evaluate(request.submission, request.kept, request.heldout)
-        score, test_submission, problem, note = (
+        score, test_submission, problem, note, interval = (
             scored.score,
             scored.test_submission,
             scored.problem,
             scored.note,
+            scored.interval,
         )
     else:
         sample = read_sample(request.sample)
@@ -71,7 +75,7 @@ def check_files(request: CheckRequest) -> SubmissionChecks:
         if test_problem is None:
             test_problem = constant_predictions(test_submission, request.sample, id_column=id_column)
         problem = "; ".join(p for p in (problem, test_problem) if p) or None
-    return SubmissionChecks(problem, score, test_submission, note)
+    return SubmissionChecks(problem, score, test_submission, note, interval)
 
 
 def check_bounded(request: CheckRequest, timeout_s: float, memory_mb: int) -> SubmissionChecks:

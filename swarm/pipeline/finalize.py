@@ -1,6 +1,8 @@
 """After the search: blend the good nodes when a blend estimates honestly better than the best node
-(`swarm.pipeline.ensembling`), else pick the best node (by the harness's score) and refit it on every train
-row; copy what is delivered to best_solution/, grade it, write report.md.
+(`swarm.pipeline.ensembling`), else pick the best node (by the harness's score; with
+`evaluation.ties_within_noise`, the simplest of those within one standard error of it: `swarm.journal.ties`) and
+refit it on every train row; copy what is delivered to best_solution/, grade it, write report.md, which shows
+each score with its 95% interval.
 
 The private answers are read here and only here, after the search, by the grader; they never reach a prompt
 or a sandbox.
@@ -17,7 +19,8 @@ from swarm.atomic import write_json_atomic, write_text_atomic
 from swarm.competitions import CompetitionError, GradeReport, grade_submission
 from swarm.evaluation.harness import file_sha256
 from swarm.journal import Journal, Node
-from swarm.metric import ValidationSource
+from swarm.journal.ties import Tie, pick_within_noise
+from swarm.metric import ValidationSource, with_interval
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
 from swarm.pipeline.reference import consistency_lines
@@ -88,7 +91,12 @@ def grade_best(rc: RunContext, submission: Path) -> GradeReport | None:
 
 def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any]:
     """Select, promote, grade and report; returns the summary the flow returns."""
-    best = journal.best_deliverable()  # the best node not flagged as unlike its held-out rows on test rows
+    # the best node not flagged as unlike its held-out rows on test rows (or, with ties within noise, the simplest
+    # of those within one standard error of its score)
+    if rc.cfg.evaluation.ties_within_noise:
+        best, tie = pick_within_noise(journal.deliverable_nodes())
+    else:
+        best, tie = journal.best_deliverable(), None
     if rc.competition.public_only:
         rc.grade_error = "the data dir holds only the public files (no hidden answers), so nothing is graded"
     report: GradeReport | None = None
@@ -119,6 +127,8 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "good_nodes": len(journal.good_nodes()),
         "best_node": best.id if best else None,
         "validation_metric": best.metric.value if best and best.metric else None,
+        **interval_summary(best),
+        "tie": tie.describe() if tie else None,
         "validation_source": str(evaluation.validation_source),
         "unverified_reason": evaluation.unverified_reason,
         "claimed_metric": best.meta.claimed_metric if best else None,
@@ -133,7 +143,8 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "cost_usd": rc.ledger.total_cost_usd,
         "sandbox": rc.sandbox_record(),
     }
-    write_text_atomic(rc.paths.report, render_report(rc, journal, state, best, report, refit_note, delivery))
+    report_text = render_report(rc, journal, state, best, report, refit_note, delivery, tie)
+    write_text_atomic(rc.paths.report, report_text)
     return summary
 
 
@@ -170,10 +181,41 @@ def tree_lines(journal: Journal) -> list[str]:
 
 
 def _fmt(node: Node) -> str:
+    """The node's score, its 95% interval in brackets where it has one, or that it is unverified."""
     if not node.metric or node.metric.value is None:
         return "n/a"
     unverified = "" if node.meta.validation_source == ValidationSource.HARNESS else " (unverified)"
-    return f"{node.metric.value:.5g}{unverified}"
+    return f"{with_interval(node.metric.value, node.meta.score_interval, '.5g')}{unverified}"
+
+
+def interval_summary(node: Node | None) -> dict[str, Any]:
+    """The summary's figures of the delivered node's score: its 95% interval, standard error, how the interval
+    was drawn (or why there is none) and the warning where the held-out rows are too few."""
+    meta = node.meta if node is not None else None
+    return {
+        "validation_interval": meta.score_interval if meta else None,
+        "validation_se": meta.score_se if meta else None,
+        "validation_interval_note": meta.score_interval_note if meta else None,
+        "validation_warning": meta.score_warning if meta else None,
+    }
+
+
+def interval_lines(node: Node) -> list[str]:
+    """The report's lines on the best node's score: what the brackets are, how they were drawn, and the warning
+    where the held-out rows are too few for the metric."""
+    meta, out = node.meta, []
+    if meta.score_interval:
+        se = f", standard error {meta.score_se:.3g}" if meta.score_se is not None else ""
+        out.append(
+            "In brackets: the score's 95% interval, from a bootstrap of the held-out rows (resampled and "
+            f"rescored with the competition's metric{se})."
+        )
+    if meta.score_interval_note:
+        lead = "Interval" if meta.score_interval else "No interval"
+        out.append(f"{lead}: {meta.score_interval_note}.")
+    if meta.score_warning:
+        out.append(f"Caution: {meta.score_warning}.")
+    return [*out, ""] if out else []
 
 
 def _claim(node: Node) -> str:
@@ -189,6 +231,7 @@ def render_report(
     grade: GradeReport | None,
     refit_note: str | None = None,
     delivery: Delivery | None = None,
+    tie: Tie | None = None,
 ) -> str:
     usage = rc.ledger.summary()
     out = [
@@ -218,7 +261,10 @@ def render_report(
             f"Best node `{best.id}` ({best.task_type} by {best.agent_id}): validation metric {_fmt(best)} "
             f"({source}); the solution's own claim: {_claim(best)}.",
             "",
+            *interval_lines(best),
         ]
+        if tie is not None:
+            out += [tie.describe(), ""]
         if refit_note:
             out += [f"Refit: {refit_note}.", ""]
         if delivery is not None:

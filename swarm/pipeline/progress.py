@@ -26,6 +26,8 @@ class Progress:
     steps_done: int = 0
     max_steps: int = 0
     best_metric: float | None = None
+    best_interval: list[float] | None = None  # the best score's 95% bootstrap interval, where it has one
+    best_warning: str | None = None  # the held-out rows are too few for the metric, where they are
     best_node: str | None = None
     lower_is_better: bool = False
     running: dict[str, str] = field(default_factory=dict)

@@ -2,7 +2,9 @@
 
 The step's chain (`swarm.pipeline.chain`) says them through the progress board (`PROGRESS.note`), so the main
 job without its live view prints them, and the logs hold them. The score a reviewed line shows is the
-harness's, never what the solution printed unless nothing else scored it (and then it says so).
+harness's, never what the solution printed unless nothing else scored it (and then it says so), with its 95%
+bootstrap interval in brackets (`0.795918 [0.745, 0.847]`) and, where the held-out rows are too few for the metric,
+the sentence that says so.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Iterable
 from sandbox import ExecutionResult
 from swarm.evaluation.review import ReviewOutcome
 from swarm.llm.usage import UsageRecord
+from swarm.metric import with_interval
 from swarm.pipeline.state import StepPlan
 
 REASON_CHARS = 200  # of a bug's reason or a parse error, on one line
@@ -66,12 +69,16 @@ def executed_line(plan: StepPlan, result: ExecutionResult | None, headline: str 
 
 
 def reviewed_line(plan: StepPlan, outcome: ReviewOutcome) -> str:
-    """Buggy (and why) or good, with the harness's score of the held-out rows."""
+    """Buggy (and why) or good, with the harness's score of the held-out rows, its 95% interval in brackets,
+    and the sentence saying the held-out rows are too few for the metric, where they are."""
+    interval = outcome.interval
     if outcome.metric is None:
         score = "no score"
     elif outcome.metric_source == "harness":
-        score = f"harness score {outcome.metric:.6g}"
+        bounds = (interval.low, interval.high) if interval is not None and interval.known else None
+        score = f"harness score {with_interval(outcome.metric, bounds)}"  # type: ignore[arg-type]
     else:
         score = f"score {outcome.metric:.6g} as the solution printed it (unverified: no harness split)"
     verdict = f"buggy ({_short(outcome.bug_reason)})" if outcome.is_buggy else "good"
-    return f"{step_prefix(plan)} reviewed: {verdict}, {score}"
+    warning = f"; {interval.warning}" if interval is not None and interval.warning and outcome.metric else ""
+    return f"{step_prefix(plan)} reviewed: {verdict}, {score}{warning}"

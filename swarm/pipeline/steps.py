@@ -346,7 +346,7 @@ def _review(
         checks = check_bounded(request, evaluation.review_timeout_s, evaluation.review_memory_mb)
         problem, test_submission = checks.problem, checks.test_submission
         if rc.harness is not None:
-            trusted = TrustedScore(checks.score, rc.lower_is_better)
+            trusted = TrustedScore(checks.score, rc.lower_is_better, checks.interval)
         if checks.note:
             log.info("node %s: %s", plan.node_id, checks.note)
     facts = ExecutionFacts(
@@ -495,6 +495,8 @@ def make_node(step: StepOutcome) -> Node:
         node.meta.review_overruled = True
     if outcome.consistency:
         node.meta.consistency = outcome.consistency  # held-out vs test agreement with the harness's reference
+    for key, value in (outcome.interval.to_meta() if outcome.interval else {}).items():
+        setattr(node.meta, key, value)  # the harness score's interval and standard error, or why none
     return node
 
 

@@ -185,3 +185,20 @@ def test_parquet_split(tmp_path: Path) -> None:
     assert results["held_rows"] % 500 == 0  # whole batches of 500 events
     assert positive(results["seconds"]) and positive(results["peak_rss_mb"])
     assert "streamed, whole batch_ids held out" in results["split"]
+
+
+@pytest.mark.slow
+def test_interval_cost(tmp_path: Path, competition_cache: Path) -> None:
+    out, data = run_script(
+        "interval_cost",
+        *("--competitions", "titanic", "--large-rows", "6000", "--repeats", "1"),
+        *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "interval.json")),
+    )
+    assert "with and without the score's interval" in out
+    titanic, *large = data["results"]
+    assert titanic["competition"] == "titanic" and titanic["held_out_rows"] == 196
+    low, high = titanic["interval"]
+    assert low < titanic["score"] < high and 0.01 < titanic["se"] < 0.06  # 196 rows of an accuracy
+    assert [r["metric"] for r in large] == ["accuracy", "auc", "rmse"]
+    assert all(r["held_out_rows"] == 6000 and "2000 of the 6000 rows" in r["note"] for r in large)
+    assert all(positive(r["seconds_with"]) and positive(r["seconds_without"]) for r in data["results"])

@@ -36,3 +36,23 @@ def test_merge_keeps_the_later_file_per_run_and_counts_blends_and_wins(tmp_path)
     row = sq.table(merged).splitlines()[-1]
     assert row.startswith(f"| house-prices | aide | {top:.5g} | 0.14727 | {top:.5g} |")
     assert "| 1/2 | 0: gold, 1: gold | 1/2 | 1.5% |" in row  # the harness gaps 1% and 2%, as percentages
+
+
+def test_the_table_gives_the_picks_interval_and_whether_the_hidden_score_fell_inside(tmp_path):
+    sq = load_script()
+    runs = [result(0, 0.12, "gold"), result(1, 0.13, "gold"), result(2, 0.2, None)]
+    runs[0] |= {"harness_pick_interval": [0.10, 0.14], "hidden_inside_interval": True}
+    runs[1] |= {"harness_pick_interval": [0.11, 0.17], "hidden_inside_interval": False}
+    path = tmp_path / "a.json"
+    path.write_text(json.dumps({"results": runs}))  # the third run: no interval (an older result file)
+    lines = sq.table(sq.merge([path])).splitlines()
+    assert lines[0].endswith("| pick's interval (mean ±) | hidden inside interval |")
+    assert lines[-1].endswith("| ±0.025 | 1/2 |")  # half-widths 0.02 and 0.03
+
+
+def test_a_pick_is_inside_its_interval_only_where_both_are_known():
+    import importlib
+
+    quality = importlib.import_module("benchmarks.search_quality")
+    assert quality.inside([0.74, 0.85], 0.80) is True and quality.inside([0.74, 0.85], 0.86) is False
+    assert quality.inside(None, 0.8) is None and quality.inside([0.74, 0.85], None) is None

@@ -19,9 +19,19 @@ from swarm.metric import ValidationSource
 
 FIXTURE = Path(__file__).parent / "data" / "journal_written_by_main.jsonl"
 FIELDS = [f.name for f in dataclasses.fields(NodeMeta) if f.name != "extra"]
-# Fields added after the fixture was written (a step's replies; the harness's consistency check); the fixture sets
-# all the others.
-LATER_FIELDS = {"reply_head", "reasked", "review_error", "review_overruled", "consistency"}
+# Fields added after the fixture was written (a step's replies; the harness's consistency check; the score's
+# interval); the fixture sets all the others.
+LATER_FIELDS = {
+    "reply_head",
+    "reasked",
+    "review_error",
+    "review_overruled",
+    "consistency",
+    "score_interval",
+    "score_se",
+    "score_interval_note",
+    "score_warning",
+}
 FIXTURE_FIELDS = [name for name in FIELDS if name not in LATER_FIELDS]
 
 
@@ -125,3 +135,16 @@ def test_non_finite_meta_values_are_refused_as_before() -> None:
     node = Node(id="n1", meta=NodeMeta(claimed_metric=math.inf))
     with pytest.raises(JournalError, match="node n1 cannot be written as JSON"):
         Journal([node]).to_json()
+
+
+def test_old_journal_lines_load_without_an_interval_and_a_new_one_round_trips(tmp_path: Path) -> None:
+    journal = Journal.load(FIXTURE)  # written before nodes kept their score's interval
+    assert all(n.meta.score_interval is None and n.meta.score_se is None for n in journal.nodes)
+    assert all(n.meta.score_warning is None and n.meta.score_interval_note is None for n in journal.nodes)
+    node = journal.nodes[1]
+    node.meta.score_interval, node.meta.score_se = [0.74, 0.85], 0.028
+    node.meta.score_warning = "only 12 held-out rows for 4 classes (about 3.0 a class): too few"
+    reread = Journal.load(journal.save(tmp_path / "journal.jsonl"))
+    meta = reread.nodes[1].meta
+    assert meta.score_interval == [0.74, 0.85] and meta.score_se == 0.028
+    assert meta.score_warning.startswith("only 12 held-out rows") and meta.score_interval_note is None

@@ -145,3 +145,53 @@ def test_keep_copy_takes_a_regular_file_and_refuses_links(tmp_path: Path) -> Non
     os.symlink(source, link)
     copy, problem = keep_copy(link, tmp_path / "kept" / "n2.csv")
     assert copy is None and "regular file" in problem
+
+
+def test_the_score_comes_with_its_bootstrap_interval(built, tmp_path: Path) -> None:
+    _, holdout, harness = built
+    labels = read(holdout.labels_path).set_index("id")["y"].to_dict()
+    wrong = {i: ("1" if v == "0" else "0") for n, (i, v) in enumerate(labels.items()) if n % 4 == 0}
+    path = tmp_path / "s.csv"
+    submission(holdout, {**labels, **wrong}).to_csv(path, index=False)
+    result = harness.evaluate(path, tmp_path / "t.csv")
+    interval = result.interval
+    assert result.score == pytest.approx(0.75, abs=0.03)
+    assert interval.low < result.score < interval.high and interval.high - interval.low > 0.1  # 40 rows
+    assert interval.se == pytest.approx((0.75 * 0.25 / 40) ** 0.5, rel=0.3)
+    assert interval.note is None  # every row resampled: the split held out rows
+    assert harness.evaluate(path, tmp_path / "t.csv").interval == interval  # seeded: the same again
+
+
+def test_a_group_split_resamples_whole_groups_read_from_the_view(tmp_path: Path) -> None:
+    rng = np.random.default_rng(2)
+    patient = np.repeat(np.arange(40), 6)
+    train = pd.DataFrame({"id": range(1, 241), "patient": patient, "x": rng.normal(size=240), "y": 0.0})
+    test = pd.DataFrame({"id": range(300, 310), "patient": 99, "x": rng.normal(size=10)})
+    sample = pd.DataFrame({"id": range(300, 310), "y": 0.0})
+    competition = load_competition_dir(make_competition(tmp_path / "c", train, test, sample, "rmse"))
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, split="group:patient")
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    own = holdout.own_ids("held")
+    groups = {i: int(train.set_index("id").loc[int(own[i]), "patient"]) for i in holdout.ids}
+    assert harness.groups == {i: str(g) for i, g in groups.items()}
+    error = dict(enumerate(np.random.default_rng(3).normal(size=40)))  # one error a patient: rows alike
+    path = tmp_path / "s.csv"
+    submission(holdout, {i: str(error[g]) for i, g in groups.items()}, default="0.0").to_csv(
+        path, index=False
+    )
+    result = harness.evaluate(path, tmp_path / "t.csv")
+    assert f"whole groups resampled ({len(set(groups.values()))} groups)" in result.interval.note
+    harness.groups, harness.groups_note = None, "rows resampled, though the split held out whole groups"
+    by_rows = harness.evaluate(path, tmp_path / "t.csv").interval
+    assert result.interval.se > 1.5 * by_rows.se  # six alike rows a group: rows understate the spread
+    assert by_rows.note == "rows resampled, though the split held out whole groups"
+
+
+def test_a_group_split_whose_groups_are_not_in_the_view_says_the_interval_understates(tmp_path: Path) -> None:
+    competition = load_competition_dir(binary_competition(tmp_path / "c"))
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.2, seed=0)
+    holdout.split = "group:store"  # a column the view's test table lacks
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    assert harness.groups is None
+    assert "the view's test.csv does not hold 'store'" in harness.groups_note
+    assert "understates the spread" in harness.groups_note

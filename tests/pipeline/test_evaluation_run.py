@@ -15,6 +15,7 @@ from flows.run_competition import main
 from swarm.competitions import load_competition
 from swarm.config import load_config
 from swarm.journal import Journal
+from swarm.metric import with_interval
 from swarm.pipeline.context import create_run, open_run
 from swarm.pipeline.finalize import promote
 from tests.pipeline.plain_runs import plain_competition_run
@@ -49,8 +50,15 @@ def test_harness_scores_every_node_and_the_run_says_so(
     best = Journal.load(run_dir / "journal.jsonl").get(summary["best_node"])
     assert best.meta.validation_source == "harness"
     assert summary["validation_metric"] == best.metric.value
+    low, high = summary["validation_interval"]  # the harness score's 95% bootstrap interval, kept on the node
+    assert [low, high] == best.meta.score_interval and low <= best.metric.value <= high
+    assert summary["validation_se"] == best.meta.score_se > 0
     report = (run_dir / "report.md").read_text()
     assert "harness score" in report and "Refit: used" in report
+    assert (
+        f"validation metric {with_interval(best.metric.value, [low, high], '.5g')} (harness score)" in report
+    )
+    assert "the score's 95% interval, from a bootstrap of the held-out rows" in report
     given = summary["sandbox"]
     cpus = f"{given['cpus']:g} CPU{'' if given['cpus'] == 1 else 's'}"
     assert (

@@ -17,6 +17,7 @@ from swarm.config import load_config
 from swarm.journal import Journal, Node, NodeMeta, Review
 from swarm.llm.base import CallContext, Message
 from swarm.llm.exchanges import Exchange, ExchangeLog, exchanges_path, read_exchanges
+from swarm.metric import with_interval
 from swarm.pipeline.context import create_run, open_run
 from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.replies import REPLY_CHARS, reply_lines
@@ -123,7 +124,9 @@ def test_the_lines_of_a_step_say_each_event_with_the_harness_score(
     assert "model replied in" in lines[1] and lines[1].endswith(": code")
     assert lines[2].startswith(f"{prefix} executed: ok in ")
     assert node.meta.validation_source == "harness" and not node.is_buggy
-    assert lines[3] == f"{prefix} reviewed: good, harness score {node.metric.value:.6g}"
+    assert node.meta.score_interval[0] <= node.metric.value <= node.meta.score_interval[1]
+    score = with_interval(node.metric.value, node.meta.score_interval)
+    assert lines[3] == f"{prefix} reviewed: good, harness score {score}"  # and its 95% interval
 
 
 def failed_node(node_id: str, meta: NodeMeta, bug: str = "the facts say so") -> Node:
@@ -180,7 +183,9 @@ def test_no_live_prints_a_line_per_step_event_with_the_harness_score(
         assert len(mine) == 4, mine
         assert f"planned: {node.task_type} by {node.agent_id}" in mine[0]
         assert "model replied in" in mine[1] and "executed: ok in" in mine[2]
-        assert mine[3].endswith(f"reviewed: good, harness score {node.metric.value:.6g}")
+        assert mine[3].endswith(
+            f"reviewed: good, harness score {with_interval(node.metric.value, node.meta.score_interval)}"
+        )
 
 
 def test_the_generate_task_logs_and_keeps_a_reply_without_code(

@@ -215,10 +215,11 @@ def test_journal_table_marks_scores_the_harness_did_not_compute_as_unverified() 
     claimed.meta.validation_source, claimed.meta.claimed_metric = ValidationSource.SOLUTION, 0.99
     journal.append(trusted)
     journal.append(claimed)
+    trusted.meta.score_interval = [0.7449, 0.8469]
     rows = journal_rows(journal)
-    assert [(r["metric"], r["scored by"], r["claimed"]) for r in rows] == [
-        (0.8, "harness", 0.85),
-        (0.99, "unverified", 0.99),
+    assert [(r["metric"], r["95% interval"], r["scored by"], r["claimed"]) for r in rows] == [
+        (0.8, "[0.745, 0.847]", "harness", 0.85),
+        (0.99, "", "unverified", 0.99),
     ]
 
 
