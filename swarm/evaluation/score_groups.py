@@ -1,7 +1,7 @@
 """The group of each held-out row, where the harness held out whole groups: what a score's bootstrap resamples.
 
 A split of kind `group:<column>` holds out whole groups of a column (a store, a user), one of kind `day:<column>`
-whole calendar days of a date column. Rows of one group are alike, so a bootstrap that resamples rows treats
+(or `blocks:<column>`, blocks of them) whole calendar days of a date column; a bootstrap resamples those days. Rows of one group are alike, so a bootstrap that resamples rows treats
 them as independent and gives too narrow an interval; it must resample whole groups. The groups are read once,
 when the harness is built, from the view's test table (the held-out rows are there with their columns):
 `<id>` and `<column>` only, and only where that table is at most `MAX_TABLE_MB`. Where they are not at hand (the
@@ -18,7 +18,8 @@ from swarm.competitions.competition import MetricSpec
 from swarm.competitions.validation import InvalidSubmission, keyed
 from swarm.evaluation.holdout_record import TEST, Holdout
 
-GROUPED_SPLITS = ("group:", "day:")
+GROUPED_SPLITS = ("group:", "day:", "blocks:")
+DAY_SPLITS = ("day:", "blocks:")
 MAX_TABLE_MB = 256.0
 
 
@@ -34,13 +35,13 @@ def held_out_groups(
     column = holdout.split[len(kind) :]
     if column == holdout.id_column and not spec.key_columns:
         return None, None  # each scored row is its id's only row: a group of its own
-    whole = "whole days" if kind == "day:" else f"whole {column!r} groups"
+    whole = "whole days" if kind in DAY_SPLITS else f"whole {column!r} groups"
     caveat = (
         f"rows resampled, though the split held out {whole}, because {{}}: the interval understates the "
         "spread (rows of one group are alike)"
     )
     try:
-        by_id = _groups_by_id(holdout, column, kind == "day:")
+        by_id = _groups_by_id(holdout, column, kind in DAY_SPLITS)
     except (OSError, ValueError, KeyError, pd.errors.ParserError) as exc:
         return None, caveat.format(f"the groups could not be read ({' '.join(str(exc).split())[:120]})")
     if by_id is None:

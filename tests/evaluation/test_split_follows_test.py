@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from swarm.evaluation.harness import Harness
 from swarm.evaluation.split import check_split, choose_split, held_out_positions
 from swarm.evaluation.split_relation import nearest_distance
 
@@ -131,9 +132,8 @@ def test_the_harness_holds_out_whole_days_of_an_hourly_competition(tmp_path) -> 
     train.drop(columns="store").to_csv(public / "train.csv", index=False)
     test.drop(columns="store").to_csv(public / "test.csv", index=False)
     test[["id"]].assign(count=0).to_csv(public / "sample_submission.csv", index=False)
-    holdout = build_holdout(
-        load_competition(str(tmp_path / "bikes"), tmp_path / "cache"), tmp_path / "h", fraction=0.2
-    )
+    competition = load_competition(str(tmp_path / "bikes"), tmp_path / "cache")
+    holdout = build_holdout(competition, tmp_path / "h", fraction=0.2)
     assert holdout.split == "blocks:datetime" and "a block of days held out" in holdout.describe()
     seen = pd.read_csv(holdout.public_dir / "train.csv", dtype=str)
     held = train[train["id"].isin(set(holdout.ids))]
@@ -149,3 +149,7 @@ def test_the_harness_holds_out_whole_days_of_an_hourly_competition(tmp_path) -> 
     assert (
         "(median 3.02 d)" in test_line and "(median 3.02 d)" in held_line
     )  # as far from the rest, in the median
+    # The score's bootstrap resamples the held-out days, not their hours.
+    harness = Harness(holdout, competition.metric, competition.sample_submission)
+    assert harness.groups_note is None and harness.groups is not None
+    assert sorted(set(harness.groups.values())) == sorted(set(held["datetime"].str[:10]))
