@@ -98,7 +98,7 @@ def launch(run_dir: Path, overrides: list[str], env: dict[str, str]) -> subproce
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2, 3])
+@pytest.mark.parametrize("seed", [1, 2])
 def test_sigkill_at_random_moments_then_resume(seed, tmp_path, base_overrides, model_key) -> None:
     rng = random.Random(seed)
     run_dir = tmp_path / "run"

@@ -110,7 +110,8 @@ with stop_on_signals(grace_s=10), cf.ThreadPoolExecutor(1) as pool:  # a step's 
 """
 
 
-def test_sigterm_ends_a_process_whose_review_hangs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_signal_ends_a_process_whose_review_hangs(tmp_path: Path, sig: signal.Signals) -> None:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.Popen([sys.executable, "-c", HANGING_RUN, str(tmp_path)], cwd=REPO, env=env)
     try:
@@ -118,7 +119,7 @@ def test_sigterm_ends_a_process_whose_review_hangs(tmp_path: Path) -> None:
         while not (tmp_path / "pid").exists() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         assert (tmp_path / "pid").exists(), "the review never started"
-        proc.send_signal(signal.SIGTERM)
+        proc.send_signal(sig)
         assert proc.wait(timeout=GENEROUS_S) != 0
     finally:
         if proc.poll() is None:
