@@ -26,9 +26,10 @@ from swarm.competitions.competition import Competition
 from swarm.evaluation.holdout_record import TRAIN, NoHoldout, SplitRequest
 from swarm.evaluation.split_relation import (
     DAY,
-    MIN_FEATURE_ROWS,
     blocks,
     classifier_auc,
+    enough_rows,
+    epoch_seconds,
     nearest_distance,
     parse_times,
     seconds,
@@ -44,10 +45,8 @@ DATE_SAMPLE = 200
 NEW_VALUES_SHARE = 0.9  # share of test rows whose day (or key value) train.csv lacks, for auto to split by it
 MIN_GROUP_ROWS = 2.0  # rows a day (or key value) has in train.csv on average, for it to be a group
 MAX_KEY_GROUPS = 0.5  # a key column's distinct values, at most this share of train.csv's rows
-SHIFT_AUC = (
-    0.8  # how well a classifier must tell the test rows from train.csv's for auto to hold out like-test
-)
-MIN_SHIFT_ROWS = 200  # train.csv's rows (and a quarter of it, test.csv's) for auto to measure that
+# How well a classifier must tell the test rows from train.csv's for auto to hold out like-test.
+SHIFT_AUC = 0.8
 
 
 def check_split(split: str) -> str:
@@ -106,10 +105,11 @@ def choose_split(
     key = _new_key_column(train, test, id_column, skip=dates[0] if dates else None)
     if key is not None:
         return f"group:{key[0]}", key[1]
-    if dates is not None and test is not None:
-        days = _new_days(train[dates[0]], test[dates[0]]) if dates[0] in test.columns else None
+    if dates is not None and test is not None and dates[0] in test.columns:
+        train_at, test_at = parse_times(train[dates[0]]), parse_times(test[dates[0]])
+        days = _new_days(train_at, test_at)
         if days is not None:
-            return _days_or_blocks(dates[0], train[dates[0]], test[dates[0]], days)
+            return _days_or_blocks(dates[0], train_at, test_at, days)
     shifted = _test_shift(train, test, id_column)
     if shifted is not None:
         return LIKE_TEST, shifted
@@ -121,7 +121,7 @@ def choose_split(
 def _test_shift(train: pd.DataFrame, test: pd.DataFrame | None, id_column: str | None) -> str | None:
     """Why to hold out the training rows most like the test, where a classifier tells the test rows from
     train.csv's by their features alone with AUC at least SHIFT_AUC (and both have rows enough); None otherwise."""
-    if test is None or len(train) < MIN_FEATURE_ROWS or len(test) < MIN_FEATURE_ROWS // 4:
+    if test is None or not enough_rows(train, test):
         return None
     auc = classifier_auc(test, train, (id_column,) if id_column else ())
     if auc is None or auc < SHIFT_AUC:
@@ -157,11 +157,11 @@ def _new_key_column(
     return None
 
 
-def _new_days(train_dates: pd.Series, test_dates: pd.Series) -> str | None:
+def _new_days(train_times: pd.Series, test_times: pd.Series) -> str | None:
     """Why to hold out whole days, where NEW_VALUES_SHARE of the test rows fall on calendar days train.csv lacks
-    and train.csv has several rows a day (hourly data); None otherwise."""
-    train_days = parse_times(train_dates).dt.normalize()
-    test_days = parse_times(test_dates).dt.normalize()
+    and train.csv has several rows a day (hourly data); None otherwise (the times parsed: `parse_times`)."""
+    train_days = train_times.dt.normalize()
+    test_days = test_times.dt.normalize()
     if test_days.isna().all() or train_days.nunique() < 2:
         return None
     per_day = train_days.notna().sum() / train_days.nunique()
@@ -172,11 +172,11 @@ def _new_days(train_dates: pd.Series, test_dates: pd.Series) -> str | None:
 
 
 def _days_or_blocks(
-    column: str, train_dates: pd.Series, test_dates: pd.Series, new_days: str
+    column: str, train_times: pd.Series, test_times: pd.Series, new_days: str
 ) -> tuple[str, str]:
     """Whole days at random where the test's days stand alone between training days (`day:`), else blocks of
     days at the edges of the training runs (`blocks:`), where the test's days come in runs of several."""
-    found = blocks(seconds(parse_times(test_dates)), seconds(parse_times(train_dates)))
+    found = blocks(seconds(test_times), seconds(train_times))
     lengths = [last - first for first, last in found]
     if not lengths or float(np.median(lengths)) < DAY:
         return f"day:{column}", f"{new_days}: whole days held out, as the test was drawn"
@@ -268,8 +268,9 @@ def held_out_positions(
         times = parse_times(train[column])
         if times.isna().all():
             raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
-    if kind in ("time", "blocks") and test_times is not None and parse_times(test_times).notna().any():
-        return np.flatnonzero(matched_blocks(times, parse_times(test_times), fraction, kind == "blocks"))
+    test_at = parse_times(test_times) if kind in ("time", "blocks") and test_times is not None else None
+    if test_at is not None and test_at.notna().any():
+        return np.flatnonzero(matched_blocks(times, test_at, fraction, kind == "blocks"))
     if kind == "blocks":
         raise NoHoldout(f"the split {split!r} needs the test rows' {column!r}, which the test table lacks")
     if kind == "time":
@@ -304,7 +305,7 @@ def matched_blocks(
     the test's from train.csv (a block of length L at an edge lies one time step to L from the kept rows), bounded
     to between half and twice `fraction` of the run (at most half of it); `whole_days`: blocks of calendar days,
     their length rounded up to whole days."""
-    train_s = _epoch_seconds(train_times)
+    train_s = epoch_seconds(train_times)
     known, test_s = train_s[~np.isnan(train_s)], seconds(test_times)
     step = time_step(np.concatenate([known, test_s]))
     wanted = 2 * float(np.median(nearest_distance(test_s, known))) - step
@@ -320,11 +321,6 @@ def matched_blocks(
         else:
             held |= (train_s >= first) & (train_s < first + length)
     return held
-
-
-def _epoch_seconds(times: pd.Series) -> np.ndarray:
-    """Timestamps as float seconds, NaN where missing (in the rows' order)."""
-    return (times - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float)
 
 
 def _most_test_like(

@@ -24,9 +24,8 @@ MAX_CLASSIFIER_ROWS = 20_000  # rows of each side the feature classifier reads, 
 MAX_SCORED_ROWS = 200_000  # training rows scored out of fold for like-test; past it, by a model of a sample
 MAX_CLASSIFIER_COLUMNS = 50
 MAX_CATEGORIES = 50  # a text column with more distinct values is not a feature the classifier reads
-MIN_FEATURE_ROWS = (
-    200  # training rows (and a quarter of it, test rows) for the features' relation to be measured
-)
+# Training rows (and a quarter of it, test rows) for the features' relation to be measured.
+MIN_FEATURE_ROWS = 200
 MAX_BLANK_GAP = 0.2  # a column blank this much more often on one side than the other is not read
 
 
@@ -39,10 +38,20 @@ def parse_times(values: pd.Series) -> pd.Series:
     return pd.to_datetime(values, errors="coerce", format="mixed")
 
 
+def epoch_seconds(times: pd.Series) -> np.ndarray:
+    """Timestamps as float seconds in the rows' order, NaN where missing."""
+    return (times - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float)
+
+
 def seconds(times: pd.Series) -> np.ndarray:
     """Timestamps as float seconds, the missing ones dropped."""
-    valid = times.dropna()
-    return (valid - pd.Timestamp("1970-01-01")).dt.total_seconds().to_numpy(dtype=float)
+    values = epoch_seconds(times)
+    return values[~np.isnan(values)]
+
+
+def enough_rows(train: pd.DataFrame, test: pd.DataFrame | None) -> bool:
+    """Whether train.csv and the test have rows enough (MIN_FEATURE_ROWS) for a classifier's AUC to say anything."""
+    return test is not None and len(train) >= MIN_FEATURE_ROWS and len(test) >= MIN_FEATURE_ROWS // 4
 
 
 def nearest_distance(points: np.ndarray, reference: np.ndarray) -> np.ndarray:
@@ -140,7 +149,8 @@ def classifier_auc(
     out-of-fold area under the ROC curve (0.5: alike); None where no column can be read as a feature or either
     side is tiny. Each side is read at most MAX_CLASSIFIER_ROWS rows, drawn at random."""
     rng = np.random.default_rng(seed)
-    found = _out_of_fold(_at_most(rows, rng), _at_most(reference, rng), skip, seed)
+    features = feature_frame(_at_most(rows, rng), _at_most(reference, rng), skip)
+    found = None if features is None else _out_of_fold(*features, seed)
     return None if found is None else found[0]
 
 
@@ -150,31 +160,32 @@ def test_likeness(
     """(AUC, each training row's out-of-fold chance of being a test row) of a classifier telling the test rows
     from the training rows (`classifier_auc`, every training row scored); None where it cannot be measured."""
     rng = np.random.default_rng(seed)
-    if len(train) <= MAX_SCORED_ROWS:
-        found = _out_of_fold(_at_most(test, rng), train, skip, seed)
-        return None if found is None else (found[0], found[1][-len(train) :])
-    # Past MAX_SCORED_ROWS, learnt on a sample and every training row scored by the model learnt.
-    found = _out_of_fold(_at_most(test, rng), _at_most(train, rng), skip, seed)
     features = feature_frame(_at_most(test, rng), train, skip)
-    if found is None or features is None:
-        return None
-    x, y = features
-    from threadpoolctl import threadpool_limits
-
-    sample = np.random.default_rng(seed).permutation(len(y))[: 2 * MAX_CLASSIFIER_ROWS]
-    with threadpool_limits(limits=1):
-        model = _classifier(seed).fit(x[sample], y[sample])
-        return found[0], model.predict_proba(x[y == 0])[:, 1]
-
-
-def _out_of_fold(
-    rows: pd.DataFrame, reference: pd.DataFrame, skip: tuple[str, ...], seed: int
-) -> tuple[float, np.ndarray] | None:
-    """(AUC, out-of-fold scores of `rows` then `reference`) of a classifier telling them apart."""
-    features = feature_frame(rows, reference, skip)
     if features is None:
         return None
     x, y = features
+    if len(train) <= MAX_SCORED_ROWS:
+        found = _out_of_fold(x, y, seed)
+        return None if found is None else (found[0], found[1][y == 0])
+    # Past MAX_SCORED_ROWS, learnt on the test rows and a sample of the training rows, and every training row
+    # scored by the model learnt.
+    training = np.flatnonzero(y == 0)
+    sample = np.concatenate(
+        [np.flatnonzero(y == 1), np.sort(rng.permutation(training)[:MAX_CLASSIFIER_ROWS])]
+    )
+    found = _out_of_fold(x[sample], y[sample], seed)
+    if found is None:
+        return None
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):
+        model = _classifier(seed).fit(x[sample], y[sample])
+        return found[0], model.predict_proba(x[training])[:, 1]
+
+
+def _out_of_fold(x: np.ndarray, y: np.ndarray, seed: int) -> tuple[float, np.ndarray] | None:
+    """(AUC, each row's out-of-fold score) of a classifier telling the `1` rows of `x` from the `0` ones; None
+    where either side has fewer than 10 rows."""
     if min(int(y.sum()), int((1 - y).sum())) < 10:
         return None
     scores = out_of_fold_scores(x, y, seed)
@@ -248,7 +259,7 @@ def relation_lines(
     held, kept = train[held_mask], train[~held_mask]
     kind, _, column = split.partition(":")
     if column and column in test.columns and kind in ("time", "day", "blocks"):
-        return _time_lines(column, train, test, held, kept)
+        return _time_lines(column, train, test, held_mask)
     if column and column in test.columns and kind == "group":
         test_new, held_new = key_share(test[column], train[column]), key_share(held[column], kept[column])
         return [
@@ -258,13 +269,11 @@ def relation_lines(
     return _feature_lines(train, test, held, kept, skip)
 
 
-def _time_lines(
-    column: str, train: pd.DataFrame, test: pd.DataFrame, held: pd.DataFrame, kept: pd.DataFrame
-) -> list[str]:
-    times = {name: seconds(parse_times(frame[column])) for name, frame in (("train", train), ("test", test))}
-    held_t, kept_t = seconds(parse_times(held[column])), seconds(parse_times(kept[column]))
-    test_rel = time_relation(times["test"], times["train"])
-    held_rel = time_relation(held_t, kept_t)
+def _time_lines(column: str, train: pd.DataFrame, test: pd.DataFrame, held_mask: np.ndarray) -> list[str]:
+    train_t = epoch_seconds(parse_times(train[column]))
+    known = ~np.isnan(train_t)
+    test_rel = time_relation(seconds(parse_times(test[column])), train_t[known])
+    held_rel = time_relation(train_t[held_mask & known], train_t[~held_mask & known])
     if test_rel is None or held_rel is None:
         return []
     return [
@@ -276,8 +285,8 @@ def _time_lines(
 def _feature_lines(
     train: pd.DataFrame, test: pd.DataFrame, held: pd.DataFrame, kept: pd.DataFrame, skip: tuple[str, ...]
 ) -> list[str]:
-    if len(train) < MIN_FEATURE_ROWS or len(test) < MIN_FEATURE_ROWS // 4:
-        return []  # too few rows for a classifier's AUC to say anything
+    if not enough_rows(train, test):
+        return []
     test_auc = classifier_auc(test, train, skip)
     held_auc = classifier_auc(held, kept, skip)
     if test_auc is None or held_auc is None:
