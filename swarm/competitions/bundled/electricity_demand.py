@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from swarm.competitions.bundled.base import BundledSpec, load_rdataset
+from swarm.competitions.bundled.base import BundledSpec, later_days_of_month, load_rdataset
 from swarm.competitions.errors import CompetitionError
 
 YEAR_START = pd.Timestamp("2014-01-01 00:00:00")
@@ -64,11 +64,6 @@ def build() -> pd.DataFrame:
     return frame.reset_index(drop=True)
 
 
-def later_days(frame: pd.DataFrame) -> pd.Series:
-    """The test rows: the hours of the FIRST_TEST_DAY-th and later days of each month."""
-    return frame["datetime"].str[8:10].astype(int) >= FIRST_TEST_DAY
-
-
 COLUMNS = {
     "datetime": "the start of the hour (`YYYY-MM-DD HH:MM:SS`)",
     "temperature": "air temperature in Melbourne (°C), the mean of the hour's two half-hourly readings",
@@ -102,6 +97,6 @@ for every hour in `test.csv`.
     columns=COLUMNS,
     build=build,
     sample_value=lambda target: round(float(target.median()), 3),
-    test_rows=later_days,
+    test_rows=later_days_of_month("datetime", FIRST_TEST_DAY),
     id_note="row identifier (assigned after shuffling; carries no information)",
 )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from swarm.competitions.bundled.base import BundledSpec, load_rdataset
+from swarm.competitions.bundled.base import BundledSpec, later_days_of_month, load_rdataset
 from swarm.competitions.errors import CompetitionError
 
 ORIGIN = "LGA"  # one airport, the first half of 2013: about 50,000 flights
@@ -39,11 +39,6 @@ def build() -> pd.DataFrame:
         }
     )
     return frame.sort_values(["date", "sched_dep_time", "flight"], kind="stable").reset_index(drop=True)
-
-
-def later_days(frame: pd.DataFrame) -> pd.Series:
-    """The test rows: flights of the FIRST_TEST_DAY-th and later days of each month."""
-    return frame["date"].str[8:10].astype(int) >= FIRST_TEST_DAY
 
 
 COLUMNS = {
@@ -83,6 +78,6 @@ Submissions are evaluated on the area under the ROC curve between the predicted 
     columns=COLUMNS,
     build=build,
     sample_value=lambda target: round(float(target.mean()), 3),
-    test_rows=later_days,
+    test_rows=later_days_of_month("date", FIRST_TEST_DAY),
     id_note="row identifier (assigned after shuffling; carries no information)",
 )
