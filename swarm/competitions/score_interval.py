@@ -13,7 +13,7 @@ and answers the score used) and gives the 95% percentile interval and the standa
   then with fewer resamples (at least `MIN_RESAMPLES`); only there does the interval depend on the machine's
   speed. Where even that would not fit, there is no interval, and `note` says why.
 
-Resampling rows assumes the rows are independent. Where the split held out whole groups (`group:`, `day:`),
+Resampling rows assumes the rows are independent. Where the split held out whole groups (`group:`, `day:`, `blocks:`),
 the caller passes each row's group and whole groups are resampled; where it cannot, the interval is narrower
 than the truth and its note says so. Rows of a time split (`time:`) are resampled as rows: neighbouring times
 are alike, so the interval understates there too.
@@ -42,13 +42,11 @@ MIN_RESAMPLES = 50  # fewer than this and the 2.5% and 97.5% quantiles are mostl
 MAX_UNITS = 2000  # units (rows or groups) a bootstrap resamples at most; more are subsampled
 MIN_UNITS = 200  # the smallest subsample a slow metric is shrunk to
 BUDGET_S = 10.0  # seconds the resamples of one score may take, all together
-MAX_FAILED_SHARE = (
-    0.1  # resamples the metric may fail on (AUC of a resample with one class) before none is given
-)
+# Resamples the metric may fail on (AUC of a resample with one class) before none is given.
+MAX_FAILED_SHARE = 0.1
 SEED = 20240917
-MIN_ROWS_PER_CLASS = (
-    5  # fewer held-out rows a class (on average, or of a binary target's rarer class): warned
-)
+# Fewer held-out rows a class than this (on average, or of a binary target's rarer class): warned.
+MIN_ROWS_PER_CLASS = 5
 WIDE_SHARE = 0.1  # an interval whose half-width passes this share of the score's size: warned
 
 
