@@ -35,6 +35,7 @@ from dataclasses import dataclass
 
 from swarm.llm.thinking import split_thinking
 from swarm.protocol import count_markers
+from swarm.pyparse import parse_python
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "py3", "ipython", "pycon", "python-code"})
 
@@ -119,7 +120,7 @@ def syntax_error_of(code: str) -> str | None:
     if not code.strip():
         return _EMPTY
     try:
-        tree = ast.parse(code)
+        tree = parse_python(code)
     except SyntaxError as exc:
         return f"SyntaxError: {exc.msg} (line {exc.lineno})"
     except (ValueError, RecursionError, MemoryError) as exc:  # null bytes, absurd nesting

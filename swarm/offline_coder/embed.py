@@ -15,6 +15,8 @@ import inspect
 from collections.abc import Iterable
 from types import ModuleType
 
+from swarm.pyparse import parse_python
+
 HEADER_WIDTH = 100  # the width of the summary in the comment heading a pasted module
 
 
@@ -31,14 +33,14 @@ def _our_imports(tree: ast.Module) -> list[ast.ImportFrom]:
 
 def imported_modules(module: ModuleType) -> list[ModuleType]:
     """The modules of ours that `module` imports names from, in the order it imports them."""
-    tree = ast.parse(inspect.getsource(module))
+    tree = parse_python(inspect.getsource(module))
     return [importlib.import_module(str(node.module)) for node in _our_imports(tree)]
 
 
 def module_body(module: ModuleType) -> str:
     """`module`'s source without its docstring and its imports of our modules."""
     source = inspect.getsource(module)
-    tree = ast.parse(source)
+    tree = parse_python(source)
     dropped: set[int] = set()
     first = tree.body[0] if tree.body else None
     if (

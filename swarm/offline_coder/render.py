@@ -28,6 +28,7 @@ from swarm.offline_coder.genome import Genome
 from swarm.offline_coder.render_data import render_data
 from swarm.offline_coder.sections import CHOICE_PREFIX, SplitCode
 from swarm.protocol import GENE_SECTIONS, section_marker
+from swarm.pyparse import parse_python
 
 CONTRACT = """\
 # Written by the offline coder of swarm-ev2 (a built-in, rule-based coder; no language model was called).
@@ -117,7 +118,7 @@ def _template(name: str) -> str:
 def _function_body(name: str, function: str) -> str:
     """The body of `function` (the lines under its `def`) in template `name`."""
     source = _template_source(name)
-    for node in ast.parse(source).body:
+    for node in parse_python(source).body:
         if isinstance(node, ast.FunctionDef) and node.name == function:
             return "".join(source.splitlines(keepends=True)[node.lineno : node.end_lineno])
     raise ValueError(f"template {name} has no function {function!r}")
