@@ -1,7 +1,7 @@
 """Search quality: the AIDE policy against the GA policy, same budget, offline coder, every bundled competition.
 
     python -m benchmarks.search_quality [--steps 20] [--seeds 0 1 2] [--competitions titanic ...]
-                                        [--parallel 2] [--json benchmarks/results/search_quality.json]
+                                        [--parallel 2] [--folds 1] [--json benchmarks/results/search_quality.json]
 
 Each (competition, policy, seed) is one run of the main job (the competition flow, local sandbox, offline
 coder). It prints, side by side, the final grade on the hidden answers, the medal, and the steps it took
@@ -14,7 +14,8 @@ score (what the run submits, before the refit) and of the node the solutions' pr
 picked, and the mean absolute gap between the claimed and the harness scores of the good nodes; and the harness
 gap, |harness score - hidden score| / |hidden score| of the node the harness picked (before its refit): how well
 the split's held-out rows stand for the test (a split that does not follow how the test was drawn is
-optimistic); and the harness pick's 95% interval (the bootstrap of its held-out rows) and whether the pick's
+optimistic); with `--folds` K the harness score is the pick's mean over K folds (`evaluation.folds`); and the
+harness pick's 95% interval (the bootstrap of its held-out rows) and whether the pick's
 hidden-test score fell inside it.
 
 Ensembles: `single` is the hidden-test score of the best single node's final submission (its refit when it was
@@ -80,9 +81,10 @@ def steps_to_bronze(run_dir: Path, competition: Any) -> tuple[int | None, list[f
     return reached, scores
 
 
-def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
-    """Hidden-test scores of the node picked by the harness score and of the one the printed claims would pick,
-    and the mean |claimed - harness| over good nodes that have both."""
+def picks(journal: Journal, competition: Any, picked: str | None = None) -> dict[str, float | None]:
+    """Hidden-test scores of the node picked by the harness score (`picked`, where the run's folds picked
+    another) and of the one the printed claims would pick, and the mean |claimed - harness| over good nodes that
+    have both."""
     lower = competition.metric.lower_is_better
     good = [n for n in journal.good_nodes() if n.meta.submission_path]
 
@@ -101,7 +103,7 @@ def picks(journal: Journal, competition: Any) -> dict[str, float | None]:
         for n in good
         if n.meta.claimed_metric is not None and n.metric and n.metric.value is not None
     ]
-    pick = best(lambda n: n.metric.value if n.metric else None)
+    pick = journal.get(picked) if picked else best(lambda n: n.metric.value if n.metric else None)
     pick_score = hidden(pick)
     interval = pick.meta.score_interval if pick is not None else None
     return {
@@ -144,6 +146,7 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
         "search.num_drafts=3",
         "evolution.steps_per_epoch=4",
         f"evaluation.split={args.split}",
+        f"evaluation.folds={args.folds}",
         *POLICIES[policy],
     ]
     started = time.perf_counter()
@@ -153,7 +156,9 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
     reached, curve = steps_to_bronze(run_dir, competition)
     grade = summary.get("grade") or {}
     journal = Journal.load(run_dir / "journal.jsonl")
-    trusted = picks(journal, competition)
+    folds_mean = summary.get("validation_mean_over_folds")
+    trusted = picks(journal, competition, summary.get("best_node") if folds_mean is not None else None)
+    harness = folds_mean if folds_mean is not None else summary.get("validation_metric")
     single = summary.get("single_submission")
     single_grade = grade_submission(competition, single) if single else None
     return {
@@ -171,9 +176,11 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
         "validation_source": summary.get("validation_source"),
         "refit": summary.get("refit"),
         **trusted,
-        # What the harness said of the node it picked, and how far the hidden answers are from it (relative).
-        "harness_score": summary.get("validation_metric"),
-        "harness_gap": relative_gap(summary.get("validation_metric"), trusted.get("harness_pick_score")),
+        # What the harness said of the node it picked (its mean over the folds, with evaluation.folds), and how
+        # far the hidden answers are from it (relative).
+        "harness_score": harness,
+        "harness_gap": relative_gap(harness, trusted.get("harness_pick_score")),
+        "folds": len((summary.get("folds") or {}).get("folds") or []) or 1,
         "delivered": summary.get("delivered"),
         "single_score": single_grade.score if single_grade is not None and single_grade.valid else None,
         "ensemble_members": len(((summary.get("ensemble") or {}).get("choice") or {}).get("weights") or {}),
@@ -286,6 +293,9 @@ def main(argv: list[str] | None = None) -> int:
         "--split",
         default="auto",
         help="evaluation.split for every run (e.g. stratified, to compare with auto's)",
+    )
+    parser.add_argument(
+        "--folds", type=int, default=1, help="evaluation.folds: score the best candidates on this many folds"
     )
     parser.add_argument("--timeout", type=float, default=300.0, help="per-execution timeout (s)")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")

@@ -199,8 +199,12 @@ def print_summary(console: Console, summary: dict) -> None:
     ):
         if key in summary:
             table.add_row(key, summary_cell(summary, key))
-    for key, label in (("validation_warning", "caution"), ("tie", "tie")):
-        if summary.get(key):
+    for key, label in (
+        ("validation_mean_over_folds", "mean over folds"),
+        ("validation_warning", "caution"),
+        ("tie", "tie"),
+    ):
+        if summary.get(key) not in (None, ""):
             table.add_row(label, str(summary[key]))
     if grade:
         table.add_row("score (hidden answers)", str(grade.get("score")))

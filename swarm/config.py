@@ -232,6 +232,20 @@ class EvaluationConfig(_Section):
         "rows most like the test), group:<column>, day:<column> (whole calendar days), blocks:<column> (blocks of "
         "days at the edge of each run of training days) or time:<column> (the latest rows).",
     )
+    folds: int = Field(
+        1,
+        ge=1,
+        le=10,
+        description="After the search, score the best candidates on this many folds of the harness split (the "
+        "search's own the first; the others the next block of time back from the test, or other seeded rows) and "
+        "deliver the best by the mean; 1 = the search's split only. Each further fold reruns each candidate once.",
+    )
+    fold_candidates: int = Field(
+        3,
+        ge=1,
+        le=20,
+        description="How many of the best deliverable nodes are scored on the further folds (evaluation.folds).",
+    )
     refit: bool = Field(
         True,
         description="Rerun the best node on all train rows for the final submission (delivered only where its "

@@ -212,14 +212,21 @@ def split_rows(
     seed: int,
     test: pd.DataFrame | None = None,
     skip: tuple[str, ...] = (),
+    fold: int = 0,
 ) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
     """(positions, held-out rows, kept rows) of `train` under `split` (`test`: the test rows, whose times a time
-    split matches and whose likeness `like-test` follows, `skip` its columns no classifier reads: the id);
-    NoHoldout when the split leaves no rows to hold out or none to train on."""
-    positions = held_out_positions(split, train, strata, fraction, seed, test, skip)
-    if len(positions) == 0 or len(positions) >= len(train):
+    split matches and whose likeness `like-test` follows, `skip` its columns no classifier reads: the id; `fold`:
+    which of a time split's further folds, `later_folds`, whose rows past the held-out span are kept by neither
+    side); NoHoldout when the split leaves no rows to hold out or none to train on."""
+    if fold and split.startswith(("time:", "blocks:")):
+        positions, dropped = later_folds(split, train, fraction, fold, test)
+    else:
+        positions = held_out_positions(split, train, strata, fraction, seed, test, skip)
+        dropped = np.zeros(len(train), dtype=bool)
+    if len(positions) == 0 or len(positions) + int(dropped.sum()) >= len(train):
         raise NoHoldout(f"the split {split!r} leaves no rows to hold out or none to train on")
-    return positions, train.iloc[positions], train.drop(train.index[positions])
+    dropped[positions] = True
+    return positions, train.iloc[positions], train[~dropped]
 
 
 def split_whole(
@@ -270,7 +277,7 @@ def held_out_positions(
             raise NoHoldout(f"the split {split!r}: column {column!r} of {TRAIN} holds no dates")
     test_at = parse_times(test_times) if kind in ("time", "blocks") and test_times is not None else None
     if test_at is not None and test_at.notna().any():
-        return np.flatnonzero(matched_blocks(times, test_at, fraction, kind == "blocks"))
+        return np.flatnonzero(matched_blocks(times, test_at, fraction, kind == "blocks")[0])
     if kind == "blocks":
         raise NoHoldout(f"the split {split!r} needs the test rows' {column!r}, which the test table lacks")
     if kind == "time":
@@ -296,15 +303,41 @@ def held_out_positions(
     return np.flatnonzero(pd.Series(groups).isin(set(chosen)).to_numpy())
 
 
+def later_folds(
+    split: str, train: pd.DataFrame, fraction: float, fold: int, test: pd.DataFrame | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(held-out positions, dropped rows) of a time or blocks split's further `fold` (1, 2, ...): the same
+    relation to the kept rows one block further from the test (`matched_blocks`), or, for a time split with no
+    test times, the `fraction` of rows just before the previous fold's; the rows between it and the test are
+    dropped, so that it adjoins no kept row on the test's side."""
+    kind, column = split.split(":", 1)
+    if column not in train.columns:
+        raise NoHoldout(f"the split {split!r} names column {column!r}, which {TRAIN} does not have")
+    times = parse_times(train[column])
+    test_at = parse_times(test[column]) if test is not None and column in test.columns else None
+    if test_at is not None and test_at.notna().any():
+        held, dropped = matched_blocks(times, test_at, fraction, kind == "blocks", fold)
+        return np.flatnonzero(held), dropped
+    if kind == "blocks":
+        raise NoHoldout(f"the split {split!r} needs the test rows' {column!r}, which the test table lacks")
+    want = _n_held(len(train), fraction)
+    order = np.argsort(times.fillna(times.min()).to_numpy(), kind="stable")
+    dropped = np.zeros(len(train), dtype=bool)
+    dropped[order[len(order) - fold * want :]] = True
+    return np.sort(order[max(0, len(order) - (fold + 1) * want) : len(order) - fold * want]), dropped
+
+
 def matched_blocks(
-    train_times: pd.Series, test_times: pd.Series, fraction: float, whole_days: bool = False
-) -> np.ndarray:
-    """Which training rows to hold out so that they stand to the kept rows as the test stands to train.csv:
-    in each run of training times that no test time interrupts, the block at the edge the test adjoins (its end,
-    or its start where no test row comes after it), as long as makes its rows' median distance from the kept rows
-    the test's from train.csv (a block of length L at an edge lies one time step to L from the kept rows), bounded
-    to between half and twice `fraction` of the run (at most half of it); `whole_days`: blocks of calendar days,
-    their length rounded up to whole days."""
+    train_times: pd.Series, test_times: pd.Series, fraction: float, whole_days: bool = False, fold: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """(held, dropped): which training rows to hold out so that they stand to the kept rows as the test stands to
+    train.csv: in each run of training times that no test time interrupts, the block at the edge the test adjoins
+    (its end, or its start where no test row comes after it), as long as makes its rows' median distance from the
+    kept rows the test's from train.csv (a block of length L at an edge lies one time step to L from the kept
+    rows), bounded to between half and twice `fraction` of the run (at most half of it); `whole_days`: blocks of
+    calendar days, their length rounded up to whole days. A further `fold` takes the next of each run's edge blocks
+    (`_edge_blocks`); the rows between it and its edge are `dropped`, neither held out nor kept, so that it still
+    adjoins no kept row on that side."""
     train_s = epoch_seconds(train_times)
     known, test_s = train_s[~np.isnan(train_s)], seconds(test_times)
     step = time_step(np.concatenate([known, test_s]))
@@ -313,14 +346,40 @@ def matched_blocks(
         train_s, test_s = np.floor(train_s / DAY) * DAY, np.floor(test_s / DAY) * DAY
         known, step, wanted = train_s[~np.isnan(train_s)], DAY, float(np.ceil(wanted / DAY) * DAY)
     held = np.zeros(len(train_s), dtype=bool)
+    dropped = np.zeros(len(train_s), dtype=bool)
     for first, last in blocks(known, test_s):
         run = last - first + step
         length = float(np.clip(wanted, 0.5 * fraction * run, min(2 * fraction, 0.5) * run))
-        if (test_s > last).any():
-            held |= (train_s > last - length) & (train_s <= last)
-        else:
-            held |= (train_s >= first) & (train_s < first + length)
-    return held
+        edges = _edge_blocks(first, last, run, length, (test_s > last).any(), (test_s < first).any())
+        if fold < len(edges):
+            start, end, gap = edges[fold]
+            held |= (train_s >= start) & (train_s < end)
+            dropped |= (train_s >= gap[0]) & (train_s < gap[1])
+    return held, dropped
+
+
+def _edge_blocks(
+    first: float, last: float, run: float, length: float, test_after: bool, test_before: bool
+) -> list[tuple[float, float, tuple[float, float]]]:
+    """A run's (`first` to `last`, `run` long) blocks of `length` at the edges a test adjoins, in the order folds take them: (start, end, the span
+    between the block and its edge, left out of training): the end's block (the start's where no test comes
+    after), then the other edge's where a test comes before the run too, then each again one length inwards, as
+    long as a block's length of the run is left to train on."""
+    ends: list[bool] = [True] if test_after or not test_before else [False]
+    if test_after and test_before:
+        ends.append(False)
+    found: list[tuple[float, float, tuple[float, float]]] = []
+    for shift in range(max(1, int(run / max(length, 1e-9)))):
+        if shift and (shift + 2) * length > run:  # a block's length left to train on
+            break
+        for at_end in ends:
+            if at_end:
+                end = np.nextafter(last, np.inf) - shift * length
+                found.append((end - length, end, (end, np.nextafter(last, np.inf))))
+            else:
+                start = first + shift * length
+                found.append((start, start + length, (first, start)))
+    return found
 
 
 def _most_test_like(

@@ -248,18 +248,21 @@ def relation_lines(
     test: pd.DataFrame | None,
     positions: np.ndarray,
     skip: tuple[str, ...] = (),
+    kept_mask: np.ndarray | None = None,
 ) -> list[str]:
-    """Two lines, the test beside train.csv and the held-out rows beside the kept ones, in the terms of the split's
-    column (time or key) or, for a split of no column, of the features (`skip`: the id and target columns); [] where
-    the test table is not at hand or nothing can be measured."""
+    """Two lines, the test beside train.csv and the held-out rows beside the kept ones (`kept_mask`; default:
+    every row not held out), in the terms of the split's column (time or key) or, for a split of no column, of
+    the features (`skip`: the id and target columns); [] where the test table is not at hand or nothing can be
+    measured."""
     if test is None or test.empty:
         return []
     held_mask = np.zeros(len(train), dtype=bool)
     held_mask[positions] = True
-    held, kept = train[held_mask], train[~held_mask]
+    kept_mask = ~held_mask if kept_mask is None else kept_mask & ~held_mask
+    held, kept = train[held_mask], train[kept_mask]
     kind, _, column = split.partition(":")
     if column and column in test.columns and kind in ("time", "day", "blocks"):
-        return _time_lines(column, train, test, held_mask)
+        return _time_lines(column, train, test, held_mask, kept_mask)
     if column and column in test.columns and kind == "group":
         test_new, held_new = key_share(test[column], train[column]), key_share(held[column], kept[column])
         return [
@@ -269,11 +272,13 @@ def relation_lines(
     return _feature_lines(train, test, held, kept, skip)
 
 
-def _time_lines(column: str, train: pd.DataFrame, test: pd.DataFrame, held_mask: np.ndarray) -> list[str]:
+def _time_lines(
+    column: str, train: pd.DataFrame, test: pd.DataFrame, held_mask: np.ndarray, kept_mask: np.ndarray
+) -> list[str]:
     train_t = epoch_seconds(parse_times(train[column]))
     known = ~np.isnan(train_t)
     test_rel = time_relation(seconds(parse_times(test[column])), train_t[known])
-    held_rel = time_relation(train_t[held_mask & known], train_t[~held_mask & known])
+    held_rel = time_relation(train_t[held_mask & known], train_t[kept_mask & known])
     if test_rel is None or held_rel is None:
         return []
     return [

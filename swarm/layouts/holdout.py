@@ -41,16 +41,19 @@ def build_holdout(
     seed: int = 0,
     max_train_mb: float = 2048.0,
     labels_table: str | None = None,
+    fold: int = 0,
 ) -> Holdout:
     """Build the split into `root` (public/, labels.csv, holdout.json); raises NoHoldout saying why not.
-    `labels_table` (else competition.json's `labels_table`) names the labelled table where several hold labels."""
+    `labels_table` (else competition.json's `labels_table`) names the labelled table where several hold labels;
+    `fold` > 0 builds a further fold of the same split (`swarm.pipeline.folds`): a time or blocks split's next
+    block back from the test, where the layout is a plain table, else the rows `seed` + `fold` draws."""
     spec = competition.metric
     if spec is None:
         raise NoHoldout("the competition has no metric to score held-out rows with")
     if fraction <= 0:
         raise NoHoldout("evaluation.holdout_fraction is 0")
     sample = read_csv_as_text(competition.sample_submission)
-    request = SplitRequest(competition, spec, root, sample, fraction, split, seed, max_train_mb)
+    request = SplitRequest(competition, spec, root, sample, fraction, split, seed + fold, max_train_mb, fold)
     found = find_layout(harness_probe(request))
     if found is not None:
         layout, fields = found

@@ -1,7 +1,8 @@
 """After the search: blend the good nodes when a blend estimates honestly better than the best node
 (`swarm.pipeline.ensembling`), else pick the best node (by the harness's score; with
-`evaluation.ties_within_noise`, the simplest of those within one standard error of it: `swarm.journal.ties`) and
-refit it on every train row; copy what is delivered to best_solution/, grade it, write report.md, which shows
+`evaluation.ties_within_noise`, the simplest of those within one standard error of it: `swarm.journal.ties`; with
+`evaluation.folds`, the best candidate by its mean over further folds: `swarm.pipeline.folds`) and refit it on
+every train row; copy what is delivered to best_solution/, grade it, write report.md, which shows
 each score with its 95% interval.
 
 The private answers are read here and only here, after the search, by the grader; they never reach a prompt
@@ -23,6 +24,7 @@ from swarm.journal.ties import Tie, pick_within_noise
 from swarm.metric import ValidationSource, with_interval
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
+from swarm.pipeline.folds import FoldResult, confirm_on_folds
 from swarm.pipeline.reference import consistency_lines
 from swarm.pipeline.refit import refit
 from swarm.pipeline.replies import reply_lines
@@ -97,6 +99,9 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         best, tie = pick_within_noise(journal.deliverable_nodes())
     else:
         best, tie = journal.best_deliverable(), None
+    folds = confirm_on_folds(rc, journal, best) if best is not None else None
+    if folds is not None and folds.picked is not None:
+        best = journal.get(folds.picked)
     if rc.competition.public_only:
         rc.grade_error = "the data dir holds only the public files (no hidden answers), so nothing is graded"
     report: GradeReport | None = None
@@ -129,6 +134,8 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "validation_metric": best.metric.value if best and best.metric else None,
         **interval_summary(best),
         "tie": tie.describe() if tie else None,
+        "validation_mean_over_folds": folds.picked_mean() if folds else None,
+        "folds": folds.to_dict() if folds else None,
         "validation_source": str(evaluation.validation_source),
         "unverified_reason": evaluation.unverified_reason,
         "claimed_metric": best.meta.claimed_metric if best else None,
@@ -143,7 +150,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         "cost_usd": rc.ledger.total_cost_usd,
         "sandbox": rc.sandbox_record(),
     }
-    report_text = render_report(rc, journal, state, best, report, refit_note, delivery, tie)
+    report_text = render_report(rc, journal, state, best, report, refit_note, delivery, tie, folds)
     write_text_atomic(rc.paths.report, report_text)
     return summary
 
@@ -232,6 +239,7 @@ def render_report(
     refit_note: str | None = None,
     delivery: Delivery | None = None,
     tie: Tie | None = None,
+    folds: FoldResult | None = None,
 ) -> str:
     usage = rc.ledger.summary()
     out = [
@@ -265,6 +273,13 @@ def render_report(
         ]
         if tie is not None:
             out += [tie.describe(), ""]
+        if folds is not None:
+            out += [
+                "Scored on further folds of the harness split (evaluation.folds); the best mean is delivered:",
+                "",
+                *folds.report_lines(),
+                "",
+            ]
         if refit_note:
             out += [f"Refit: {refit_note}.", ""]
         if delivery is not None:

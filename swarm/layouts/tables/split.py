@@ -106,7 +106,9 @@ def split_tables(request: SplitRequest, labels_table: str | None = None) -> Spli
         file_dirs=files.file_dirs,
         fresh=fresh,
         fraction=share if abs(share - request.fraction) > 0.01 else None,
-        relation=relation_lines(rows.chosen, data.train, data.test, rows.positions, skip),
+        relation=relation_lines(
+            rows.chosen, data.train, data.test, rows.positions, skip, data.train.index.isin(rows.kept.index)
+        ),
     )
 
 
@@ -199,7 +201,7 @@ def _held_rows(
         check_split(request.split), hint, train, data.test, classification, id_col, groups and groups.column
     )
     positions, held, kept = split_rows(
-        chosen, train, strata, request.fraction, request.seed, data.test, (id_col,)
+        chosen, train, strata, request.fraction, request.seed, data.test, (id_col,), request.fold
     )
     rng = np.random.default_rng(request.seed + 1)
     # File paths are not ids: files labelled by their names always get new ones in the test ids' format.

@@ -1,0 +1,219 @@
+"""The best candidates scored on further folds of the harness split, where `evaluation.folds` > 1.
+
+One held-out split is one draw: a block of days that happens to hold a heatwave, 196 passengers of titanic. With
+`evaluation.folds` = K, the end of the search builds K - 1 further splits of the same kind beside the search's
+(`swarm.layouts.holdout.build_holdout` with `fold`: each run of training days' next edge block back from the test,
+the span before the held-out one for a time split, else other seeded rows, groups or days), reruns the
+`evaluation.fold_candidates` best deliverable nodes on each view in the sandbox, scores each run with that fold's
+harness (in the bounded review child, as every review), and delivers the candidate with the best mean over the
+folds it was scored on, the search's counted first. A fold that holds out the same rows as one before it is not
+built again. A candidate that fails a fold is not picked while one scored on every fold exists.
+
+Every fold's labels stay under `<run>/harness/folds/<k>/` (owner-only, never mounted); the sandbox sees only its
+public view. What each fold held out and each candidate's scores go to `<run>/folds.json` and the report.
+"""
+
+from __future__ import annotations
+
+import logging
+import statistics
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sandbox.tree_ops import remove_tree
+from swarm.atomic import write_json_atomic
+from swarm.evaluation.harness import Harness
+from swarm.evaluation.holdout_record import Holdout, NoHoldout, harness_root
+from swarm.journal import Journal, Node
+from swarm.layouts.holdout import build_holdout
+from swarm.pipeline.bounded_review import CheckRequest, check_bounded
+from swarm.pipeline.context import RunContext
+from swarm.pipeline.steps import clear_outputs
+
+log = logging.getLogger(__name__)
+
+FOLDS_FILE = "folds.json"
+
+
+@dataclass
+class CandidateFolds:
+    """One candidate's harness score on each fold (the search's first), or why a fold gave none."""
+
+    node_id: str
+    scores: list[float | None]
+    problems: list[str | None]
+
+    def mean(self) -> float | None:
+        """The mean over every fold, or None where a fold gave no score."""
+        if not self.scores or any(s is None for s in self.scores):
+            return None
+        return float(statistics.fmean(s for s in self.scores if s is not None))
+
+
+@dataclass
+class FoldResult:
+    """What the folds decided: each fold's split (as `Holdout.describe` says it), each candidate's scores, the
+    candidate picked (None: the usual pick stands) and why folds were fewer than asked."""
+
+    folds: list[str]
+    candidates: list[CandidateFolds]
+    picked: str | None
+    notes: list[str] = field(default_factory=list)
+
+    def picked_mean(self) -> float | None:
+        found = [c for c in self.candidates if c.node_id == self.picked]
+        return found[0].mean() if found else None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["means"] = {c.node_id: c.mean() for c in self.candidates}
+        return data
+
+    def report_lines(self) -> list[str]:
+        """The report's section: each fold's split, then a table of the candidates' scores and means."""
+        lines = [f"- fold {k}: {text}" for k, text in enumerate(self.folds)]
+        lines += [f"- {note}" for note in self.notes]
+        if not self.candidates:
+            return lines
+        header = " | ".join(f"fold {k}" for k in range(len(self.folds)))
+        lines += ["", f"| node | {header} | mean |", "|---|" + "---|" * (len(self.folds) + 1)]
+        for row in self.candidates:
+            cells = " | ".join(_cell(s, p) for s, p in zip(row.scores, row.problems, strict=True))
+            mark = " (delivered)" if row.node_id == self.picked else ""
+            lines.append(f"| {row.node_id[:8]}{mark} | {cells} | {_cell(row.mean(), None)} |")
+        return lines
+
+
+def confirm_on_folds(rc: RunContext, journal: Journal, best: Node) -> FoldResult | None:
+    """Score the best candidates (`best` among them) on further folds and pick by the mean; None where
+    `evaluation.folds` is 1 or there is no harness split. Saved in `<run>/folds.json`."""
+    count = rc.cfg.evaluation.folds
+    if count <= 1 or rc.harness is None or best.metric is None:
+        return None
+    holdouts, notes = further_folds(rc, count)
+    candidates = _candidates(journal, best, rc.cfg.evaluation.fold_candidates)
+    rows = [_score_candidate(rc, node, holdouts) for node in candidates]
+    picked = pick_by_mean(rows, best.metric.lower_is_better)
+    folds = [rc.harness.holdout.describe(), *(fold_line(h) for h in holdouts)]
+    result = FoldResult(folds, rows, picked, notes)
+    write_json_atomic(rc.paths.root / FOLDS_FILE, result.to_dict())
+    return result
+
+
+def pick_by_mean(rows: list[CandidateFolds], lower_is_better: bool) -> str | None:
+    """The candidate with the best mean among those scored on every fold (the first listed on ties); None where
+    none was."""
+    means = [(r.mean(), i) for i, r in enumerate(rows)]
+    ranked = [(m if lower_is_better else -m, i) for m, i in means if m is not None]
+    return rows[min(ranked)[1]].node_id if ranked else None
+
+
+def further_folds(rc: RunContext, count: int) -> tuple[list[Holdout], list[str]]:
+    """Up to `count` - 1 further folds of the run's split, built under `<run>/harness/folds/<k>/`, and a note for
+    each fold not built (its rows those of an earlier fold, or the split's reason)."""
+    base = rc.harness.holdout if rc.harness else None
+    assert base is not None
+    seen = [held_rows(base)]
+    built: list[Holdout] = []
+    notes: list[str] = []
+    for fold in range(1, count):
+        root = harness_root(rc.paths.root) / "folds" / str(fold)
+        try:
+            holdout = build_holdout(
+                rc.competition,
+                root,
+                fraction=base.fraction,
+                split=base.split,
+                seed=base.seed,
+                max_train_mb=rc.cfg.evaluation.max_train_mb,
+                labels_table=rc.cfg.evaluation.labels_table,
+                fold=fold,
+            )
+        except (NoHoldout, ValueError) as exc:
+            notes.append(f"fold {fold} was not built: {exc}")
+            continue
+        rows = held_rows(holdout)
+        if rows in seen:
+            notes.append(f"fold {fold} was not used: the split {base.split} holds out the same rows again")
+            remove_tree(root, ignore_errors=True)
+            continue
+        seen.append(rows)
+        built.append(holdout)
+    return built, notes
+
+
+def fold_line(holdout: Holdout) -> str:
+    """A further fold in one line: how many rows, of which split, and how they stand to the kept ones."""
+    held = [line.split(": ", 1)[1] for line in holdout.relation if line.startswith("held-out rows")]
+    beside = f"; beside the kept ones: {held[0]}" if held else ""
+    return (
+        f"{len(holdout.ids)} labelled rows of {holdout.table} ({holdout.fraction:.0%}), the same split "
+        f"({holdout.split}) drawn further{beside}"
+    )
+
+
+def held_rows(holdout: Holdout) -> frozenset[str]:
+    """The held-out rows' own ids (their view ids may be fresh in each fold)."""
+    own = holdout.own_ids("held")
+    return frozenset(own.get(i, i) for i in holdout.ids)
+
+
+def _candidates(journal: Journal, best: Node, count: int) -> list[Node]:
+    """`best` and the next best deliverable nodes by the search's harness score, `count` in all."""
+    ranked = sorted(
+        (n for n in journal.deliverable_nodes() if n.metric is not None and n.metric.is_valid),
+        key=lambda n: (n.metric.sort_key(), n.step or 0),  # type: ignore[union-attr]
+    )
+    others = [n for n in ranked if n.id != best.id]
+    return [best, *others[: count - 1]]
+
+
+def _score_candidate(rc: RunContext, node: Node, holdouts: list[Holdout]) -> CandidateFolds:
+    """The node's search score, then its score on each further fold (its code rerun on that fold's view)."""
+    scores: list[float | None] = [node.metric.value if node.metric else None]
+    problems: list[str | None] = [None]
+    for fold, holdout in enumerate(holdouts, start=1):
+        score, problem = _run_on_fold(rc, node, holdout, fold)
+        scores.append(score)
+        problems.append(problem)
+        if problem:
+            log.info("node %s on fold %d: %s", node.id[:8], fold, problem)
+    return CandidateFolds(node.id, scores, problems)
+
+
+def _run_on_fold(rc: RunContext, node: Node, holdout: Holdout, fold: int) -> tuple[float | None, str | None]:
+    """(the fold harness's score of the node's code run on the fold's view, None) or (None, why none)."""
+    spec = rc.competition.metric
+    assert spec is not None
+    dirs = rc.workspace.node_dirs(f"fold{fold}-{node.id}", input_dir=holdout.public_dir)
+    clear_outputs(dirs)
+    try:
+        result = rc.sandbox.run(node.code, dirs, timeout_s=rc.cfg.execution.timeout_s)
+        if not result.succeeded or result.submission_path is None:
+            return None, "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[
+                -200:
+            ]
+        request = CheckRequest(
+            submission=Path(result.submission_path),
+            kept=holdout.root / f"{node.id}_test.csv",
+            heldout=None,
+            sample=rc.competition.sample_submission,
+            spec=spec,
+            harness=Harness(holdout, spec, rc.competition.sample_submission),
+        )
+        evaluation = rc.cfg.evaluation
+        checks = check_bounded(request, evaluation.review_timeout_s, evaluation.review_memory_mb)
+    except Exception as exc:  # noqa: BLE001 - an engine fault costs the candidate this fold, not the run
+        return None, f"could not run ({type(exc).__name__}: {exc})"
+    finally:
+        remove_tree(dirs.root, ignore_errors=True)
+    if checks.problem or checks.score is None:
+        return None, checks.problem or "no score"
+    return checks.score, None
+
+
+def _cell(score: float | None, problem: str | None) -> str:
+    if score is None:
+        return f"- ({problem})" if problem else "-"
+    return f"{score:.6g}"
