@@ -13,6 +13,9 @@ were drawn: a time split where the test rows all come after the training rows; w
 (store, user, patient) where the test's values of it are ones train.csv lacks; whole days, or blocks of them, where
 the test rows fall on calendar days train.csv lacks; like-test where the test's features set it apart; else
 stratified for a classification target and random for a regression one. Every draw is seeded, so a run's split can be rebuilt exactly.
+A further fold of the same split (`evaluation.folds`, `swarm.pipeline.folds`) draws other rows with the next
+seed, or, for a blocks split, the next block at an edge of each run of training days (`later_folds`); a time
+split has none.
 """
 
 from __future__ import annotations
@@ -216,9 +219,9 @@ def split_rows(
 ) -> tuple[np.ndarray, pd.DataFrame, pd.DataFrame]:
     """(positions, held-out rows, kept rows) of `train` under `split` (`test`: the test rows, whose times a time
     split matches and whose likeness `like-test` follows, `skip` its columns no classifier reads: the id; `fold`:
-    which of a time split's further folds, `later_folds`, whose rows past the held-out span are kept by neither
-    side); NoHoldout when the split leaves no rows to hold out or none to train on."""
-    if fold and split.startswith(("time:", "blocks:")):
+    which further fold of a blocks split, `later_folds`, whose rows between the held-out block and its edge are
+    kept by neither side); NoHoldout when the split leaves no rows to hold out or none to train on."""
+    if fold and split.startswith(("time:", "blocks:")):  # seeds draw other rows for the other kinds
         positions, dropped = later_folds(split, train, fraction, fold, test)
     else:
         positions = held_out_positions(split, train, strata, fraction, seed, test, skip)
@@ -306,25 +309,23 @@ def held_out_positions(
 def later_folds(
     split: str, train: pd.DataFrame, fraction: float, fold: int, test: pd.DataFrame | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(held-out positions, dropped rows) of a time or blocks split's further `fold` (1, 2, ...): the same
-    relation to the kept rows one block further from the test (`matched_blocks`), or, for a time split with no
-    test times, the `fraction` of rows just before the previous fold's; the rows between it and the test are
-    dropped, so that it adjoins no kept row on the test's side."""
+    """(held-out positions, dropped rows) of a further `fold` (1, 2, ...) of a blocks split: each run's next edge
+    block (`matched_blocks`), the rows between it and its edge dropped, so that it adjoins no kept row on the
+    test's side. A time split has none: its earlier spans would train on older and fewer rows than the test's, and
+    measured so they made chicago's estimate worse (benchmarks/README.md)."""
     kind, column = split.split(":", 1)
+    if kind == "time":
+        raise NoHoldout(
+            f"the split {split!r} holds out the latest span, and only it stands to the kept rows as the test does "
+            "(an earlier one would train on older and fewer rows)"
+        )
     if column not in train.columns:
         raise NoHoldout(f"the split {split!r} names column {column!r}, which {TRAIN} does not have")
-    times = parse_times(train[column])
     test_at = parse_times(test[column]) if test is not None and column in test.columns else None
-    if test_at is not None and test_at.notna().any():
-        held, dropped = matched_blocks(times, test_at, fraction, kind == "blocks", fold)
-        return np.flatnonzero(held), dropped
-    if kind == "blocks":
+    if test_at is None or test_at.isna().all():
         raise NoHoldout(f"the split {split!r} needs the test rows' {column!r}, which the test table lacks")
-    want = _n_held(len(train), fraction)
-    order = np.argsort(times.fillna(times.min()).to_numpy(), kind="stable")
-    dropped = np.zeros(len(train), dtype=bool)
-    dropped[order[len(order) - fold * want :]] = True
-    return np.sort(order[max(0, len(order) - (fold + 1) * want) : len(order) - fold * want]), dropped
+    held, dropped = matched_blocks(parse_times(train[column]), test_at, fraction, True, fold)
+    return np.flatnonzero(held), dropped
 
 
 def matched_blocks(

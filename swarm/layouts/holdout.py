@@ -45,8 +45,8 @@ def build_holdout(
 ) -> Holdout:
     """Build the split into `root` (public/, labels.csv, holdout.json); raises NoHoldout saying why not.
     `labels_table` (else competition.json's `labels_table`) names the labelled table where several hold labels;
-    `fold` > 0 builds a further fold of the same split (`swarm.pipeline.folds`): a time or blocks split's next
-    block back from the test, where the layout is a plain table, else the rows `seed` + `fold` draws."""
+    `fold` > 0 builds a further fold of the same split (`swarm.pipeline.folds`): a blocks split's next edge blocks,
+    where the layout is a plain table, else the rows `seed` + `fold` draws (none for a time split)."""
     spec = competition.metric
     if spec is None:
         raise NoHoldout("the competition has no metric to score held-out rows with")

@@ -2,11 +2,11 @@
 
 One held-out split is one draw: a block of days that happens to hold a heatwave, 196 passengers of titanic. With
 `evaluation.folds` = K, the end of the search builds K - 1 further splits of the same kind beside the search's
-(`swarm.layouts.holdout.build_holdout` with `fold`: each run of training days' next edge block back from the test,
-the span before the held-out one for a time split, else other seeded rows, groups or days), reruns the
-`evaluation.fold_candidates` best deliverable nodes on each view in the sandbox, scores each run with that fold's
-harness (in the bounded review child, as every review), and delivers the candidate with the best mean over the
-folds it was scored on, the search's counted first. A fold that holds out the same rows as one before it is not
+(`swarm.layouts.holdout.build_holdout` with `fold`: each run of training days' next edge block for a blocks split,
+other seeded rows, groups or days for the others; none for a time split, whose latest span alone stands to the
+kept rows as the test does), reruns the `evaluation.fold_candidates` best deliverable nodes on each view in the
+sandbox, scores each run with that fold's harness (in the bounded review child, as every review), and delivers
+the candidate with the best mean over the folds, the search's counted first. A fold that holds out the same rows as one before it is not
 built again. A candidate that fails a fold is not picked while one scored on every fold exists.
 
 Every fold's labels stay under `<run>/harness/folds/<k>/` (owner-only, never mounted); the sandbox sees only its
@@ -130,9 +130,10 @@ def further_folds(rc: RunContext, count: int) -> tuple[list[Holdout], list[str]]
                 labels_table=rc.cfg.evaluation.labels_table,
                 fold=fold,
             )
-        except (NoHoldout, ValueError) as exc:
-            notes.append(f"fold {fold} was not built: {exc}")
-            continue
+        except (NoHoldout, ValueError) as exc:  # the next folds' blocks lie further still: none is built
+            which = f"fold {fold}" if fold == count - 1 else f"folds {fold}-{count - 1}"
+            notes.append(f"{which} not built: {exc}")
+            break
         rows = held_rows(holdout)
         if rows in seen:
             notes.append(f"fold {fold} was not used: the split {base.split} holds out the same rows again")
