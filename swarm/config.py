@@ -13,7 +13,7 @@ import os
 import re
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import yaml
@@ -232,13 +232,13 @@ class EvaluationConfig(_Section):
         "rows most like the test), group:<column>, day:<column> (whole calendar days), blocks:<column> (blocks of "
         "days at the edge of each run of training days) or time:<column> (the latest rows).",
     )
-    folds: int = Field(
-        1,
-        ge=1,
-        le=10,
+    folds: Annotated[int, Field(ge=1, le=10)] | Literal["auto"] = Field(
+        "auto",
         description="After the search, score the best candidates on this many folds of the harness split (the "
-        "search's own the first; the others the next block of time back from the test, or other seeded rows) and "
-        "deliver the best by the mean; 1 = the search's split only. Each further fold reruns each candidate once.",
+        "search's own the first; the others the next blocks of days at the edges of each run of training days, or "
+        "other seeded rows; a time split has one) and deliver the best by the mean; 1 = the search's split only. "
+        "auto: 3 where the split holds out blocks of days (the same blocks for every seed) and the run ended within "
+        "its time and spend limits, else 1. Each further fold reruns each candidate once.",
     )
     fold_candidates: int = Field(
         3,

@@ -62,6 +62,7 @@ from swarm.preview.data import preview
 log = logging.getLogger(__name__)
 
 STAGES = ("code", "feedback", "evolution")
+STEP_LIMIT = "step limit reached"  # the one limit that leaves time and money for the end of the run
 
 
 def new_run_id(competition: str) -> str:
@@ -341,7 +342,7 @@ class RunContext:
     def limit_reason(self, state: RunState) -> str | None:
         """Why the run must stop now (step, time or spend limit), or None."""
         if state.next_step >= self.cfg.agent.max_steps:
-            return "step limit reached"
+            return STEP_LIMIT
         if self.elapsed_now(state) >= self.cfg.agent.time_limit_s:
             return "time limit reached"
         if self.ledger.cap_reached:

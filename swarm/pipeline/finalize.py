@@ -99,7 +99,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         best, tie = pick_within_noise(journal.deliverable_nodes())
     else:
         best, tie = journal.best_deliverable(), None
-    folds = confirm_on_folds(rc, journal, best) if best is not None else None
+    folds = confirm_on_folds(rc, journal, best, state.stopped_reason) if best is not None else None
     if folds is not None and folds.picked is not None:
         best = journal.get(folds.picked)
     if rc.competition.public_only:
@@ -273,6 +273,11 @@ def render_report(
         ]
         if tie is not None:
             out += [tie.describe(), ""]
+        if folds is None and best.meta.score_warning and rc.harness is not None:
+            out += [
+                "With evaluation.folds=3 the best candidates would be scored on other held-out rows too.",
+                "",
+            ]
         if folds is not None:
             out += [
                 "Scored on further folds of the harness split (evaluation.folds); the best mean is delivered:",

@@ -1,7 +1,7 @@
 """The best candidates scored on further folds of the harness split, where `evaluation.folds` > 1.
 
 One held-out split is one draw: a block of days that happens to hold a heatwave, 196 passengers of titanic. With
-`evaluation.folds` = K, the end of the search builds K - 1 further splits of the same kind beside the search's
+`evaluation.folds` = K (`auto`: 3 for a blocks split where the budget allows, else 1), the end of the search builds K - 1 further splits of the same kind beside the search's
 (`swarm.layouts.holdout.build_holdout` with `fold`: each run of training days' next edge block for a blocks split,
 other seeded rows, groups or days for the others; none for a time split, whose latest span alone stands to the
 kept rows as the test does), reruns the `evaluation.fold_candidates` best deliverable nodes on each view in the
@@ -28,12 +28,13 @@ from swarm.evaluation.holdout_record import Holdout, NoHoldout, harness_root
 from swarm.journal import Journal, Node
 from swarm.layouts.holdout import build_holdout
 from swarm.pipeline.bounded_review import CheckRequest, check_bounded
-from swarm.pipeline.context import RunContext
+from swarm.pipeline.context import STEP_LIMIT, RunContext
 from swarm.pipeline.steps import clear_outputs
 
 log = logging.getLogger(__name__)
 
 FOLDS_FILE = "folds.json"
+AUTO_FOLDS = 3
 
 
 @dataclass
@@ -85,10 +86,24 @@ class FoldResult:
         return lines
 
 
-def confirm_on_folds(rc: RunContext, journal: Journal, best: Node) -> FoldResult | None:
-    """Score the best candidates (`best` among them) on further folds and pick by the mean; None where
-    `evaluation.folds` is 1 or there is no harness split. Saved in `<run>/folds.json`."""
-    count = rc.cfg.evaluation.folds
+def fold_count(rc: RunContext, stopped_reason: str | None) -> int:
+    """How many folds the end of the run scores on: `evaluation.folds`, or for `auto`, `AUTO_FOLDS` where the
+    split holds out blocks of days (the same blocks for every seed, so a lumpy draw is never averaged away) and
+    the run ended by its step limit or its schedule (not its time or spend limit, nor a stop), else 1."""
+    setting = rc.cfg.evaluation.folds
+    if setting != "auto":
+        return setting
+    if rc.harness is None or not rc.harness.holdout.split.startswith("blocks:"):
+        return 1
+    return AUTO_FOLDS if stopped_reason in (None, STEP_LIMIT) else 1
+
+
+def confirm_on_folds(
+    rc: RunContext, journal: Journal, best: Node, stopped_reason: str | None = None
+) -> FoldResult | None:
+    """Score the best candidates (`best` among them) on further folds and pick by the mean; None where the run
+    scores on one fold (`fold_count`) or has no harness split. Saved in `<run>/folds.json`."""
+    count = fold_count(rc, stopped_reason)
     if count <= 1 or rc.harness is None or best.metric is None:
         return None
     holdouts, notes = further_folds(rc, count)

@@ -66,6 +66,7 @@ def test_a_two_faced_solution_is_not_delivered_while_its_honest_twin_is(tmp_path
             "search.num_drafts=2",
             "search.parallel=1",
             "evolution.steps_per_epoch=2",
+            "evaluation.folds=1",  # the delivery this test watches is the consistency check's, not the folds'
         ]
         summary = plain_competition_run(overrides, run_dir)
 

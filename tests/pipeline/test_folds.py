@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 import statistics
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 
+from swarm.config import load_config
 from swarm.evaluation.holdout_record import Holdout
-from swarm.pipeline.folds import CandidateFolds, held_rows, pick_by_mean
+from swarm.pipeline.folds import AUTO_FOLDS, CandidateFolds, fold_count, held_rows, pick_by_mean
 from tests.pipeline.plain_runs import plain_competition_run
 
 FOLDS = ["agent.max_steps=3", "evaluation.folds=3", "evaluation.fold_candidates=2"]
@@ -58,3 +60,15 @@ def test_a_candidate_that_failed_a_fold_is_not_picked_while_one_scored_on_every_
     assert pick_by_mean([failed, whole, worse], lower_is_better=False) == "b"
     assert pick_by_mean([failed, whole, worse], lower_is_better=True) == "c"
     assert pick_by_mean([failed], lower_is_better=False) is None
+
+
+def test_auto_scores_on_three_folds_only_blocks_splits_that_ended_within_their_budget() -> None:
+    def context(split: str | None, folds: str = "auto") -> SimpleNamespace:
+        harness = SimpleNamespace(holdout=SimpleNamespace(split=split)) if split else None
+        return SimpleNamespace(cfg=load_config(None, [f"evaluation.folds={folds}"]), harness=harness)
+
+    blocks = context("blocks:datetime")
+    assert fold_count(blocks, "step limit reached") == fold_count(blocks, None) == AUTO_FOLDS == 3
+    assert fold_count(blocks, "time limit reached") == fold_count(blocks, "spend cap reached") == 1
+    assert fold_count(context("stratified"), None) == fold_count(context(None), None) == 1
+    assert fold_count(context("stratified", "4"), "time limit reached") == 4  # as set, whatever the budget
