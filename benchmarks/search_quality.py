@@ -1,7 +1,7 @@
 """Search quality: the AIDE policy against the GA policy, same budget, offline coder, every bundled competition.
 
     python -m benchmarks.search_quality [--steps 20] [--seeds 0 1 2] [--competitions titanic ...]
-                                        [--parallel 2] [--folds 1] [--json benchmarks/results/search_quality.json]
+                                        [--parallel 2] [--folds auto] [--json benchmarks/results/search_quality.json]
 
 Each (competition, policy, seed) is one run of the main job (the competition flow, local sandbox, offline
 coder). It prints, side by side, the final grade on the hidden answers, the medal, and the steps it took
@@ -295,7 +295,9 @@ def main(argv: list[str] | None = None) -> int:
         help="evaluation.split for every run (e.g. stratified, to compare with auto's)",
     )
     parser.add_argument(
-        "--folds", type=int, default=1, help="evaluation.folds: score the best candidates on this many folds"
+        "--folds",
+        default="auto",
+        help="evaluation.folds: score the best candidates on this many folds (default auto, as the main job)",
     )
     parser.add_argument("--timeout", type=float, default=300.0, help="per-execution timeout (s)")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "swarm-bench-cache")
