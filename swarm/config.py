@@ -24,6 +24,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic_settings import (
     BaseSettings,
@@ -72,6 +73,14 @@ class ProjectConfig(_Section):
         description="The new run's dir name under runs_dir; none = <competition>-<UTC time>-<6 hex digits>.",
     )
     seed: int = Field(0, description="Seeds the harness split, the search's draws and the offline coder.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_retired_fields(cls, value: Any) -> Any:
+        """Runs saved before `workspace_dir` was retired (nothing read it) still resume."""
+        if isinstance(value, dict) and "workspace_dir" in value:
+            return {k: v for k, v in value.items() if k != "workspace_dir"}
+        return value
 
 
 class DataConfig(_Section):

@@ -87,3 +87,10 @@ def test_the_env_example_names_what_the_project_reads(
             node = getattr(node, part)
         assert node == yaml.safe_load(value) or str(node) == value, name
         monkeypatch.delenv(name)
+
+
+def test_a_config_saved_with_the_retired_workspace_dir_still_loads(tmp_path: Path) -> None:
+    saved = tmp_path / "config.yaml"  # what runs saved before the field was retired (nothing read it)
+    saved.write_text("project:\n  workspace_dir: workspaces\n  seed: 3\n", encoding="utf-8")
+    assert load_config(saved, env_file=None).project.seed == 3
+    assert "workspace_dir" not in load_config(saved, env_file=None).to_yaml()
