@@ -2,7 +2,7 @@
 
 <root>/input/                    the competition's public files (a symlink to, or a copy of, public_dir)
 <root>/nodes/<node_id>/          cwd of an execution: solution.py, input -> ../../input, working/, submission/
-<root>/best_solution/            solution.py (+ submission.csv) of the best node so far
+<root>/best_solution/            the best node so far (swarm.pipeline.best_so_far), then what the run delivers
 <root>/archives/<node_id>.zip    a node's code, result and outputs
 """
 
@@ -167,22 +167,6 @@ class Workspace:
             tmp.unlink(missing_ok=True)
             raise
         return target
-
-    def promote_best(self, node_id: str) -> Path:
-        """Copy the node's solution.py and submission.csv into best_solution/ (replacing what was there)."""
-        root = self._node_root(node_id)
-        code = root / CODE_FILE
-        if not code.is_file():
-            raise WorkspaceError(f"node {node_id!r} has no {CODE_FILE} to promote")
-        best = self.best_solution_dir
-        for old in best.iterdir():
-            remove_tree(old)
-        shutil.copyfile(code, best / CODE_FILE)
-        submission = root / "submission" / SUBMISSION_FILE
-        if submission.is_file() and not submission.is_symlink():
-            shutil.copyfile(submission, best / SUBMISSION_FILE)
-        (best / "node_id.txt").write_text(node_id + "\n", encoding="utf-8")
-        return best
 
     def cleanup(self, node_id: str | None = None, *, keep_archives: bool = True) -> None:
         """Remove one node's dir, or all node dirs when `node_id` is None (archives too unless kept)."""

@@ -8,10 +8,12 @@ left as it was. Files are private (0600) unless the caller asks for another mode
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
 import tempfile
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -53,6 +55,40 @@ def copy_tree_atomic(source: Path, dest: Path, ignore: Callable[[str, list[str]]
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     fsync_dir(dest.parent)
+
+
+def replace_dir_atomic(dest: Path, fill: Callable[[Path], Any]) -> None:
+    """Replace the directory `dest` with one `fill` writes, so that a reader (or a kill at any moment) finds the
+    old directory whole or the new one whole: filled beside it under a temp name, then swapped with it in one step
+    (`renameat2`'s RENAME_EXCHANGE), the old copy removed. Where the kernel or file system cannot swap, two
+    renames: for an instant between them `dest` is absent, and a kill then leaves the new copy under its temp
+    name."""
+    dest = Path(dest)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for stale in dest.parent.glob(f".{dest.name}.*.tmp"):  # what a killed replace left
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
+    try:
+        fill(tmp)
+        if not dest.exists():
+            os.rename(tmp, dest)
+        elif not _exchange(tmp, dest):
+            old = dest.with_name(f".{dest.name}.{uuid.uuid4().hex}.tmp")
+            os.rename(dest, old)
+            os.rename(tmp, dest)
+            tmp = old
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    fsync_dir(dest.parent)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap the paths `a` and `b` in one step; False where this libc, kernel or file system cannot."""
+    rename = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    if rename is None:
+        return False
+    at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE
+    return rename(at_cwd, os.fsencode(a), at_cwd, os.fsencode(b), exchange) == 0
 
 
 def append_bytes_durable(

@@ -22,6 +22,7 @@ from swarm.evaluation.harness import file_sha256
 from swarm.journal import Journal, Node
 from swarm.journal.ties import Tie, pick_within_noise
 from swarm.metric import ValidationSource, with_interval
+from swarm.pipeline.best_so_far import ABOUT, replace_best, write_best
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
 from swarm.pipeline.folds import FoldResult, confirm_on_folds
@@ -34,37 +35,34 @@ SUBMISSION = "submission.csv"
 
 
 def promote(rc: RunContext, node: Node, submission: Path | None = None) -> Path:
-    """Copy the node's submission (or `submission`, its refit's), code and id into the run's best_solution/."""
-    best = rc.workspace.best_solution_dir
-    best.mkdir(parents=True, exist_ok=True)
-    for old in best.iterdir():
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    """Replace the run's best_solution/ with the node's submission (or `submission`, its refit's), code and id."""
     source = submission or node.meta.submission_path
     if not source or not Path(source).is_file():
         raise FileNotFoundError(f"best node {node.id} has no submission file ({source})")
     expected = node.meta.submission_sha256
     if submission is None and expected and file_sha256(Path(source)) != expected:
         raise ValueError(f"best node {node.id}'s submission {source} changed after it was reviewed")
-    shutil.copyfile(source, best / SUBMISSION)
-    write_text_atomic(best / "solution.py", node.code)
-    write_text_atomic(best / "node_id.txt", node.id + "\n")
-    return best / SUBMISSION
+    what = (
+        "the refit: its code rerun on every train row" if submission else "the scored run's test predictions"
+    )
+    return write_best(rc, node, Path(source), f"delivered: {what}")
 
 
 def promote_ensemble(rc: RunContext, journal: Journal, delivery: Delivery) -> Path:
-    """Copy the blended submission into best_solution/, with the blend's weights and every member's code."""
-    best = rc.workspace.best_solution_dir
-    best.mkdir(parents=True, exist_ok=True)
-    for old in best.iterdir():
-        shutil.rmtree(old) if old.is_dir() else old.unlink()
+    """Replace best_solution/ with the blended submission, the blend's weights and every member's code."""
     assert delivery.submission is not None and delivery.choice is not None
-    shutil.copyfile(delivery.submission, best / SUBMISSION)
-    write_json_atomic(best / "ensemble.json", delivery.to_dict())
-    for node_id in delivery.choice.weights:
-        write_text_atomic(best / "members" / f"{node_id}.py", journal.get(node_id).code)
-    write_text_atomic(best / "solution.py", ensemble_code(journal, delivery))
-    write_text_atomic(best / "node_id.txt", ENSEMBLE + "\n")
-    return best / SUBMISSION
+    submission, choice = delivery.submission, delivery.choice
+
+    def fill(dest: Path) -> None:
+        shutil.copyfile(submission, dest / SUBMISSION)
+        write_json_atomic(dest / "ensemble.json", delivery.to_dict())
+        for node_id in choice.weights:
+            write_text_atomic(dest / "members" / f"{node_id}.py", journal.get(node_id).code)
+        write_text_atomic(dest / "solution.py", ensemble_code(journal, delivery))
+        write_text_atomic(dest / "node_id.txt", ENSEMBLE + "\n")
+        write_json_atomic(dest / ABOUT, {"node_id": ENSEMBLE, "submission": "delivered: the blend"})
+
+    return replace_best(rc, fill)
 
 
 def ensemble_code(journal: Journal, delivery: Delivery) -> str:

@@ -8,25 +8,16 @@ from __future__ import annotations
 from pathlib import Path
 
 from swarm.competitions.submission_check import check_submission, deliver_as_sample
-from swarm.evaluation.harness import file_sha256, keep_copy
+from swarm.evaluation.harness import keep_copy
 from swarm.evaluation.holdout_record import harness_root
 from swarm.evaluation.refit_check import check_refit, read_predictions
 from swarm.journal import Node
 from swarm.metric import ValidationSource
+from swarm.pipeline.best_so_far import scored_submission
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.steps import clear_outputs
 
 REFIT_SUBMISSION = "refit_submission.csv"
-
-
-def scored_submission(node: Node) -> Path | None:
-    """The test predictions of the node's scored run, as the harness kept them; None where the file is gone or
-    changed since its review (its sha256)."""
-    source = node.meta.submission_path
-    expected = node.meta.submission_sha256
-    if not source or not Path(source).is_file() or (expected and file_sha256(Path(source)) != expected):
-        return None
-    return Path(source)
 
 
 def harness_score(node: Node) -> float | None:

@@ -41,6 +41,7 @@ from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, thin
 from swarm.llm.response import ResponseParseError, parse_response
 from swarm.llm.thinking import join_thinking, split_thinking
 from swarm.metric import MetricValue
+from swarm.pipeline.best_so_far import keep_best_so_far
 from swarm.pipeline.bounded_review import CheckRequest, check_bounded
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.policy import choose_next
@@ -501,7 +502,8 @@ def make_node(step: StepOutcome) -> Node:
 
 
 def update_population(rc: RunContext, journal: Journal, state: RunState, step: StepOutcome) -> Node:
-    """Add the node to the journal, feed the experience pool, persist journal and state."""
+    """Add the node to the journal, feed the experience pool, persist journal and state, and copy the node into
+    best_solution/ where it is the new best (`swarm.pipeline.best_so_far`)."""
     node = journal.append(make_node(step))
     node.meta.prompt_assets_hash = rc.prompt_assets_hash
     good = [
@@ -529,6 +531,8 @@ def update_population(rc: RunContext, journal: Journal, state: RunState, step: S
     )
     state.pending = [p for p in state.pending if p.node_id != node.id]
     state.steps_done += 1
+    # Before the save: once the journal holds a good node, best_solution/ holds a scored submission.
+    keep_best_so_far(rc, journal, node)
     rc.save(journal, state)
     rc.drop_pending(node.id)
     return node

@@ -21,6 +21,8 @@ from prefect.utilities.annotations import opaque
 
 from flows.competition import CompetitionParams, competition_flow, prepare_run
 from swarm.atomic import read_json
+from swarm.competitions import load_competition
+from swarm.competitions.submission_check import check_submission
 from swarm.journal import Journal
 from swarm.pipeline.schedule import LiveRun
 from swarm.pipeline.state import RunPaths, load_state
@@ -62,6 +64,18 @@ def json_files_parse(run_dir: Path) -> dict[str, dict]:
     return {node.id: node.to_dict() for node in journal}
 
 
+def best_solution_on_disk(run_dir: Path, nodes: dict[str, dict], sample: Path) -> None:
+    """Once the journal holds a good node, best_solution/ holds a valid scored submission and its code, whatever
+    moment the kill came at (the node it names is good, or was not saved yet when the kill came)."""
+    if not any(node["is_buggy"] is False for node in nodes.values()):
+        return
+    best = run_dir / "workspace" / "best_solution"
+    assert (best / "submission.csv").is_file() and (best / "solution.py").is_file(), sorted(best.iterdir())
+    assert check_submission(best / "submission.csv", sample, "PassengerId") is None
+    named = (best / "node_id.txt").read_text().strip()
+    assert named not in nodes or nodes[named]["is_buggy"] is False, named
+
+
 def code_calls(run_dir: Path) -> Counter:
     path = run_dir / "llm_usage.jsonl"
     lines = path.read_text().splitlines() if path.exists() else []
@@ -99,8 +113,11 @@ def launch(run_dir: Path, overrides: list[str], env: dict[str, str]) -> subproce
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
-def test_sigkill_at_random_moments_then_resume(seed, tmp_path, base_overrides, model_key) -> None:
+def test_sigkill_at_random_moments_then_resume(
+    seed, tmp_path, base_overrides, model_key, competition_cache
+) -> None:
     rng = random.Random(seed)
+    sample = load_competition("titanic", competition_cache).sample_submission
     run_dir = tmp_path / "run"
     env = {
         **os.environ,
@@ -132,6 +149,7 @@ def test_sigkill_at_random_moments_then_resume(seed, tmp_path, base_overrides, m
             proc.send_signal(signal.SIGKILL)
             proc.communicate()
             kill = Kill(json_files_parse(run_dir), code_calls(run_dir), cached_pending(run_dir))
+            best_solution_on_disk(run_dir, kill.nodes, sample)
             for before in kills:  # nothing recorded before an earlier kill was lost or changed
                 for node_id, node in before.nodes.items():
                     assert _stable(kill.nodes.get(node_id)) == _stable(node), (

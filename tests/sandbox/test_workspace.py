@@ -80,17 +80,10 @@ def test_archive_holds_code_result_outputs_and_skips_symlinks(workspace: Workspa
         assert json.loads(zf.read("meta.json")) == {"score": 0.9}
 
 
-def test_promote_best_and_cleanup(workspace: Workspace):
+def test_archive_and_cleanup(workspace: Workspace):
     node = workspace.node_dirs("best-1")
     node.code_path.write_text("print('best')\n")
-    node.submission_file.write_text("id,y\n")
-    best = workspace.promote_best("best-1")
-    assert (best / "solution.py").read_text() == "print('best')\n"
-    assert (best / "submission.csv").read_text() == "id,y\n"
-    assert (best / "node_id.txt").read_text().strip() == "best-1"
-    with pytest.raises(WorkspaceError, match="no solution.py"):
-        workspace.promote_best(workspace.node_dirs("empty").node_id)
-
+    (workspace.best_solution_dir / "solution.py").write_text("print('best')\n")  # cleanup leaves it
     workspace.archive("best-1")
     workspace.cleanup("best-1")
     assert not node.root.exists()
