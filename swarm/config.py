@@ -73,6 +73,11 @@ class ProjectConfig(_Section):
         description="The new run's dir name under runs_dir; none = <competition>-<UTC time>-<6 hex digits>.",
     )
     seed: int = Field(0, description="Seeds the harness split, the search's draws and the offline coder.")
+    archive_nodes: bool = Field(
+        False,
+        description="Zip each node's code, outputs and review into <run>/workspace/archives/<node>.zip after its "
+        "step. Off by default: the node's dir keeps the same files, and the zips cost time and disk.",
+    )
 
     @model_validator(mode="before")
     @classmethod

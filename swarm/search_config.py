@@ -100,7 +100,16 @@ class EvolutionConfig(Section):
         description="Good nodes the population needs before GA epochs start (policy ga); none = population_size.",
     )
     experience_top_k: int = Field(
-        3, ge=0, description="Best past records of the experience pool shown in each prompt."
+        3,
+        ge=0,
+        description="Best past records of the experience pool shown in each prompt (the seed's design: 5).",
+    )
+    experience_min_quality: float = Field(
+        0.0,
+        ge=0.0,
+        le=1.0,
+        description="Records shown only at this quality or above (its score normalised among the pool's "
+        "successes, 0 the worst and 1 the best, rescored as the pool grows; the seed's design: 0.5).",
     )
     experience_max_records: int = Field(
         10_000, ge=1, description="Records the experience pool keeps (the oldest go first)."

@@ -289,8 +289,12 @@ class RunContext:
         """The messages for a step, the offline coder's hints, and the agent text versions used."""
         profile = self.agents.current(plan.agent_id)
         views = [self.parent_view(p) for p in parents]
+        evolution = self.cfg.evolution
         examples = self.pool.top_k(
-            plan.task_type, self.cfg.evolution.experience_top_k, lower_is_better=self.lower_is_better
+            plan.task_type,
+            evolution.experience_top_k,
+            min_quality=evolution.experience_min_quality,
+            lower_is_better=self.lower_is_better,
         )
         execution = self.sandbox.cfg  # the limits each solution has (`auto` resolved for this host)
         kwargs: dict[str, Any] = {

@@ -27,7 +27,7 @@ from pydantic import BaseModel, Field
 
 from sandbox import ExecutionResult
 from sandbox.tree_ops import remove_tree
-from sandbox.workspace import NodeDirs
+from sandbox.workspace import NodeDirs, WorkspaceError
 from swarm.agents.evolution import EvolutionReport, evolution_due, evolve_agents
 from swarm.agents.experience import ExperienceRecord, input_hash
 from swarm.atomic import write_json_atomic
@@ -535,7 +535,21 @@ def update_population(rc: RunContext, journal: Journal, state: RunState, step: S
     keep_best_so_far(rc, journal, node)
     rc.save(journal, state)
     rc.drop_pending(node.id)
+    if rc.cfg.project.archive_nodes:
+        archive_node(rc, node)
     return node
+
+
+def archive_node(rc: RunContext, node: Node) -> None:
+    """`<run>/workspace/archives/<node>.zip`: the node's code, outputs and review (`project.archive_nodes`); a
+    fault costs the zip, never the step."""
+    review = {
+        k: node.to_dict()[k] for k in ("step", "task_type", "metric", "is_buggy", "bug_reason", "exec_time")
+    }
+    try:
+        rc.workspace.archive(node.id, extra=review)
+    except (OSError, WorkspaceError) as exc:
+        log.warning("node %s was not archived: %s", node.id[:8], exc)
 
 
 def evolve_if_due(rc: RunContext, epoch: int) -> EvolutionReport | None:

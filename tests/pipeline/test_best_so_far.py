@@ -56,6 +56,7 @@ def test_the_best_node_so_far_is_on_disk_before_the_end_and_the_end_replaces_it(
         about["submission"].startswith("the best node so far") and about["harness_score"] == best.metric.value
     )
     sample = rc.competition.sample_submission
+    assert not list((run_dir / "workspace" / "archives").iterdir())  # project.archive_nodes is off by default
     assert check_submission(best_dir / "submission.csv", sample, "PassengerId") is None
 
     summary = run_to_end(open_run(run_dir)[0])
