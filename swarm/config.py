@@ -95,6 +95,11 @@ class DataConfig(_Section):
     data_dir: Path | None = Field(
         None, description="A competition dir: MLE-bench prepared (has prepared/), or public files only."
     )
+    obfuscate: bool = Field(
+        False,
+        description="Tell the models the task without naming its competition: description_obfuscated.md (MLE-bench "
+        "keeps one for each competition) instead of description.md; a run stops at once where there is none.",
+    )
     check_inputs: bool = Field(
         True,
         description="Check the public files before a run: no empty train/test file, test columns and ids that "

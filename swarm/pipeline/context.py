@@ -24,6 +24,7 @@ from swarm.agents.store import REPO_ROOT, AgentStore
 from swarm.atomic import read_json, write_json_atomic, write_text_atomic
 from swarm.competitions import Competition, load_competition
 from swarm.competitions.bundled import SPECS
+from swarm.competitions.task_description import task_description
 from swarm.config import Config, load_config
 from swarm.evaluation.harness import Harness
 from swarm.evaluation.holdout_record import harness_root
@@ -166,7 +167,7 @@ class RunContext:
         self.harness = (
             Harness(holdout, spec, self.competition.sample_submission) if holdout and spec else None
         )
-        self.task_desc = self.competition.description
+        self.task_desc = task_description(self.competition, cfg.data.obfuscate)
         self.workspace = Workspace(
             paths.workspace, holdout.public_dir if holdout else self.competition.public_dir
         )

@@ -25,6 +25,7 @@ from swarm.competitions import Competition, CompetitionError
 from swarm.competitions.competition import folder_listing
 from swarm.competitions.metrics import get_metric
 from swarm.competitions.public_files import check_public_files
+from swarm.competitions.task_description import task_description
 from swarm.config import Config, ConfigError, load_config
 from swarm.evaluation.split import check_split
 from swarm.evaluation.table_io import first_not_utf8
@@ -143,6 +144,7 @@ def check_run_inputs(cfg: Config) -> Competition:
             check_public_files(competition)
         except CompetitionError as exc:
             raise CompetitionError(f"{exc} (data.check_inputs=false skips this check)") from None
+    task_description(competition, cfg.data.obfuscate)  # data.obfuscate: the version without its name exists
     check_offline_coder_inputs(cfg, competition)
     make_sandbox(
         cfg.execution, cfg.search.parallel
