@@ -1,4 +1,4 @@
-"""Search quality: the AIDE policy against the GA policy, same budget, offline coder, every bundled competition.
+"""Search quality: the AIDE, GA and MCTS policies side by side, same budget, offline coder, every bundled competition.
 
     python -m benchmarks.search_quality [--steps 20] [--seeds 0 1 2] [--competitions titanic ...]
                                         [--parallel 2] [--folds auto] [--json benchmarks/results/search_quality.json]
@@ -58,6 +58,7 @@ POLICIES = {
         "evolution.evolution_interval=2",
         "evolution.min_records_for_evolution=8",
     ],
+    "mcts": ["search.policy=mcts"],
 }
 
 

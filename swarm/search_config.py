@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-SearchPolicy = Literal["aide", "ga"]
+SearchPolicy = Literal["aide", "ga", "mcts"]
 TaskRunnerKind = Literal["threads", "dask"]
 
 
@@ -43,6 +43,19 @@ class SearchConfig(Section):
     max_debug_depth: int = Field(3, ge=0, description="Debug attempts in a row on one failing line of nodes.")
     parallel: int = Field(
         2, ge=1, description="Steps run at once (each with its share of CPUs, memory, GPUs)."
+    )
+    mcts_exploration: float = Field(
+        1.0,
+        ge=0.0,
+        description="mcts: UCT's exploration weight beside a subtree's mean reward (rewards in [0, 1]).",
+    )
+    mcts_widening: float = Field(
+        1.0,
+        gt=0.0,
+        description="mcts: a node may have ceil(mcts_widening * visits ** mcts_widening_power) children.",
+    )
+    mcts_widening_power: float = Field(
+        0.5, ge=0.0, le=1.0, description="mcts: how fast the children a node may have grow with its visits."
     )
     task_runner: TaskRunnerKind = Field(
         "threads", description="Where parallel steps run: threads of the flow's process, or a Dask cluster."

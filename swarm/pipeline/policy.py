@@ -2,6 +2,7 @@
 
 - `aide`: draft until `num_drafts`; with `debug_prob` debug a buggy leaf within `max_debug_depth`; else
   improve the best node.
+- `mcts`: UCT over the journal with progressive widening (`swarm.pipeline.mcts`); the modes below do not apply.
 - `ga`: AIDE steps while the population fills; once it holds `ga_min_population` good nodes (default
   `population_size`), every epoch is a GA generation whose steps are offspring (`swarm.ga.population`: merge
   with `crossover_rate`, mutate with `mutation_rate`, else improve, parents by tournament), and buggy
@@ -30,6 +31,7 @@ from dataclasses import replace
 from swarm.config import Config
 from swarm.ga.population import StepChoice, choose_ga_step, population_fitness, rank_nodes
 from swarm.journal import Journal
+from swarm.pipeline.mcts import choose_mcts_step
 from swarm.pipeline.state import RunState, StepPlan
 
 FINAL, STAGNATION = "final", "stagnation"
@@ -106,6 +108,8 @@ def choose_next(
     """The next step of the configured policy (AIDE unless the current epoch is a GA generation), in its final
     phase or stagnation mode when they apply."""
     search = cfg.search
+    if search.policy == "mcts":
+        return choose_mcts_step(journal, pending, cfg, lower_is_better)
     ga_epoch = state is not None and state.generation_epoch == state.epochs_done + 1 and state.population
     since = stagnating(journal, cfg)
     if not ga_epoch:
