@@ -52,6 +52,13 @@ class ExecutionResult(BaseModel):
         """True when the code exited 0 within its limits."""
         return self.exit_code == 0 and not self.timed_out and not self.oom_killed and not self.disk_exceeded
 
+    def why_no_submission(self, tail: int = 300) -> str | None:
+        """Why this run left no submission to use ('wrote no submission', or 'failed: ' and the last `tail`
+        characters of its output); None where it succeeded and wrote one."""
+        if self.succeeded and self.submission_path is not None:
+            return None
+        return "wrote no submission" if self.succeeded else "failed: " + self.output.strip()[-tail:]
+
 
 class OutputCollector:
     """Collects a byte stream, keeping only a head and a tail so memory stays bounded by `max_chars`."""

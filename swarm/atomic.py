@@ -9,6 +9,7 @@ left as it was. Files are private (0600) unless the caller asks for another mode
 from __future__ import annotations
 
 import ctypes
+import functools
 import json
 import os
 import shutil
@@ -82,9 +83,15 @@ def replace_dir_atomic(dest: Path, fill: Callable[[Path], Any]) -> None:
     fsync_dir(dest.parent)
 
 
+@functools.cache
+def _renameat2() -> Any:
+    """libc's renameat2, or None where this libc lacks it."""
+    return getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+
+
 def _exchange(a: Path, b: Path) -> bool:
     """Swap the paths `a` and `b` in one step; False where this libc, kernel or file system cannot."""
-    rename = getattr(ctypes.CDLL(None, use_errno=True), "renameat2", None)
+    rename = _renameat2()
     if rename is None:
         return False
     at_cwd, exchange = -100, 2  # AT_FDCWD, RENAME_EXCHANGE

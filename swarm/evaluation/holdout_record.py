@@ -155,9 +155,9 @@ class SplitRequest:
     split: str
     seed: int
     max_train_mb: float = 2048.0
-    fold: int = (
-        0  # a further fold of a time or blocks split (`swarm.evaluation.split.later_folds`); 0: the first
-    )
+    # Which fold of the split (`swarm.pipeline.folds`): 0 the first; a further one draws with seed + fold, or takes
+    # a blocks split's next edge blocks (`swarm.evaluation.split.later_folds`).
+    fold: int = 0
 
 
 @dataclass

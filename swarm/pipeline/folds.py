@@ -206,10 +206,9 @@ def _run_on_fold(rc: RunContext, node: Node, holdout: Holdout, fold: int) -> tup
     clear_outputs(dirs)
     try:
         result = rc.sandbox.run(node.code, dirs, timeout_s=rc.cfg.execution.timeout_s)
-        if not result.succeeded or result.submission_path is None:
-            return None, "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[
-                -200:
-            ]
+        why = result.why_no_submission()
+        if why is not None or result.submission_path is None:
+            return None, why
         request = CheckRequest(
             submission=Path(result.submission_path),
             kept=holdout.root / f"{node.id}_test.csv",

@@ -75,6 +75,8 @@ def choose_mcts_step(
 ) -> StepChoice:
     """The next step: descend by UCT from the root, expanding where progressive widening allows."""
     search = cfg.search
+    if len(journal.draft_nodes()) + _pending_drafts(pending) < search.num_drafts:
+        return StepChoice("draft", [])
     stats = tree_stats(journal, pending, lower_is_better)
     current = ROOT
     while True:
@@ -82,8 +84,6 @@ def choose_mcts_step(
         allowed = math.ceil(
             search.mcts_widening * max(1, stats.visits[current]) ** search.mcts_widening_power
         )
-        if current == ROOT and len(journal.draft_nodes()) + _pending_drafts(pending) < search.num_drafts:
-            return StepChoice("draft", [])
         if len(stats.children.get(current, [])) < allowed or not kids:
             choice = _expand(journal, current, search.max_debug_depth)
             if choice is not None:

@@ -103,9 +103,9 @@ def _run(rc: RunContext, root: Path) -> str | None:
     dirs = rc.workspace.node_dirs(REFERENCE_NODE)
     try:
         result = rc.sandbox.run(code, dirs, timeout_s=rc.cfg.execution.timeout_s)
-        if not result.succeeded or result.submission_path is None:
-            tail = result.output.strip()[-300:]
-            return "it wrote no submission" if result.succeeded else f"it failed: {tail}"
+        why = result.why_no_submission()
+        if why is not None or result.submission_path is None:
+            return f"it {why}"
         scored = rc.harness.evaluate(result.submission_path, root / TEST, root / HELDOUT)
     except Exception as exc:  # noqa: BLE001 - an engine fault: the run goes on without the check
         return f"it could not run ({type(exc).__name__}: {exc})"

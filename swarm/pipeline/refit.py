@@ -42,8 +42,8 @@ def refit(rc: RunContext, node: Node, target: Path | None = None) -> tuple[Path 
         result = rc.sandbox.run(node.code, dirs, timeout_s=rc.cfg.execution.timeout_s)
     except Exception as exc:  # noqa: BLE001 - an engine fault keeps the scored submission
         return None, f"not used: the refit could not run ({type(exc).__name__}: {exc})"
-    if not result.succeeded or result.submission_path is None:
-        why = "wrote no submission" if result.succeeded else "failed: " + result.output.strip()[-300:]
+    why = result.why_no_submission()
+    if why is not None or result.submission_path is None:
         return None, f"not used: the refit {why}"
     kept, unreadable = keep_copy(
         Path(result.submission_path),

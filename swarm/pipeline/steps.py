@@ -543,9 +543,8 @@ def update_population(rc: RunContext, journal: Journal, state: RunState, step: S
 def archive_node(rc: RunContext, node: Node) -> None:
     """`<run>/workspace/archives/<node>.zip`: the node's code, outputs and review (`project.archive_nodes`); a
     fault costs the zip, never the step."""
-    review = {
-        k: node.to_dict()[k] for k in ("step", "task_type", "metric", "is_buggy", "bug_reason", "exec_time")
-    }
+    record = node.to_dict()
+    review = {k: record[k] for k in ("step", "task_type", "metric", "is_buggy", "bug_reason", "exec_time")}
     try:
         rc.workspace.archive(node.id, extra=review)
     except (OSError, WorkspaceError) as exc:
