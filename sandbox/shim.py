@@ -19,9 +19,9 @@ LocalSandbox starts it as
 - when the solution exits, at DEADLINE_S (timeout + grace: no run outlives it even if the caller vanished),
   on SIGTERM/SIGINT/SIGHUP, or when its parent dies (PR_SET_PDEATHSIG), kills and reaps every descendant;
 - writes the solution's fate to STATUS_FD: "exit N", "signal N" or "stopped SIGNAME" ("stopped memory" when
-  the watch stopped it), followed by " oom" when a watched run used more than its limit, also one that ended
-  between two measurements (the largest process's peak resident size says so), and, when the watch stopped
-  it, "; " and the largest holders of the memory ("620 MB in /dev/shm files, 9 MB by its processes");
+  the watch stopped it), followed by " oom" when a watched run used more than its limit, also one the kernel
+  killed between two measurements (the largest process's peak resident size says so), and, when the watch
+  stopped it, "; " and the largest holders of the memory ("620 MB in /dev/shm files, 9 MB by its processes");
 - removes UID's SysV shared memory segments from our ipc namespace when the run ends.
 
 Standard library only, no imports from this package: it runs under -I -S with no sys.path of ours.
@@ -390,6 +390,16 @@ def _measure(libc, root: int, uid: int | None) -> dict[str, int]:
     return parts
 
 
+def _over_limit(measure, limit: int) -> dict[str, int] | None:
+    """The second of two measurements in a row when both pass `limit`, else None: an unmap between reading a
+    process's pages and its mappings counts those pages twice in one measurement; memory really held stays."""
+    for _ in range(2):
+        parts = measure()
+        if sum(parts.values()) <= limit:
+            return None
+    return parts
+
+
 def _remove_sysv(libc, uid: int) -> None:
     """Remove the SysV shared memory segments of `uid` (IPC_RMID: freed once the last process detaches)."""
     with contextlib.suppress(OSError):
@@ -562,8 +572,8 @@ def main(args: list[str]) -> int:
                 info = signal.sigtimedwait(WATCHED, max(0.0, due - time.monotonic()))
                 started = time.monotonic()
                 if started >= due:  # on time, not on every SIGCHLD of a solution that forks a lot
-                    parts = _measure(libc, me, uid)
-                    if sum(parts.values()) > watch_bytes:
+                    parts = _over_limit(lambda: _measure(libc, me, uid), watch_bytes)
+                    if parts is not None:
                         over_memory, outcome, held = True, "stopped memory", _held(parts)
                         break
                     pause = max(WATCH_S, 4 * (time.monotonic() - started))  # a huge tree: measure less often
@@ -573,8 +583,9 @@ def main(args: list[str]) -> int:
     signal.setitimer(signal.ITIMER_REAL, 0)
     # Only while the solution is unreaped is its pid (so its group id) sure not to have been reused.
     _kill_descendants(uid, main_pid if outcome.startswith("stopped") else None)
-    if watch_bytes is not None and not over_memory:
-        # A run can pass the limit and end between two measurements: the largest process's peak says so.
+    if watch_bytes is not None and not over_memory and outcome == f"signal {signal.SIGKILL}":
+        # Killed by none of ours (the kernel's OOM killer) between two measurements: the largest process's peak
+        # says whether memory was why. Only then: that peak also counts the pages of files it mapped.
         over_memory = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024 > watch_bytes
     if uid is not None:
         _remove_sysv(libc, uid)  # in our ipc namespace they would outlive the run
