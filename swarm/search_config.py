@@ -57,6 +57,18 @@ class SearchConfig(Section):
     mcts_widening_power: float = Field(
         0.5, ge=0.0, le=1.0, description="mcts: how fast the children a node may have grow with its visits."
     )
+    mcts_merge_rate: float = Field(
+        0.15,
+        ge=0.0,
+        le=1.0,
+        description="mcts: chance that expanding a good node merges it with another (a GA crossover).",
+    )
+    mcts_mutate_rate: float = Field(
+        0.15,
+        ge=0.0,
+        le=1.0,
+        description="mcts: chance that expanding a good node rewrites one of its gene sections (a GA mutation).",
+    )
     task_runner: TaskRunnerKind = Field(
         "threads", description="Where parallel steps run: threads of the flow's process, or a Dask cluster."
     )

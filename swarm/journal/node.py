@@ -73,6 +73,9 @@ class Node:
     # genetic algorithm
     generation: int | None = None
     fitness: float | None = None
+    # Monte-Carlo tree search (search.policy=mcts): the nodes of its subtree and the sum of their rewards
+    visits: int | None = None
+    total_reward: float | None = None
     meta: NodeMeta = field(default_factory=NodeMeta)  # what the step recorded (swarm.journal.node_meta)
 
     def __post_init__(self) -> None:
@@ -167,7 +170,7 @@ class Node:
         data["exc_stack"] = [list(f) for f in self.exc_stack] if self.exc_stack is not None else None
         for name in _FLOAT_FIELDS:
             data[name] = _encode_float(getattr(self, name))
-        return data
+        return omit_unset_tree_stats(data)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Node:
@@ -209,6 +212,20 @@ class Node:
             return cls(**kwargs, execution=execution, review=review)
         except TypeError as exc:
             raise JournalError(f"node {node_id}: {exc}") from exc
+
+
+TREE_STATS = (
+    "visits",
+    "total_reward",
+)  # written only when set (an mcts run): other journals' lines stay as they were
+
+
+def omit_unset_tree_stats(data: dict[str, Any]) -> dict[str, Any]:
+    """`data` without the tree search's statistics where they are unset."""
+    for name in TREE_STATS:
+        if data.get(name, 0) is None:
+            del data[name]
+    return data
 
 
 @functools.cache

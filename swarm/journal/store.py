@@ -7,10 +7,11 @@ whole journal:
   "id": <token>, "fields": {...}}`; every other line is one node (`Node.to_dict()`) as it was recorded, in
   step order. A save appends the nodes added since the last one in one write and fsyncs it. A kill
   mid-append leaves a torn last line, which `load` drops with a warning (and the next `save` cuts off).
-- `journal.fields.json` (`fields_path`), the sidecar: the `MUTABLE_FIELDS` (GA fitness and generation) of
-  the nodes whose values changed after their line was written, `{"format": "swarm-journal-fields",
-  "version": 1, "journal": <token>, "nodes": {<id>: {"fitness": ..., "generation": ...}}}`, replaced
-  atomically when it changes (at an epoch's end, when the population's fitness is set again). It applies
+- `journal.fields.json` (`fields_path`), the sidecar: the `MUTABLE_FIELDS` (GA fitness and generation, MCTS
+  visits and total reward) of the nodes whose values changed after their line was written,
+  `{"format": "swarm-journal-fields", "version": 1, "journal": <token>, "nodes": {<id>: {"fitness": ...,
+  "generation": ..., "visits": ..., "total_reward": ...}}}`, replaced atomically when it changes (at an
+  epoch's end, when the population's fitness is set again; after each step of an mcts run). It applies
   only to the journal file whose header has its token; without one the header's `fields` apply (a whole
   rewrite puts them there, so it is one atomic write). Lines never change once written, so the first N
   lines plus the field values of a moment rebuild the journal as it was then (`field_overrides`,
@@ -41,7 +42,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from swarm.atomic import append_bytes_durable, read_json, write_bytes_atomic, write_text_atomic
-from swarm.journal.node import _FLOAT_FIELDS, JournalError, Node, _decode_float, _encode_float
+from swarm.journal.node import (
+    _FLOAT_FIELDS,
+    JournalError,
+    Node,
+    _decode_float,
+    _encode_float,
+    omit_unset_tree_stats,
+)
 
 try:
     import orjson
@@ -59,7 +67,8 @@ JOURNAL_VERSION = 1  # the whole journal as one JSON document (`to_json`; a run'
 LINES_VERSION = 2  # the append-only JSON Lines file (`save`)
 FIELDS_FORMAT = "swarm-journal-fields"
 FIELDS_VERSION = 1
-MUTABLE_FIELDS = ("fitness", "generation")  # the fields that may change after a node is saved
+# The fields that may change after a node is saved: the GA's, and the tree search's statistics of its subtree.
+MUTABLE_FIELDS = ("fitness", "generation", "visits", "total_reward")
 _mutable_values = operator.attrgetter(*MUTABLE_FIELDS)
 
 
@@ -122,8 +131,8 @@ class StoredJournal:
     # -- the append-only file ---------------------------------------------------------------------------
 
     def field_overrides(self) -> dict[str, dict[str, Any]]:
-        """The `MUTABLE_FIELDS` of saved nodes whose values differ from their line, by node id (JSON-ready:
-        what the sidecar holds). One pass over the journal, no serialisation."""
+        """The `MUTABLE_FIELDS` of saved nodes whose values differ from their line, by node id, each node's
+        differing ones (JSON-ready: what the sidecar holds). One pass over the journal, no serialisation."""
         values = list(map(_mutable_values, self.nodes[: len(self._line_values)]))
         cached = self._overrides_cache
         if cached is not None and values == cached[0]:  # nothing changed since: a comparison in C
@@ -131,7 +140,7 @@ class StoredJournal:
         changed: dict[str, dict[str, Any]] = {}
         for node, current, saved in zip(self.nodes, values, self._line_values, strict=False):
             if current != saved and not _same_values(current, saved):
-                changed[node.id] = _encode_fields(current)
+                changed[node.id] = _encode_fields(current, saved)
         self._overrides_cache = (values, changed)
         return dict(changed)
 
@@ -177,6 +186,7 @@ class StoredJournal:
             if _mutable_values(node) != saved:  # a saved node's line keeps the values it was recorded with
                 data = node.to_dict()
                 data.update(_encode_fields(saved))
+                omit_unset_tree_stats(data)
                 lines[index] = _dumps(data, node.id).encode("utf-8") + b"\n"
         before = self._line_values
         self._line_values = before + [_mutable_values(node) for node in self.nodes[len(before) :]]
@@ -387,10 +397,12 @@ def _node_line(node: Node) -> bytes:
     return _dumps(node.to_dict(), node.id).encode("utf-8") + b"\n"
 
 
-def _encode_fields(values: tuple[Any, ...]) -> dict[str, Any]:
+def _encode_fields(values: tuple[Any, ...], unless_as: tuple[Any, ...] | None = None) -> dict[str, Any]:
+    """The mutable fields' `values` by name, JSON-ready; those that differ from `unless_as` when given."""
     return {
         name: _encode_float(value) if name in _FLOAT_FIELDS else value
-        for name, value in zip(MUTABLE_FIELDS, values, strict=True)
+        for index, (name, value) in enumerate(zip(MUTABLE_FIELDS, values, strict=True))
+        if unless_as is None or not _same_values((value,), (unless_as[index],))
     }
 
 

@@ -109,7 +109,7 @@ def choose_next(
     phase or stagnation mode when they apply."""
     search = cfg.search
     if search.policy == "mcts":
-        return choose_mcts_step(journal, pending, cfg, lower_is_better)
+        return choose_mcts_step(journal, pending, cfg, lower_is_better, rng)
     ga_epoch = state is not None and state.generation_epoch == state.epochs_done + 1 and state.population
     since = stagnating(journal, cfg)
     if not ga_epoch:

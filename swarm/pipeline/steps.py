@@ -44,6 +44,7 @@ from swarm.metric import MetricValue
 from swarm.pipeline.best_so_far import keep_best_so_far
 from swarm.pipeline.bounded_review import CheckRequest, check_bounded
 from swarm.pipeline.context import RunContext
+from swarm.pipeline.mcts import record_tree_stats
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.progress import PROGRESS
 from swarm.pipeline.reference import flag_inconsistent
@@ -516,6 +517,8 @@ def update_population(rc: RunContext, journal: Journal, state: RunState, step: S
         quality = score_against(node.metric.value, good, lower_is_better=bool(node.lower_is_better))
     node.fitness = quality
     node.generation = state.generation if state.generation_epoch == node.epoch else 0
+    if rc.cfg.search.policy == "mcts":
+        record_tree_stats(journal, rc.lower_is_better)
     rc.dispatcher.update(node.agent_id or "agent_0", node.task_type, quality)
     rc.pool.add(
         ExperienceRecord(

@@ -87,8 +87,8 @@ def test_changed_fields_go_to_the_sidecar_and_lines_never_change(tmp_path: Path)
     sidecar = read_json(fields_path(path))
     assert sidecar["journal"] == json.loads(lines(path)[0])["id"]
     assert sidecar["nodes"] == {
-        journal.nodes[2].id: {"fitness": 0.99, "generation": 0},
-        journal.nodes[7].id: {"fitness": 0.07, "generation": 4},
+        journal.nodes[2].id: {"fitness": 0.99},  # only the fields that changed
+        journal.nodes[7].id: {"generation": 4},
     }
     loaded = Journal.load(path)
     assert state_of(loaded) == state_of(journal)
@@ -174,7 +174,7 @@ def test_a_whole_rewrite_keeps_lines_as_recorded_and_fields_in_the_header(tmp_pa
     journal.save(first)
     journal.save(second)  # another file: written whole
     header = json.loads(lines(second)[0])
-    assert header["fields"] == {journal.nodes[1].id: {"fitness": 0.8, "generation": 0}}
+    assert header["fields"] == {journal.nodes[1].id: {"fitness": 0.8}}
     assert json.loads(lines(second)[2])["fitness"] == 0.01  # the line as it was recorded
     assert not fields_path(second).exists()
     assert state_of(Journal.load(second)) == state_of(journal)
@@ -270,7 +270,7 @@ def test_snapshots_count_nodes_and_branches_rebuild_the_journal_of_then(tmp_path
     then = state_of(journal)
     saved = read_json(snapshot)
     assert "journal" not in saved and saved["journal_nodes"] == 4
-    assert saved["journal_fields"] == {journal.nodes[0].id: {"fitness": 0.25, "generation": 0}}
+    assert saved["journal_fields"] == {journal.nodes[0].id: {"fitness": 0.25}}
     assert state_of(load_journal(paths)) == then  # the snapshot saved the journal first
 
     journal.nodes[0].fitness = journal.nodes[1].fitness = 0.75  # epoch 2 goes on

@@ -24,6 +24,7 @@ from swarm.atomic import read_json
 from swarm.competitions import load_competition
 from swarm.competitions.submission_check import check_submission
 from swarm.journal import Journal
+from swarm.pipeline.mcts import ROOT, tree_stats
 from swarm.pipeline.schedule import LiveRun
 from swarm.pipeline.state import RunPaths, load_state
 from swarm.pipeline.steps import PlannedStep, generation_cache_key
@@ -38,8 +39,9 @@ REPO = Path(__file__).resolve().parents[2]
 MAX_STEPS = 6
 STEPS_PER_EPOCH = 2
 KILLS = 4
-# Fields a node may gain after it was recorded: its GA fitness is set again at every epoch's end.
-MUTABLE_FIELDS = {"fitness"}
+# Fields a node may gain after it was recorded: its GA fitness is set again at every epoch's end, its tree
+# statistics after every step of an mcts run.
+MUTABLE_FIELDS = {"fitness", "visits", "total_reward"}
 
 
 @dataclass
@@ -112,9 +114,9 @@ def launch(run_dir: Path, overrides: list[str], env: dict[str, str]) -> subproce
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize(("seed", "policy"), [(1, "aide"), (2, "mcts")])
 def test_sigkill_at_random_moments_then_resume(
-    seed, tmp_path, base_overrides, model_key, competition_cache
+    seed, policy, tmp_path, base_overrides, model_key, competition_cache
 ) -> None:
     rng = random.Random(seed)
     sample = load_competition("titanic", competition_cache).sample_submission
@@ -131,6 +133,7 @@ def test_sigkill_at_random_moments_then_resume(
             *stage_overrides(server),
             f"agent.max_steps={MAX_STEPS}",
             f"evolution.steps_per_epoch={STEPS_PER_EPOCH}",
+            f"search.policy={policy}",
         ]
         kills: list[Kill] = []
         for number in range(KILLS):
@@ -169,6 +172,10 @@ def test_sigkill_at_random_moments_then_resume(
     final_nodes = {node.id: node.to_dict() for node in journal}
     assert len(final_nodes) == MAX_STEPS
     assert Counter(n.epoch for n in journal) == {e: STEPS_PER_EPOCH for e in (1, 2, 3)}
+    if policy == "mcts":  # the tree went on across the kills: each node's statistics are its whole subtree's
+        stats = tree_stats(journal, [], lower_is_better=False)
+        assert [n.visits for n in journal] == [stats.visits[n.id] for n in journal]
+        assert sum(stats.visits[k] for k in stats.children[ROOT]) == MAX_STEPS
     for kill in kills:
         for node_id, node in kill.nodes.items():
             assert _stable(final_nodes.get(node_id)) == _stable(node), f"node {node_id} lost or changed"

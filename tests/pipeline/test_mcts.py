@@ -12,19 +12,25 @@ from swarm.journal import Journal, Node
 from swarm.journal.step_record import Review
 from swarm.metric import MetricValue
 from swarm.pipeline.context import create_run, open_run
-from swarm.pipeline.mcts import ROOT, choose_mcts_step, tree_stats
+from swarm.pipeline.mcts import ROOT, choose_mcts_step, record_tree_stats, tree_stats
 from swarm.pipeline.plain import run_epoch, run_to_end
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.state import StepPlan
+from swarm.protocol import GENE_SECTIONS, section_marker
 
 
-def node(value: float | None, parent: str | None = None, task: str = "draft") -> Node:
+def node(value: float | None, parent: str | None = None, task: str = "draft", code: str = "") -> Node:
     review = (
         Review(is_buggy=True, bug_reason="boom")
         if value is None
         else Review(is_buggy=False, metric=MetricValue(value, False))
     )
-    return Node(task_type=task, parent_ids=(parent,) if parent else (), review=review)
+    return Node(code=code, task_type=task, parent_ids=(parent,) if parent else (), review=review)
+
+
+def sectioned(tag: object, same: tuple[str, ...] = ()) -> str:
+    """Code with all seven gene sections; those in `same` are the same whatever the tag."""
+    return "\n".join(f"{section_marker(n)}\nx = {0 if n in same else tag!r}\n" for n in GENE_SECTIONS)
 
 
 def cfg(**search: object):
@@ -85,6 +91,50 @@ def test_a_buggy_node_is_debugged_within_the_depth_and_never_past_it() -> None:
     assert step.parent_ids != [d2.id] and step.task_type in ("debug", "improve"), step
 
 
+def test_a_good_node_is_expanded_by_the_ga_operators_at_their_rates() -> None:
+    best = node(0.9, code=sectioned("best"))
+    mate = node(0.6, code=sectioned("mate"))
+    twin = node(0.5, code=sectioned("twin", same=GENE_SECTIONS[1:]))  # one section apart from best: no mate
+    journal = journal_of(best, mate, twin)
+    settings = cfg(mcts_widening=0.5, mcts_exploration=0.0, mcts_merge_rate=0.3, mcts_mutate_rate=0.3)
+    rng = random.Random(7)
+    choices = [choose_mcts_step(journal, [], settings, False, rng) for _ in range(300)]
+    kinds = {kind: sum(c.task_type == kind for c in choices) for kind in ("merge", "mutate", "improve")}
+    expected = {"merge": 90, "mutate": 90, "improve": 120}  # 300 draws at 0.3, 0.3 and the rest
+    assert all(abs(kinds[k] - expected[k]) <= 30 for k in kinds), kinds
+    for choice in choices:  # every step expands the best subtree
+        assert choice.parent_ids[0] == best.id
+        assert (choice.crossover_plan is not None) == (choice.task_type == "merge")
+        assert (choice.gene in GENE_SECTIONS) == (choice.task_type == "mutate")
+    merges = [c.parent_ids[1] for c in choices if c.task_type == "merge"]
+    assert set(merges) == {mate.id}  # twin differs from best in one section only
+    opaque = journal_of(node(0.9, code="print(1)"), node(0.5))
+    assert {choose_mcts_step(opaque, [], settings, False, rng).task_type for _ in range(20)} == {"improve"}
+
+
+def test_each_node_records_its_visits_and_total_reward_in_the_journal(tmp_path: Path) -> None:
+    a, b = node(0.9), node(0.5)
+    a1 = node(0.7, a.id, "improve")
+    journal = journal_of(a, b, a1)
+    record_tree_stats(journal, False)
+    stats = tree_stats(journal, [], False)
+    assert [(n.visits, n.total_reward) for n in journal] == [
+        (2, round(stats.value[a.id], 6)),
+        (1, round(stats.value[b.id], 6)),
+        (1, round(stats.value[a1.id], 6)),
+    ]
+    journal.save(tmp_path / "journal.jsonl")
+    a2 = journal.append(node(0.95, a1.id, "improve"))
+    record_tree_stats(journal, False)  # the ancestors' statistics change after their lines were written
+    journal.save(tmp_path / "journal.jsonl")
+    loaded = Journal.load(tmp_path / "journal.jsonl")
+    assert [(n.visits, n.total_reward) for n in loaded] == [(n.visits, n.total_reward) for n in journal]
+    assert loaded.get(a.id).visits == 3 and loaded.get(a2.id).visits == 1
+    plain = Journal()
+    plain.append(node(0.4))
+    assert "visits" not in plain.nodes[0].to_dict()  # other policies' journals do not carry them
+
+
 def test_the_policy_dispatches_to_mcts() -> None:
     a = node(0.9)
     choice = choose_next(journal_of(a, node(0.4)), [], cfg(mcts_widening=0.5), random.Random(0))
@@ -103,8 +153,9 @@ def test_a_run_on_mcts_resumes_the_same_tree_and_reports_it(
     summary = run_to_end(rc)
     journal = Journal.load(run_dir / "journal.jsonl")
     assert len(journal) == 4 and summary["grade"]["valid"]
-    assert {n.task_type for n in journal.nodes[2:]} <= {"improve", "debug", "draft"}
+    assert {n.task_type for n in journal.nodes[2:]} <= {"improve", "debug", "draft", "merge", "mutate"}
     after = tree_stats(journal, [], rc.lower_is_better)
     assert all(after.visits[k] >= v for k, v in before.visits.items())  # the same tree, grown
+    assert [n.visits for n in journal] == [after.visits[n.id] for n in journal]  # as recorded in the journal
     report = (run_dir / "report.md").read_text()
     assert f"[visits {after.visits[journal.nodes[0].id]}, value" in report
