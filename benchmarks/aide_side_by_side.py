@@ -44,10 +44,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
+    library_versions,
     median,
+    merged_breakdown,
     prefect_env,
+    print_breakdown,
     print_table,
     run_overrides,
+    step_breakdown,
     time_epoch,
     warm_prefect,
     write_json,
@@ -260,6 +264,7 @@ def run_swarm(
         "exec_s": sum(exec_times),
         "mean_exec_s": sum(exec_times) / max(len(exec_times), 1),
         "orchestration_s_per_step": (wall - model_s - sum(exec_times)) / steps if parallel == 1 else None,
+        "breakdown": step_breakdown(run_dir, wall, parallel),
     }
 
 
@@ -356,7 +361,25 @@ def main(argv: list[str] | None = None) -> int:
         ),
         rows,
     )
-    write_json(args.json, args, {"results": results, "load_1min": [min(loads), max(loads)]})
+    print_breakdown(
+        "where a Swarm-Ev2 step's time went (median over the rounds)",
+        {
+            f"{runner} {parallel}": merged_breakdown(
+                [r["breakdown"] for r in results if _setting(r) == (runner, parallel)]
+            )
+            for runner, parallel in settings
+            if runner != "aide"
+        },
+    )
+    aide_exec = [r["mean_exec_s"] for r in results if r["agent"] == "AIDE"]
+    print(f"AIDE: {median(aide_exec):.3g} s a step in its interpreter (median of the rounds' means)")
+    versions = library_versions()
+    print("libraries:", ", ".join(f"{name} {version}" for name, version in versions.items()))
+    write_json(
+        args.json,
+        args,
+        {"results": results, "load_1min": [min(loads), max(loads)], "libraries": versions},
+    )
     short = [r for r in results if r["steps"] != args.steps or r["code_calls"] != args.steps]
     if short:
         print(

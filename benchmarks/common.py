@@ -166,3 +166,61 @@ def time_epoch(runner: str, run_dir: Path, steps: int, parallel: int) -> float:
     if runner == "prefect":
         return time_prefect_epoch(run_dir, steps)
     return time_plain_epoch(run_dir, steps, parallel)
+
+
+LIBRARIES = ("numpy", "pandas", "scikit-learn", "lightgbm", "scipy", "prefect")
+
+
+def library_versions() -> dict[str, str | None]:
+    """The versions of the libraries the solutions and the flow use, as installed here."""
+    return {name: installed_version(name) for name in LIBRARIES}
+
+
+def step_breakdown(run_dir: Path, wall_s: float, parallel: int, probes: int = 3) -> dict[str, Any]:
+    """Where a run's steps spent their time (`swarm.pipeline.step_timing`): each phase's median seconds,
+    the sandbox's empty run (`pass`, `probes` times in the run's own sandbox: its start and stop, so the
+    solution's own run is `sandbox` less it), and, for a sequential run, what the phases leave of a step's wall
+    time (journal and pool writes, scheduling, the flow)."""
+    from swarm.pipeline.context import open_run
+    from swarm.pipeline.step_timing import breakdown, step_total
+
+    rc, journal, _ = open_run(run_dir)
+    empty = []
+    for index in range(probes):
+        result = rc.sandbox.run("pass\n", rc.workspace.node_dirs(f"empty-{index}"), timeout_s=60)
+        empty.append(result.exec_time)
+    totals = [step_total(n.meta.timings) for n in journal if n.meta.timings]
+    other = wall_s / len(journal) - statistics.mean(totals) if parallel == 1 and totals else None
+    return {"phases": breakdown(journal), "empty_run_s": statistics.median(empty), "other_s": other}
+
+
+def merged_breakdown(rounds: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The medians over rounds of one setting's `step_breakdown`s."""
+    phases = {name for r in rounds for name in r["phases"]}
+    others = [r["other_s"] for r in rounds if r["other_s"] is not None]
+    return {
+        "phases": {
+            name: median([r["phases"][name] for r in rounds if name in r["phases"]]) for name in phases
+        },
+        "empty_run_s": median([r["empty_run_s"] for r in rounds]),
+        "other_s": median(others) if others else None,
+    }
+
+
+def print_breakdown(title: str, by_setting: dict[str, dict[str, Any]]) -> None:
+    """One row per phase, one column per setting: median seconds per step."""
+    from swarm.pipeline.step_timing import PHASES
+
+    labels = list(by_setting)
+    rows: list[tuple[Any, ...]] = []
+    for phase, what in PHASES:
+        rows.append((f"{phase}: {what}", *(b["phases"].get(phase) for b in by_setting.values())))
+        if phase == "sandbox":
+            rows.append(("  of it, an empty run (`pass`)", *(b["empty_run_s"] for b in by_setting.values())))
+    rows.append(
+        (
+            "other: journal and pool writes, scheduling, the flow (sequential only)",
+            *(b["other_s"] for b in by_setting.values()),
+        )
+    )
+    print_table(title, ("phase (median s per step)", *labels), rows)

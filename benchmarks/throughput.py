@@ -32,10 +32,14 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
+    library_versions,
     median,
+    merged_breakdown,
     prefect_env,
+    print_breakdown,
     print_table,
     run_overrides,
+    step_breakdown,
     time_epoch,
     warm_prefect,
     write_json,
@@ -198,6 +202,7 @@ def run_setting(
         "buggy": len(journal.buggy_nodes()),
         "mean_model_wait_s": sum(latencies) / len(latencies) if latencies else None,
         "mean_exec_s": sum(exec_times) / len(exec_times) if exec_times else None,
+        "breakdown": step_breakdown(run_dir, wall, parallel),
     }
 
 
@@ -276,6 +281,17 @@ def main(argv: list[str] | None = None) -> int:
         ),
         rows,
     )
+    print_breakdown(
+        "where a step's time went (median over the rounds)",
+        {
+            f"{runner} {parallel}": merged_breakdown(
+                [r["breakdown"] for r in results if (r["runner"], r["parallel"]) == (runner, parallel)]
+            )
+            for runner, parallel in settings
+        },
+    )
+    versions = library_versions()
+    print("libraries:", ", ".join(f"{name} {version}" for name, version in versions.items()))
     speedup = summary.get("prefect 4")
     if speedup is not None and args.solutions == "short":
         met = "met" if speedup >= TARGET_SPEEDUP else "NOT met"
@@ -285,7 +301,12 @@ def main(argv: list[str] | None = None) -> int:
     write_json(
         args.json,
         args,
-        {"results": results, "speedup_over_parallel_1": summary, "load_1min": [min(loads), max(loads)]},
+        {
+            "results": results,
+            "speedup_over_parallel_1": summary,
+            "load_1min": [min(loads), max(loads)],
+            "libraries": versions,
+        },
     )
     return 0 if all(r["one_call_per_step"] for r in results) else 1
 

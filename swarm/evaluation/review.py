@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field
@@ -100,6 +100,13 @@ class ReviewOutcome:
     test_submission: str | None = None  # the harness's copy of the submission's test rows, if it split one
     consistency: dict[str, Any] | None = None  # agreement with the harness's reference, held-out vs test rows
     interval: ScoreInterval | None = None  # the harness score's interval (or why none), with a harness score
+    timings: dict[str, float] = field(default_factory=dict)  # seconds: the harness's checks, the review call
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Unpickled (a cached review, perhaps saved by an older version): the fields it lacks get their
+        defaults, so a resumed run reads its old cache."""
+        defaults = {f.name: f.default_factory() for f in fields(self) if f.default_factory is not MISSING}
+        self.__dict__.update({**defaults, **state})
 
     @property
     def validation_source(self) -> ValidationSource:

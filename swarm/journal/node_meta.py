@@ -57,6 +57,7 @@ class NodeMeta:
     score_se: float | None = None
     score_interval_note: str | None = None
     score_warning: str | None = None
+    timings: dict[str, float] | None = None  # seconds by phase of the step (`swarm.pipeline.step_timing`)
     extra: dict[str, Any] = field(default_factory=dict)  # keys that are no field, kept and written back
 
     def __post_init__(self) -> None:

@@ -1,7 +1,7 @@
 """What a node keeps of its step: how its code ran (`Execution`) and how it was judged (`Review`).
 
 Each is one value on the node (`Node.execution`, `Node.review`), made once from the sandbox's `ExecutionResult`
-and the review's `ReviewOutcome` (`swarm.pipeline.steps.execution_record`, `review_record`), and saved as the
+and the review's `ReviewOutcome` (`swarm.pipeline.records.execution_record`, `review_record`), and saved as the
 journal line's keys as they always stood (`term_out` ... `exc_stack`, `analysis` ... `metric_conflict`), so
 journals written before these values existed read and write back unchanged. They hold what the journal keeps,
 not everything the sandbox or the reviewer said: the rest lives in the node's directory and its `meta`.

@@ -18,6 +18,7 @@ from swarm.evaluation.review import ReviewOutcome
 from swarm.pipeline import step_lines, steps
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.progress import PROGRESS
+from swarm.pipeline.step_timing import stage_timings
 
 
 @dataclass(frozen=True)
@@ -49,15 +50,22 @@ def run_chain(
     one line to `notify` (`swarm.pipeline.step_lines`; by default the progress board's subscribers)."""
     plan = planned.plan
     notify(step_lines.planned_line(plan))
-    started = time.monotonic()
+    walls, started = {}, time.monotonic()
     generation = stages.generate(planned)
-    seconds = time.monotonic() - started
+    walls["generate"] = seconds = time.monotonic() - started
     records = rc.ledger.records
     notify(step_lines.replied_line(plan, seconds, records, generation.parse_error, generation.reasked))
+    started = time.monotonic()
     result = stages.execute(planned, generation)
     result = steps.adopt_outputs(rc, plan, result)
+    walls["execute"], started = time.monotonic() - started, time.monotonic()
     failed = result is not None and not result.succeeded
     notify(step_lines.executed_line(plan, result, steps.failure_headline(result) if failed else None))
     outcome = stages.review(planned, generation, result)
+    walls["review"] = time.monotonic() - started
     notify(step_lines.reviewed_line(plan, outcome))
-    return steps.StepOutcome(planned=planned, generation=generation, result=result, outcome=outcome)
+    sandbox_s = result.exec_time if result is not None else None
+    timings = stage_timings(planned.prompt_s, walls, generation.model_s, sandbox_s, outcome.timings)
+    return steps.StepOutcome(
+        planned=planned, generation=generation, result=result, outcome=outcome, timings=timings
+    )

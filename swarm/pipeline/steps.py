@@ -36,17 +36,17 @@ from swarm.evaluation.review import ExecutionFacts, ReviewOutcome, TrustedScore,
 from swarm.ga.fitness import score_against
 from swarm.ga.genes import missing_sections, split_genes
 from swarm.ga.population import next_generation, population_fitness
-from swarm.journal import Execution, Journal, Node, NodeMeta, Review
+from swarm.journal import Journal, Node, NodeMeta
 from swarm.llm.base import CallContext, LLMError, Message, SpendCapReached, thinking_of, was_truncated
 from swarm.llm.response import ResponseParseError, parse_response
 from swarm.llm.thinking import join_thinking, split_thinking
-from swarm.metric import MetricValue
 from swarm.pipeline.best_so_far import keep_best_so_far
 from swarm.pipeline.bounded_review import CheckRequest, check_bounded
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.mcts import record_tree_stats
 from swarm.pipeline.policy import choose_next
 from swarm.pipeline.progress import PROGRESS
+from swarm.pipeline.records import execution_record, review_record
 from swarm.pipeline.reference import flag_inconsistent
 from swarm.pipeline.review import review_execution
 from swarm.pipeline.state import RunState, StepPlan
@@ -68,6 +68,7 @@ class PlannedStep(BaseModel):
     messages: list[dict[str, str]]
     hints: dict[str, Any] = Field(default_factory=dict)
     agent_versions: dict[str, str] = Field(default_factory=dict)
+    prompt_s: float = 0.0  # choosing the step and building its prompt
 
     def message_objects(self) -> list[Message]:
         return [Message(role=m["role"], content=m["content"]) for m in self.messages]  # type: ignore[arg-type]
@@ -85,6 +86,7 @@ class Generation(BaseModel):
     thinking: str = ""  # the model's thinking trace: for people to read, never code, plan or prompt
     missing_genes: list[str] = Field(default_factory=list)  # gene sections the code does not mark
     reasked: bool = False  # the first reply had no code, so the model was asked once more
+    model_s: float = 0.0  # waiting for the model's replies
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Unpickled (a cached generate result, perhaps saved by an older version): the fields it lacks get
@@ -133,6 +135,7 @@ def review_cache_key(
 
 def select_parent(rc: RunContext, journal: Journal, state: RunState) -> PlannedStep:
     """Decide the next step (the configured policy), pick its agent (the dispatcher), build its prompt."""
+    started = time.perf_counter()
     rng = random.Random(f"{rc.cfg.project.seed}-{state.branch}-{state.next_step}")
     elapsed = state.elapsed_s + (time.monotonic() - rc.started_monotonic)
     choice = choose_next(journal, state.pending, rc.cfg, rng, state, rc.lower_is_better, elapsed_s=elapsed)
@@ -161,6 +164,7 @@ def select_parent(rc: RunContext, journal: Journal, state: RunState) -> PlannedS
         messages=[{"role": m.role, "content": m.content} for m in messages],
         hints=hints,
         agent_versions=versions,
+        prompt_s=time.perf_counter() - started,
     )
 
 
@@ -182,9 +186,10 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
         hints=dict(planned.hints),
     )
     messages = planned.message_objects()
+    started = time.perf_counter()
     first = _ask(rc, messages, ctx, plan.node_id)
     if not first.parse_error:
-        return first
+        return first.model_copy(update={"model_s": time.perf_counter() - started})
     # some APIs refuse an empty turn; a long reply is replayed in part, so the turn fits the model's context
     said = trim_middle(first.raw, REPLAYED_REPLY_CHARS) if first.raw.strip() else "(an empty reply)"
     again = [*messages, Message("assistant", said), Message("user", reask_text(rc, first))]
@@ -195,9 +200,12 @@ def generate(rc: RunContext, planned: PlannedStep) -> Generation:
         raise
     except LLMError as exc:  # the first, codeless reply stands; its node says why it was not replaced
         error = f"{first.parse_error}; asking again failed: {exc}"
-        return first.model_copy(update={"reasked": True, "parse_error": error})
+        return first.model_copy(
+            update={"reasked": True, "parse_error": error, "model_s": time.perf_counter() - started}
+        )
     thinking = join_thinking(first.thinking, second.thinking)
-    return second.model_copy(update={"reasked": True, "thinking": thinking})
+    update = {"reasked": True, "thinking": thinking, "model_s": time.perf_counter() - started}
+    return second.model_copy(update=update)
 
 
 def reask_text(rc: RunContext, first: Generation) -> str:
@@ -335,6 +343,7 @@ def _review(
             summary="no code to run",
         )
     problem, trusted, test_submission = None, None, None
+    started = time.perf_counter()
     if result.submission_path is not None:
         request = CheckRequest(
             submission=Path(result.submission_path),
@@ -351,6 +360,7 @@ def _review(
             trusted = TrustedScore(checks.score, rc.lower_is_better, checks.interval)
         if checks.note:
             log.info("node %s: %s", plan.node_id, checks.note)
+    harness_s, started = time.perf_counter() - started, time.perf_counter()
     facts = ExecutionFacts(
         result=result, submission_problem=problem, timeout_s=rc.cfg.execution.timeout_s, trusted=trusted
     )
@@ -370,6 +380,8 @@ def _review(
         facts=facts,
         max_prompt_tokens=rc.prompt_room("feedback"),
     )
+    timings = {"harness": harness_s, "review_model": time.perf_counter() - started}
+    outcome = dataclasses.replace(outcome, timings=timings)
     if test_submission is not None:
         outcome = dataclasses.replace(outcome, test_submission=str(test_submission))
         outcome = flag_inconsistent(rc, plan.node_id, outcome)
@@ -416,34 +428,7 @@ class StepOutcome:
     result: ExecutionResult | None
     outcome: ReviewOutcome
     worker: str = field(default_factory=lambda: f"{socket.gethostname()}:{os.getpid()}")  # who ran the step
-
-
-def execution_record(result: ExecutionResult | None) -> Execution:
-    """What the journal keeps of the sandbox's result (the rest stays in the node's directory); the defaults
-    when the code never ran."""
-    if result is None:
-        return Execution()
-    return Execution(
-        term_out=result.output,
-        exec_time=result.exec_time,
-        exit_code=result.exit_code,
-        timed_out=result.timed_out,
-        oom_killed=result.oom_killed,
-        exc_type=result.exc_type,
-        exc_info={"message": result.exc_info} if result.exc_info else None,
-        exc_stack=[(f.file, f.line, f.function, f.code) for f in result.exc_stack] or None,
-    )
-
-
-def review_record(outcome: ReviewOutcome) -> Review:
-    """What the journal keeps of the review's outcome (the model's own words are in its meta and log)."""
-    return Review(
-        analysis=outcome.summary,
-        metric=MetricValue(outcome.metric, bool(outcome.lower_is_better)),
-        is_buggy=outcome.is_buggy,
-        bug_reason=outcome.bug_reason,
-        metric_conflict=outcome.has_metric_conflict,
-    )
+    timings: dict[str, float] = field(default_factory=dict)  # seconds by phase (`swarm.pipeline.step_timing`)
 
 
 def make_node(step: StepOutcome) -> Node:
@@ -463,6 +448,8 @@ def make_node(step: StepOutcome) -> Node:
         review=review_record(outcome),
         meta=NodeMeta(agent_versions=step.planned.agent_versions, plan_step=plan.step, worker=step.worker),
     )
+    if step.timings:
+        node.meta.timings = {phase: round(seconds, 4) for phase, seconds in step.timings.items()}
     if result is not None:
         node.meta.submission_path = str(result.submission_path) if result.submission_path else None
         if outcome.test_submission:  # the harness's copy of its test rows: what is promoted and graded

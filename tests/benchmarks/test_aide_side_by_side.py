@@ -73,6 +73,11 @@ def test_tiny_side_by_side(tmp_path: Path, competition_cache: Path) -> None:
         assert r["buggy"] == 0, r  # the same real solutions ran on both
         assert r["steps_per_min"] > 0 and r["model_s"] >= 2 * latency
     aide, plain = results
+    assert (
+        "where a Swarm-Ev2 step's time went" in done.stdout
+        and "model: wait for the code model" in done.stdout
+    )
+    assert plain["breakdown"]["phases"]["model"] >= latency and plain["breakdown"]["other_s"] is not None
     for r in (aide, plain):  # sequential: a step's orchestration time is defined, and positive
         assert 0 < r["orchestration_s_per_step"] < r["wall_s"] / r["steps"]
 

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from swarm.agents.prompting import PromptBudget
+from swarm.pipeline.step_timing import PHASES
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -108,6 +109,12 @@ def test_throughput(tmp_path: Path, competition_cache: Path) -> None:
     assert (
         plain["wall_s"] >= 2 * latency + 2 * plain["mean_exec_s"] * 0.9
     )  # sequential: waits and runs add up
+    assert "where a step's time went" in out and "libraries: numpy " in out
+    for r in results:  # each phase's median is there; the model wait is the loopback's latency at least
+        phases = r["breakdown"]["phases"]
+        assert set(phases) == {p for p, _ in PHASES} and phases["model"] >= latency, phases
+        assert 0 < r["breakdown"]["empty_run_s"] < phases["sandbox"]
+    assert results[0]["breakdown"]["other_s"] is None and plain["breakdown"]["other_s"] is not None
 
 
 @pytest.mark.slow

@@ -20,7 +20,7 @@ from swarm.metric import ValidationSource
 FIXTURE = Path(__file__).parent / "data" / "journal_written_by_main.jsonl"
 FIELDS = [f.name for f in dataclasses.fields(NodeMeta) if f.name != "extra"]
 # Fields added after the fixture was written (a step's replies; the harness's consistency check; the score's
-# interval); the fixture sets all the others.
+# interval; the step's timings); the fixture sets all the others.
 LATER_FIELDS = {
     "reply_head",
     "reasked",
@@ -31,6 +31,7 @@ LATER_FIELDS = {
     "score_se",
     "score_interval_note",
     "score_warning",
+    "timings",
 }
 FIXTURE_FIELDS = [name for name in FIELDS if name not in LATER_FIELDS]
 
