@@ -50,7 +50,9 @@ IMPORTS = """\
 import os
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # one CPU unless the sandbox says how many this run has
-N_JOBS = max(1, int(os.environ["OMP_NUM_THREADS"]))  # every thread pool sized to the CPUs given, no more
+CPUS = max(1, int(os.environ["OMP_NUM_THREADS"]))  # every thread pool sized to the CPUs given, no more
+N_JOBS = CPUS  # the threads of the next fit: fit_predict sets them from its rows
+MANY_ROWS = 20000  # below, a fit runs on one thread: per-split thread barriers cost more than they save
 
 import json
 import random
@@ -81,6 +83,7 @@ from sklearn.metrics import (
 from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from threadpoolctl import threadpool_limits
 
 try:
     import lightgbm as lgb

@@ -13,7 +13,15 @@ os.makedirs(SUB_DIR, exist_ok=True)
 
 
 def fit_predict(task, n_classes, X_fit, y_fit, frames, log_target):
-    """Fit SEED_BAG models and average their predictions (values or class probabilities) on each frame."""
+    """Fit SEED_BAG models and average their predictions (values or class probabilities) on each frame, on
+    one thread below MANY_ROWS rows (HistGradientBoosting's OpenMP pool follows threadpool_limits)."""
+    global N_JOBS
+    N_JOBS = CPUS if len(X_fit) >= MANY_ROWS else 1
+    with threadpool_limits(N_JOBS):
+        return fit_bag(task, n_classes, X_fit, y_fit, frames, log_target)
+
+
+def fit_bag(task, n_classes, X_fit, y_fit, frames, log_target):
     outputs = [0.0 for _ in frames]
     for bag in range(SEED_BAG):
         model = build_model(task, SEED + 1000 * bag)
