@@ -86,11 +86,14 @@ def _pass_on(previous: Any, signum: int, frame: Any) -> None:
 @contextlib.contextmanager
 def stop_on_signals(grace_s: float = STOP_GRACE_S) -> Iterator[None]:
     """For the block: SIGTERM and SIGINT kill the tracked children, arm the watchdog and reach the handler they
-    replaced. Outside the main thread (where Python delivers no signal) it changes nothing."""
+    replaced; one the process ignores is left ignored. Outside the main thread (where Python delivers no signal)
+    it changes nothing."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    # A signal the process ignores (SIGINT in a job started in the background) stays ignored.
     previous = {signum: signal.getsignal(signum) for signum in STOP_SIGNALS}
+    previous = {signum: handler for signum, handler in previous.items() if handler != signal.SIG_IGN}
 
     def on_signal(signum: int, frame: Any) -> None:
         log.warning("signal %d: stopping the run (at most %.0f s more)", signum, grace_s)
@@ -98,7 +101,7 @@ def stop_on_signals(grace_s: float = STOP_GRACE_S) -> Iterator[None]:
         _arm_watchdog(grace_s, signum)
         _pass_on(previous[signum], signum, frame)
 
-    for signum in STOP_SIGNALS:
+    for signum in previous:
         signal.signal(signum, on_signal)
     try:
         yield

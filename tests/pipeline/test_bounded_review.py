@@ -16,6 +16,7 @@ from swarm.competitions import load_competition_dir
 from swarm.evaluation.harness import Harness
 from swarm.layouts.holdout import build_holdout
 from swarm.pipeline.bounded_review import CheckRequest, check_bounded, check_files
+from swarm.pipeline.stopping import stop_on_signals
 from tests.layouts.tables.miniatures import binary_competition, read
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,12 +98,13 @@ def test_an_error_of_the_checks_is_raised_as_in_process(request_for) -> None:
 
 
 HANGING_RUN = """
-import concurrent.futures as cf, sys
+import concurrent.futures as cf, signal, sys
 from pathlib import Path
 from swarm.pipeline.bounded_review import CheckRequest, check_bounded
 from swarm.pipeline.stopping import stop_on_signals
 from tests.pipeline.test_bounded_review import HangingHarness
 
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as at a terminal, even if we run in the background
 tmp = Path(sys.argv[1])
 request = CheckRequest(tmp / "s.csv", tmp / "k.csv", None, tmp / "s.csv", None, HangingHarness(tmp / "pid"))
 with stop_on_signals(grace_s=10), cf.ThreadPoolExecutor(1) as pool:  # a step's review in a thread, as a run's
@@ -155,3 +157,16 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_its_reviews(tmp_path:
     )
     assert done.returncode == 0 and done.stdout.count("checked:") == 1, done.stderr[-2000:]
     assert done.stdout.strip() == "checked: None" and (tmp_path / "kept.csv").read_text().startswith("id,y")
+
+
+def test_a_signal_the_process_ignores_stays_ignored() -> None:
+    """A run started in the background ignores SIGINT: the stop does not take it over (it would kill the reviews'
+    children on a Ctrl-C meant for the foreground); SIGTERM is still the stop's."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with stop_on_signals(grace_s=10):
+            assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+            assert signal.getsignal(signal.SIGTERM) not in (signal.SIG_IGN, signal.SIG_DFL)
+        assert signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)
