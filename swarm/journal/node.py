@@ -214,10 +214,8 @@ class Node:
             raise JournalError(f"node {node_id}: {exc}") from exc
 
 
-TREE_STATS = (
-    "visits",
-    "total_reward",
-)  # written only when set (an mcts run): other journals' lines stay as they were
+# Written only when set (an mcts run): other journals' lines stay as they were.
+TREE_STATS = ("visits", "total_reward")
 
 
 def omit_unset_tree_stats(data: dict[str, Any]) -> dict[str, Any]:

@@ -26,7 +26,6 @@ from swarm.pipeline.best_so_far import ABOUT, replace_best, write_best
 from swarm.pipeline.context import RunContext
 from swarm.pipeline.ensembling import ENSEMBLE, Delivery, consider_ensemble, report_lines
 from swarm.pipeline.folds import FoldResult, confirm_on_folds
-from swarm.pipeline.mcts import TreeStats, tree_stats
 from swarm.pipeline.reference import consistency_lines
 from swarm.pipeline.refit import refit
 from swarm.pipeline.replies import reply_lines
@@ -165,9 +164,9 @@ def score_curve(journal: Journal) -> list[tuple[int, float | None]]:
     return curve
 
 
-def tree_lines(journal: Journal, stats: TreeStats | None = None) -> list[str]:
-    """The journal as an indented tree (merge nodes appear under their first parent); with `stats` (an mcts run),
-    each node's visits and value."""
+def tree_lines(journal: Journal) -> list[str]:
+    """The journal as an indented tree (merge nodes appear under their first parent); in an mcts run, each node's
+    visits and value as its record holds them."""
     lines: list[str] = []
 
     def walk(node: Node, depth: int) -> None:
@@ -177,8 +176,8 @@ def tree_lines(journal: Journal, stats: TreeStats | None = None) -> list[str]:
         if node.inconsistent:
             status += " [FLAGGED: test predictions unlike its held-out ones]"
         mode = f" [{node.meta.search_mode}]" if node.meta.search_mode else ""
-        if stats is not None:
-            mode += f" [visits {stats.visits[node.id]}, value {stats.value[node.id]:.3g}]"
+        if node.visits is not None:
+            mode += f" [visits {node.visits}, value {node.total_reward:.3g}]"
         lines.append(f"{'  ' * depth}- {node.id[:8]} {node.task_type}{mode} by {node.agent_id}: {status}")
         for child in journal.children(node):
             if child.parent_ids and child.parent_ids[0] == node.id:
@@ -310,8 +309,7 @@ def render_report(
     out += [
         f"| {step} | {'n/a' if value is None else f'{value:.5g}'} |" for step, value in score_curve(journal)
     ]
-    stats = tree_stats(journal, [], rc.lower_is_better) if rc.cfg.search.policy == "mcts" else None
-    out += ["", "## Tree", "", *tree_lines(journal, stats), ""]
+    out += ["", "## Tree", "", *tree_lines(journal), ""]
     out += [*reply_lines(rc.paths.root, journal), "## Model usage", ""]
     total = usage["total"]
     out += [
