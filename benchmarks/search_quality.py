@@ -116,6 +116,18 @@ def picks(journal: Journal, competition: Any, picked: str | None = None) -> dict
     }
 
 
+def folds_judged(trusted: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
+    """`picks`' figures, with the pick's interval that of its mean over the folds where the run scored on folds
+    (the harness figure reported is then that mean, not the search's one fold)."""
+    if summary.get("validation_mean_over_folds") is None:
+        return trusted
+    interval = summary.get("validation_mean_over_folds_interval")
+    return trusted | {
+        "harness_pick_interval": interval,
+        "hidden_inside_interval": inside(interval, trusted.get("harness_pick_score")),
+    }
+
+
 def inside(interval: list[float] | None, hidden: float | None) -> bool | None:
     """Whether the hidden-test score lies within the harness score's 95% interval; None where either is missing.
     (The hidden score is itself measured on a sample of rows, so even a true interval misses it more often
@@ -158,7 +170,9 @@ def run_one(competition_id: str, policy: str, seed: int, args: argparse.Namespac
     grade = summary.get("grade") or {}
     journal = Journal.load(run_dir / "journal.jsonl")
     folds_mean = summary.get("validation_mean_over_folds")
-    trusted = picks(journal, competition, summary.get("best_node") if folds_mean is not None else None)
+    trusted = folds_judged(
+        picks(journal, competition, summary.get("best_node") if folds_mean is not None else None), summary
+    )
     harness = folds_mean if folds_mean is not None else summary.get("validation_metric")
     single = summary.get("single_submission")
     single_grade = grade_submission(competition, single) if single else None

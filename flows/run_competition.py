@@ -174,10 +174,15 @@ def run_printing_steps(args: argparse.Namespace) -> dict:
 
 
 def summary_cell(summary: dict, key: str) -> str:
-    """A summary's value as the result table shows it: the validation metric with its 95% interval in brackets."""
+    """A summary's value as the result table shows it: the validation metric and the mean over folds with their
+    95% intervals in brackets."""
     value = summary[key]
-    if key == "validation_metric" and isinstance(value, int | float):
-        return with_interval(value, summary.get("validation_interval"))
+    intervals = {
+        "validation_metric": "validation_interval",
+        "validation_mean_over_folds": "validation_mean_over_folds_interval",
+    }
+    if key in intervals and isinstance(value, int | float):
+        return with_interval(value, summary.get(intervals[key]))
     return str(value)
 
 
@@ -205,7 +210,7 @@ def print_summary(console: Console, summary: dict) -> None:
         ("tie", "tie"),
     ):
         if summary.get(key) not in (None, ""):
-            table.add_row(label, str(summary[key]))
+            table.add_row(label, summary_cell(summary, key))
     if grade:
         table.add_row("score (hidden answers)", str(grade.get("score")))
         table.add_row("medal", str(grade.get("medal") or "none"))

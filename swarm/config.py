@@ -277,8 +277,9 @@ class EvaluationConfig(_Section):
         description="After the search, score the best candidates on this many folds of the harness split (the "
         "search's own the first; the others the next blocks of days at the edges of each run of training days, or "
         "other seeded rows; a time split has one) and deliver the best by the mean; 1 = the search's split only. "
-        "auto: 3 where the split holds out blocks of days (the same blocks for every seed) and the run ended within "
-        "its time and spend limits, else 1. Each further fold reruns each candidate once.",
+        "auto: 3 where the run ended within its time and spend limits and the split holds out blocks of days (the "
+        "same blocks for every seed) or the best node's held-out rows are too few for the metric, else 1. Each "
+        "further fold reruns each candidate once.",
     )
     fold_candidates: int = Field(
         3,

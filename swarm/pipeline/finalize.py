@@ -133,6 +133,7 @@ def finalize(rc: RunContext, journal: Journal, state: RunState) -> dict[str, Any
         **interval_summary(best),
         "tie": tie.describe() if tie else None,
         "validation_mean_over_folds": folds.picked_mean() if folds else None,
+        "validation_mean_over_folds_interval": folds.picked_interval() if folds else None,
         "folds": folds.to_dict() if folds else None,
         "validation_source": str(evaluation.validation_source),
         "unverified_reason": evaluation.unverified_reason,
@@ -194,6 +195,12 @@ def _fmt(node: Node) -> str:
         return "n/a"
     unverified = "" if node.meta.validation_source == ValidationSource.HARNESS else " (unverified)"
     return f"{with_interval(node.metric.value, node.meta.score_interval, '.5g')}{unverified}"
+
+
+def _can_fold(rc: RunContext) -> bool:
+    """Whether further folds could draw other held-out rows: a harness split that is not a time split's one
+    latest span."""
+    return rc.harness is not None and not rc.harness.holdout.split.startswith("time:")
 
 
 def interval_summary(node: Node | None) -> dict[str, Any]:
@@ -274,7 +281,7 @@ def render_report(
         ]
         if tie is not None:
             out += [tie.describe(), ""]
-        if folds is None and best.meta.score_warning and rc.harness is not None:
+        if folds is None and best.meta.score_warning and _can_fold(rc):
             out += [
                 "With evaluation.folds=3 the best candidates would be scored on other held-out rows too.",
                 "",

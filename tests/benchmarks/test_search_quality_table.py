@@ -56,3 +56,19 @@ def test_a_pick_is_inside_its_interval_only_where_both_are_known():
     quality = importlib.import_module("benchmarks.search_quality")
     assert quality.inside([0.74, 0.85], 0.80) is True and quality.inside([0.74, 0.85], 0.86) is False
     assert quality.inside(None, 0.8) is None and quality.inside([0.74, 0.85], None) is None
+
+
+def test_a_pick_scored_on_folds_is_judged_by_its_means_interval():
+    import importlib
+
+    quality = importlib.import_module("benchmarks.search_quality")
+    one_fold = {
+        "harness_pick_score": 0.2755,
+        "harness_pick_interval": [0.226, 0.380],
+        "hidden_inside_interval": True,
+    }
+    folds = {"validation_mean_over_folds": 0.2788, "validation_mean_over_folds_interval": [0.280, 0.300]}
+    judged = quality.folds_judged(one_fold, folds)
+    assert judged["harness_pick_interval"] == [0.280, 0.300] and judged["hidden_inside_interval"] is False
+    assert judged["harness_pick_score"] == 0.2755
+    assert quality.folds_judged(one_fold, {"validation_mean_over_folds": None}) == one_fold

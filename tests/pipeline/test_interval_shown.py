@@ -92,11 +92,14 @@ def test_the_summary_carries_the_interval_and_the_result_table_shows_it() -> Non
         "validation_metric": 0.795918,
         **figures,
         "tie": "Ties within noise decided: ...",
+        "validation_mean_over_folds": 0.8012,
+        "validation_mean_over_folds_interval": [0.7713, 0.8311],
     }
     out = io.StringIO()
     print_summary(Console(file=out, width=400), summary)
     shown = out.getvalue()
     assert "0.795918 [0.745, 0.847]" in shown and FEW in shown and "Ties within noise decided" in shown
+    assert "mean over folds" in shown and "0.8012 [0.771, 0.831]" in shown
 
 
 def test_the_live_view_shows_the_best_score_with_its_interval_and_the_warning() -> None:
