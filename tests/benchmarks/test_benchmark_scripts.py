@@ -209,3 +209,24 @@ def test_interval_cost(tmp_path: Path, competition_cache: Path) -> None:
     assert [r["metric"] for r in large] == ["accuracy", "auc", "rmse"]
     assert all(r["held_out_rows"] == 6000 and "2000 of the 6000 rows" in r["note"] for r in large)
     assert all(positive(r["seconds_with"]) and positive(r["seconds_without"]) for r in data["results"])
+
+
+@pytest.mark.slow
+def test_library_speed(tmp_path: Path, competition_cache: Path) -> None:
+    out, data = run_script(
+        "library_speed",
+        *("--python", sys.executable, "--steps", "2", "--rounds", "1"),
+        *("--cache-dir", str(competition_cache), "--json", str(tmp_path / "libraries.json")),
+    )
+    assert "2 offline-coder solutions on titanic" in out and "largest score difference" in out
+    install, other = data["interpreters"]
+    assert (install["interpreter"], other["interpreter"]) == ("install", "other")
+    for side in (install, other):
+        assert side["libraries"]["numpy"] and side["libraries"]["sklearn"]
+        assert positive(side["import_s"]) and positive(side["process_s"]) and positive(side["steps_per_min"])
+        assert len(side["rounds"][0]["scores"]) == 2
+    # the same interpreter on both sides runs the same code to the same scores
+    assert (
+        other["largest_score_difference"] == 0.0
+        and install["rounds"][0]["scores"] == other["rounds"][0]["scores"]
+    )
