@@ -19,11 +19,13 @@ import os
 import socket
 import threading
 import time
+from typing import Any
 
 import docker
 import requests
 from docker.errors import APIError, DockerException, ImageNotFound, NotFound
 from docker.types import LogConfig, Mount, Ulimit
+from docker.utils.socket import frames_iter
 
 from sandbox.base import SANDBOX_UID, RawRun, Sandbox, SandboxUnavailable
 from sandbox.config import ExecutionConfig
@@ -200,6 +202,7 @@ def container_kwargs(
             **thread_environment(float(cfg.cpus)),
         },
         "labels": {LABEL: "1", LABEL_PID: str(os.getpid()), LABEL_HOST: socket.gethostname()},
+        # The engine's own copy of the output, bounded; the run reads the stream attached before the start.
         "log_config": LogConfig(type="json-file", config={"max-size": str(log_bytes), "max-file": "2"}),
         "stdin_open": False,
         "tty": False,
@@ -274,10 +277,11 @@ class DockerSandbox(Sandbox):
                 self.cfg.disk_mb * 1024 * 1024,
                 lambda: _kill(container),
             )
+            output = _attach(container)  # before the start, so the stream holds the output's first byte
+            reader = threading.Thread(target=_pump_output, args=(output, collector), daemon=True)
+            reader.start()
             start = time.monotonic()
             container.start()
-            reader = threading.Thread(target=_pump_logs, args=(container, collector), daemon=True)
-            reader.start()
             with watcher:
                 timed_out = _wait(container, start + timeout_s)
             elapsed = time.monotonic() - start
@@ -285,12 +289,6 @@ class DockerSandbox(Sandbox):
                 _kill(container)
                 _wait_stopped(container, KILL_WAIT_S)
             reader.join(timeout=10)
-            if collector.cut:
-                # A follow stream stops at a log rotation; read the end again from the stopped container.
-                tail_entries = collector.max_chars // 2 + 1
-                collector.replace_tail(
-                    container.logs(stdout=True, stderr=True, stream=True, tail=tail_entries)
-                )
             container.reload()
             state = container.attrs["State"]
             return RawRun(
@@ -353,10 +351,31 @@ def _kill(container) -> None:
         container.kill()
 
 
-def _pump_logs(container, collector: OutputCollector) -> None:
-    """Stream the container's interleaved stdout+stderr into the collector until it stops."""
+def _attach(container) -> Any:
+    """A stream of the container's stdout and stderr, attached before it starts (as `docker run` does): it
+    carries the output from its first byte to its last however far its reader lags, where following the log
+    file loses what the engine's log rotation deleted before the reader came (the head of a flood on a busy
+    machine). The engine holds the solution's writes while the reader is behind. No read timeout: a solution
+    silent for minutes is not an error, and the run's own deadline ends the stream."""
+    sock = container.attach_socket(params={"stdout": 1, "stderr": 1, "stream": 1})
+    for layer in (sock, getattr(sock, "_sock", None)):
+        if layer is not None and hasattr(layer, "settimeout"):
+            layer.settimeout(None)
+    return sock
+
+
+def _pump_output(sock: Any, collector: OutputCollector) -> None:
+    """Feed the attached stream's frames (stdout and stderr, in order) to the collector until it closes."""
     try:
-        for chunk in container.logs(stdout=True, stderr=True, stream=True, follow=True):
+        for _, chunk in frames_iter(sock, tty=False):
             collector.feed(chunk)
-    except (DockerException, requests.exceptions.RequestException) as exc:
-        collector.feed(f"\n[sandbox: log stream ended early: {exc}]\n".encode())
+    except (OSError, DockerException, requests.exceptions.RequestException) as exc:
+        collector.feed(f"\n[sandbox: output stream ended early: {exc}]\n".encode())
+    finally:
+        for part in (
+            getattr(sock, "_response", None),
+            sock,
+        ):  # the HTTP response first: it flushes the socket
+            with contextlib.suppress(OSError, ValueError, requests.exceptions.RequestException):
+                if part is not None:
+                    part.close()

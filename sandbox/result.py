@@ -6,7 +6,6 @@ import codecs
 import os
 import re
 import stat
-from collections.abc import Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, Field
@@ -95,14 +94,6 @@ class OutputCollector:
     def cut(self) -> bool:
         """Whether the output so far exceeds what is kept."""
         return self._total > self._head_len + len(self._tail)
-
-    def replace_tail(self, chunks: Iterable[bytes]) -> None:
-        """Rebuild the tail from a fresh stream of the output's end (bounded memory; the total is unchanged)."""
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-        tail = ""
-        for chunk in chunks:
-            tail = (tail + decoder.decode(chunk))[-self._tail_limit :]
-        self._tail = (tail + decoder.decode(b"", final=True))[-self._tail_limit :]
 
     @property
     def total_chars(self) -> int:

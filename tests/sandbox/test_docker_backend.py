@@ -7,6 +7,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,24 @@ def test_image_matches_the_package_list(docker_image, make_backend, workspace):
     assert result.exit_code == 0, result.output
     found = json.loads(result.output.strip().splitlines()[-1])
     assert {name: version.split("+")[0] for name, version in found.items()} == pins
+
+
+def test_a_flood_keeps_its_head_however_late_the_reader_comes(
+    docker_image, make_backend, workspace, monkeypatch
+):
+    """The engine's log rotation deletes a flood's first lines within a second; the output is read from a stream
+    attached before the start, so a reader descheduled for seconds (a busy machine) still gets the first byte."""
+    import sandbox.docker_backend as backend
+
+    pump = backend._pump_output
+
+    def late_pump(*args):
+        time.sleep(3)  # the solution has written its 30 MB by then, past two rotations of the 10 MB log files
+        pump(*args)
+
+    monkeypatch.setattr(backend, "_pump_output", late_pump)
+    sb = make_backend("docker", max_output_chars=10_000)
+    code = 'import sys\nprint("FIRST-LINE")\nfor _ in range(30_000):\n    sys.stdout.write("y" * 999 + "\\n")\nprint("LAST-LINE")\n'
+    result = sb.run(code, workspace.node_dirs("late-reader"), timeout_s=120)
+    assert result.exit_code == 0 and result.output_truncated
+    assert result.output.startswith("FIRST-LINE\n") and result.output.rstrip().endswith("LAST-LINE")

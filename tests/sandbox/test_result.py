@@ -29,14 +29,6 @@ def test_collector_keeps_head_and_tail_with_cut_marker():
     assert col.total_chars == 10_100
 
 
-def test_collector_replace_tail_keeps_head():
-    col = OutputCollector(100)
-    col.feed(b"A" * 300)
-    col.replace_tail([b"x" * 30, b"END" * 10])
-    text, cut = col.text()
-    assert cut and text.startswith("A" * 50) and text.endswith("x" * 20 + "END" * 10)
-
-
 def test_collector_rejects_tiny_limits():
     with pytest.raises(ValueError, match="max_chars must be at least 100"):
         OutputCollector(10)
