@@ -156,3 +156,15 @@ def test_a_flood_keeps_its_head_however_late_the_reader_comes(
     result = sb.run(code, workspace.node_dirs("late-reader"), timeout_s=120)
     assert result.exit_code == 0 and result.output_truncated
     assert result.output.startswith("FIRST-LINE\n") and result.output.rstrip().endswith("LAST-LINE")
+
+
+def test_output_after_a_silence_longer_than_the_clients_timeout_is_kept(docker_image, workspace):
+    """The attached stream has no read timeout: a solution silent for longer than the engine client's timeout
+    (60 s by default, 2 s here) still has its later output read, not an 'output stream ended early'."""
+    from sandbox.docker_backend import docker_client
+
+    sb = DockerSandbox(ExecutionConfig(sandbox="docker", image=docker_image), client=docker_client(timeout=2))
+    code = 'import time\nprint("BEFORE", flush=True)\ntime.sleep(5)\nprint("AFTER")\n'
+    result = sb.run(code, workspace.node_dirs("silent"), timeout_s=60)
+    assert result.exit_code == 0, result.output
+    assert result.output.split() == ["BEFORE", "AFTER"], result.output
