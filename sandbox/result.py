@@ -65,7 +65,6 @@ class OutputCollector:
     def __init__(self, max_chars: int) -> None:
         if max_chars < 100:
             raise ValueError(f"max_chars must be at least 100, got {max_chars}")
-        self.max_chars = max_chars
         self._head_limit = max_chars // 2
         self._tail_limit = max_chars - self._head_limit
         self._head: list[str] = []
@@ -89,11 +88,6 @@ class OutputCollector:
             text = text[room:]
         if text:
             self._tail = (self._tail + text)[-self._tail_limit :]
-
-    @property
-    def cut(self) -> bool:
-        """Whether the output so far exceeds what is kept."""
-        return self._total > self._head_len + len(self._tail)
 
     @property
     def total_chars(self) -> int:
