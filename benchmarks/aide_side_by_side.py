@@ -44,11 +44,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
-    library_versions,
     median,
     merged_breakdown,
     prefect_env,
     print_breakdown,
+    print_library_versions,
     print_table,
     run_overrides,
     step_breakdown,
@@ -373,8 +373,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     aide_exec = [r["mean_exec_s"] for r in results if r["agent"] == "AIDE"]
     print(f"AIDE: {median(aide_exec):.3g} s a step in its interpreter (median of the rounds' means)")
-    versions = library_versions()
-    print("libraries:", ", ".join(f"{name} {version}" for name, version in versions.items()))
+    versions = print_library_versions()
     write_json(
         args.json,
         args,

@@ -171,9 +171,12 @@ def time_epoch(runner: str, run_dir: Path, steps: int, parallel: int) -> float:
 LIBRARIES = ("numpy", "pandas", "scikit-learn", "lightgbm", "scipy", "prefect")
 
 
-def library_versions() -> dict[str, str | None]:
-    """The versions of the libraries the solutions and the flow use, as installed here."""
-    return {name: installed_version(name) for name in LIBRARIES}
+def print_library_versions() -> dict[str, str | None]:
+    """Print, on one line, and return the versions of the libraries the solutions and the flow use, as installed
+    here."""
+    versions = {name: installed_version(name) for name in LIBRARIES}
+    print("libraries:", ", ".join(f"{name} {version}" for name, version in versions.items()))
+    return versions
 
 
 def step_breakdown(run_dir: Path, wall_s: float, parallel: int, probes: int = 3) -> dict[str, Any]:

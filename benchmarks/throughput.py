@@ -32,11 +32,11 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import (
-    library_versions,
     median,
     merged_breakdown,
     prefect_env,
     print_breakdown,
+    print_library_versions,
     print_table,
     run_overrides,
     step_breakdown,
@@ -290,8 +290,7 @@ def main(argv: list[str] | None = None) -> int:
             for runner, parallel in settings
         },
     )
-    versions = library_versions()
-    print("libraries:", ", ".join(f"{name} {version}" for name, version in versions.items()))
+    versions = print_library_versions()
     speedup = summary.get("prefect 4")
     if speedup is not None and args.solutions == "short":
         met = "met" if speedup >= TARGET_SPEEDUP else "NOT met"
